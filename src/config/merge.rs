@@ -1,0 +1,1 @@
+//! cloud-init merge rules (placeholder, being written).

@@ -1,0 +1,2 @@
+//! Image and merged cloud-config.
+pub mod merge;

@@ -1,0 +1,116 @@
+//! Diagnostics: what went wrong, where (file, key path, line), and a stable reason code.
+//! A `Diag` never carries an input's value, only its location (RELIABILITY rule 3).
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// How bad a diagnostic is; maps onto cloud-init's `errors` / `recoverable_errors` levels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// A failure: the item was not done. `ember status` exits 1.
+    Error,
+    /// Done, but something was ignored or guessed (unknown key, unsupported part). Exit 2.
+    Warning,
+    /// A deprecated form was accepted. Exit 2.
+    Deprecated,
+}
+
+/// One problem found while reading input or applying it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Diag {
+    pub severity: Severity,
+    /// Stable short reason code, e.g. `yaml-syntax`, `budget-exceeded`, `fetch-failed`.
+    pub code: String,
+    /// Human sentence, free of secret values.
+    pub message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// Key path in the input, dotted with list indexes: `write_files.2.permissions`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    /// Name of the budget (see `limits.rs`) that stopped this input, if one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<String>,
+}
+
+impl Diag {
+    pub fn new(severity: Severity, code: &str, message: impl Into<String>) -> Diag {
+        Diag {
+            severity,
+            code: code.to_string(),
+            message: message.into(),
+            file: None,
+            key: None,
+            line: None,
+            budget: None,
+        }
+    }
+    pub fn error(code: &str, message: impl Into<String>) -> Diag {
+        Diag::new(Severity::Error, code, message)
+    }
+    pub fn warning(code: &str, message: impl Into<String>) -> Diag {
+        Diag::new(Severity::Warning, code, message)
+    }
+    pub fn deprecated(code: &str, message: impl Into<String>) -> Diag {
+        Diag::new(Severity::Deprecated, code, message)
+    }
+    pub fn file(mut self, file: impl Into<String>) -> Diag {
+        self.file = Some(file.into());
+        self
+    }
+    pub fn key(mut self, key: impl Into<String>) -> Diag {
+        self.key = Some(key.into());
+        self
+    }
+    pub fn line(mut self, line: Option<u32>) -> Diag {
+        self.line = line;
+        self
+    }
+    pub fn budget(mut self, budget: impl Into<String>) -> Diag {
+        self.budget = Some(budget.into());
+        self
+    }
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+/// `file: line 3: key: message`, each part only when known.
+impl fmt::Display for Diag {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(file) = &self.file {
+            write!(f, "{file}: ")?;
+        }
+        if let Some(line) = self.line {
+            write!(f, "line {line}: ")?;
+        }
+        if let Some(key) = &self.key {
+            write!(f, "{key}: ")?;
+        }
+        f.write_str(&self.message)?;
+        if let Some(budget) = &self.budget {
+            write!(f, " (budget {budget})")?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_names_file_line_and_key() {
+        let d = Diag::error("yaml-type", "expected a string")
+            .file("user-data")
+            .line(Some(14))
+            .key("write_files.2.permissions");
+        assert_eq!(
+            d.to_string(),
+            "user-data: line 14: write_files.2.permissions: expected a string"
+        );
+    }
+}

@@ -1,0 +1,44 @@
+//! The handoff: the JSON ember-initrd leaves in `<run>/ember/handoff.json` (0600) for the
+//! runner, the one contract between the two binaries. The runner needs no YAML parser and no
+//! datasource code: everything it runs is spelled out here.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Handoff {
+    pub version: u32,
+    pub instance_id: String,
+    /// Path component of the instance's state directory (the id, encoded; see `state.rs`).
+    pub instance_dir: String,
+    pub datasource: String,
+    pub first_boot: bool,
+    /// Modules for the runner's config and final stages, in order.
+    pub modules: Vec<ModuleCall>,
+    /// User scripts (from user-data parts), written into the target by ember-initrd.
+    #[serde(default)]
+    pub scripts: Vec<ScriptRef>,
+    /// `#cloud-boothook` parts: run by the runner at the start of its config stage.
+    #[serde(default)]
+    pub boothooks: Vec<ScriptRef>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ModuleCall {
+    /// cloud-init's module name: `runcmd`, `scripts_user`, `final_message`, ...
+    pub name: String,
+    /// `config` or `final`.
+    pub stage: String,
+    /// `once-per-instance`, `always`, or `once`, as cloud-init names frequencies.
+    pub frequency: String,
+    /// The cloud-config keys this module reads, copied from the merged config.
+    pub config: Value,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScriptRef {
+    /// Absolute path inside the target root.
+    pub path: String,
+    /// `once-per-instance`, `always`, or `once`.
+    pub frequency: String,
+}

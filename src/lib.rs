@@ -1,0 +1,18 @@
+//! ember: cloud-init's detect and local stages from the initramfs.
+//! The stages run in order: detect → fetch → local (ember-initrd), then config → final (runner).
+#![deny(unsafe_code)]
+
+pub mod config;
+pub mod error;
+pub mod fetch;
+pub mod handoff;
+pub mod host;
+pub mod limits;
+pub mod paths;
+pub mod root;
+pub mod runner;
+pub mod secret;
+pub mod seedfs;
+pub mod status;
+pub mod userdata;
+pub mod yaml;

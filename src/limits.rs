@@ -1,0 +1,48 @@
+//! Budgets on every input (RELIABILITY rule 9). Generous defaults, each overridable by the
+//! image under `ember: {limits: {...}}` in cloud.cfg; a `Diag` names the budget that stopped a run.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Limits {
+    /// Largest single seed or metadata file (meta-data, user-data, vendor-data, network-config).
+    pub file_bytes: u64,
+    /// Largest result of decompressing one gzip payload.
+    pub inflated_bytes: u64,
+    /// YAML nodes after alias expansion (stops alias bombs).
+    pub yaml_nodes: u64,
+    /// YAML nesting depth.
+    pub yaml_depth: u32,
+    /// MIME parts in one user-data, counting nested multiparts and includes.
+    pub mime_parts: u32,
+    /// Nesting of `#include`, `text/x-include-url` and archives.
+    pub include_depth: u32,
+    /// Bytes fetched by all includes of one user-data together.
+    pub include_bytes: u64,
+    /// One HTTP request, connect to last byte, in milliseconds.
+    pub request_timeout_ms: u64,
+    /// A whole datasource fetch, all retries included, in milliseconds.
+    pub datasource_timeout_ms: u64,
+    /// Command-line length considered (the kernel caps it lower anyway).
+    pub cmdline_bytes: u64,
+}
+
+const MIB: u64 = 1024 * 1024;
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            file_bytes: 16 * MIB,
+            inflated_bytes: 64 * MIB,
+            yaml_nodes: 1_000_000,
+            yaml_depth: 256,
+            mime_parts: 1000,
+            include_depth: 8,
+            include_bytes: 64 * MIB,
+            request_timeout_ms: 10_000,
+            datasource_timeout_ms: 60_000,
+            cmdline_bytes: 64 * 1024,
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! The only writer into the target root (placeholder, being written).

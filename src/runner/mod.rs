@@ -1,0 +1,1 @@
+//! Runner CLI (placeholder, being written).

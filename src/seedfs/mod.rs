@@ -1,0 +1,1 @@
+//! Seed filesystem readers (placeholder, being written).

@@ -1,0 +1,219 @@
+//! ember's own status (`<run>/ember/status.json`): one record per stage, written by both
+//! binaries, read by `ember status` and `analyze`. Also its projection into cloud-init's
+//! `/run/cloud-init/status.json` shape, which outside tools read directly.
+
+use crate::error::{Diag, Severity};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+
+/// Stage names, in boot order. The first three run in the initramfs, the last two in the runner.
+pub const STAGES: [&str; 5] = ["detect", "fetch", "local", "config", "final"];
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Status {
+    pub version: u32,
+    /// Set when ember (or cloud-init) is disabled: why, e.g. `kernel command line: ember=disabled`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disabled: Option<String>,
+    /// Datasource short name (`nocloud`) once one was chosen; `none` when none was found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub datasource: Option<String>,
+    /// cloud-init's long description, e.g. `DataSourceNoCloud [seed=/dev/sr0]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub datasource_detail: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instance_id: Option<String>,
+    /// True when this boot provisions a new instance.
+    #[serde(default)]
+    pub first_boot: bool,
+    /// What detection matched: `{source: "cmdline", detail: "ds=nocloud"}`, ...
+    #[serde(default)]
+    pub evidence: Vec<Evidence>,
+    /// Keyed by the names in `STAGES`.
+    #[serde(default)]
+    pub stages: BTreeMap<String, StageStatus>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Evidence {
+    /// Where it was seen: `cmdline`, `smbios-serial`, `dmi`, `label`, `seed-dir`, `config`.
+    pub source: String,
+    /// What matched: `ds=nocloud`, `sys_vendor=QEMU`, `/dev/sr0 iso9660 label cidata`.
+    pub detail: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StageState {
+    Running,
+    Done,
+    /// Skipped on purpose (disabled, or nothing to do on this boot).
+    Skipped,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StageStatus {
+    pub state: StageState,
+    /// Seconds since boot (CLOCK_BOOTTIME), as cloud-init records them.
+    pub start: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finished: Option<f64>,
+    /// Wall clock at start, seconds since the epoch.
+    pub start_wall: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_us: Option<u64>,
+    /// PID of the process running the stage, so a waiter can tell a stage that died.
+    pub pid: u32,
+    #[serde(default)]
+    pub errors: Vec<Diag>,
+    #[serde(default)]
+    pub recoverable_errors: Vec<Diag>,
+    /// Timed steps within the stage (datasource fetch, user-data, one per module).
+    #[serde(default)]
+    pub steps: Vec<Step>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Step {
+    pub name: String,
+    pub duration_us: u64,
+    /// `ok`, `error`, `skipped`.
+    pub result: String,
+}
+
+impl StageStatus {
+    pub fn started(start: f64, start_wall: f64, pid: u32) -> StageStatus {
+        StageStatus {
+            state: StageState::Running,
+            start,
+            finished: None,
+            start_wall,
+            duration_us: None,
+            pid,
+            errors: Vec::new(),
+            recoverable_errors: Vec::new(),
+            steps: Vec::new(),
+        }
+    }
+
+    /// Files a diagnostic under `errors` or `recoverable_errors` by its severity.
+    pub fn record(&mut self, diag: Diag) {
+        if diag.severity == Severity::Error {
+            self.errors.push(diag);
+        } else {
+            self.recoverable_errors.push(diag);
+        }
+    }
+}
+
+/// cloud-init's stage names for ember's stages: the initramfs does cloud-init's init-local
+/// and init work, the runner its modules-config and modules-final.
+pub fn cloud_init_stage(stage: &str) -> Option<&'static str> {
+    match stage {
+        "detect" | "fetch" | "local" => Some("init-local"),
+        "config" => Some("modules-config"),
+        "final" => Some("modules-final"),
+        _ => None,
+    }
+}
+
+impl Status {
+    pub fn new() -> Status {
+        Status {
+            version: 1,
+            ..Status::default()
+        }
+    }
+
+    /// The stage currently marked running, if any.
+    pub fn running_stage(&self) -> Option<(&str, &StageStatus)> {
+        STAGES.iter().find_map(|name| {
+            self.stages
+                .get(*name)
+                .filter(|s| s.state == StageState::Running)
+                .map(|s| (*name, s))
+        })
+    }
+
+    /// `/run/cloud-init/status.json`: `{"v1": {datasource, stage, init-local, init,
+    /// modules-config, modules-final}}`. Times are seconds since boot; `recoverable_errors`
+    /// is keyed by level (`WARNING`, `DEPRECATED`) with message strings, as cloud-init has it.
+    pub fn to_cloud_init(&self) -> Value {
+        let mut v1 = Map::new();
+        let datasource = self.datasource_detail.clone().map(Value::String);
+        v1.insert("datasource".into(), datasource.unwrap_or(Value::Null));
+        let running = self.running_stage().and_then(|(s, _)| cloud_init_stage(s));
+        v1.insert("stage".into(), running.map(Value::from).unwrap_or(Value::Null));
+        let initrd = ["detect", "fetch", "local"];
+        let init_local = self.merged(&initrd);
+        // ember-initrd does the init stage's modules too, so `init` mirrors `init-local`.
+        v1.insert("init-local".into(), init_local.clone());
+        v1.insert("init".into(), init_local);
+        v1.insert("modules-config".into(), self.merged(&["config"]));
+        v1.insert("modules-final".into(), self.merged(&["final"]));
+        json!({ "v1": v1 })
+    }
+
+    fn merged(&self, names: &[&str]) -> Value {
+        let present: Vec<&StageStatus> = names.iter().filter_map(|n| self.stages.get(*n)).collect();
+        let Some(first) = present.first() else {
+            return json!({"errors": [], "recoverable_errors": {}, "start": null, "finished": null});
+        };
+        let all_done = present.len() == names.len()
+            && present.iter().all(|s| s.state != StageState::Running);
+        let finished = if all_done {
+            present.last().and_then(|s| s.finished)
+        } else {
+            None
+        };
+        let errors: Vec<String> = present
+            .iter()
+            .flat_map(|s| s.errors.iter().map(|d| d.to_string()))
+            .collect();
+        let mut recoverable: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+        for diag in present.iter().flat_map(|s| s.recoverable_errors.iter()) {
+            let level = match diag.severity {
+                Severity::Deprecated => "DEPRECATED",
+                _ => "WARNING",
+            };
+            recoverable.entry(level).or_default().push(diag.to_string());
+        }
+        json!({
+            "errors": errors,
+            "recoverable_errors": recoverable,
+            "start": first.start,
+            "finished": finished,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cloud_init_shape_merges_initrd_stages() {
+        let mut st = Status::new();
+        st.datasource_detail = Some("DataSourceNoCloud [seed=/dev/sr0]".into());
+        for (i, name) in ["detect", "fetch", "local"].iter().enumerate() {
+            let mut s = StageStatus::started(1.0 + i as f64, 0.0, 1);
+            s.state = StageState::Done;
+            s.finished = Some(1.5 + i as f64);
+            st.stages.insert(name.to_string(), s);
+        }
+        st.stages
+            .get_mut("fetch")
+            .unwrap()
+            .record(Diag::warning("unknown-key", "unknown key").key("foo"));
+        let v = st.to_cloud_init();
+        assert_eq!(v["v1"]["init-local"]["start"], 1.0);
+        assert_eq!(v["v1"]["init-local"]["finished"], 3.5);
+        assert_eq!(
+            v["v1"]["init"]["recoverable_errors"]["WARNING"][0],
+            "foo: unknown key"
+        );
+        assert_eq!(v["v1"]["stage"], Value::Null);
+        assert_eq!(v["v1"]["modules-final"]["finished"], Value::Null);
+    }
+}

@@ -1,0 +1,1 @@
+//! User-data processing (placeholder, being written).

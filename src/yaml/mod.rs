@@ -1,0 +1,1 @@
+//! YAML 1.1 reader with line numbers (placeholder, being written).
