@@ -1,1 +1,0 @@
-//! The only writer into the target root (placeholder, being written).

@@ -1,0 +1,89 @@
+//! `RootError`: what a write into (or read from) the target root failed on, by path inside it.
+//! Messages name the path and the operation, never the data (RELIABILITY rule 3).
+
+use std::fmt;
+use std::io;
+
+/// Why an operation on a [`Root`](super::Root) failed. `path` is always the path *inside* the
+/// root as the caller gave it (`/etc/hostname`), so messages read the same for any root.
+#[derive(Debug)]
+pub enum RootError {
+    /// The root directory itself could not be opened.
+    Open { path: String, source: io::Error },
+    /// The path was refused before anything was written: it contains a NUL byte, names no file,
+    /// or resolves under the root's /proc, /sys or /dev.
+    Refused { path: String, reason: &'static str },
+    /// A system call failed; `op` says which step (e.g. "write", "rename into place").
+    Io {
+        path: String,
+        op: &'static str,
+        source: io::Error,
+    },
+    /// A read found more than the caller's budget.
+    TooLarge { path: String, max_bytes: u64 },
+}
+
+/// Operations that only read; their failures are `read-failed`, all others `write-failed`.
+pub(super) const READ_OPS: &[&str] = &["read", "open for reading", "list"];
+
+impl RootError {
+    /// Stable short reason code for status.json.
+    pub fn code(&self) -> &'static str {
+        match self {
+            RootError::Open { .. } => "root-open",
+            RootError::Refused { .. } => "write-refused",
+            RootError::Io { op, .. } if READ_OPS.contains(op) => "read-failed",
+            RootError::Io { .. } => "write-failed",
+            RootError::TooLarge { .. } => "budget-exceeded",
+        }
+    }
+
+    /// The path inside the root the error is about (the root's own path for `Open`).
+    pub fn path(&self) -> &str {
+        match self {
+            RootError::Open { path, .. }
+            | RootError::Refused { path, .. }
+            | RootError::Io { path, .. }
+            | RootError::TooLarge { path, .. } => path,
+        }
+    }
+
+    pub(super) fn io(path: &str, op: &'static str, source: impl Into<io::Error>) -> RootError {
+        RootError::Io {
+            path: path.to_string(),
+            op,
+            source: source.into(),
+        }
+    }
+
+    pub(super) fn refused(path: &str, reason: &'static str) -> RootError {
+        RootError::Refused {
+            path: path.to_string(),
+            reason,
+        }
+    }
+}
+
+impl fmt::Display for RootError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RootError::Open { path, source } => {
+                write!(f, "cannot open target root {path}: {source}")
+            }
+            RootError::Refused { path, reason } => write!(f, "refused {path}: {reason}"),
+            RootError::Io { path, op, source } => write!(f, "cannot {op} {path}: {source}"),
+            RootError::TooLarge { path, max_bytes } => {
+                write!(f, "{path} is larger than the budget of {max_bytes} bytes")
+            }
+        }
+    }
+}
+
+impl std::error::Error for RootError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            RootError::Open { source, .. } | RootError::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,507 @@
+//! `Root`: the one way ember writes into the target root (and its run directory). Every path is
+//! resolved inside the root, files are replaced atomically with their final mode from birth, and
+//! the target's /proc, /sys and /dev are refused. It does not decide what to write.
+
+mod error;
+mod guard;
+mod resolve;
+
+pub use error::RootError;
+pub use resolve::Resolver;
+
+use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
+use rustix::fs::{fchmod, fchown, fstat, fsync, mkdirat, openat, renameat, symlinkat, unlinkat};
+use rustix::fs::{AtFlags, Dir, FileType, Gid, Mode, OFlags, Uid, CWD};
+use rustix::io::Errno;
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+
+/// Owner to give a file or directory; `None` in a [`FileSpec`] keeps the writer's (root at boot).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Owner {
+    pub uid: u32,
+    pub gid: u32,
+}
+
+/// Mode (permission bits, including setuid/setgid/sticky) and owner of something written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FileSpec {
+    pub mode: u32,
+    pub owner: Option<Owner>,
+}
+
+impl FileSpec {
+    /// Directories created on the way to a file: 0755, owned by the writer.
+    pub const DIR: FileSpec = FileSpec::mode(0o755);
+
+    pub const fn mode(mode: u32) -> FileSpec {
+        FileSpec { mode, owner: None }
+    }
+    pub const fn with_owner(self, owner: Owner) -> FileSpec {
+        FileSpec {
+            owner: Some(owner),
+            ..self
+        }
+    }
+}
+
+/// An open target root. Holds the root's directory descriptor, so a later mount over or rename
+/// of its path does not move where writes land.
+#[derive(Debug)]
+pub struct Root {
+    fd: OwnedFd,
+    path: PathBuf,
+    resolver: Resolver,
+    id: guard::Id,
+}
+
+/// Longest `rel` accepted; the kernel's PATH_MAX, which also bounds the work per call.
+const MAX_PATH: usize = 4096;
+const DIR_FLAGS: OFlags = OFlags::RDONLY
+    .union(OFlags::DIRECTORY)
+    .union(OFlags::CLOEXEC);
+
+impl Root {
+    /// Opens `path` as a root, resolving with `openat2` where the kernel has it, else the walker.
+    pub fn open(path: &Path) -> Result<Root, RootError> {
+        let mut root = Root::open_with(path, Resolver::Walker)?;
+        if resolve::kernel_available(root.fd.as_fd()) {
+            root.resolver = Resolver::Kernel;
+        }
+        Ok(root)
+    }
+
+    /// Opens `path` with a chosen resolver; `Kernel` fails with ENOSYS where `openat2` is missing.
+    /// For forcing the walker (a debug toggle, and the tests of both).
+    pub fn open_with(path: &Path, resolver: Resolver) -> Result<Root, RootError> {
+        let open_err = |e: Errno| RootError::Open {
+            path: path.display().to_string(),
+            source: e.into(),
+        };
+        // The root's own path is trusted (our mount point), so it is opened normally.
+        let fd = openat(CWD, path, DIR_FLAGS, Mode::empty()).map_err(open_err)?;
+        if resolver == Resolver::Kernel && !resolve::kernel_available(fd.as_fd()) {
+            return Err(open_err(Errno::NOSYS));
+        }
+        let id = guard::id(fd.as_fd()).map_err(open_err)?;
+        Ok(Root {
+            fd,
+            path: path.to_path_buf(),
+            resolver,
+            id,
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn resolver(&self) -> Resolver {
+        self.resolver
+    }
+
+    /// Replaces `rel` atomically with `data`. The temporary file is created with `spec.mode`
+    /// (O_EXCL, O_NOFOLLOW), so it is never more open than asked even for an instant; then
+    /// chowned, chmodded past the umask, written, synced, renamed over `rel` (replacing a
+    /// symlink there, never following it) and the directory synced. Missing parents are made.
+    pub fn write_file(&self, rel: &str, data: &[u8], spec: &FileSpec) -> Result<(), RootError> {
+        let shown = shown(rel);
+        let comps = parse(rel, &shown)?;
+        let (name, parent) = file_name(&comps, &shown)?;
+        let dir = self.dir(parent, &FileSpec::DIR, &shown)?;
+        guard::check(self, dir.as_fd(), Some(name), &shown)?;
+        let create =
+            OFlags::CREATE | OFlags::EXCL | OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let (tmp, fd) = with_temp_name(name, |tmp| {
+            openat(dir.as_fd(), tmp, create, to_mode(spec.mode))
+        })
+        .map_err(|e| RootError::io(&shown, "create a temporary file for", e))?;
+        let done = (|| {
+            apply(fd.as_fd(), spec, &shown)?;
+            let mut file = std::fs::File::from(fd);
+            file.write_all(data)
+                .map_err(|e| RootError::io(&shown, "write", e))?;
+            fsync(&file).map_err(|e| RootError::io(&shown, "sync", e))?;
+            renameat(dir.as_fd(), &tmp, dir.as_fd(), name)
+                .map_err(|e| RootError::io(&shown, "rename into place", e))
+        })();
+        if done.is_err() {
+            let _ = unlinkat(dir.as_fd(), &tmp, AtFlags::empty());
+        }
+        done?;
+        fsync(&dir).map_err(|e| RootError::io(&shown, "sync the directory of", e))
+    }
+
+    /// Appends `data` to `rel`, creating it with `spec` if absent (an existing file keeps its
+    /// mode and owner). For logs, where replacing would lose lines written by others.
+    pub fn append_file(&self, rel: &str, data: &[u8], spec: &FileSpec) -> Result<(), RootError> {
+        let shown = shown(rel);
+        let comps = parse(rel, &shown)?;
+        let (name, parent) = file_name(&comps, &shown)?;
+        let dir = self.dir(parent, &FileSpec::DIR, &shown)?;
+        guard::check(self, dir.as_fd(), Some(name), &shown)?;
+        let flags = OFlags::WRONLY | OFlags::APPEND | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let created = openat(
+            dir.as_fd(),
+            name,
+            flags | OFlags::CREATE | OFlags::EXCL,
+            to_mode(spec.mode),
+        );
+        let (fd, new) = match created {
+            Ok(fd) => (fd, true),
+            // NONBLOCK: a FIFO planted under the name must not hang the boot; it is refused below.
+            Err(Errno::EXIST) => (
+                openat(dir.as_fd(), name, flags | OFlags::NONBLOCK, Mode::empty())
+                    .map_err(|e| RootError::io(&shown, "open for appending", e))?,
+                false,
+            ),
+            Err(e) => return Err(RootError::io(&shown, "create", e)),
+        };
+        if new {
+            apply(fd.as_fd(), spec, &shown)?;
+        } else {
+            regular(fd.as_fd(), &shown, "open for appending")?;
+        }
+        let mut file = std::fs::File::from(fd);
+        file.write_all(data)
+            .map_err(|e| RootError::io(&shown, "append to", e))?;
+        fsync(&file).map_err(|e| RootError::io(&shown, "sync", e))?;
+        if new {
+            fsync(&dir).map_err(|e| RootError::io(&shown, "sync the directory of", e))?;
+        }
+        Ok(())
+    }
+
+    /// Creates `rel` and missing parents. Parents get [`FileSpec::DIR`], `rel` itself `spec`;
+    /// directories that already exist are left as they are.
+    pub fn create_dir_all(&self, rel: &str, spec: &FileSpec) -> Result<(), RootError> {
+        let shown = shown(rel);
+        let comps = parse(rel, &shown)?;
+        let dir = self.dir(&comps, spec, &shown)?;
+        guard::check(self, dir.as_fd(), None, &shown)
+    }
+
+    /// Makes `rel` a symlink to `target` (stored verbatim), replacing whatever `rel` was.
+    pub fn symlink(&self, target: &str, rel: &str) -> Result<(), RootError> {
+        let shown = shown(rel);
+        let comps = parse(rel, &shown)?;
+        if target.is_empty() || target.contains('\0') {
+            return Err(RootError::refused(
+                &shown,
+                "symlink target is empty or contains a NUL byte",
+            ));
+        }
+        let (name, parent) = file_name(&comps, &shown)?;
+        let dir = self.dir(parent, &FileSpec::DIR, &shown)?;
+        guard::check(self, dir.as_fd(), Some(name), &shown)?;
+        let (tmp, ()) = with_temp_name(name, |tmp| symlinkat(target, dir.as_fd(), tmp))
+            .map_err(|e| RootError::io(&shown, "create a temporary symlink for", e))?;
+        if let Err(e) = renameat(dir.as_fd(), &tmp, dir.as_fd(), name) {
+            let _ = unlinkat(dir.as_fd(), &tmp, AtFlags::empty());
+            return Err(RootError::io(&shown, "rename into place", e));
+        }
+        fsync(&dir).map_err(|e| RootError::io(&shown, "sync the directory of", e))
+    }
+
+    /// Reads `rel` (symlinks followed, inside the root); `Ok(None)` if it does not exist.
+    /// Only regular files are read: a FIFO or device planted in the image would hang or flood.
+    pub fn read_file(&self, rel: &str, max_bytes: u64) -> Result<Option<Vec<u8>>, RootError> {
+        let shown = shown(rel);
+        let comps = parse(rel, &shown)?;
+        let fd = match self.open_in(&comps, OFlags::RDONLY | OFlags::NONBLOCK) {
+            Ok(fd) => fd,
+            Err(Errno::NOENT) => return Ok(None),
+            Err(e) => return Err(RootError::io(&shown, "open for reading", e)),
+        };
+        let size = regular(fd.as_fd(), &shown, "read")?;
+        let too_large = || RootError::TooLarge {
+            path: shown.clone(),
+            max_bytes,
+        };
+        if size > max_bytes {
+            return Err(too_large());
+        }
+        let mut data = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+        std::fs::File::from(fd)
+            .take(max_bytes.saturating_add(1))
+            .read_to_end(&mut data)
+            .map_err(|e| RootError::io(&shown, "read", e))?;
+        if data.len() as u64 > max_bytes {
+            return Err(too_large());
+        }
+        Ok(Some(data))
+    }
+
+    /// Whether `rel` resolves (symlinks followed, inside the root) to something. A dangling
+    /// symlink does not exist, as with `Path::exists`.
+    pub fn exists(&self, rel: &str) -> bool {
+        parse(rel, "").is_ok_and(|comps| self.open_in(&comps, OFlags::PATH).is_ok())
+    }
+
+    /// Removes the file or symlink `rel` (the link itself, not its target). Absent is fine.
+    pub fn remove_file(&self, rel: &str) -> Result<(), RootError> {
+        let shown = shown(rel);
+        let comps = parse(rel, &shown)?;
+        let (name, parent) = file_name(&comps, &shown)?;
+        let dir = match self.open_in(parent, DIR_FLAGS) {
+            Ok(fd) => fd,
+            Err(Errno::NOENT) => return Ok(()),
+            Err(e) => return Err(RootError::io(&shown, "open the directory of", e)),
+        };
+        guard::check(self, dir.as_fd(), Some(name), &shown)?;
+        match unlinkat(dir.as_fd(), name, AtFlags::empty()) {
+            Ok(()) => fsync(&dir).map_err(|e| RootError::io(&shown, "sync the directory of", e)),
+            Err(Errno::NOENT) => Ok(()),
+            Err(e) => Err(RootError::io(&shown, "remove", e)),
+        }
+    }
+
+    /// Sorted names in the directory `rel`; empty if it does not exist. Names that are not
+    /// UTF-8 come back lossily converted (ember never creates such names).
+    pub fn list_dir(&self, rel: &str) -> Result<Vec<String>, RootError> {
+        let shown = shown(rel);
+        let comps = parse(rel, &shown)?;
+        let fd = match self.open_in(&comps, DIR_FLAGS) {
+            Ok(fd) => fd,
+            Err(Errno::NOENT) => return Ok(Vec::new()),
+            Err(e) => return Err(RootError::io(&shown, "list", e)),
+        };
+        let mut names = Vec::new();
+        for entry in Dir::new(fd).map_err(|e| RootError::io(&shown, "list", e))? {
+            let entry = entry.map_err(|e| RootError::io(&shown, "list", e))?;
+            let name = entry.file_name().to_string_lossy();
+            if name != "." && name != ".." {
+                names.push(name.into_owned());
+            }
+        }
+        names.sort();
+        Ok(names)
+    }
+
+    fn open_in(&self, comps: &[&str], oflags: OFlags) -> rustix::io::Result<OwnedFd> {
+        resolve::open_in(self.fd.as_fd(), self.resolver, comps, oflags)
+    }
+
+    /// Opens directory `comps`, creating what is missing: the deepest existing prefix is found,
+    /// then each missing component is made in its resolved parent (guard-checked first) and
+    /// the path resolved again, so `..` and symlinks behave exactly as in a plain resolution.
+    fn dir(&self, comps: &[&str], last: &FileSpec, shown: &str) -> Result<OwnedFd, RootError> {
+        let open_err = |e| RootError::io(shown, "open the directory of", e);
+        let mut have = comps.len();
+        let mut cur = loop {
+            match self.open_in(&comps[..have], DIR_FLAGS) {
+                Ok(fd) => break fd,
+                Err(Errno::NOENT) if have > 0 => have -= 1,
+                Err(e) => return Err(open_err(e)),
+            }
+        };
+        for (i, name) in comps.iter().enumerate().skip(have) {
+            let spec = if i + 1 == comps.len() {
+                last
+            } else {
+                &FileSpec::DIR
+            };
+            guard::check(self, cur.as_fd(), Some(name), shown)?;
+            match mkdirat(cur.as_fd(), *name, to_mode(spec.mode)) {
+                Ok(()) => {
+                    let new = openat(
+                        cur.as_fd(),
+                        *name,
+                        DIR_FLAGS | OFlags::NOFOLLOW,
+                        Mode::empty(),
+                    )
+                    .map_err(open_err)?;
+                    apply(new.as_fd(), spec, shown)?;
+                    fsync(&cur).map_err(|e| RootError::io(shown, "sync the directory of", e))?;
+                }
+                // `..`, a racing creator, or a dangling symlink: the resolution below decides.
+                Err(Errno::EXIST) => {}
+                Err(e) => return Err(RootError::io(shown, "create a directory for", e)),
+            }
+            cur = self.open_in(&comps[..=i], DIR_FLAGS).map_err(open_err)?;
+        }
+        Ok(cur)
+    }
+}
+
+/// The path as shown in messages: absolute inside the root, control characters escaped.
+fn shown(rel: &str) -> String {
+    let mut s = String::from("/");
+    for c in rel.trim_start_matches('/').chars() {
+        if c.is_control() {
+            s.extend(c.escape_default());
+        } else {
+            s.push(c);
+        }
+    }
+    s
+}
+
+/// Splits `rel` into components; empty and `.` ones are dropped, `..` kept for the resolver.
+fn parse<'a>(rel: &'a str, shown: &str) -> Result<Vec<&'a str>, RootError> {
+    if rel.contains('\0') {
+        return Err(RootError::refused(shown, "path contains a NUL byte"));
+    }
+    if rel.len() > MAX_PATH {
+        return Err(RootError::refused(shown, "path longer than 4096 bytes"));
+    }
+    Ok(rel
+        .split('/')
+        .filter(|c| !c.is_empty() && *c != ".")
+        .collect())
+}
+
+/// The final name and its parent's components; a write must name a file, not `/` or `..`.
+fn file_name<'c, 'a>(
+    comps: &'c [&'a str],
+    shown: &str,
+) -> Result<(&'a str, &'c [&'a str]), RootError> {
+    match comps.split_last() {
+        Some((name, parent)) if *name != ".." => Ok((name, parent)),
+        _ => Err(RootError::refused(
+            shown,
+            "path does not end in a file name",
+        )),
+    }
+}
+
+fn to_mode(mode: u32) -> Mode {
+    Mode::from_raw_mode(mode & 0o7777)
+}
+
+/// Owner first, then mode: chown clears setuid/setgid, so the mode must come after it.
+fn apply(fd: BorrowedFd<'_>, spec: &FileSpec, shown: &str) -> Result<(), RootError> {
+    if let Some(Owner { uid, gid }) = spec.owner {
+        // -1 means "leave unchanged" to the kernel, never a real id.
+        if uid == u32::MAX || gid == u32::MAX {
+            return Err(RootError::refused(
+                shown,
+                "owner id 4294967295 is not a valid id",
+            ));
+        }
+        fchown(fd, Some(Uid::from_raw(uid)), Some(Gid::from_raw(gid)))
+            .map_err(|e| RootError::io(shown, "set the owner of", e))?;
+    }
+    fchmod(fd, to_mode(spec.mode)).map_err(|e| RootError::io(shown, "set the mode of", e))
+}
+
+/// Size of the regular file `fd`; anything else is an error of `op`.
+fn regular(fd: BorrowedFd<'_>, shown: &str, op: &'static str) -> Result<u64, RootError> {
+    let st = fstat(fd).map_err(|e| RootError::io(shown, op, e))?;
+    if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
+        return Err(RootError::io(
+            shown,
+            op,
+            io::Error::new(io::ErrorKind::InvalidInput, "not a regular file"),
+        ));
+    }
+    Ok(u64::try_from(st.st_size).unwrap_or(0))
+}
+
+/// Runs `make` with fresh names `.<name>.ember-tmp-<random>` until one is not taken.
+fn with_temp_name<T>(
+    name: &str,
+    mut make: impl FnMut(&str) -> rustix::io::Result<T>,
+) -> rustix::io::Result<(String, T)> {
+    // Keep the name short enough that the prefix and suffix still fit in NAME_MAX (255).
+    let mut cut = name.len().min(200);
+    while !name.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let mut tries = 0;
+    loop {
+        let tmp = format!(".{}.ember-tmp-{:016x}", &name[..cut], random_u64());
+        match make(&tmp) {
+            Err(Errno::EXIST) if tries < 8 => tries += 1,
+            other => return other.map(|t| (tmp, t)),
+        }
+    }
+}
+
+/// Random bits for temp names. They need uniqueness, not secrecy (O_EXCL guards the create),
+/// so this never blocks waiting for entropy at early boot: GRND_INSECURE (5.6+), else a
+/// non-blocking read, else the clock, pid and a counter.
+fn random_u64() -> u64 {
+    use rustix::rand::{getrandom, GetRandomFlags};
+    let mut b = [0u8; 8];
+    for flags in [GetRandomFlags::INSECURE, GetRandomFlags::NONBLOCK] {
+        if getrandom(&mut b, flags) == Ok(8) {
+            return u64::from_ne_bytes(b);
+        }
+    }
+    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
+    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let pid = u64::from(
+        rustix::process::getpid()
+            .as_raw_nonzero()
+            .get()
+            .unsigned_abs(),
+    );
+    (t.tv_nsec as u64)
+        ^ ((t.tv_sec as u64) << 30)
+        ^ (pid << 40)
+        ^ n.wrapping_mul(0x9e37_79b9_7f4a_7c15)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_table() {
+        let cases: &[(&str, Option<&[&str]>)] = &[
+            ("/etc/hostname", Some(&["etc", "hostname"])),
+            ("etc/hostname", Some(&["etc", "hostname"])),
+            ("//etc/./x//y/", Some(&["etc", "x", "y"])),
+            ("a/../b", Some(&["a", "..", "b"])),
+            ("/", Some(&[])),
+            ("etc/\0x", None),
+        ];
+        for (rel, want) in cases {
+            assert_eq!(parse(rel, "").ok().as_deref(), *want, "{rel:?}");
+        }
+        assert!(parse(&"a/".repeat(3000), "").is_err());
+    }
+
+    #[test]
+    fn file_names() {
+        assert_eq!(file_name(&["etc", "x"], "").unwrap(), ("x", &["etc"][..]));
+        assert!(file_name(&[], "").is_err());
+        assert!(file_name(&["etc", ".."], "").is_err());
+    }
+
+    #[test]
+    fn shown_escapes_control_characters() {
+        assert_eq!(shown("etc/a\nb"), "/etc/a\\nb");
+        assert_eq!(shown("//etc/é"), "/etc/é");
+    }
+
+    #[test]
+    fn temp_names_fit_and_differ() {
+        let long = "é".repeat(127);
+        let (a, ()) = with_temp_name(&long, |_| Ok(())).unwrap();
+        let (b, ()) = with_temp_name("hostname", |_| Ok(())).unwrap();
+        assert!(a.len() <= 255 && a.starts_with(".é"), "{a}");
+        assert!(
+            b.starts_with(".hostname.ember-tmp-") && b.len() == ".hostname.ember-tmp-".len() + 16
+        );
+        assert_ne!(random_u64(), random_u64());
+    }
+
+    #[test]
+    fn codes_are_stable() {
+        let e = |op| RootError::io("/x", op, Errno::IO);
+        assert_eq!(e("write").code(), "write-failed");
+        assert_eq!(e("read").code(), "read-failed");
+        assert_eq!(RootError::refused("/x", "r").code(), "write-refused");
+        assert_eq!(
+            RootError::TooLarge {
+                path: "/x".into(),
+                max_bytes: 1
+            }
+            .code(),
+            "budget-exceeded"
+        );
+    }
+}
