@@ -4,6 +4,7 @@
 
 mod error;
 mod guard;
+mod names;
 mod resolve;
 
 pub use error::RootError;
@@ -15,6 +16,8 @@ use rustix::fs::{AtFlags, Dir, FileType, Gid, Mode, OFlags, Uid, CWD};
 use rustix::io::Errno;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
+
+use names::{file_name, parse, shown, with_temp_name};
 
 /// Owner to give a file or directory; `None` in a [`FileSpec`] keeps the writer's (root at boot).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,8 +58,6 @@ pub struct Root {
     id: guard::Id,
 }
 
-/// Longest `rel` accepted; the kernel's PATH_MAX, which also bounds the work per call.
-const MAX_PATH: usize = 4096;
 const DIR_FLAGS: OFlags = OFlags::RDONLY
     .union(OFlags::DIRECTORY)
     .union(OFlags::CLOEXEC);
@@ -324,47 +325,6 @@ impl Root {
     }
 }
 
-/// The path as shown in messages: absolute inside the root, control characters escaped.
-fn shown(rel: &str) -> String {
-    let mut s = String::from("/");
-    for c in rel.trim_start_matches('/').chars() {
-        if c.is_control() {
-            s.extend(c.escape_default());
-        } else {
-            s.push(c);
-        }
-    }
-    s
-}
-
-/// Splits `rel` into components; empty and `.` ones are dropped, `..` kept for the resolver.
-fn parse<'a>(rel: &'a str, shown: &str) -> Result<Vec<&'a str>, RootError> {
-    if rel.contains('\0') {
-        return Err(RootError::refused(shown, "path contains a NUL byte"));
-    }
-    if rel.len() > MAX_PATH {
-        return Err(RootError::refused(shown, "path longer than 4096 bytes"));
-    }
-    Ok(rel
-        .split('/')
-        .filter(|c| !c.is_empty() && *c != ".")
-        .collect())
-}
-
-/// The final name and its parent's components; a write must name a file, not `/` or `..`.
-fn file_name<'c, 'a>(
-    comps: &'c [&'a str],
-    shown: &str,
-) -> Result<(&'a str, &'c [&'a str]), RootError> {
-    match comps.split_last() {
-        Some((name, parent)) if *name != ".." => Ok((name, parent)),
-        _ => Err(RootError::refused(
-            shown,
-            "path does not end in a file name",
-        )),
-    }
-}
-
 fn to_mode(mode: u32) -> Mode {
     Mode::from_raw_mode(mode & 0o7777)
 }
@@ -398,96 +358,9 @@ fn regular(fd: BorrowedFd<'_>, shown: &str, op: &'static str) -> Result<u64, Roo
     Ok(u64::try_from(st.st_size).unwrap_or(0))
 }
 
-/// Runs `make` with fresh names `.<name>.ember-tmp-<random>` until one is not taken.
-fn with_temp_name<T>(
-    name: &str,
-    mut make: impl FnMut(&str) -> rustix::io::Result<T>,
-) -> rustix::io::Result<(String, T)> {
-    // Keep the name short enough that the prefix and suffix still fit in NAME_MAX (255).
-    let mut cut = name.len().min(200);
-    while !name.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    let mut tries = 0;
-    loop {
-        let tmp = format!(".{}.ember-tmp-{:016x}", &name[..cut], random_u64());
-        match make(&tmp) {
-            Err(Errno::EXIST) if tries < 8 => tries += 1,
-            other => return other.map(|t| (tmp, t)),
-        }
-    }
-}
-
-/// Random bits for temp names. They need uniqueness, not secrecy (O_EXCL guards the create),
-/// so this never blocks waiting for entropy at early boot: GRND_INSECURE (5.6+), else a
-/// non-blocking read, else the clock, pid and a counter.
-fn random_u64() -> u64 {
-    use rustix::rand::{getrandom, GetRandomFlags};
-    let mut b = [0u8; 8];
-    for flags in [GetRandomFlags::INSECURE, GetRandomFlags::NONBLOCK] {
-        if getrandom(&mut b, flags) == Ok(8) {
-            return u64::from_ne_bytes(b);
-        }
-    }
-    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let t = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
-    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let pid = u64::from(
-        rustix::process::getpid()
-            .as_raw_nonzero()
-            .get()
-            .unsigned_abs(),
-    );
-    (t.tv_nsec as u64)
-        ^ ((t.tv_sec as u64) << 30)
-        ^ (pid << 40)
-        ^ n.wrapping_mul(0x9e37_79b9_7f4a_7c15)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn parse_table() {
-        let cases: &[(&str, Option<&[&str]>)] = &[
-            ("/etc/hostname", Some(&["etc", "hostname"])),
-            ("etc/hostname", Some(&["etc", "hostname"])),
-            ("//etc/./x//y/", Some(&["etc", "x", "y"])),
-            ("a/../b", Some(&["a", "..", "b"])),
-            ("/", Some(&[])),
-            ("etc/\0x", None),
-        ];
-        for (rel, want) in cases {
-            assert_eq!(parse(rel, "").ok().as_deref(), *want, "{rel:?}");
-        }
-        assert!(parse(&"a/".repeat(3000), "").is_err());
-    }
-
-    #[test]
-    fn file_names() {
-        assert_eq!(file_name(&["etc", "x"], "").unwrap(), ("x", &["etc"][..]));
-        assert!(file_name(&[], "").is_err());
-        assert!(file_name(&["etc", ".."], "").is_err());
-    }
-
-    #[test]
-    fn shown_escapes_control_characters() {
-        assert_eq!(shown("etc/a\nb"), "/etc/a\\nb");
-        assert_eq!(shown("//etc/é"), "/etc/é");
-    }
-
-    #[test]
-    fn temp_names_fit_and_differ() {
-        let long = "é".repeat(127);
-        let (a, ()) = with_temp_name(&long, |_| Ok(())).unwrap();
-        let (b, ()) = with_temp_name("hostname", |_| Ok(())).unwrap();
-        assert!(a.len() <= 255 && a.starts_with(".é"), "{a}");
-        assert!(
-            b.starts_with(".hostname.ember-tmp-") && b.len() == ".hostname.ember-tmp-".len() + 16
-        );
-        assert_ne!(random_u64(), random_u64());
-    }
 
     #[test]
     fn codes_are_stable() {
