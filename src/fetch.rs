@@ -1,5 +1,11 @@
-//! Reading a URL with a size budget: `file://`, plain paths under the host prefix, and http(s).
-//! (Implementation below the trait; the trait lets parsers be tested without a network.)
+//! Reading a URL with a size budget and deadlines: `file://` and plain paths (under the host
+//! prefix), and http(s) with retries. Never through a proxy from the environment.
+
+use crate::context::Ctx;
+use crate::host::Host;
+use std::io::Read;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// Anything that can read a URL into memory, refusing more than `max_bytes`.
 pub trait UrlReader {
@@ -10,23 +16,240 @@ pub trait UrlReader {
 pub enum FetchError {
     /// 404 or a missing file: absent, which callers may treat as "no data".
     NotFound { url: String },
-    /// More than `max_bytes`: names the budget that stopped it.
+    /// More than `max_bytes`.
     TooLarge { url: String, max_bytes: u64 },
+    /// The datasource deadline passed before an answer.
+    Deadline { url: String },
     /// Anything else: connection refused, timeout, TLS, HTTP status, I/O.
     Failed { url: String, reason: String },
     /// A scheme ember does not read.
     Unsupported { url: String },
 }
 
+impl FetchError {
+    /// The cause without the URL (callers name the URL themselves, redacted).
+    pub fn reason(&self) -> String {
+        match self {
+            FetchError::NotFound { .. } => "not found".into(),
+            FetchError::TooLarge { max_bytes, .. } => format!("larger than {max_bytes} bytes"),
+            FetchError::Deadline { .. } => "deadline passed".into(),
+            FetchError::Failed { reason, .. } => reason.clone(),
+            FetchError::Unsupported { .. } => "unsupported URL scheme".into(),
+        }
+    }
+}
+
 impl std::fmt::Display for FetchError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            FetchError::NotFound { url } => write!(f, "{url}: not found"),
-            FetchError::TooLarge { url, max_bytes } => {
-                write!(f, "{url}: larger than {max_bytes} bytes")
-            }
-            FetchError::Failed { url, reason } => write!(f, "{url}: {reason}"),
-            FetchError::Unsupported { url } => write!(f, "{url}: unsupported URL scheme"),
+        let url = match self {
+            FetchError::NotFound { url }
+            | FetchError::TooLarge { url, .. }
+            | FetchError::Deadline { url }
+            | FetchError::Failed { url, .. }
+            | FetchError::Unsupported { url } => url,
+        };
+        write!(f, "{}: {}", redact_url(url), self.reason())
+    }
+}
+
+/// A URL fit for a message: no user:password and no query string (either may hold a token).
+pub fn redact_url(url: &str) -> String {
+    let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
+    let rest = rest.split(['?', '#']).next().unwrap_or("");
+    let rest = match rest.split_once('/') {
+        Some((authority, path)) => {
+            let host = authority.rsplit('@').next().unwrap_or(authority);
+            format!("{host}/{path}")
         }
+        None => rest.rsplit('@').next().unwrap_or(rest).to_string(),
+    };
+    if scheme.is_empty() {
+        rest
+    } else {
+        format!("{scheme}://{rest}")
+    }
+}
+
+/// Attempts per URL for errors worth retrying (connection failures, 5xx).
+const ATTEMPTS: u32 = 3;
+
+/// CA bundles looked for, first in the target root, then in the initramfs.
+const CA_BUNDLES: [&str; 3] = [
+    "/etc/ssl/certs/ca-certificates.crt",
+    "/etc/pki/tls/certs/ca-bundle.crt",
+    "/etc/ssl/cert.pem",
+];
+
+/// Seconds since the epoch of 2026-01-01: a clock before it cannot validate certificates.
+const PLAUSIBLE_EPOCH: u64 = 1_767_225_600;
+
+pub struct Fetcher {
+    host: Host,
+    target: std::path::PathBuf,
+    request_timeout: Duration,
+    deadline: Instant,
+}
+
+impl Fetcher {
+    pub fn new(ctx: &Ctx) -> Fetcher {
+        let limits = ctx.limits();
+        Fetcher {
+            host: ctx.host.clone(),
+            target: ctx.target_path.clone(),
+            request_timeout: Duration::from_millis(limits.request_timeout_ms),
+            deadline: Instant::now() + Duration::from_millis(limits.datasource_timeout_ms),
+        }
+    }
+
+    fn read_path(&self, url: &str, path: &str, max_bytes: u64) -> Result<Vec<u8>, FetchError> {
+        let full = self.host.path(path);
+        let file = std::fs::File::open(&full).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => FetchError::NotFound { url: url.into() },
+            _ => FetchError::Failed { url: url.into(), reason: e.to_string() },
+        })?;
+        read_capped(file, url, max_bytes)
+    }
+
+    fn read_http(&self, url: &str, max_bytes: u64) -> Result<Vec<u8>, FetchError> {
+        let agent = self.agent(url.starts_with("https://"))?;
+        let mut last = FetchError::Failed { url: url.into(), reason: "no attempt".into() };
+        for attempt in 0..ATTEMPTS {
+            let left = self.deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(FetchError::Deadline { url: url.into() });
+            }
+            if attempt > 0 {
+                std::thread::sleep(Duration::from_millis(250 << attempt).min(left));
+            }
+            match get(&agent, url, max_bytes, self.request_timeout.min(left)) {
+                Err(FetchError::Failed { reason, .. }) => {
+                    last = FetchError::Failed { url: url.into(), reason: self.explain(reason) };
+                }
+                other => return other,
+            }
+        }
+        Err(last)
+    }
+
+    fn agent(&self, tls: bool) -> Result<ureq::Agent, FetchError> {
+        let mut config = ureq::Agent::config_builder()
+            .proxy(None)
+            .http_status_as_error(false)
+            .max_redirects(5)
+            .user_agent("ember");
+        if tls {
+            let _ = rustls::crypto::ring::default_provider().install_default();
+            let certs = self.ca_certificates();
+            let roots = ureq::tls::RootCerts::Specific(Arc::new(certs));
+            config = config.tls_config(ureq::tls::TlsConfig::builder().root_certs(roots).build());
+        }
+        Ok(config.build().into())
+    }
+
+    /// Certificates of the first CA bundle found in the target, else in the initramfs.
+    fn ca_certificates(&self) -> Vec<ureq::tls::Certificate<'static>> {
+        let roots = [self.target.clone(), self.host.prefix().to_path_buf()];
+        for root in roots {
+            for bundle in CA_BUNDLES {
+                let Ok(pem) = std::fs::read(root.join(bundle.trim_start_matches('/'))) else {
+                    continue;
+                };
+                let certs: Vec<_> = ureq::tls::parse_pem(&pem)
+                    .filter_map(|item| match item {
+                        Ok(ureq::tls::PemItem::Certificate(c)) => Some(c),
+                        _ => None,
+                    })
+                    .collect();
+                if !certs.is_empty() {
+                    return certs;
+                }
+            }
+        }
+        Vec::new()
+    }
+
+    /// Adds the likely cause when the clock cannot be right for TLS.
+    fn explain(&self, reason: String) -> String {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        if now < PLAUSIBLE_EPOCH && reason.contains("tls") {
+            format!("{reason} (the clock is implausible: {now} s since 1970, before this build, so certificates cannot be validated)")
+        } else {
+            reason
+        }
+    }
+}
+
+fn get(agent: &ureq::Agent, url: &str, max_bytes: u64, timeout: Duration) -> Result<Vec<u8>, FetchError> {
+    let failed = |reason: String| FetchError::Failed { url: url.into(), reason };
+    let req = agent.get(url).config().timeout_global(Some(timeout)).build();
+    let mut resp = req.call().map_err(|e| failed(e.to_string()))?;
+    match resp.status().as_u16() {
+        200..=299 => {}
+        404 | 410 => return Err(FetchError::NotFound { url: url.into() }),
+        code => return Err(failed(format!("HTTP status {code}"))),
+    }
+    resp.body_mut()
+        .with_config()
+        .limit(max_bytes)
+        .read_to_vec()
+        .map_err(|e| match e {
+            ureq::Error::BodyExceedsLimit(_) => FetchError::TooLarge { url: url.into(), max_bytes },
+            e => failed(e.to_string()),
+        })
+}
+
+/// Reads at most `max_bytes`, failing rather than truncating.
+fn read_capped(file: impl Read, url: &str, max_bytes: u64) -> Result<Vec<u8>, FetchError> {
+    let mut data = Vec::new();
+    file.take(max_bytes.saturating_add(1))
+        .read_to_end(&mut data)
+        .map_err(|e| FetchError::Failed { url: url.into(), reason: e.to_string() })?;
+    if data.len() as u64 > max_bytes {
+        return Err(FetchError::TooLarge { url: url.into(), max_bytes });
+    }
+    Ok(data)
+}
+
+impl UrlReader for Fetcher {
+    fn read(&self, url: &str, max_bytes: u64) -> Result<Vec<u8>, FetchError> {
+        if let Some(path) = url.strip_prefix("file://") {
+            self.read_path(url, path, max_bytes)
+        } else if url.starts_with('/') {
+            self.read_path(url, url, max_bytes)
+        } else if url.starts_with("http://") || url.starts_with("https://") {
+            self.read_http(url, max_bytes)
+        } else {
+            Err(FetchError::Unsupported { url: url.into() })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redacts_credentials_and_queries() {
+        let cases = [
+            ("http://u:p@10.0.0.1/seed/?token=x", "http://10.0.0.1/seed/"),
+            ("https://h/a#frag", "https://h/a"),
+            ("file:///var/seed/", "file:///var/seed/"),
+            ("/plain/path", "/plain/path"),
+            ("http://user@h", "http://h"),
+        ];
+        for (url, want) in cases {
+            assert_eq!(redact_url(url), want);
+        }
+    }
+
+    #[test]
+    fn capped_read_fails_rather_than_truncates() {
+        assert_eq!(read_capped(&b"abc"[..], "u", 3).unwrap(), b"abc");
+        assert_eq!(
+            read_capped(&b"abcd"[..], "u", 3),
+            Err(FetchError::TooLarge { url: "u".into(), max_bytes: 3 })
+        );
     }
 }

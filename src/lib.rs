@@ -2,17 +2,25 @@
 //! The stages run in order: detect → fetch → local (ember-initrd), then config → final (runner).
 #![deny(unsafe_code)]
 
+pub mod cmdline;
 pub mod config;
+pub mod context;
+pub mod datasource;
+pub mod detect;
 pub mod error;
 pub mod fetch;
 pub mod handoff;
 pub mod host;
+pub mod instance_data;
 pub mod limits;
 pub mod paths;
+pub mod plan;
 pub mod root;
 pub mod runner;
 pub mod secret;
 pub mod seedfs;
+pub mod stages;
+pub mod state;
 pub mod status;
 pub mod userdata;
 pub mod yaml;

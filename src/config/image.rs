@@ -1,0 +1,146 @@
+//! The image's own configuration: /etc/cloud/cloud.cfg, cloud.cfg.d/*.cfg (in name order) and
+//! /etc/ember/ember.cfg, merged with later files winning, as cloud-init reads them. Read from
+//! the target root, or from the initramfs itself when the target holds none (not mounted yet).
+
+use crate::config::merge::merge_replace;
+use crate::error::Diag;
+use crate::host::Host;
+use crate::limits::Limits;
+use crate::root::Root;
+use crate::yaml;
+use serde_json::Value;
+
+/// Largest image config file read; image configs are a few KiB.
+const MAX_CFG_BYTES: u64 = 4 * 1024 * 1024;
+
+#[derive(Clone, Debug, Default)]
+pub struct ImageConfig {
+    /// The merged configuration (an empty map when there is none).
+    pub value: Value,
+    /// Files read, in merge order, named as on the machine (`/etc/cloud/cloud.cfg`).
+    pub files: Vec<String>,
+    pub diags: Vec<Diag>,
+    /// Budgets: defaults, overridden by `ember: {limits: {...}}`.
+    pub limits: Limits,
+}
+
+/// Where the files are read from: a target root that has them, else the host.
+enum Source<'a> {
+    Target(&'a Root),
+    Host(&'a Host),
+}
+
+impl Source<'_> {
+    fn read(&self, path: &str) -> Result<Option<Vec<u8>>, String> {
+        match self {
+            Source::Target(root) => root.read_file(path, MAX_CFG_BYTES).map_err(|e| e.to_string()),
+            Source::Host(host) => match std::fs::read(host.path(path)) {
+                Ok(data) => Ok(Some(data)),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+                Err(e) => Err(format!("{path}: {e}")),
+            },
+        }
+    }
+    fn list(&self, dir: &str) -> Vec<String> {
+        match self {
+            Source::Target(root) => root.list_dir(dir).unwrap_or_default(),
+            Source::Host(host) => std::fs::read_dir(host.path(dir))
+                .map(|rd| {
+                    let mut names: Vec<String> = rd
+                        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+                        .collect();
+                    names.sort();
+                    names
+                })
+                .unwrap_or_default(),
+        }
+    }
+}
+
+fn has_config(source: &Source) -> bool {
+    ["/etc/cloud", "/etc/ember"].iter().any(|d| match source {
+        Source::Target(root) => root.exists(d),
+        Source::Host(host) => host.path(d).exists(),
+    })
+}
+
+pub fn load(target: Option<&Root>, host: &Host) -> ImageConfig {
+    let source = match target {
+        Some(root) if has_config(&Source::Target(root)) => Source::Target(root),
+        _ => Source::Host(host),
+    };
+    let mut paths = vec!["/etc/cloud/cloud.cfg".to_string()];
+    for name in source.list("/etc/cloud/cloud.cfg.d") {
+        if name.ends_with(".cfg") {
+            paths.push(format!("/etc/cloud/cloud.cfg.d/{name}"));
+        }
+    }
+    paths.push("/etc/ember/ember.cfg".to_string());
+
+    let mut cfg = ImageConfig {
+        value: Value::Object(Default::default()),
+        ..ImageConfig::default()
+    };
+    let parse_limits = Limits::default();
+    for path in paths {
+        let data = match source.read(&path) {
+            Ok(Some(data)) => data,
+            Ok(None) => continue,
+            Err(e) => {
+                cfg.diags.push(Diag::error("config-read", e).file(&path));
+                continue;
+            }
+        };
+        cfg.files.push(path.clone());
+        let Ok(text) = std::str::from_utf8(&data) else {
+            cfg.diags.push(Diag::error("not-utf8", "not valid UTF-8").file(&path));
+            continue;
+        };
+        match yaml::parse(text, &parse_limits) {
+            Ok(doc) if doc.value.is_object() => merge_replace(&mut cfg.value, doc.value),
+            Ok(doc) if doc.value.is_null() => {}
+            Ok(_) => cfg
+                .diags
+                .push(Diag::error("config-type", "must be a mapping").file(&path)),
+            Err(e) => cfg.diags.push(e.to_diag(&path)),
+        }
+    }
+    cfg.limits = limits_from(&cfg.value, &mut cfg.diags);
+    cfg
+}
+
+/// `ember: {limits: {...}}`, each key a budget of `Limits`; unknown keys are reported.
+fn limits_from(value: &Value, diags: &mut Vec<Diag>) -> Limits {
+    let Some(v) = value.pointer("/ember/limits") else {
+        return Limits::default();
+    };
+    serde_json::from_value(v.clone()).unwrap_or_else(|e| {
+        diags.push(
+            Diag::error("config-invalid", format!("invalid budget: {e}")).key("ember.limits"),
+        );
+        Limits::default()
+    })
+}
+
+impl ImageConfig {
+    /// `datasource_list` as written (cloud-init names such as `NoCloud`), if the image sets it.
+    pub fn datasource_list(&self) -> Option<Vec<String>> {
+        let list = self.value.get("datasource_list")?;
+        // cloud-init also accepts a comma-separated string.
+        match list {
+            Value::String(s) => Some(s.split(',').map(|x| x.trim().to_string()).collect()),
+            Value::Array(items) => Some(
+                items
+                    .iter()
+                    .filter_map(|i| i.as_str().map(str::to_string))
+                    .collect(),
+            ),
+            _ => None,
+        }
+    }
+
+    /// The settings of one datasource: `datasource: {NoCloud: {...}}`.
+    pub fn datasource_settings(&self, cloud_init_name: &str) -> Option<&Value> {
+        self.value.get("datasource")?.get(cloud_init_name)
+    }
+}

@@ -1,0 +1,34 @@
+//! Datasources: one file each behind one small trait that finds evidence and returns data,
+//! never writes. The table maps names to them; adding a cloud is a file and a row.
+
+pub mod instance;
+pub mod nocloud;
+mod seed;
+
+use crate::context::Ctx;
+use crate::detect::Facts;
+use crate::error::Diag;
+use crate::status::Evidence;
+pub use instance::InstanceData;
+
+pub trait Datasource: Sync {
+    /// ember's short name, also cloud-init's `cloud_name`/`platform`: `nocloud`.
+    fn name(&self) -> &'static str;
+    /// The name in cloud-init's `datasource_list`: `NoCloud`.
+    fn cloud_init_name(&self) -> &'static str;
+    /// Local evidence that this datasource applies; empty when it does not. No network.
+    fn detect(&self, ctx: &Ctx, facts: &Facts) -> Vec<Evidence>;
+    /// Reads the data. `Err` when nothing usable was found; problems with single files are
+    /// reported in `InstanceData::diags` while the rest is used.
+    fn fetch(&self, ctx: &Ctx, facts: &Facts) -> Result<InstanceData, Diag>;
+}
+
+pub const DATASOURCES: &[&dyn Datasource] = &[&nocloud::NoCloud];
+
+/// cloud-init's default `datasource_list` order, for the datasources ember has.
+pub fn by_name(name: &str) -> Option<&'static dyn Datasource> {
+    DATASOURCES
+        .iter()
+        .copied()
+        .find(|ds| ds.name() == name || ds.cloud_init_name().eq_ignore_ascii_case(name))
+}

@@ -1,0 +1,357 @@
+//! NoCloud: a seed of meta-data, user-data, vendor-data and network-config, from the SMBIOS
+//! serial, the command line, a seed directory, the image config, a `cidata` volume, or a
+//! `seedfrom` URL, with cloud-init's precedence.
+//! <https://docs.cloud-init.io/en/latest/reference/datasources/nocloud.html>
+
+use super::seed::{self, FileRead, RawSeed};
+use super::{Datasource, InstanceData};
+use crate::cmdline::DsHint;
+use crate::config::merge::merge_replace;
+use crate::context::Ctx;
+use crate::detect::blockdev::LabelledDevice;
+use crate::detect::Facts;
+use crate::error::Diag;
+use crate::fetch::{FetchError, Fetcher, UrlReader};
+use crate::secret::Secret;
+use crate::seedfs;
+use crate::status::Evidence;
+use serde_json::{json, Map, Value};
+
+pub struct NoCloud;
+
+const SEED_DIRS: [&str; 2] = ["/var/lib/cloud/seed/nocloud", "/var/lib/cloud/seed/nocloud-net"];
+
+fn is_nocloud(hint: &DsHint) -> bool {
+    hint.name == "nocloud" || hint.name == "nocloud-net"
+}
+
+fn settings(ctx: &Ctx) -> Option<&Value> {
+    ctx.image.datasource_settings("NoCloud")
+}
+
+/// The volume label to look for: `fs_label` from the image config, else `cidata`; null disables.
+fn fs_label(ctx: &Ctx) -> Option<String> {
+    match settings(ctx).and_then(|s| s.get("fs_label")) {
+        Some(Value::String(label)) => Some(label.clone()),
+        Some(Value::Null) => None,
+        _ => Some("cidata".to_string()),
+    }
+}
+
+fn seed_devices<'a>(ctx: &Ctx, facts: &'a Facts) -> Vec<&'a LabelledDevice> {
+    let Some(label) = fs_label(ctx) else {
+        return Vec::new();
+    };
+    let usable = |d: &&LabelledDevice| d.fs == "iso9660" || d.fs == "vfat";
+    facts.devices.iter().filter(|d| d.has_label(&label)).filter(usable).collect()
+}
+
+impl Datasource for NoCloud {
+    fn name(&self) -> &'static str {
+        "nocloud"
+    }
+    fn cloud_init_name(&self) -> &'static str {
+        "NoCloud"
+    }
+
+    fn detect(&self, ctx: &Ctx, facts: &Facts) -> Vec<Evidence> {
+        let mut ev = Vec::new();
+        let mut add = |source: &str, detail: String| {
+            ev.push(Evidence { source: source.into(), detail })
+        };
+        if let Some(hint) = facts.serial_ds.as_ref().filter(|h| is_nocloud(h)) {
+            add("smbios-serial", format!("product_serial ds={}", hint.name));
+        }
+        if let Some((param, _)) = facts.cmdline_ds.as_ref().filter(|(_, h)| is_nocloud(h)) {
+            add("cmdline", param.clone());
+        }
+        for dir in SEED_DIRS {
+            if ctx.target.as_ref().is_some_and(|t| t.exists(&format!("{dir}/meta-data"))) {
+                add("seed-dir", dir.to_string());
+            }
+        }
+        if let Some(s) = settings(ctx) {
+            if s.get("seedfrom").is_some() || (s.get("user-data").is_some() && s.get("meta-data").is_some()) {
+                add("config", "datasource.NoCloud in the image config".to_string());
+            }
+        }
+        for dev in seed_devices(ctx, facts) {
+            add("label", format!("{} {} label {}", dev.dev_name(), dev.fs, dev.labels.join(",")));
+        }
+        ev
+    }
+
+    fn fetch(&self, ctx: &Ctx, facts: &Facts) -> Result<InstanceData, Diag> {
+        Collector::new(ctx, facts).run()
+    }
+}
+
+/// Gathers the seed in cloud-init's order, merging as `_merge_new_seed` does: meta-data found
+/// earlier wins key by key; user-data, vendor-data and network-config are replaced.
+struct Collector<'a> {
+    ctx: &'a Ctx,
+    facts: &'a Facts,
+    meta: Value,
+    found: Vec<String>,
+    data: InstanceData,
+}
+
+impl<'a> Collector<'a> {
+    fn new(ctx: &'a Ctx, facts: &'a Facts) -> Collector<'a> {
+        Collector {
+            ctx,
+            facts,
+            meta: Value::Object(Map::new()),
+            found: Vec::new(),
+            data: InstanceData {
+                datasource: "nocloud".into(),
+                ..InstanceData::default()
+            },
+        }
+    }
+
+    fn file_name(&self, where_: &str, name: &str) -> String {
+        format!("{where_}: {name}")
+    }
+
+    /// Earlier meta-data wins: the new seed's values only fill what is not set yet.
+    fn add_meta(&mut self, new: Value) {
+        let mut merged = new;
+        merge_replace(&mut merged, std::mem::take(&mut self.meta));
+        self.meta = merged;
+    }
+
+    fn add_hint(&mut self, hint: &DsHint, found: &str) {
+        let mut md = Map::new();
+        for (k, v) in &hint.settings {
+            md.insert(k.clone(), Value::String(v.clone()));
+        }
+        self.add_meta(Value::Object(md));
+        self.found.push(found.into());
+    }
+
+    fn add_seed(&mut self, raw: RawSeed, where_: &str) {
+        let limits = self.ctx.limits();
+        if let Some(md) = &raw.meta_data {
+            match seed::parse_mapping(md, &self.file_name(where_, "meta-data"), limits) {
+                Ok(v) => self.add_meta(v),
+                Err(d) => self.data.diags.push(d),
+            }
+        }
+        if let Some(nc) = raw.network_config.filter(|n| !n.is_empty()) {
+            let file = self.file_name(where_, "network-config");
+            match seed::parse_mapping(&nc, &file, limits) {
+                Ok(v) => self.data.network_config = Some((file, v)),
+                Err(d) => self.data.diags.push(d),
+            }
+        }
+        if let Some(ud) = raw.user_data {
+            self.data.user_data = Some(Secret::new(ud));
+        }
+        if let Some(vd) = raw.vendor_data {
+            self.data.vendor_data = Some(Secret::new(vd));
+        }
+        self.found.push(where_.to_string());
+    }
+
+    fn run(mut self) -> Result<InstanceData, Diag> {
+        let facts = self.facts;
+        if let Some(hint) = facts.serial_ds.as_ref().filter(|h| is_nocloud(h)) {
+            self.add_hint(hint, "dmi");
+        }
+        if let Some((_, hint)) = facts.cmdline_ds.as_ref().filter(|(_, h)| is_nocloud(h)) {
+            self.add_hint(hint, "cmdline");
+        }
+        self.from_seed_dirs();
+        self.from_image_config();
+        self.from_volume();
+        if self.found.is_empty() {
+            return Err(Diag::error("no-seed", "no NoCloud seed found"));
+        }
+        self.from_seedfrom();
+        self.finish()
+    }
+
+    fn from_seed_dirs(&mut self) {
+        let Some(root) = self.ctx.target.as_ref() else { return };
+        let max = self.ctx.limits().file_bytes;
+        for dir in SEED_DIRS {
+            let mut diags = Vec::new();
+            let raw = seed::read(
+                |name| {
+                    let path = format!("{dir}/{name}");
+                    match root.read_file(&path, max) {
+                        Ok(Some(d)) => FileRead::Found(d),
+                        Ok(None) => FileRead::Absent,
+                        Err(e) => FileRead::Failed(Diag::error(e.code(), e.to_string()).file(path)),
+                    }
+                },
+                dir,
+                &mut diags,
+            );
+            // A directory without meta-data is simply not a seed: only report real failures.
+            let exists = root.exists(&format!("{dir}/meta-data"));
+            if exists {
+                self.data.diags.extend(diags);
+            }
+            if let Some(raw) = raw {
+                self.data.reads += 4;
+                self.add_seed(raw, dir);
+                return;
+            }
+        }
+    }
+
+    fn from_image_config(&mut self) {
+        let Some(s) = settings(self.ctx).cloned() else { return };
+        if let Some(Value::String(url)) = s.get("seedfrom") {
+            self.add_meta(json!({ "seedfrom": url }));
+            self.found.push("ds_config_seedfrom".into());
+        }
+        if let (Some(md), Some(ud)) = (s.get("meta-data"), s.get("user-data")) {
+            let md = match md {
+                Value::String(text) => {
+                    seed::parse_mapping(text.as_bytes(), "datasource.NoCloud.meta-data", self.ctx.limits())
+                        .unwrap_or_else(|d| {
+                            self.data.diags.push(d);
+                            Value::Object(Map::new())
+                        })
+                }
+                other => other.clone(),
+            };
+            self.add_meta(md);
+            let ud = match ud {
+                Value::String(text) => text.clone().into_bytes(),
+                other => format!("#cloud-config\n{other}").into_bytes(),
+            };
+            self.data.user_data = Some(Secret::new(ud));
+            if let Some(Value::String(vd)) = s.get("vendor-data") {
+                self.data.vendor_data = Some(Secret::new(vd.clone().into_bytes()));
+            }
+            self.found.push("ds_config".into());
+        }
+    }
+
+    fn from_volume(&mut self) {
+        let max = self.ctx.limits().file_bytes;
+        for dev in seed_devices(self.ctx, self.facts) {
+            let name = dev.dev_name();
+            let opened = std::fs::File::open(&dev.node)
+                .map_err(|e| e.to_string())
+                .and_then(|f| seedfs::open(f).map_err(|e| e.to_string()));
+            let mut fs = match opened {
+                Ok(fs) => fs,
+                Err(e) => {
+                    self.data.diags.push(Diag::error("seed-unreadable", e).file(&name));
+                    continue;
+                }
+            };
+            let mut diags = Vec::new();
+            let raw = seed::read(
+                |file| match fs.read_file(file, max) {
+                    Ok(Some(d)) => FileRead::Found(d),
+                    Ok(None) => FileRead::Absent,
+                    Err(seedfs::SeedFsError::TooLarge { .. }) => FileRead::Failed(
+                        Diag::error("budget-exceeded", format!("larger than {max} bytes"))
+                            .file(format!("{name}: {file}"))
+                            .budget("file_bytes"),
+                    ),
+                    Err(e) => FileRead::Failed(
+                        Diag::error("seed-unreadable", e.to_string()).file(format!("{name}: {file}")),
+                    ),
+                },
+                &name,
+                &mut diags,
+            );
+            self.data.diags.extend(diags);
+            if let Some(raw) = raw {
+                self.data.reads += 4;
+                self.data.from_removable_media = dev.removable;
+                self.add_seed(raw, &name);
+                return;
+            }
+        }
+    }
+
+    /// `seedfrom` (from any source so far): the URL's meta-data fills what is not set yet,
+    /// its user-data, vendor-data and network-config replace what was found.
+    fn from_seedfrom(&mut self) {
+        let Some(url) = self.meta.get("seedfrom").and_then(Value::as_str) else { return };
+        let mut base = self.facts.dmi.substitute(url);
+        if !base.ends_with('/') {
+            self.data.diags.push(
+                Diag::warning("seedfrom-slash", "seedfrom URL should end with '/'; one was added")
+                    .key("seedfrom"),
+            );
+            base.push('/');
+        }
+        let fetcher = Fetcher::new(self.ctx);
+        let max = self.ctx.limits().file_bytes;
+        let shown = crate::fetch::redact_url(&base);
+        let mut diags = Vec::new();
+        let mut reads = 0;
+        let raw = seed::read(
+            |name| {
+                reads += 1;
+                match fetcher.read(&format!("{base}{name}"), max) {
+                    Ok(d) => FileRead::Found(d),
+                    Err(FetchError::NotFound { .. }) => FileRead::Absent,
+                    Err(e) => FileRead::Failed(fetch_diag(&e, &shown, name)),
+                }
+            },
+            &shown,
+            &mut diags,
+        );
+        self.data.reads += reads;
+        self.data.diags.extend(diags);
+        match raw {
+            Some(raw) => self.add_seed(raw, &shown),
+            None => self.data.diags.push(
+                Diag::error("seed-unreachable", "no usable seed at seedfrom URL").file(shown),
+            ),
+        }
+    }
+
+    fn finish(mut self) -> Result<InstanceData, Diag> {
+        // cloud-init's NoCloud default when meta-data names no instance.
+        if self.meta.get("instance-id").is_none() {
+            self.meta["instance-id"] = Value::String("nocloud".into());
+        }
+        let id = match &self.meta["instance-id"] {
+            Value::String(s) => s.clone(),
+            Value::Number(n) => n.to_string(),
+            _ => return Err(Diag::error("wrong-type", "must be a string").key("instance-id").file("meta-data")),
+        };
+        let seed = self.found.join(",");
+        let kind = if seed.starts_with("/dev") { "config-disk" } else { "seed-dir" };
+        let dsmode = if self.facts.cmdline_ds.as_ref().is_some_and(|(_, h)| h.name == "nocloud-net") {
+            "net"
+        } else {
+            "local"
+        };
+        self.data.detail = format!("DataSourceNoCloud [seed={seed}][dsmode={dsmode}]");
+        self.data.subplatform = format!("{kind} ({seed})");
+        self.data.instance_id = id;
+        if let Some(Value::String(eni)) = self.meta.get("network-interfaces") {
+            if self.data.network_config.is_none() {
+                let v = json!({ "network-interfaces": eni });
+                self.data.network_config = Some(("meta-data: network-interfaces".into(), v));
+            }
+        }
+        self.data.meta_data = self.meta;
+        Ok(self.data)
+    }
+}
+
+fn fetch_diag(e: &FetchError, base: &str, name: &str) -> Diag {
+    let file = format!("{base}{name}");
+    match e {
+        FetchError::TooLarge { max_bytes, .. } => {
+            Diag::error("budget-exceeded", format!("larger than {max_bytes} bytes"))
+                .file(file)
+                .budget("file_bytes")
+        }
+        FetchError::Deadline { .. } => Diag::error("fetch-deadline", e.reason()).file(file).budget("datasource_timeout_ms"),
+        _ => Diag::error("fetch-failed", e.reason()).file(file),
+    }
+}

@@ -1,0 +1,73 @@
+//! A NoCloud-style seed: `meta-data`, `user-data`, `vendor-data`, `network-config`, read from
+//! any place that can return a file by name (a directory, a volume, a URL base) within budget.
+
+use crate::error::Diag;
+use crate::limits::Limits;
+use crate::yaml;
+use serde_json::Value;
+
+/// What one read of a file returned: its bytes, absent, or a failure (with its diagnostic).
+pub enum FileRead {
+    Found(Vec<u8>),
+    Absent,
+    Failed(Diag),
+}
+
+#[derive(Default)]
+pub struct RawSeed {
+    pub meta_data: Option<Vec<u8>>,
+    pub user_data: Option<Vec<u8>>,
+    pub vendor_data: Option<Vec<u8>>,
+    pub network_config: Option<Vec<u8>>,
+}
+
+/// Reads the four files. A seed needs both `meta-data` and `user-data` (which may be empty);
+/// without them this returns `None` (with the reason in `diags` when a read failed).
+/// `where_` names the seed in diagnostics: `/dev/sr0`, `http://10.0.0.1/seed/`.
+pub fn read(
+    mut read_file: impl FnMut(&str) -> FileRead,
+    where_: &str,
+    diags: &mut Vec<Diag>,
+) -> Option<RawSeed> {
+    let mut get = |name: &str, required: bool| match read_file(name) {
+        FileRead::Found(data) => Some(data),
+        FileRead::Absent => {
+            if required {
+                diags.push(
+                    Diag::warning("seed-incomplete", format!("seed has no {name}")).file(where_),
+                );
+            }
+            None
+        }
+        FileRead::Failed(diag) => {
+            diags.push(diag);
+            None
+        }
+    };
+    let meta_data = get("meta-data", true)?;
+    let user_data = get("user-data", true)?;
+    Some(RawSeed {
+        meta_data: Some(meta_data),
+        user_data: Some(user_data),
+        vendor_data: get("vendor-data", false),
+        network_config: get("network-config", false),
+    })
+}
+
+/// Parses a YAML (or JSON) file that must hold a mapping; empty means `{}`.
+/// `file` names it in diagnostics: `/dev/sr0: meta-data`.
+pub fn parse_mapping(data: &[u8], file: &str, limits: &Limits) -> Result<Value, Diag> {
+    let text = std::str::from_utf8(data).map_err(|e| {
+        Diag::error(
+            "not-utf8",
+            format!("not valid UTF-8 (byte {})", e.valid_up_to()),
+        )
+        .file(file)
+    })?;
+    let doc = yaml::parse(text, limits).map_err(|e| e.to_diag(file))?;
+    match doc.value {
+        Value::Null => Ok(Value::Object(Default::default())),
+        v @ Value::Object(_) => Ok(v),
+        _ => Err(Diag::error("wrong-type", "must be a mapping").file(file)),
+    }
+}

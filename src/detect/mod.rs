@@ -1,0 +1,118 @@
+//! Stage 1, detect: is ember disabled, and which datasource applies? Local evidence only
+//! (command line, SMBIOS/DMI, filesystem labels, seed directories, image config), no network.
+
+pub mod blockdev;
+pub mod dmi;
+
+use crate::cmdline::{self, DsHint, Toggle};
+use crate::context::Ctx;
+use crate::datasource::{self, DATASOURCES};
+use crate::status::Evidence;
+use blockdev::LabelledDevice;
+use dmi::Dmi;
+use serde::{Deserialize, Serialize};
+
+/// What the machine shows, gathered once and shared by every datasource's `detect`.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Facts {
+    /// The `ds=` hint of the command line, with the parameter that carried it.
+    pub cmdline_ds: Option<(String, DsHint)>,
+    /// A `ds=` hint in the SMBIOS system serial (QEMU `-smbios type=1,serial=ds=nocloud;…`).
+    pub serial_ds: Option<DsHint>,
+    pub dmi: Dmi,
+    /// The platform DMI names (`qemu`, `ec2`, …) and the field that said so.
+    pub platform: Option<(String, String)>,
+    pub devices: Vec<LabelledDevice>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Detection {
+    pub disabled: Option<String>,
+    /// The chosen datasource's short name.
+    pub datasource: Option<String>,
+    pub evidence: Vec<Evidence>,
+    pub facts: Facts,
+}
+
+/// Why ember must not run, or None. Cheap: the command line, then four `stat`s.
+pub fn disabled_reason(ctx: &Ctx) -> Option<String> {
+    match cmdline::toggle(&ctx.cmdline) {
+        Toggle::Disabled(word) => return Some(format!("{}: {word}", ctx.cmdline_source)),
+        Toggle::ForcedOn => return None,
+        Toggle::Unset => {}
+    }
+    const MARKERS: [&str; 2] = ["/etc/cloud/cloud-init.disabled", "/etc/ember/disabled"];
+    for marker in MARKERS {
+        if ctx.target.as_ref().is_some_and(|t| t.exists(marker)) {
+            return Some(format!("marker file in target: {marker}"));
+        }
+        if ctx.host.path(marker).exists() {
+            return Some(format!("marker file in initramfs: {marker}"));
+        }
+    }
+    None
+}
+
+pub fn gather_facts(ctx: &Ctx) -> Facts {
+    let dmi = Dmi::read(&ctx.host);
+    let serial_ds = dmi
+        .get("product_serial")
+        .filter(|s| s.starts_with("ds="))
+        .map(|s| cmdline::parse_ds(&s[3..]));
+    let platform = dmi::platform(&dmi).map(|(p, why)| (p.to_string(), why));
+    Facts {
+        cmdline_ds: cmdline::ds_hint(&ctx.cmdline),
+        serial_ds,
+        dmi,
+        platform,
+        devices: blockdev::scan(&ctx.host),
+    }
+}
+
+/// The order datasources are tried in: the command line's choice first, then the image's
+/// `datasource_list` (cloud-init names), else every datasource ember has.
+fn candidates(ctx: &Ctx, facts: &Facts) -> Vec<&'static dyn datasource::Datasource> {
+    let named = facts
+        .cmdline_ds
+        .as_ref()
+        .map(|(_, h)| h.name.trim_end_matches("-net").to_string());
+    if let Some(ds) = named.as_deref().and_then(datasource::by_name) {
+        return vec![ds];
+    }
+    match ctx.image.datasource_list() {
+        Some(list) => list.iter().filter_map(|n| datasource::by_name(n)).collect(),
+        None => DATASOURCES.to_vec(),
+    }
+}
+
+pub fn detect(ctx: &Ctx) -> Detection {
+    if let Some(reason) = disabled_reason(ctx) {
+        return Detection {
+            disabled: Some(reason),
+            ..Detection::default()
+        };
+    }
+    let facts = gather_facts(ctx);
+    let mut evidence = Vec::new();
+    if let Some((platform, why)) = &facts.platform {
+        evidence.push(Evidence {
+            source: "dmi".into(),
+            detail: format!("platform {platform} ({why})"),
+        });
+    }
+    let mut chosen = None;
+    for ds in candidates(ctx, &facts) {
+        let found = ds.detect(ctx, &facts);
+        if !found.is_empty() {
+            evidence.extend(found);
+            chosen = Some(ds.name().to_string());
+            break;
+        }
+    }
+    Detection {
+        disabled: None,
+        datasource: chosen,
+        evidence,
+        facts,
+    }
+}

@@ -1,0 +1,123 @@
+//! cloud-init's instance-data.json: the `v1` keys every platform shares, `ds` with the raw
+//! meta-data, the merged config, and system facts. The sensitive copy (0600) has everything;
+//! the world-readable one has the sensitive keys replaced, as cloud-init does.
+//! <https://docs.cloud-init.io/en/latest/explanation/instancedata.html>
+
+use crate::datasource::InstanceData;
+use crate::root::Root;
+use serde_json::{json, Value};
+
+pub const REDACTED: &str = "redacted for non-root user";
+
+/// Top-level keys that hold secrets, in cloud-init's `sensitive_keys` form.
+const SENSITIVE_KEYS: [&str; 5] = [
+    "merged_cfg",
+    "merged_system_cfg",
+    "security-credentials",
+    "userdata",
+    "vendordata",
+];
+
+/// The distribution as /etc/os-release in the target says: (id, version_id, codename).
+pub fn distro(target: Option<&Root>) -> (String, String, String) {
+    let text = target
+        .and_then(|r| r.read_file("/etc/os-release", 64 * 1024).ok().flatten())
+        .or_else(|| target.and_then(|r| r.read_file("/usr/lib/os-release", 64 * 1024).ok().flatten()))
+        .map(|d| String::from_utf8_lossy(&d).into_owned())
+        .unwrap_or_default();
+    let field = |key: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(key)?.strip_prefix('='))
+            .map(|v| v.trim_matches('"').to_string())
+            .unwrap_or_default()
+    };
+    (field("ID"), field("VERSION_ID"), field("VERSION_CODENAME"))
+}
+
+/// Builds the sensitive document; `redact` makes the world-readable one from it.
+pub fn build(data: &InstanceData, merged_cfg: &Value, system_cfg: &Value, target: Option<&Root>) -> Value {
+    let uname = rustix::system::uname();
+    let text = |s: &std::ffi::CStr| s.to_string_lossy().into_owned();
+    let (release, machine) = (text(uname.release()), text(uname.machine()));
+    let (distro, version, codename) = distro(target);
+    let md = &data.meta_data;
+    let hostname = data.local_hostname().map(str::to_string);
+    let zone = md.get("availability-zone").or_else(|| md.get("availability_zone")).cloned();
+    let region = md.get("region").cloned().unwrap_or(Value::Null);
+    let platform = format!("Linux-{release}-{machine}");
+    let v1 = json!({
+        "_beta_keys": ["subplatform"],
+        "availability_zone": zone.clone(),
+        "availability-zone": zone,
+        "cloud_id": data.datasource,
+        "cloud_name": data.datasource,
+        "cloud-name": data.datasource,
+        "distro": distro,
+        "distro_release": codename,
+        "distro_version": version,
+        "instance_id": data.instance_id,
+        "instance-id": data.instance_id,
+        "kernel_release": release,
+        "local_hostname": hostname.clone(),
+        "local-hostname": hostname,
+        "machine": machine,
+        "platform": data.datasource,
+        "public_ssh_keys": data.public_keys(),
+        "python_version": Value::Null,
+        "region": region,
+        "subplatform": data.subplatform,
+        "system_platform": platform,
+        "variant": distro,
+    });
+    json!({
+        "_doc": "ember writes this file in cloud-init's layout; keys under 'ds' follow the datasource",
+        "base64_encoded_keys": [],
+        "ds": { "meta_data": md },
+        "merged_cfg": merged_cfg,
+        "merged_system_cfg": system_cfg,
+        "sensitive_keys": SENSITIVE_KEYS,
+        "sys_info": {
+            "dist": [distro, version, codename],
+            "platform": platform,
+            "python": Value::Null,
+            "uname": [text(uname.sysname()), text(uname.nodename()), release, text(uname.version()), machine],
+            "variant": distro,
+        },
+        "v1": v1,
+    })
+}
+
+/// The world-readable copy: every sensitive key's value replaced.
+pub fn redact(sensitive: &Value) -> Value {
+    let mut out = sensitive.clone();
+    if let Value::Object(map) = &mut out {
+        for key in SENSITIVE_KEYS {
+            if let Some(v) = map.get_mut(key) {
+                *v = Value::String(REDACTED.into());
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redaction_hides_merged_config() {
+        let mut d = InstanceData::default();
+        d.datasource = "nocloud".into();
+        d.instance_id = "iid-1".into();
+        d.meta_data = json!({"local-hostname": "h1", "instance-id": "iid-1"});
+        let cfg = json!({"password": "hunter2"});
+        let full = build(&d, &cfg, &json!({}), None);
+        assert_eq!(full["v1"]["instance_id"], "iid-1");
+        assert_eq!(full["v1"]["local-hostname"], "h1");
+        assert_eq!(full["merged_cfg"]["password"], "hunter2");
+        let public = redact(&full);
+        assert_eq!(public["merged_cfg"], REDACTED);
+        assert!(!public.to_string().contains("hunter2"));
+        assert_eq!(public["v1"], full["v1"]);
+    }
+}

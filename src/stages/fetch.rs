@@ -1,0 +1,102 @@
+//! The fetch stage: the chosen datasource reads its data; the result goes to `fetched.json`
+//! (0600: it holds user-data) for the local stage.
+
+use super::record::Recorder;
+use crate::context::Ctx;
+use crate::datasource::{self, InstanceData};
+use crate::detect::Detection;
+use crate::secret::Secret;
+use crate::status::{StageState, Status};
+use base64::engine::general_purpose::STANDARD as B64;
+use base64::Engine;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// `InstanceData` as stored between stages: payloads in base64 (they may be binary).
+#[derive(Serialize, Deserialize)]
+struct Stored {
+    datasource: String,
+    detail: String,
+    subplatform: String,
+    instance_id: String,
+    meta_data: Value,
+    user_data: Option<String>,
+    vendor_data: Option<String>,
+    vendor_data2: Option<String>,
+    network_config: Option<(String, Value)>,
+    from_removable_media: bool,
+    reads: u32,
+}
+
+fn encode(p: &Option<Secret<Vec<u8>>>) -> Option<String> {
+    p.as_ref().map(|s| B64.encode(s.expose()))
+}
+
+fn decode(p: Option<String>) -> Option<Secret<Vec<u8>>> {
+    p.and_then(|s| B64.decode(s).ok()).map(Secret::new)
+}
+
+pub fn store(d: &InstanceData) -> Vec<u8> {
+    let stored = Stored {
+        datasource: d.datasource.clone(),
+        detail: d.detail.clone(),
+        subplatform: d.subplatform.clone(),
+        instance_id: d.instance_id.clone(),
+        meta_data: d.meta_data.clone(),
+        user_data: encode(&d.user_data),
+        vendor_data: encode(&d.vendor_data),
+        vendor_data2: encode(&d.vendor_data2),
+        network_config: d.network_config.clone(),
+        from_removable_media: d.from_removable_media,
+        reads: d.reads,
+    };
+    serde_json::to_vec(&stored).unwrap_or_default()
+}
+
+pub fn load(ctx: &Ctx) -> Option<InstanceData> {
+    decode_stored(&std::fs::read(ctx.run.fetched()).ok()?)
+}
+
+pub fn decode_stored(raw: &[u8]) -> Option<InstanceData> {
+    let s: Stored = serde_json::from_slice(raw).ok()?;
+    Some(InstanceData {
+        datasource: s.datasource,
+        detail: s.detail,
+        subplatform: s.subplatform,
+        instance_id: s.instance_id,
+        meta_data: s.meta_data,
+        user_data: decode(s.user_data),
+        vendor_data: decode(s.vendor_data),
+        vendor_data2: decode(s.vendor_data2),
+        network_config: s.network_config,
+        from_removable_media: s.from_removable_media,
+        reads: s.reads,
+        diags: Vec::new(),
+    })
+}
+
+pub fn run(ctx: &Ctx, detection: &Detection) -> Status {
+    let mut rec = match Recorder::begin(ctx, "fetch") {
+        Ok(rec) => rec,
+        Err(diag) => {
+            eprintln!("ember: {diag}");
+            return Status::new();
+        }
+    };
+    // A stale result from an earlier run must not be mistaken for this one's.
+    let _ = rec.run.remove_file("ember/fetched.json");
+    let Some(ds) = detection.datasource.as_deref().and_then(datasource::by_name) else {
+        return rec.finish(StageState::Skipped);
+    };
+    let result = rec.step(&format!("datasource {}", ds.name()), |_| ds.fetch(ctx, &detection.facts));
+    match result {
+        Ok(mut data) => {
+            rec.record_all(std::mem::take(&mut data.diags));
+            rec.status.datasource_detail = Some(data.detail.clone());
+            rec.stage().steps.last_mut().map(|s| s.result = format!("ok ({} reads)", data.reads));
+            rec.write_run("ember/fetched.json", &store(&data), 0o600);
+        }
+        Err(diag) => rec.record(diag.file(format!("datasource {}", ds.name()))),
+    }
+    rec.finish(StageState::Done)
+}

@@ -1,0 +1,138 @@
+//! The local stage: user-data and vendor-data processed and merged over the image config,
+//! then everything recorded for the booted system (state, instance data, handoff).
+//! Modules that write into the target plug in here.
+
+use super::instance::{self, Chosen};
+use super::persist;
+use super::record::Recorder;
+use crate::cmdline;
+use crate::config::known_keys;
+use crate::config::merge::merge_replace;
+use crate::context::Ctx;
+use crate::error::Diag;
+use crate::fetch::Fetcher;
+use crate::instance_data;
+use crate::status::{StageState, Status};
+use crate::userdata::{self, Processed, YamlErrorInfo};
+use crate::yaml;
+use serde_json::Value;
+
+pub fn run(ctx: &mut Ctx) -> Status {
+    ctx.reopen_target();
+    let ctx: &Ctx = ctx;
+    let mut rec = match Recorder::begin(ctx, "local") {
+        Ok(rec) => rec,
+        Err(diag) => {
+            eprintln!("ember: {diag}");
+            return Status::new();
+        }
+    };
+    let Some(target) = ctx.target.as_ref() else {
+        let path = ctx.target_path.display().to_string();
+        rec.record(Diag::error("target-missing", "target root not found").file(path));
+        return rec.finish(StageState::Done);
+    };
+    let Some(chosen) = rec.step("instance", |rec| instance::choose(ctx, rec, target)) else {
+        return rec.finish(StageState::Done);
+    };
+    let system_cfg = rec.step("system config", |rec| system_config(ctx, rec));
+    let merged = rec.step("user-data", |rec| process_all(ctx, rec, &chosen, &system_cfg));
+    rec.step("record", |rec| persist::record(ctx, rec, target, &chosen, &merged, &system_cfg));
+    rec.finish(StageState::Done)
+}
+
+/// The image config with the command line's `cc: … end_cc` merged over it.
+fn system_config(ctx: &Ctx, rec: &mut Recorder) -> Value {
+    let mut cfg = ctx.image.value.clone();
+    if let Some(text) = cmdline::inline_cloud_config(&ctx.cmdline) {
+        let file = "kernel command line cc:";
+        match yaml::parse(&text, ctx.limits()) {
+            Ok(doc) if doc.value.is_object() => merge_replace(&mut cfg, doc.value),
+            Ok(_) => rec.record(Diag::error("wrong-type", "must be a mapping").file(file)),
+            Err(e) => rec.record(e.to_diag(file)),
+        }
+    }
+    cfg
+}
+
+/// The processed user-data parts and the merged config, for the record step.
+pub struct Merged {
+    pub config: Value,
+    pub user: Option<Processed>,
+    pub vendor: Vec<(&'static str, Processed)>,
+}
+
+fn process_all(ctx: &Ctx, rec: &mut Recorder, chosen: &Chosen, system_cfg: &Value) -> Merged {
+    let limits = ctx.limits();
+    let fetcher = Fetcher::new(ctx);
+    let parse = |text: &str| {
+        yaml::parse(text, limits).map_err(|e| YamlErrorInfo {
+            line: e.line,
+            message: e.message,
+            budget: e.budget,
+        })
+    };
+    let instance_data = instance_data::build(&chosen.data, system_cfg, system_cfg, ctx.target.as_ref());
+    let ud_ctx = userdata::Context {
+        limits,
+        urls: &fetcher,
+        parse_yaml: &parse,
+        instance_data: &instance_data,
+    };
+    let data = &chosen.data;
+    let allow_userdata = system_cfg.get("allow_userdata") != Some(&Value::Bool(false));
+    if !allow_userdata && data.user_data.is_some() {
+        rec.record(Diag::warning("userdata-disallowed", "user-data ignored: allow_userdata is false"));
+    }
+    let user = data
+        .user_data
+        .as_ref()
+        .filter(|_| allow_userdata)
+        .map(|ud| userdata::process(ud.expose(), "user-data", &ud_ctx));
+
+    // vendor_data: {enabled: false} counts from the config merged with user-data.
+    let mut probe = system_cfg.clone();
+    if let Some(u) = &user {
+        merge_replace(&mut probe, u.cloud_config.clone());
+    }
+    let mut vendor = Vec::new();
+    for (name, payload, key) in [
+        ("vendor-data", &data.vendor_data, "vendor_data"),
+        ("vendor-data2", &data.vendor_data2, "vendor_data2"),
+    ] {
+        let Some(payload) = payload else { continue };
+        let enabled = probe.pointer(&format!("/{key}/enabled"));
+        if enabled == Some(&Value::Bool(false)) || enabled == Some(&Value::String("false".into())) {
+            continue;
+        }
+        vendor.push((name, userdata::process(payload.expose(), name, &ud_ctx)));
+    }
+
+    // Precedence, lowest first: image config, vendor-data, user-data.
+    let mut config = system_cfg.clone();
+    for (_, v) in vendor.iter().rev() {
+        merge_replace(&mut config, v.cloud_config.clone());
+    }
+    if let Some(u) = &user {
+        merge_replace(&mut config, u.cloud_config.clone());
+    }
+    for processed in user.iter().chain(vendor.iter().map(|(_, v)| v)) {
+        rec.record_all(processed.diags.iter().cloned());
+        for named in &processed.docs {
+            warn_unknown_keys(rec, &named.name, &named.doc);
+        }
+    }
+    Merged { config, user, vendor }
+}
+
+fn warn_unknown_keys(rec: &mut Recorder, name: &str, doc: &yaml::Doc) {
+    let Some(map) = doc.value.as_object() else { return };
+    for key in map.keys().filter(|k| !known_keys::is_known(k)) {
+        rec.record(
+            Diag::warning("unknown-key", "unknown cloud-config key, ignored")
+                .file(name)
+                .key(key.as_str())
+                .line(doc.line_of(key)),
+        );
+    }
+}

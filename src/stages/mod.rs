@@ -1,0 +1,23 @@
+//! The initramfs stages in order: detect → fetch → local. Each is runnable on its own and
+//! talks to the next only through files in `<run>/ember`.
+
+pub mod detect;
+pub mod fetch;
+mod instance;
+pub mod local;
+mod persist;
+pub mod cli;
+pub mod record;
+
+use crate::context::Ctx;
+use crate::status::Status;
+
+/// Runs the three stages in order, each recorded as if run on its own.
+pub fn all(ctx: &mut Ctx) -> Status {
+    let (detection, status) = detect::run(ctx);
+    if detection.disabled.is_some() {
+        return status;
+    }
+    fetch::run(ctx, &detection);
+    local::run(ctx)
+}

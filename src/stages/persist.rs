@@ -1,0 +1,210 @@
+//! Recording an instance for the booted system: state in the target (ember's and cloud-init's
+//! layouts), instance data and the handoff in the run directory. The instance id file that
+//! decides "first boot" next time is written last: "done" is the last durable write.
+
+use super::instance::Chosen;
+use super::local::Merged;
+use super::record::Recorder;
+use crate::cmdline::{self, NetworkConfigArg};
+use crate::context::Ctx;
+use crate::error::Diag;
+use crate::handoff::{Handoff, ScriptRef};
+use crate::instance_data;
+use crate::plan;
+use crate::root::{FileSpec, Root};
+use crate::state::{encode_instance_id, Frequency, CLOUD_LIB, EMBER_LIB};
+use crate::userdata::{self, Part};
+use serde_json::{json, Value};
+use std::collections::BTreeSet;
+
+/// Writes into the target, recording failures: one failed file does not stop the others.
+struct TargetWriter<'a> {
+    root: &'a Root,
+}
+
+impl TargetWriter<'_> {
+    fn write(&self, rec: &mut Recorder, path: &str, data: &[u8], mode: u32) {
+        if let Err(e) = self.root.write_file(path, data, &FileSpec::mode(mode)) {
+            rec.record(Diag::error(e.code(), e.to_string()));
+        }
+    }
+    fn link(&self, rec: &mut Recorder, target: &str, path: &str) {
+        if let Err(e) = self.root.symlink(target, path) {
+            rec.record(Diag::error(e.code(), e.to_string()));
+        }
+    }
+}
+
+fn pretty(v: &Value) -> Vec<u8> {
+    let mut out = serde_json::to_vec_pretty(v).unwrap_or_default();
+    out.push(b'\n');
+    out
+}
+
+fn frequency(f: userdata::Frequency) -> Frequency {
+    match f {
+        userdata::Frequency::PerInstance => Frequency::PerInstance,
+        userdata::Frequency::PerBoot => Frequency::PerBoot,
+        userdata::Frequency::PerOnce => Frequency::PerOnce,
+    }
+}
+
+/// A part's file name made safe as one path component, unique within `taken`.
+fn safe_name(name: &str, index: usize, taken: &mut BTreeSet<String>) -> String {
+    let base: String = name
+        .rsplit('/')
+        .next()
+        .unwrap_or("")
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' })
+        .collect();
+    let base = if base.trim_matches('.').is_empty() { format!("part-{:03}", index + 1) } else { base };
+    let mut name = base.clone();
+    let mut n = 1;
+    while !taken.insert(name.clone()) {
+        name = format!("{base}-{n}");
+        n += 1;
+    }
+    name
+}
+
+fn write_parts(w: &TargetWriter, rec: &mut Recorder, dir: &str, parts: &[&Part]) -> Vec<ScriptRef> {
+    let mut taken = BTreeSet::new();
+    parts
+        .iter()
+        .enumerate()
+        .map(|(i, part)| {
+            let path = format!("{dir}/{}", safe_name(&part.filename, i, &mut taken));
+            w.write(rec, &path, part.payload.expose(), 0o700);
+            ScriptRef { path, frequency: frequency(part.frequency).cloud_init_name().into() }
+        })
+        .collect()
+}
+
+/// The network config this boot uses, and where it came from, in cloud-init's order:
+/// command line, datasource, image config. Rendering it is the network stage's job.
+fn network_config(ctx: &Ctx, rec: &mut Recorder, chosen: &Chosen, cfg: &Value) -> Value {
+    match cmdline::network_config(&ctx.cmdline) {
+        Some(NetworkConfigArg::Disabled) => return json!({"disabled": "kernel command line: network-config=disabled"}),
+        Some(NetworkConfigArg::Data(data)) => {
+            let text = String::from_utf8_lossy(&data);
+            match crate::yaml::parse(&text, ctx.limits()) {
+                Ok(doc) => return json!({"source": "kernel command line: network-config=", "config": doc.value}),
+                Err(e) => rec.record(e.to_diag("kernel command line: network-config=")),
+            }
+        }
+        Some(NetworkConfigArg::Invalid(why)) => {
+            rec.record(Diag::error("network-config-invalid", why).file("kernel command line"))
+        }
+        None => {}
+    }
+    if cfg.pointer("/network/config") == Some(&Value::String("disabled".into())) {
+        return json!({"disabled": "config: network: {config: disabled}"});
+    }
+    if let Some((source, config)) = &chosen.data.network_config {
+        return json!({"source": source, "config": config});
+    }
+    match cfg.get("network") {
+        Some(net) => json!({"source": "config: network", "config": net}),
+        None => json!({"source": "fallback", "config": null}),
+    }
+}
+
+pub fn record(ctx: &Ctx, rec: &mut Recorder, root: &Root, chosen: &Chosen, merged: &Merged, system_cfg: &Value) {
+    let w = TargetWriter { root };
+    let data = &chosen.data;
+    let enc = encode_instance_id(&data.instance_id);
+    let ember_inst = format!("{EMBER_LIB}/instances/{enc}");
+    let ci_inst = format!("{CLOUD_LIB}/instances/{enc}");
+
+    // ember's state: what a later boot needs when the datasource has no news.
+    w.write(rec, &format!("{ember_inst}/instance.json"), &super::fetch::store(data), 0o600);
+    w.write(rec, &format!("{ember_inst}/cloud-config.json"), &pretty(&merged.config), 0o600);
+
+    // cloud-init's layout, which tools and scripts read.
+    let payloads = [
+        ("user-data.txt", &data.user_data),
+        ("vendor-data.txt", &data.vendor_data),
+        ("vendor-data2.txt", &data.vendor_data2),
+    ];
+    for (name, payload) in payloads {
+        if let Some(p) = payload {
+            w.write(rec, &format!("{ci_inst}/{name}"), p.expose(), 0o600);
+        }
+    }
+    if let Some(u) = &merged.user {
+        let text = format!("#cloud-config\n{}", String::from_utf8_lossy(&pretty(&u.cloud_config)));
+        w.write(rec, &format!("{ci_inst}/cloud-config.txt"), text.as_bytes(), 0o600);
+    }
+    let ds_line = format!("DataSource{}: {}\n", cloud_init_class(&data.datasource), data.detail);
+    w.write(rec, &format!("{ci_inst}/datasource"), ds_line.as_bytes(), 0o644);
+    let processed: Vec<_> = merged.user.iter().chain(merged.vendor.iter().map(|(_, v)| v)).collect();
+    let scripts: Vec<&Part> = processed.iter().flat_map(|p| p.scripts.iter()).collect();
+    let hooks: Vec<&Part> = processed.iter().flat_map(|p| p.boothooks.iter()).collect();
+    let scripts = write_parts(&w, rec, &format!("{ci_inst}/scripts"), &scripts);
+    let boothooks = write_parts(&w, rec, &format!("{ci_inst}/boothooks"), &hooks);
+    w.link(rec, &format!("{CLOUD_LIB}/instances/{enc}"), &format!("{CLOUD_LIB}/instance"));
+
+    // Run files: instance data (public and sensitive), merged config, cloud-id, handoff.
+    let full = instance_data::build(data, &merged.config, system_cfg, Some(root));
+    let public = pretty(&instance_data::redact(&full));
+    let full = pretty(&full);
+    for dir in ["ember", "cloud-init"] {
+        rec.write_run(&format!("{dir}/instance-data.json"), &public, 0o644);
+        rec.write_run(&format!("{dir}/instance-data-sensitive.json"), &full, 0o600);
+    }
+    rec.write_run("cloud-init/combined-cloud-config.json", &pretty(&merged.config), 0o600);
+    let cloud_id = format!("cloud-id-{}", data.datasource);
+    rec.write_run(&format!("cloud-init/{cloud_id}"), format!("{}\n", data.datasource).as_bytes(), 0o644);
+    if let Err(e) = rec.run.symlink(&cloud_id, "cloud-init/cloud-id") {
+        rec.record(Diag::error(e.code(), e.to_string()));
+    }
+    let network = network_config(ctx, rec, chosen, &merged.config);
+    rec.write_run("ember/network-config.json", &pretty(&network), 0o600);
+    let handoff = Handoff {
+        version: 1,
+        instance_id: data.instance_id.clone(),
+        instance_dir: enc.clone(),
+        datasource: data.datasource.clone(),
+        first_boot: chosen.first_boot,
+        modules: plan::runner_modules(&merged.config),
+        scripts,
+        boothooks,
+    };
+    rec.write_run("ember/handoff.json", &serde_json::to_vec_pretty(&handoff).unwrap_or_default(), 0o600);
+    rec.status.instance_id = Some(data.instance_id.clone());
+    rec.status.first_boot = chosen.first_boot;
+    rec.status.datasource = Some(data.datasource.clone());
+    rec.status.datasource_detail = Some(data.detail.clone());
+
+    // Last: the ids that make the next boot a repeat boot rather than a first one.
+    let id_line = format!("{}\n", data.instance_id);
+    if let Some(prev) = chosen.previous.as_ref().filter(|_| chosen.first_boot) {
+        let prev_line = format!("{prev}\n");
+        w.write(rec, &format!("{EMBER_LIB}/data/previous-instance-id"), prev_line.as_bytes(), 0o644);
+        w.write(rec, &format!("{CLOUD_LIB}/data/previous-instance-id"), prev_line.as_bytes(), 0o644);
+    }
+    w.write(rec, &format!("{CLOUD_LIB}/data/instance-id"), id_line.as_bytes(), 0o644);
+    w.write(rec, &format!("{EMBER_LIB}/data/instance-id"), id_line.as_bytes(), 0o644);
+}
+
+/// cloud-init's class name part for a datasource: `nocloud` → `NoCloud`.
+fn cloud_init_class(name: &str) -> &str {
+    crate::datasource::by_name(name).map_or(name, |ds| ds.cloud_init_name())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn part_names_are_one_safe_component() {
+        let mut taken = BTreeSet::new();
+        assert_eq!(safe_name("run.sh", 0, &mut taken), "run.sh");
+        assert_eq!(safe_name("run.sh", 1, &mut taken), "run.sh-1");
+        assert_eq!(safe_name("../../etc/passwd", 2, &mut taken), "passwd");
+        assert_eq!(safe_name("..", 3, &mut taken), "part-004");
+        assert_eq!(safe_name("a b$c", 4, &mut taken), "a_b_c");
+        assert_eq!(safe_name("", 5, &mut taken), "part-006");
+    }
+}

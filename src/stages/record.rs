@@ -1,0 +1,113 @@
+//! Recording a stage: its start, steps, diagnostics and end go into `<run>/ember/status.json`
+//! (and cloud-init's projection of it) as they happen, so a waiter always sees the truth.
+
+use crate::context::Ctx;
+use crate::error::Diag;
+use crate::paths::RunPaths;
+use crate::root::{FileSpec, Root};
+use crate::status::{StageState, StageStatus, Status, Step};
+use std::time::Instant;
+
+/// Seconds since boot, as cloud-init's status.json records times.
+pub fn boot_seconds() -> f64 {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::Boottime);
+    t.tv_sec as f64 + t.tv_nsec as f64 / 1e9
+}
+
+pub fn wall_seconds() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
+pub struct Recorder {
+    pub run: Root,
+    pub paths: RunPaths,
+    pub status: Status,
+    name: &'static str,
+    started: Instant,
+}
+
+/// Creates `<run>/ember` and `<run>/cloud-init` and opens the run directory.
+pub fn open_run(ctx: &Ctx) -> Result<Root, Diag> {
+    let run_path = ctx.run.run();
+    std::fs::create_dir_all(run_path)
+        .map_err(|e| Diag::error("run-dir", e.to_string()).file(run_path.display().to_string()))?;
+    let run = Root::open(run_path).map_err(|e| Diag::error(e.code(), e.to_string()))?;
+    for dir in ["ember", "cloud-init"] {
+        run.create_dir_all(dir, &FileSpec::mode(0o755))
+            .map_err(|e| Diag::error(e.code(), e.to_string()))?;
+    }
+    Ok(run)
+}
+
+impl Recorder {
+    pub fn begin(ctx: &Ctx, name: &'static str) -> Result<Recorder, Diag> {
+        let run = open_run(ctx)?;
+        let paths = ctx.run.clone();
+        let status = run
+            .read_file("ember/status.json", 16 * 1024 * 1024)
+            .ok()
+            .flatten()
+            .and_then(|d| serde_json::from_slice(&d).ok())
+            .unwrap_or_else(Status::new);
+        let mut rec = Recorder { run, paths, status, name, started: Instant::now() };
+        let stage = StageStatus::started(boot_seconds(), wall_seconds(), std::process::id());
+        rec.status.stages.insert(name.to_string(), stage);
+        rec.save();
+        Ok(rec)
+    }
+
+    pub fn stage(&mut self) -> &mut StageStatus {
+        self.status.stages.get_mut(self.name).expect("stage inserted at begin")
+    }
+
+    pub fn record(&mut self, diag: Diag) {
+        self.stage().record(diag);
+    }
+
+    pub fn record_all(&mut self, diags: impl IntoIterator<Item = Diag>) {
+        for d in diags {
+            self.record(d);
+        }
+    }
+
+    /// Runs `f` as a named, timed step; its result is `error` if it recorded new errors.
+    pub fn step<T>(&mut self, name: &str, f: impl FnOnce(&mut Recorder) -> T) -> T {
+        let before = self.stage().errors.len();
+        let t0 = Instant::now();
+        let out = f(self);
+        let duration_us = t0.elapsed().as_micros() as u64;
+        let result = if self.stage().errors.len() > before { "error" } else { "ok" };
+        self.stage().steps.push(Step { name: name.into(), duration_us, result: result.into() });
+        out
+    }
+
+    /// Writes a file in the run directory (`ember/handoff.json`); failures are recorded.
+    pub fn write_run(&mut self, rel: &str, data: &[u8], mode: u32) {
+        if let Err(e) = self.run.write_file(rel, data, &FileSpec::mode(mode)) {
+            self.record(Diag::error(e.code(), e.to_string()));
+        }
+    }
+
+    pub fn save(&mut self) {
+        let ember = serde_json::to_vec_pretty(&self.status).unwrap_or_default();
+        let ci = serde_json::to_vec_pretty(&self.status.to_cloud_init()).unwrap_or_default();
+        // A status that cannot be written leaves nothing to report it in: say it on stderr.
+        for (rel, data) in [("ember/status.json", ember), ("cloud-init/status.json", ci)] {
+            if let Err(e) = self.run.write_file(rel, &data, &FileSpec::mode(0o644)) {
+                eprintln!("ember: cannot write status: {e}");
+            }
+        }
+    }
+
+    pub fn finish(mut self, state: StageState) -> Status {
+        let duration_us = self.started.elapsed().as_micros() as u64;
+        let stage = self.stage();
+        stage.state = state;
+        stage.finished = Some(boot_seconds());
+        stage.duration_us = Some(duration_us);
+        self.save();
+        self.status
+    }
+}

@@ -1,0 +1,187 @@
+//! Per-instance state in the target root: the instance id (untrusted input, so checked and
+//! encoded before it names a directory), first-boot detection, and module semaphores.
+//! ember's own state lives under /var/lib/ember; cloud-init's layout under /var/lib/cloud is
+//! kept too, because tools read it.
+
+use crate::root::{FileSpec, Root, RootError};
+
+pub const EMBER_LIB: &str = "/var/lib/ember";
+pub const CLOUD_LIB: &str = "/var/lib/cloud";
+
+/// Longest instance id accepted; real ones are under 100 bytes.
+pub const MAX_INSTANCE_ID: usize = 1024;
+
+/// Why an instance id was refused.
+#[derive(Debug, PartialEq, Eq)]
+pub enum BadInstanceId {
+    Empty,
+    TooLong(usize),
+    ControlCharacter,
+}
+
+impl std::fmt::Display for BadInstanceId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BadInstanceId::Empty => f.write_str("instance id is empty"),
+            BadInstanceId::TooLong(n) => {
+                write!(f, "instance id is {n} bytes, more than {MAX_INSTANCE_ID}")
+            }
+            BadInstanceId::ControlCharacter => {
+                f.write_str("instance id contains a control character (NUL, newline, ...)")
+            }
+        }
+    }
+}
+
+/// Refuses ids that cannot be written safely into one-line state files.
+pub fn check_instance_id(id: &str) -> Result<(), BadInstanceId> {
+    if id.is_empty() {
+        return Err(BadInstanceId::Empty);
+    }
+    if id.len() > MAX_INSTANCE_ID {
+        return Err(BadInstanceId::TooLong(id.len()));
+    }
+    if id.chars().any(char::is_control) {
+        return Err(BadInstanceId::ControlCharacter);
+    }
+    Ok(())
+}
+
+/// The id as one safe path component: bytes outside `[A-Za-z0-9._:-]` become `%XX`, a leading
+/// `.` too (so never `.`, `..` or hidden), and a long result is cut and suffixed with a hash so
+/// it stays unique and under the 255-byte name limit.
+pub fn encode_instance_id(id: &str) -> String {
+    let mut out = String::with_capacity(id.len());
+    for (i, b) in id.bytes().enumerate() {
+        let plain = b.is_ascii_alphanumeric() || b"_:-".contains(&b) || (b == b'.' && i > 0);
+        if plain {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    if out.len() > 200 {
+        out.truncate(180);
+        out.push_str(&format!("~{:016x}", fnv1a(id.as_bytes())));
+    }
+    out
+}
+
+fn fnv1a(data: &[u8]) -> u64 {
+    data.iter().fold(0xcbf29ce484222325, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x100000001b3)
+    })
+}
+
+/// How often a module runs, as cloud-init names frequencies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Frequency {
+    PerInstance,
+    PerBoot,
+    PerOnce,
+}
+
+impl Frequency {
+    pub fn cloud_init_name(self) -> &'static str {
+        match self {
+            Frequency::PerInstance => "once-per-instance",
+            Frequency::PerBoot => "always",
+            Frequency::PerOnce => "once",
+        }
+    }
+    pub fn parse(name: &str) -> Option<Frequency> {
+        match name {
+            "once-per-instance" | "instance" | "per-instance" => Some(Frequency::PerInstance),
+            "always" | "per-boot" | "boot" => Some(Frequency::PerBoot),
+            "once" | "per-once" => Some(Frequency::PerOnce),
+            _ => None,
+        }
+    }
+}
+
+/// Semaphores: a module is recorded done only after it finished (RELIABILITY rule 11).
+/// Per-instance ones live in the instance directory, per-once ones beside it, and per-boot
+/// ones carry the boot id, so a new boot finds none.
+pub struct Semaphores<'a> {
+    root: &'a Root,
+    instance_dir: String,
+    boot_id: String,
+}
+
+impl<'a> Semaphores<'a> {
+    pub fn new(root: &'a Root, encoded_id: &str, boot_id: &str) -> Semaphores<'a> {
+        Semaphores {
+            root,
+            instance_dir: format!("{EMBER_LIB}/instances/{encoded_id}"),
+            boot_id: boot_id.to_string(),
+        }
+    }
+
+    fn path(&self, module: &str, freq: Frequency) -> String {
+        match freq {
+            Frequency::PerInstance => format!("{}/sem/{module}", self.instance_dir),
+            Frequency::PerOnce => format!("{EMBER_LIB}/sem/{module}.once"),
+            Frequency::PerBoot => format!("{}/sem/{module}.boot", self.instance_dir),
+        }
+    }
+
+    pub fn done(&self, module: &str, freq: Frequency) -> bool {
+        let Ok(Some(content)) = self.root.read_file(&self.path(module, freq), 4096) else {
+            return false;
+        };
+        freq != Frequency::PerBoot || content == self.boot_id.as_bytes()
+    }
+
+    pub fn mark_done(&self, module: &str, freq: Frequency) -> Result<(), RootError> {
+        let content = match freq {
+            Frequency::PerBoot => self.boot_id.clone(),
+            _ => String::new(),
+        };
+        self.root.write_file(&self.path(module, freq), content.as_bytes(), &FileSpec::mode(0o644))
+    }
+}
+
+/// The instance id of the previous boot, from ember's state or, on an image that ran
+/// cloud-init before, from cloud-init's.
+pub fn previous_instance_id(root: &Root) -> Option<String> {
+    [
+        format!("{EMBER_LIB}/data/instance-id"),
+        format!("{CLOUD_LIB}/data/instance-id"),
+    ]
+    .iter()
+    .find_map(|p| {
+        let data = root.read_file(p, MAX_INSTANCE_ID as u64 + 1).ok()??;
+        let id = String::from_utf8(data).ok()?.trim_end_matches('\n').to_string();
+        check_instance_id(&id).ok().map(|_| id)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hostile_ids_are_refused_or_encoded() {
+        assert_eq!(check_instance_id(""), Err(BadInstanceId::Empty));
+        assert_eq!(check_instance_id("a\nb"), Err(BadInstanceId::ControlCharacter));
+        assert_eq!(check_instance_id("a\0b"), Err(BadInstanceId::ControlCharacter));
+        assert_eq!(check_instance_id(&"x".repeat(4096)), Err(BadInstanceId::TooLong(4096)));
+        assert!(check_instance_id("i-0123456789abcdef0").is_ok());
+
+        let cases = [
+            ("i-0123abc", "i-0123abc"),
+            ("..", "%2E."),
+            (".", "%2E"),
+            ("../../etc", "%2E.%2F%2E.%2Fetc"),
+            ("a/b", "a%2Fb"),
+            ("iid-local01", "iid-local01"),
+            ("ä", "%C3%A4"),
+        ];
+        for (id, want) in cases {
+            assert_eq!(encode_instance_id(id), want, "{id:?}");
+        }
+        let long = encode_instance_id(&"/".repeat(1000));
+        assert!(long.len() <= 200 && !long.contains('/'));
+        assert_ne!(long, encode_instance_id(&"/".repeat(999)));
+    }
+}
