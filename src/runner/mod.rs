@@ -163,7 +163,9 @@ fn help(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> {
 /// Entry point of the `ember` binary: returns the process exit code.
 pub fn main(args: impl IntoIterator<Item = OsString>) -> i32 {
     let mut parser = lexopt::Parser::from_iter(args);
-    let prog = match parser.bin_name() {
+    // argv[0] is a path (`/usr/bin/cloud-init`); the name it was called by is its basename.
+    let called = parser.bin_name().and_then(|p| Path::new(p).file_name());
+    let prog = match called.and_then(|n| n.to_str()) {
         Some("cloud-init") => "cloud-init",
         _ => "ember",
     };

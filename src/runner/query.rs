@@ -78,7 +78,8 @@ fn load(files: &[PathBuf]) -> Result<Value, CliError> {
 pub fn run(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> {
     let o = parse(ctx, parser)?;
     if o.key.is_none() && !o.all && !o.list_keys && o.format.is_none() {
-        return Err(CliError::Usage(
+        // cloud-init exits 1 here, not argparse's 2: the command line parsed, it asked nothing.
+        return Err(CliError::Failed(
             "expected one of the options: --all, --format, --list-keys or a key".into(),
         ));
     }
