@@ -2,7 +2,7 @@
 //! cloud-init's `status` command over ember's status.json: same lines, keys and exit codes
 //! (<https://docs.cloud-init.io/en/latest/howto/status.html>), plus ember's per-stage table.
 
-use super::verdict::{derive, Observed, Verdict};
+use super::verdict::{derive, Observed, Phase, Verdict};
 use super::{clock, emit_yaml, global_flag, CliError, Ctx};
 use crate::paths::RunPaths;
 use crate::status::Status;
@@ -173,6 +173,10 @@ fn to_json(v: &Verdict, status: Option<&Status>) -> Value {
     let mut m = Map::new();
     if let Some(Value::Object(v1)) = status.map(|s| s.to_cloud_init()["v1"].clone()) {
         m.extend(v1.into_iter().filter(|(k, _)| k != "datasource"));
+    }
+    if v.running != Phase::Running {
+        // status.json still names a stage that died or was given up on: nothing runs now.
+        m.insert("stage".into(), Value::Null);
     }
     let stages: Map<String, Value> = v
         .stages

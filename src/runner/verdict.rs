@@ -177,10 +177,10 @@ pub fn derive(obs: &Observed<'_>, alive: &dyn Fn(u32) -> bool) -> Verdict {
         if latest.is_none_or(|(t, _)| event > t) {
             latest = Some((event, s.start_wall + (event - s.start)));
         }
-        let duration_ms = s
-            .duration_us
-            .map(|us| us / 1000)
-            .or_else(|| s.finished.map(|f| ((f - s.start).max(0.0) * 1000.0) as u64));
+        let duration_ms = s.duration_us.map(|us| us / 1000).or_else(|| {
+            s.finished
+                .map(|f| ((f - s.start).max(0.0) * 1000.0).round() as u64)
+        });
         let n_rec = s.recoverable_errors.len();
         v.stages
             .push(view(name, state, duration_ms, s.errors.len(), n_rec));
