@@ -1,1 +1,6 @@
-fn main() {}
+//! The post-boot runner and CLI (`ember`, also installed as `cloud-init`); all logic is in
+//! `ember::runner`.
+
+fn main() {
+    std::process::exit(ember::runner::main(std::env::args_os()));
+}

@@ -1,1 +1,216 @@
-//! Runner CLI (placeholder, being written).
+//! The `ember` binary's command line: dispatch on the subcommand, answering as `ember` or as
+//! `cloud-init` (argv[0]). It runs no stage itself and never links the YAML parser, the
+//! datasources or the user-data code, so the runner stays small.
+
+mod clock;
+mod emit_yaml;
+mod query;
+mod status_cmd;
+mod verdict;
+
+use crate::paths::RunPaths;
+use lexopt::prelude::*;
+use std::ffi::OsString;
+use std::fmt;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Exit code for a bad command line: Python's argparse, which cloud-init uses, exits 2.
+pub const EXIT_USAGE: i32 = 2;
+
+/// What every subcommand gets: the program name it was called by and the global flags.
+#[derive(Clone, Debug)]
+pub struct Ctx {
+    /// `ember` or `cloud-init`: used in usage and error lines.
+    pub prog: String,
+    /// `--target DIR`: the root of the booted system (default `/`).
+    pub target: PathBuf,
+    /// `--run DIR`: where ember's and cloud-init's runtime files are (default `/run`).
+    pub run: PathBuf,
+}
+
+impl Ctx {
+    pub fn run_paths(&self) -> RunPaths {
+        RunPaths::new(&self.run)
+    }
+
+    /// Applies a global flag taken by `global_flag`, reading its value.
+    pub fn set_global(
+        &mut self,
+        flag: Global,
+        parser: &mut lexopt::Parser,
+    ) -> Result<(), CliError> {
+        let value: PathBuf = parser.value()?.into();
+        match flag {
+            Global::Target => self.target = value,
+            Global::Run => self.run = value,
+        }
+        Ok(())
+    }
+}
+
+/// The flags every command accepts, before or after its name.
+#[derive(Clone, Copy, Debug)]
+pub enum Global {
+    Target,
+    Run,
+}
+
+/// Recognises `--target`/`--run`; subcommands call it for arguments they do not know, so
+/// global flags work wherever they appear.
+pub fn global_flag(arg: &lexopt::Arg<'_>) -> Option<Global> {
+    match arg {
+        Long("target") => Some(Global::Target),
+        Long("run") => Some(Global::Run),
+        _ => None,
+    }
+}
+
+/// Why a command failed. Usage errors exit 2 (as argparse), everything else 1.
+#[derive(Debug)]
+pub enum CliError {
+    Usage(String),
+    /// A file that could not be read or parsed, with the reason.
+    File {
+        path: PathBuf,
+        reason: String,
+    },
+    /// A failure already worded for the user.
+    Failed(String),
+}
+
+impl CliError {
+    pub fn file(path: &Path, reason: impl fmt::Display) -> CliError {
+        CliError::File {
+            path: path.to_path_buf(),
+            reason: reason.to_string(),
+        }
+    }
+}
+
+impl From<lexopt::Error> for CliError {
+    fn from(e: lexopt::Error) -> CliError {
+        CliError::Usage(e.to_string())
+    }
+}
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CliError::Usage(msg) | CliError::Failed(msg) => f.write_str(msg),
+            CliError::File { path, reason } => write!(f, "{}: {reason}", path.display()),
+        }
+    }
+}
+
+/// One subcommand. Adding a command (`run`, `analyze`, `schema`, `clean`) is one row in
+/// `COMMANDS`; the function parses its own flags from the parser it is handed.
+struct Command {
+    name: &'static str,
+    summary: &'static str,
+    run: fn(&mut Ctx, &mut lexopt::Parser) -> Result<i32, CliError>,
+}
+
+const COMMANDS: &[Command] = &[
+    Command {
+        name: "status",
+        summary: "report ember's (cloud-init's) run status; --wait blocks until done",
+        run: status_cmd::run,
+    },
+    Command {
+        name: "query",
+        summary: "print instance-data values by dotted key",
+        run: query::run,
+    },
+    Command {
+        name: "help",
+        summary: "print this help",
+        run: help,
+    },
+];
+
+fn usage(prog: &str) -> String {
+    let mut s = format!(
+        "usage: {prog} [--target DIR] [--run DIR] <command> [options]\n       \
+         {prog} --help | --version\n\ncommands:\n"
+    );
+    for c in COMMANDS {
+        s.push_str(&format!("  {:<8} {}\n", c.name, c.summary));
+    }
+    s.push_str(
+        "\nglobal options (before or after the command):\n  \
+         --target DIR  root of the booted system (default /)\n  \
+         --run DIR     runtime directory holding ember/ and cloud-init/ (default /run)\n\n\
+         exit codes:\n  \
+         0  success (status: done, running, not started or disabled)\n  \
+         1  error (a stage failed or died, a key is missing, a file is unreadable, --wait timed out)\n  \
+         2  recoverable errors (status: degraded), or a bad command line\n",
+    );
+    s
+}
+
+fn help(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> {
+    while let Some(arg) = parser.next()? {
+        match global_flag(&arg) {
+            Some(flag) => ctx.set_global(flag, parser)?,
+            None => return Err(arg.unexpected().into()),
+        }
+    }
+    print!("{}", usage(&ctx.prog));
+    Ok(0)
+}
+
+/// Entry point of the `ember` binary: returns the process exit code.
+pub fn main(args: impl IntoIterator<Item = OsString>) -> i32 {
+    let mut parser = lexopt::Parser::from_iter(args);
+    // argv[0] is a path (`/usr/bin/cloud-init`); the name it was called by is its basename.
+    let called = parser.bin_name().and_then(|p| Path::new(p).file_name());
+    let prog = match called.and_then(|n| n.to_str()) {
+        Some("cloud-init") => "cloud-init",
+        _ => "ember",
+    };
+    let mut ctx = Ctx {
+        prog: prog.to_string(),
+        target: PathBuf::from("/"),
+        run: PathBuf::from("/run"),
+    };
+    let code = match dispatch(&mut ctx, &mut parser) {
+        Ok(code) => code,
+        Err(CliError::Usage(msg)) => {
+            eprint!("{}", usage(&ctx.prog));
+            eprintln!("{}: error: {msg}", ctx.prog);
+            EXIT_USAGE
+        }
+        Err(e) => {
+            eprintln!("{}: {e}", ctx.prog);
+            1
+        }
+    };
+    // A closed stdout (`| head`) is not worth a panic; the exit code already says enough.
+    let _ = std::io::stdout().flush();
+    code
+}
+
+fn dispatch(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> {
+    while let Some(arg) = parser.next()? {
+        match arg {
+            Short('h') | Long("help") => return help(ctx, parser),
+            Long("version") => {
+                println!("{} {} (ember)", ctx.prog, env!("CARGO_PKG_VERSION"));
+                return Ok(0);
+            }
+            Value(name) => {
+                let name = name.string()?;
+                let Some(cmd) = COMMANDS.iter().find(|c| c.name == name) else {
+                    return Err(CliError::Usage(format!("unknown command '{name}'")));
+                };
+                return (cmd.run)(ctx, parser);
+            }
+            other => match global_flag(&other) {
+                Some(flag) => ctx.set_global(flag, parser)?,
+                None => return Err(other.unexpected().into()),
+            },
+        }
+    }
+    Err(CliError::Usage("a command is required".into()))
+}

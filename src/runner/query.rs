@@ -1,0 +1,284 @@
+//! `ember query [KEY] [--all] [--list-keys] [--format '{{ key }}'] [--instance-data FILE]`:
+//! cloud-init's `query` over instance-data.json
+//! (<https://docs.cloud-init.io/en/latest/explanation/instancedata.html>). Root reads the
+//! sensitive copy, others the redacted one. `--format` substitutes `{{ dotted.key }}` only:
+//! the runner carries no Jinja engine.
+
+use super::{global_flag, CliError, Ctx};
+use lexopt::prelude::*;
+use serde_json::{Map, Value};
+use std::io::ErrorKind;
+use std::path::PathBuf;
+
+/// cloud-init's marker for values non-root users may not see.
+const REDACTED: &str = "<redacted for non-root user>";
+
+#[derive(Default)]
+struct Opts {
+    key: Option<String>,
+    all: bool,
+    list_keys: bool,
+    format: Option<String>,
+    instance_data: Option<PathBuf>,
+}
+
+fn parse(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<Opts, CliError> {
+    let mut o = Opts::default();
+    while let Some(arg) = parser.next()? {
+        match arg {
+            Short('a') | Long("all") => o.all = true,
+            Short('l') | Long("list-keys") => o.list_keys = true,
+            Short('f') | Long("format") => o.format = Some(parser.value()?.string()?),
+            Short('i') | Long("instance-data") => o.instance_data = Some(parser.value()?.into()),
+            Value(v) if o.key.is_none() => o.key = Some(v.string()?),
+            other => match global_flag(&other) {
+                Some(flag) => ctx.set_global(flag, parser)?,
+                None => return Err(other.unexpected().into()),
+            },
+        }
+    }
+    Ok(o)
+}
+
+/// The files to try, best first: cloud-init's copies, then ember's own; the sensitive ones
+/// only for root, as cloud-init does.
+fn candidates(ctx: &Ctx, root: bool) -> Vec<PathBuf> {
+    let p = ctx.run_paths();
+    let mut v = Vec::new();
+    if root {
+        v.extend([p.ci_instance_data_sensitive(), p.instance_data_sensitive()]);
+    }
+    v.extend([p.ci_instance_data(), p.instance_data()]);
+    v
+}
+
+fn load(files: &[PathBuf]) -> Result<Value, CliError> {
+    let mut denied = None;
+    for path in files {
+        match std::fs::read(path) {
+            Ok(bytes) => {
+                return serde_json::from_slice(&bytes).map_err(|e| CliError::file(path, e))
+            }
+            Err(e) if e.kind() == ErrorKind::PermissionDenied => {
+                denied.get_or_insert(path.clone());
+            }
+            Err(e) if e.kind() == ErrorKind::NotFound => {}
+            Err(e) => return Err(CliError::file(path, e)),
+        }
+    }
+    Err(match denied {
+        Some(path) => CliError::file(&path, "no read permission; try sudo"),
+        None => {
+            let tried: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
+            CliError::Failed(format!("missing instance-data file: {}", tried.join(", ")))
+        }
+    })
+}
+
+pub fn run(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> {
+    let o = parse(ctx, parser)?;
+    if o.key.is_none() && !o.all && !o.list_keys && o.format.is_none() {
+        // cloud-init exits 1 here, not argparse's 2: the command line parsed, it asked nothing.
+        return Err(CliError::Failed(
+            "expected one of the options: --all, --format, --list-keys or a key".into(),
+        ));
+    }
+    let root = rustix::process::geteuid().is_root();
+    let files = match &o.instance_data {
+        Some(path) => vec![path.clone()],
+        None => candidates(ctx, root),
+    };
+    let mut data = load(&files)?;
+    if !root {
+        if let Value::Object(m) = &mut data {
+            for key in ["userdata", "vendordata", "combined_cloud_config"] {
+                m.insert(key.into(), REDACTED.into());
+            }
+        }
+    }
+    let data = with_top_level_aliases(data);
+    if let Some(template) = &o.format {
+        let (text, missing) = render(template, &data)?;
+        for name in missing {
+            eprintln!("{}: instance-data has no '{name}'", ctx.prog);
+        }
+        println!("{text}");
+        return Ok(0);
+    }
+    let value = match &o.key {
+        Some(key) => lookup(&data, key).map_err(CliError::Failed)?,
+        None => &data,
+    };
+    if o.list_keys {
+        let Value::Object(m) = value else {
+            let key = o.key.as_deref().unwrap_or("");
+            return Err(CliError::Failed(format!(
+                "--list-keys provided but '{key}' is not a dict"
+            )));
+        };
+        let keys: Vec<&str> = m.keys().map(String::as_str).collect();
+        println!("{}", keys.join("\n"));
+        return Ok(0);
+    }
+    println!("{}", show(value));
+    Ok(0)
+}
+
+/// cloud-init copies the keys of `v1` (any `v<N>`) to the top level: `instance_id` is
+/// `v1.instance_id`.
+fn with_top_level_aliases(data: Value) -> Value {
+    let Value::Object(top) = data else {
+        return data;
+    };
+    let mut out = top.clone();
+    for (k, v) in &top {
+        let versioned =
+            k.len() > 1 && k.starts_with('v') && k[1..].bytes().all(|b| b.is_ascii_digit());
+        if let (true, Value::Object(inner)) = (versioned, v) {
+            out.extend(inner.iter().map(|(ik, iv)| (ik.clone(), iv.clone())));
+        }
+    }
+    Value::Object(out)
+}
+
+/// Walks a dotted key. A part matches a key exactly or by its alias with `-` and `.` made
+/// `_` (`local_hostname` finds `local-hostname`); on a list a part is an index (an ember
+/// extension: cloud-init's walk stops at lists).
+pub fn lookup<'a>(data: &'a Value, dotted: &str) -> Result<&'a Value, String> {
+    let mut cur = data;
+    let mut walked = String::new();
+    for part in dotted.split('.') {
+        let next = match cur {
+            Value::Object(m) => m.get(part).or_else(|| by_alias(m, part)),
+            Value::Array(a) => part.parse::<usize>().ok().and_then(|i| a.get(i)),
+            _ => None,
+        };
+        cur = next.ok_or_else(|| {
+            if walked.is_empty() {
+                format!("Undefined instance-data key '{dotted}'")
+            } else {
+                format!("instance-data '{walked}' has no '{part}'")
+            }
+        })?;
+        if !walked.is_empty() {
+            walked.push('.');
+        }
+        walked.push_str(part);
+    }
+    Ok(cur)
+}
+
+fn by_alias<'a>(m: &'a Map<String, Value>, part: &str) -> Option<&'a Value> {
+    m.iter()
+        .find(|(k, _)| k.replace(['-', '.'], "_") == part)
+        .map(|(_, v)| v)
+}
+
+/// Strings as they are; everything else as cloud-init's `json_dumps` (indent 1, sorted keys).
+fn show(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        _ => {
+            let mut buf = Vec::new();
+            let fmt = serde_json::ser::PrettyFormatter::with_indent(b" ");
+            let mut ser = serde_json::Serializer::with_formatter(&mut buf, fmt);
+            serde::Serialize::serialize(v, &mut ser).expect("a Value always serializes");
+            String::from_utf8_lossy(&buf).into_owned()
+        }
+    }
+}
+
+/// Substitutes each `{{ dotted.key }}`; a missing key renders as cloud-init's
+/// `CI_MISSING_JINJA_VAR/<key>` and is returned for a warning.
+fn render(template: &str, data: &Value) -> Result<(String, Vec<String>), CliError> {
+    if template.contains("{%") || template.contains("{#") {
+        return Err(CliError::Failed(
+            "--format: only {{ key }} substitutions are supported, not Jinja statements".into(),
+        ));
+    }
+    let (mut out, mut missing, mut rest) = (String::new(), Vec::new(), template);
+    while let Some(open) = rest.find("{{") {
+        let Some(close) = rest[open..].find("}}") else {
+            break;
+        };
+        out.push_str(&rest[..open]);
+        let name = rest[open + 2..open + close].trim();
+        match lookup(data, name) {
+            Ok(Value::String(s)) => out.push_str(s),
+            Ok(v) => out.push_str(&v.to_string()),
+            Err(_) => {
+                out.push_str(&format!("CI_MISSING_JINJA_VAR/{name}"));
+                missing.push(name.to_string());
+            }
+        }
+        rest = &rest[open + close + 2..];
+    }
+    out.push_str(rest);
+    Ok((out, missing))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn data() -> Value {
+        with_top_level_aliases(json!({
+            "v1": {"instance_id": "iid-1", "local_hostname": "host"},
+            "ds": {"meta_data": {"local-hostname": "host", "tags": ["a", "b"]}},
+            "merged_cfg": {"users": [{"name": "ubuntu"}]},
+        }))
+    }
+
+    #[test]
+    fn walks_dotted_keys() {
+        let d = data();
+        let cases = [
+            ("v1.instance_id", Ok(json!("iid-1"))),
+            ("instance_id", Ok(json!("iid-1"))),
+            ("ds.meta_data.local-hostname", Ok(json!("host"))),
+            ("ds.meta_data.local_hostname", Ok(json!("host"))),
+            ("merged_cfg.users.0.name", Ok(json!("ubuntu"))),
+            ("ds.meta_data.tags.1", Ok(json!("b"))),
+            ("nope", Err("Undefined instance-data key 'nope'")),
+            (
+                "ds.meta_data.nope",
+                Err("instance-data 'ds.meta_data' has no 'nope'"),
+            ),
+            (
+                "ds.meta_data.tags.9",
+                Err("instance-data 'ds.meta_data.tags' has no '9'"),
+            ),
+            (
+                "v1.instance_id.x",
+                Err("instance-data 'v1.instance_id' has no 'x'"),
+            ),
+        ];
+        for (key, want) in cases {
+            let got = lookup(&d, key).cloned();
+            assert_eq!(got, want.map_err(String::from), "key {key}");
+        }
+    }
+
+    #[test]
+    fn shows_like_cloud_init() {
+        assert_eq!(show(&json!("plain")), "plain");
+        assert_eq!(show(&json!(3)), "3");
+        assert_eq!(
+            show(&json!({"b": [1], "a": null})),
+            "{\n \"a\": null,\n \"b\": [\n  1\n ]\n}"
+        );
+    }
+
+    #[test]
+    fn renders_substitutions() {
+        let (text, missing) = render(
+            "{{ v1.instance_id }} on {{local_hostname}} {{ x }}",
+            &data(),
+        )
+        .unwrap();
+        assert_eq!(text, "iid-1 on host CI_MISSING_JINJA_VAR/x");
+        assert_eq!(missing, vec!["x".to_string()]);
+        assert!(render("{% if x %}", &data()).is_err());
+    }
+}
