@@ -37,10 +37,10 @@ pub fn split(line: &str) -> Vec<String> {
 
 /// The value of the last `key=value` parameter for `key` (the kernel's last one wins).
 pub fn value<'a>(params: &'a [String], key: &str) -> Option<&'a str> {
-    params.iter().rev().find_map(|p| {
-        p.strip_prefix(key)
-            .and_then(|rest| rest.strip_prefix('='))
-    })
+    params
+        .iter()
+        .rev()
+        .find_map(|p| p.strip_prefix(key).and_then(|rest| rest.strip_prefix('=')))
 }
 
 /// What the command line says about ember and cloud-init being enabled.
@@ -205,7 +205,10 @@ mod tests {
 
     #[test]
     fn toggles() {
-        assert_eq!(toggle(&p("quiet ember=disabled")), Toggle::Disabled("ember=disabled"));
+        assert_eq!(
+            toggle(&p("quiet ember=disabled")),
+            Toggle::Disabled("ember=disabled")
+        );
         assert_eq!(
             toggle(&p("cloud-init=disabled")),
             Toggle::Disabled("cloud-init=disabled")
@@ -218,8 +221,14 @@ mod tests {
 
     #[test]
     fn ds_hints() {
-        let (src, h) = ds_hint(&p("ds=nocloud;s=http://10.0.0.2:8000/seed/;h=node1;i=iid-1")).unwrap();
-        assert_eq!(src, "ds=nocloud;s=http://10.0.0.2:8000/seed/;h=node1;i=iid-1");
+        let (src, h) = ds_hint(&p(
+            "ds=nocloud;s=http://10.0.0.2:8000/seed/;h=node1;i=iid-1",
+        ))
+        .unwrap();
+        assert_eq!(
+            src,
+            "ds=nocloud;s=http://10.0.0.2:8000/seed/;h=node1;i=iid-1"
+        );
         assert_eq!(h.name, "nocloud");
         assert_eq!(h.get("seedfrom"), Some("http://10.0.0.2:8000/seed/"));
         assert_eq!(h.get("local-hostname"), Some("node1"));
@@ -227,13 +236,17 @@ mod tests {
         let h = parse_ds("NoCloud-Net;seedfrom=http://h/p?a=b");
         assert_eq!(h.name, "nocloud-net");
         assert_eq!(h.get("seedfrom"), Some("http://h/p?a=b"));
-        assert_eq!(ds_hint(&p("ember.datasource=nocloud")).unwrap().1.name, "nocloud");
+        assert_eq!(
+            ds_hint(&p("ember.datasource=nocloud")).unwrap().1.name,
+            "nocloud"
+        );
         assert!(ds_hint(&p("ro quiet")).is_none());
     }
 
     #[test]
     fn inline_cloud_config_blocks() {
-        let params = p("ro cc: ssh_pwauth: true%0ahostname: h1 end_cc quiet cc:runcmd: [ls] end_cc");
+        let params =
+            p("ro cc: ssh_pwauth: true%0ahostname: h1 end_cc quiet cc:runcmd: [ls] end_cc");
         assert_eq!(
             inline_cloud_config(&params).unwrap(),
             "ssh_pwauth: true\nhostname: h1\nruncmd: [ls]"

@@ -23,7 +23,12 @@ pub struct Ctx {
 
 impl Ctx {
     /// `kernel_cmdline_env` is `$KERNEL_CMDLINE`, passed in so tests control it.
-    pub fn new(host: Host, target: PathBuf, run: PathBuf, kernel_cmdline_env: Option<String>) -> Ctx {
+    pub fn new(
+        host: Host,
+        target: PathBuf,
+        run: PathBuf,
+        kernel_cmdline_env: Option<String>,
+    ) -> Ctx {
         let (cmdline_source, line) = read_cmdline(&host, kernel_cmdline_env);
         let cmdline = cmdline::split(&line);
         let root = Root::open(&target).ok();
@@ -85,6 +90,9 @@ fn in_container(host: &Host) -> bool {
         return true;
     }
     std::fs::read(host.proc1_environ())
-        .map(|env| env.split(|b| *b == 0).any(|kv| kv.starts_with(b"container=")))
+        .map(|env| {
+            env.split(|b| *b == 0)
+                .any(|kv| kv.starts_with(b"container="))
+        })
         .unwrap_or(false)
 }

@@ -105,14 +105,20 @@ impl Fetcher {
         let full = self.host.path(path);
         let file = std::fs::File::open(&full).map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => FetchError::NotFound { url: url.into() },
-            _ => FetchError::Failed { url: url.into(), reason: e.to_string() },
+            _ => FetchError::Failed {
+                url: url.into(),
+                reason: e.to_string(),
+            },
         })?;
         read_capped(file, url, max_bytes)
     }
 
     fn read_http(&self, url: &str, max_bytes: u64) -> Result<Vec<u8>, FetchError> {
         let agent = self.agent(url.starts_with("https://"))?;
-        let mut last = FetchError::Failed { url: url.into(), reason: "no attempt".into() };
+        let mut last = FetchError::Failed {
+            url: url.into(),
+            reason: "no attempt".into(),
+        };
         for attempt in 0..ATTEMPTS {
             let left = self.deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
@@ -123,7 +129,10 @@ impl Fetcher {
             }
             match get(&agent, url, max_bytes, self.request_timeout.min(left)) {
                 Err(FetchError::Failed { reason, .. }) => {
-                    last = FetchError::Failed { url: url.into(), reason: self.explain(reason) };
+                    last = FetchError::Failed {
+                        url: url.into(),
+                        reason: self.explain(reason),
+                    };
                 }
                 other => return other,
             }
@@ -181,9 +190,21 @@ impl Fetcher {
     }
 }
 
-fn get(agent: &ureq::Agent, url: &str, max_bytes: u64, timeout: Duration) -> Result<Vec<u8>, FetchError> {
-    let failed = |reason: String| FetchError::Failed { url: url.into(), reason };
-    let req = agent.get(url).config().timeout_global(Some(timeout)).build();
+fn get(
+    agent: &ureq::Agent,
+    url: &str,
+    max_bytes: u64,
+    timeout: Duration,
+) -> Result<Vec<u8>, FetchError> {
+    let failed = |reason: String| FetchError::Failed {
+        url: url.into(),
+        reason,
+    };
+    let req = agent
+        .get(url)
+        .config()
+        .timeout_global(Some(timeout))
+        .build();
     let mut resp = req.call().map_err(|e| failed(e.to_string()))?;
     match resp.status().as_u16() {
         200..=299 => {}
@@ -195,7 +216,10 @@ fn get(agent: &ureq::Agent, url: &str, max_bytes: u64, timeout: Duration) -> Res
         .limit(max_bytes)
         .read_to_vec()
         .map_err(|e| match e {
-            ureq::Error::BodyExceedsLimit(_) => FetchError::TooLarge { url: url.into(), max_bytes },
+            ureq::Error::BodyExceedsLimit(_) => FetchError::TooLarge {
+                url: url.into(),
+                max_bytes,
+            },
             e => failed(e.to_string()),
         })
 }
@@ -205,9 +229,15 @@ fn read_capped(file: impl Read, url: &str, max_bytes: u64) -> Result<Vec<u8>, Fe
     let mut data = Vec::new();
     file.take(max_bytes.saturating_add(1))
         .read_to_end(&mut data)
-        .map_err(|e| FetchError::Failed { url: url.into(), reason: e.to_string() })?;
+        .map_err(|e| FetchError::Failed {
+            url: url.into(),
+            reason: e.to_string(),
+        })?;
     if data.len() as u64 > max_bytes {
-        return Err(FetchError::TooLarge { url: url.into(), max_bytes });
+        return Err(FetchError::TooLarge {
+            url: url.into(),
+            max_bytes,
+        });
     }
     Ok(data)
 }
@@ -249,7 +279,10 @@ mod tests {
         assert_eq!(read_capped(&b"abc"[..], "u", 3).unwrap(), b"abc");
         assert_eq!(
             read_capped(&b"abcd"[..], "u", 3),
-            Err(FetchError::TooLarge { url: "u".into(), max_bytes: 3 })
+            Err(FetchError::TooLarge {
+                url: "u".into(),
+                max_bytes: 3
+            })
         );
     }
 }

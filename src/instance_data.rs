@@ -22,7 +22,9 @@ const SENSITIVE_KEYS: [&str; 5] = [
 pub fn distro(target: Option<&Root>) -> (String, String, String) {
     let text = target
         .and_then(|r| r.read_file("/etc/os-release", 64 * 1024).ok().flatten())
-        .or_else(|| target.and_then(|r| r.read_file("/usr/lib/os-release", 64 * 1024).ok().flatten()))
+        .or_else(|| {
+            target.and_then(|r| r.read_file("/usr/lib/os-release", 64 * 1024).ok().flatten())
+        })
         .map(|d| String::from_utf8_lossy(&d).into_owned())
         .unwrap_or_default();
     let field = |key: &str| {
@@ -35,14 +37,22 @@ pub fn distro(target: Option<&Root>) -> (String, String, String) {
 }
 
 /// Builds the sensitive document; `redact` makes the world-readable one from it.
-pub fn build(data: &InstanceData, merged_cfg: &Value, system_cfg: &Value, target: Option<&Root>) -> Value {
+pub fn build(
+    data: &InstanceData,
+    merged_cfg: &Value,
+    system_cfg: &Value,
+    target: Option<&Root>,
+) -> Value {
     let uname = rustix::system::uname();
     let text = |s: &std::ffi::CStr| s.to_string_lossy().into_owned();
     let (release, machine) = (text(uname.release()), text(uname.machine()));
     let (distro, version, codename) = distro(target);
     let md = &data.meta_data;
     let hostname = data.local_hostname().map(str::to_string);
-    let zone = md.get("availability-zone").or_else(|| md.get("availability_zone")).cloned();
+    let zone = md
+        .get("availability-zone")
+        .or_else(|| md.get("availability_zone"))
+        .cloned();
     let region = md.get("region").cloned().unwrap_or(Value::Null);
     let platform = format!("Linux-{release}-{machine}");
     let v1 = json!({
@@ -106,10 +116,12 @@ mod tests {
 
     #[test]
     fn redaction_hides_merged_config() {
-        let mut d = InstanceData::default();
-        d.datasource = "nocloud".into();
-        d.instance_id = "iid-1".into();
-        d.meta_data = json!({"local-hostname": "h1", "instance-id": "iid-1"});
+        let d = InstanceData {
+            datasource: "nocloud".into(),
+            instance_id: "iid-1".into(),
+            meta_data: json!({"local-hostname": "h1", "instance-id": "iid-1"}),
+            ..InstanceData::default()
+        };
         let cfg = json!({"password": "hunter2"});
         let full = build(&d, &cfg, &json!({}), None);
         assert_eq!(full["v1"]["instance_id"], "iid-1");

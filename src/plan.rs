@@ -9,10 +9,22 @@ use serde_json::{Map, Value};
 type Row = (&'static str, &'static str, &'static [&'static str]);
 
 const CONFIG: &[Row] = &[
-    ("ssh_import_id", "once-per-instance", &["ssh_import_id", "users"]),
+    (
+        "ssh_import_id",
+        "once-per-instance",
+        &["ssh_import_id", "users"],
+    ),
     ("keyboard", "once-per-instance", &["keyboard"]),
-    ("locale", "once-per-instance", &["locale", "locale_configfile"]),
-    ("set_passwords", "once-per-instance", &["chpasswd", "password", "ssh_pwauth"]),
+    (
+        "locale",
+        "once-per-instance",
+        &["locale", "locale_configfile"],
+    ),
+    (
+        "set_passwords",
+        "once-per-instance",
+        &["chpasswd", "password", "ssh_pwauth"],
+    ),
     ("ntp", "once-per-instance", &["ntp"]),
     ("timezone", "once-per-instance", &["timezone"]),
     ("disable_ec2_metadata", "always", &["disable_ec2_metadata"]),
@@ -20,15 +32,43 @@ const CONFIG: &[Row] = &[
 ];
 
 const FINAL: &[Row] = &[
-    ("package_update_upgrade_install", "once-per-instance", &["packages", "package_update", "package_upgrade", "package_reboot_if_required", "apt_update", "apt_upgrade", "apt_reboot_if_required"]),
-    ("write_files_deferred", "once-per-instance", &["write_files"]),
+    (
+        "package_update_upgrade_install",
+        "once-per-instance",
+        &[
+            "packages",
+            "package_update",
+            "package_upgrade",
+            "package_reboot_if_required",
+            "apt_update",
+            "apt_upgrade",
+            "apt_reboot_if_required",
+        ],
+    ),
+    (
+        "write_files_deferred",
+        "once-per-instance",
+        &["write_files"],
+    ),
     ("scripts_vendor", "once-per-instance", &["vendor_data"]),
     ("scripts_per_once", "once", &[]),
     ("scripts_per_boot", "always", &[]),
     ("scripts_per_instance", "once-per-instance", &[]),
     ("scripts_user", "once-per-instance", &[]),
-    ("ssh_authkey_fingerprints", "once-per-instance", &["no_ssh_fingerprints", "authkey_hash"]),
-    ("keys_to_console", "once-per-instance", &["ssh", "ssh_fp_console_blacklist", "ssh_key_console_blacklist"]),
+    (
+        "ssh_authkey_fingerprints",
+        "once-per-instance",
+        &["no_ssh_fingerprints", "authkey_hash"],
+    ),
+    (
+        "keys_to_console",
+        "once-per-instance",
+        &[
+            "ssh",
+            "ssh_fp_console_blacklist",
+            "ssh_key_console_blacklist",
+        ],
+    ),
     ("phone_home", "once-per-instance", &["phone_home"]),
     ("final_message", "always", &["final_message"]),
     ("power_state_change", "once-per-instance", &["power_state"]),
@@ -68,8 +108,14 @@ fn stage_calls(stage: &str, table: &[Row], listed: Option<&Value>, cfg: &Value) 
                     config.insert(key.to_string(), v.clone());
                 }
             }
-            let frequency = freq.unwrap_or_else(|| known.map_or("once-per-instance", |r| r.1).into());
-            ModuleCall { name, stage: stage.into(), frequency, config: Value::Object(config) }
+            let frequency =
+                freq.unwrap_or_else(|| known.map_or("once-per-instance", |r| r.1).into());
+            ModuleCall {
+                name,
+                stage: stage.into(),
+                frequency,
+                config: Value::Object(config),
+            }
         })
         .collect()
 }
@@ -77,7 +123,12 @@ fn stage_calls(stage: &str, table: &[Row], listed: Option<&Value>, cfg: &Value) 
 /// The runner's modules for this instance, from the merged cloud-config.
 pub fn runner_modules(cfg: &Value) -> Vec<ModuleCall> {
     let mut calls = stage_calls("config", CONFIG, cfg.get("cloud_config_modules"), cfg);
-    calls.extend(stage_calls("final", FINAL, cfg.get("cloud_final_modules"), cfg));
+    calls.extend(stage_calls(
+        "final",
+        FINAL,
+        cfg.get("cloud_final_modules"),
+        cfg,
+    ));
     calls
 }
 
@@ -93,14 +144,23 @@ mod tests {
         assert_eq!(runcmd.stage, "config");
         assert_eq!(runcmd.config, json!({"runcmd": ["ls"]}));
         let fm = calls.iter().find(|c| c.name == "final_message").unwrap();
-        assert_eq!((fm.stage.as_str(), fm.frequency.as_str()), ("final", "always"));
+        assert_eq!(
+            (fm.stage.as_str(), fm.frequency.as_str()),
+            ("final", "always")
+        );
     }
 
     #[test]
     fn image_lists_override_with_frequencies() {
         let cfg = json!({"cloud_config_modules": ["runcmd", ["timezone", "always"], 7], "cloud_final_modules": []});
         let calls = runner_modules(&cfg);
-        let names: Vec<_> = calls.iter().map(|c| (c.name.as_str(), c.frequency.as_str())).collect();
-        assert_eq!(names, [("runcmd", "once-per-instance"), ("timezone", "always")]);
+        let names: Vec<_> = calls
+            .iter()
+            .map(|c| (c.name.as_str(), c.frequency.as_str()))
+            .collect();
+        assert_eq!(
+            names,
+            [("runcmd", "once-per-instance"), ("timezone", "always")]
+        );
     }
 }

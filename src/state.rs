@@ -137,7 +137,11 @@ impl<'a> Semaphores<'a> {
             Frequency::PerBoot => self.boot_id.clone(),
             _ => String::new(),
         };
-        self.root.write_file(&self.path(module, freq), content.as_bytes(), &FileSpec::mode(0o644))
+        self.root.write_file(
+            &self.path(module, freq),
+            content.as_bytes(),
+            &FileSpec::mode(0o644),
+        )
     }
 }
 
@@ -151,7 +155,10 @@ pub fn previous_instance_id(root: &Root) -> Option<String> {
     .iter()
     .find_map(|p| {
         let data = root.read_file(p, MAX_INSTANCE_ID as u64 + 1).ok()??;
-        let id = String::from_utf8(data).ok()?.trim_end_matches('\n').to_string();
+        let id = String::from_utf8(data)
+            .ok()?
+            .trim_end_matches('\n')
+            .to_string();
         check_instance_id(&id).ok().map(|_| id)
     })
 }
@@ -163,9 +170,18 @@ mod tests {
     #[test]
     fn hostile_ids_are_refused_or_encoded() {
         assert_eq!(check_instance_id(""), Err(BadInstanceId::Empty));
-        assert_eq!(check_instance_id("a\nb"), Err(BadInstanceId::ControlCharacter));
-        assert_eq!(check_instance_id("a\0b"), Err(BadInstanceId::ControlCharacter));
-        assert_eq!(check_instance_id(&"x".repeat(4096)), Err(BadInstanceId::TooLong(4096)));
+        assert_eq!(
+            check_instance_id("a\nb"),
+            Err(BadInstanceId::ControlCharacter)
+        );
+        assert_eq!(
+            check_instance_id("a\0b"),
+            Err(BadInstanceId::ControlCharacter)
+        );
+        assert_eq!(
+            check_instance_id(&"x".repeat(4096)),
+            Err(BadInstanceId::TooLong(4096))
+        );
         assert!(check_instance_id("i-0123456789abcdef0").is_ok());
 
         let cases = [

@@ -144,7 +144,10 @@ impl Status {
         let datasource = self.datasource_detail.clone().map(Value::String);
         v1.insert("datasource".into(), datasource.unwrap_or(Value::Null));
         let running = self.running_stage().and_then(|(s, _)| cloud_init_stage(s));
-        v1.insert("stage".into(), running.map(Value::from).unwrap_or(Value::Null));
+        v1.insert(
+            "stage".into(),
+            running.map(Value::from).unwrap_or(Value::Null),
+        );
         let initrd = ["detect", "fetch", "local"];
         let init_local = self.merged(&initrd);
         // ember-initrd does the init stage's modules too, so `init` mirrors `init-local`.
@@ -160,8 +163,8 @@ impl Status {
         let Some(first) = present.first() else {
             return json!({"errors": [], "recoverable_errors": {}, "start": null, "finished": null});
         };
-        let all_done = present.len() == names.len()
-            && present.iter().all(|s| s.state != StageState::Running);
+        let all_done =
+            present.len() == names.len() && present.iter().all(|s| s.state != StageState::Running);
         let finished = if all_done {
             present.last().and_then(|s| s.finished)
         } else {

@@ -33,7 +33,9 @@ enum Source<'a> {
 impl Source<'_> {
     fn read(&self, path: &str) -> Result<Option<Vec<u8>>, String> {
         match self {
-            Source::Target(root) => root.read_file(path, MAX_CFG_BYTES).map_err(|e| e.to_string()),
+            Source::Target(root) => root
+                .read_file(path, MAX_CFG_BYTES)
+                .map_err(|e| e.to_string()),
             Source::Host(host) => match std::fs::read(host.path(path)) {
                 Ok(data) => Ok(Some(data)),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
@@ -93,7 +95,8 @@ pub fn load(target: Option<&Root>, host: &Host) -> ImageConfig {
         };
         cfg.files.push(path.clone());
         let Ok(text) = std::str::from_utf8(&data) else {
-            cfg.diags.push(Diag::error("not-utf8", "not valid UTF-8").file(&path));
+            cfg.diags
+                .push(Diag::error("not-utf8", "not valid UTF-8").file(&path));
             continue;
         };
         match yaml::parse(text, &parse_limits) {

@@ -66,8 +66,10 @@ mod tests {
 
     #[test]
     fn public_keys_in_every_form() {
-        let mut d = InstanceData::default();
-        d.meta_data = json!({"public-keys": "ssh-ed25519 AAA a\n\n# c\nssh-rsa BBB b"});
+        let mut d = InstanceData {
+            meta_data: json!({"public-keys": "ssh-ed25519 AAA a\n\n# c\nssh-rsa BBB b"}),
+            ..InstanceData::default()
+        };
         assert_eq!(d.public_keys(), ["ssh-ed25519 AAA a", "ssh-rsa BBB b"]);
         d.meta_data = json!({"public-keys": ["k1", "k2"]});
         assert_eq!(d.public_keys(), ["k1", "k2"]);

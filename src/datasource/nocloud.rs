@@ -19,7 +19,10 @@ use serde_json::{json, Map, Value};
 
 pub struct NoCloud;
 
-const SEED_DIRS: [&str; 2] = ["/var/lib/cloud/seed/nocloud", "/var/lib/cloud/seed/nocloud-net"];
+const SEED_DIRS: [&str; 2] = [
+    "/var/lib/cloud/seed/nocloud",
+    "/var/lib/cloud/seed/nocloud-net",
+];
 
 fn is_nocloud(hint: &DsHint) -> bool {
     hint.name == "nocloud" || hint.name == "nocloud-net"
@@ -43,7 +46,12 @@ fn seed_devices<'a>(ctx: &Ctx, facts: &'a Facts) -> Vec<&'a LabelledDevice> {
         return Vec::new();
     };
     let usable = |d: &&LabelledDevice| d.fs == "iso9660" || d.fs == "vfat";
-    facts.devices.iter().filter(|d| d.has_label(&label)).filter(usable).collect()
+    facts
+        .devices
+        .iter()
+        .filter(|d| d.has_label(&label))
+        .filter(usable)
+        .collect()
 }
 
 impl Datasource for NoCloud {
@@ -57,7 +65,10 @@ impl Datasource for NoCloud {
     fn detect(&self, ctx: &Ctx, facts: &Facts) -> Vec<Evidence> {
         let mut ev = Vec::new();
         let mut add = |source: &str, detail: String| {
-            ev.push(Evidence { source: source.into(), detail })
+            ev.push(Evidence {
+                source: source.into(),
+                detail,
+            })
         };
         if let Some(hint) = facts.serial_ds.as_ref().filter(|h| is_nocloud(h)) {
             add("smbios-serial", format!("product_serial ds={}", hint.name));
@@ -66,17 +77,34 @@ impl Datasource for NoCloud {
             add("cmdline", param.clone());
         }
         for dir in SEED_DIRS {
-            if ctx.target.as_ref().is_some_and(|t| t.exists(&format!("{dir}/meta-data"))) {
+            if ctx
+                .target
+                .as_ref()
+                .is_some_and(|t| t.exists(&format!("{dir}/meta-data")))
+            {
                 add("seed-dir", dir.to_string());
             }
         }
         if let Some(s) = settings(ctx) {
-            if s.get("seedfrom").is_some() || (s.get("user-data").is_some() && s.get("meta-data").is_some()) {
-                add("config", "datasource.NoCloud in the image config".to_string());
+            if s.get("seedfrom").is_some()
+                || (s.get("user-data").is_some() && s.get("meta-data").is_some())
+            {
+                add(
+                    "config",
+                    "datasource.NoCloud in the image config".to_string(),
+                );
             }
         }
         for dev in seed_devices(ctx, facts) {
-            add("label", format!("{} {} label {}", dev.dev_name(), dev.fs, dev.labels.join(",")));
+            add(
+                "label",
+                format!(
+                    "{} {} label {}",
+                    dev.dev_name(),
+                    dev.fs,
+                    dev.labels.join(",")
+                ),
+            );
         }
         ev
     }
@@ -162,18 +190,20 @@ impl<'a> Collector<'a> {
         if let Some((_, hint)) = facts.cmdline_ds.as_ref().filter(|(_, h)| is_nocloud(h)) {
             self.add_hint(hint, "cmdline");
         }
-        self.from_seed_dirs();
-        self.from_image_config();
-        self.from_volume();
+        self.read_seed_dirs();
+        self.read_image_config();
+        self.read_volume();
         if self.found.is_empty() {
             return Err(Diag::error("no-seed", "no NoCloud seed found"));
         }
-        self.from_seedfrom();
+        self.read_seedfrom();
         self.finish()
     }
 
-    fn from_seed_dirs(&mut self) {
-        let Some(root) = self.ctx.target.as_ref() else { return };
+    fn read_seed_dirs(&mut self) {
+        let Some(root) = self.ctx.target.as_ref() else {
+            return;
+        };
         let max = self.ctx.limits().file_bytes;
         for dir in SEED_DIRS {
             let mut diags = Vec::new();
@@ -202,21 +232,25 @@ impl<'a> Collector<'a> {
         }
     }
 
-    fn from_image_config(&mut self) {
-        let Some(s) = settings(self.ctx).cloned() else { return };
+    fn read_image_config(&mut self) {
+        let Some(s) = settings(self.ctx).cloned() else {
+            return;
+        };
         if let Some(Value::String(url)) = s.get("seedfrom") {
             self.add_meta(json!({ "seedfrom": url }));
             self.found.push("ds_config_seedfrom".into());
         }
         if let (Some(md), Some(ud)) = (s.get("meta-data"), s.get("user-data")) {
             let md = match md {
-                Value::String(text) => {
-                    seed::parse_mapping(text.as_bytes(), "datasource.NoCloud.meta-data", self.ctx.limits())
-                        .unwrap_or_else(|d| {
-                            self.data.diags.push(d);
-                            Value::Object(Map::new())
-                        })
-                }
+                Value::String(text) => seed::parse_mapping(
+                    text.as_bytes(),
+                    "datasource.NoCloud.meta-data",
+                    self.ctx.limits(),
+                )
+                .unwrap_or_else(|d| {
+                    self.data.diags.push(d);
+                    Value::Object(Map::new())
+                }),
                 other => other.clone(),
             };
             self.add_meta(md);
@@ -232,7 +266,7 @@ impl<'a> Collector<'a> {
         }
     }
 
-    fn from_volume(&mut self) {
+    fn read_volume(&mut self) {
         let max = self.ctx.limits().file_bytes;
         for dev in seed_devices(self.ctx, self.facts) {
             let name = dev.dev_name();
@@ -242,7 +276,9 @@ impl<'a> Collector<'a> {
             let mut fs = match opened {
                 Ok(fs) => fs,
                 Err(e) => {
-                    self.data.diags.push(Diag::error("seed-unreadable", e).file(&name));
+                    self.data
+                        .diags
+                        .push(Diag::error("seed-unreadable", e).file(&name));
                     continue;
                 }
             };
@@ -257,7 +293,8 @@ impl<'a> Collector<'a> {
                             .budget("file_bytes"),
                     ),
                     Err(e) => FileRead::Failed(
-                        Diag::error("seed-unreadable", e.to_string()).file(format!("{name}: {file}")),
+                        Diag::error("seed-unreadable", e.to_string())
+                            .file(format!("{name}: {file}")),
                     ),
                 },
                 &name,
@@ -275,13 +312,18 @@ impl<'a> Collector<'a> {
 
     /// `seedfrom` (from any source so far): the URL's meta-data fills what is not set yet,
     /// its user-data, vendor-data and network-config replace what was found.
-    fn from_seedfrom(&mut self) {
-        let Some(url) = self.meta.get("seedfrom").and_then(Value::as_str) else { return };
+    fn read_seedfrom(&mut self) {
+        let Some(url) = self.meta.get("seedfrom").and_then(Value::as_str) else {
+            return;
+        };
         let mut base = self.facts.dmi.substitute(url);
         if !base.ends_with('/') {
             self.data.diags.push(
-                Diag::warning("seedfrom-slash", "seedfrom URL should end with '/'; one was added")
-                    .key("seedfrom"),
+                Diag::warning(
+                    "seedfrom-slash",
+                    "seedfrom URL should end with '/'; one was added",
+                )
+                .key("seedfrom"),
             );
             base.push('/');
         }
@@ -320,11 +362,24 @@ impl<'a> Collector<'a> {
         let id = match &self.meta["instance-id"] {
             Value::String(s) => s.clone(),
             Value::Number(n) => n.to_string(),
-            _ => return Err(Diag::error("wrong-type", "must be a string").key("instance-id").file("meta-data")),
+            _ => {
+                return Err(Diag::error("wrong-type", "must be a string")
+                    .key("instance-id")
+                    .file("meta-data"))
+            }
         };
         let seed = self.found.join(",");
-        let kind = if seed.starts_with("/dev") { "config-disk" } else { "seed-dir" };
-        let dsmode = if self.facts.cmdline_ds.as_ref().is_some_and(|(_, h)| h.name == "nocloud-net") {
+        let kind = if seed.starts_with("/dev") {
+            "config-disk"
+        } else {
+            "seed-dir"
+        };
+        let dsmode = if self
+            .facts
+            .cmdline_ds
+            .as_ref()
+            .is_some_and(|(_, h)| h.name == "nocloud-net")
+        {
             "net"
         } else {
             "local"
@@ -351,7 +406,9 @@ fn fetch_diag(e: &FetchError, base: &str, name: &str) -> Diag {
                 .file(file)
                 .budget("file_bytes")
         }
-        FetchError::Deadline { .. } => Diag::error("fetch-deadline", e.reason()).file(file).budget("datasource_timeout_ms"),
+        FetchError::Deadline { .. } => Diag::error("fetch-deadline", e.reason())
+            .file(file)
+            .budget("datasource_timeout_ms"),
         _ => Diag::error("fetch-failed", e.reason()).file(file),
     }
 }

@@ -35,7 +35,9 @@ fn skipped(name: &str) -> bool {
 }
 
 fn read_trimmed(path: PathBuf) -> Option<String> {
-    std::fs::read_to_string(path).ok().map(|s| s.trim().to_string())
+    std::fs::read_to_string(path)
+        .ok()
+        .map(|s| s.trim().to_string())
 }
 
 /// Every block device with a recognised filesystem, sorted by name (so the choice is stable).

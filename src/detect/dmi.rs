@@ -83,15 +83,51 @@ struct Rule {
 const AZURE_ASSET_TAG: &str = "7783-7084-3265-9085-8269-3286-77";
 
 const RULES: &[Rule] = &[
-    Rule { field: "sys_vendor", matches: |v| v == "Amazon EC2", platform: "ec2" },
-    Rule { field: "product_uuid", matches: |v| v.to_ascii_lowercase().starts_with("ec2"), platform: "ec2" },
-    Rule { field: "chassis_asset_tag", matches: |v| v == AZURE_ASSET_TAG, platform: "azure" },
-    Rule { field: "product_name", matches: |v| v == "Google Compute Engine", platform: "gce" },
-    Rule { field: "sys_vendor", matches: |v| v == "Google", platform: "gce" },
-    Rule { field: "product_name", matches: |v| v == "OpenStack Nova" || v == "OpenStack Compute", platform: "openstack" },
-    Rule { field: "chassis_asset_tag", matches: |v| v == "OpenTelekomCloud" || v == "HUAWEICLOUD" || v == "SAP CCloud VM", platform: "openstack" },
-    Rule { field: "sys_vendor", matches: |v| v == "DigitalOcean", platform: "digitalocean" },
-    Rule { field: "sys_vendor", matches: |v| v == "QEMU", platform: "qemu" },
+    Rule {
+        field: "sys_vendor",
+        matches: |v| v == "Amazon EC2",
+        platform: "ec2",
+    },
+    Rule {
+        field: "product_uuid",
+        matches: |v| v.to_ascii_lowercase().starts_with("ec2"),
+        platform: "ec2",
+    },
+    Rule {
+        field: "chassis_asset_tag",
+        matches: |v| v == AZURE_ASSET_TAG,
+        platform: "azure",
+    },
+    Rule {
+        field: "product_name",
+        matches: |v| v == "Google Compute Engine",
+        platform: "gce",
+    },
+    Rule {
+        field: "sys_vendor",
+        matches: |v| v == "Google",
+        platform: "gce",
+    },
+    Rule {
+        field: "product_name",
+        matches: |v| v == "OpenStack Nova" || v == "OpenStack Compute",
+        platform: "openstack",
+    },
+    Rule {
+        field: "chassis_asset_tag",
+        matches: |v| v == "OpenTelekomCloud" || v == "HUAWEICLOUD" || v == "SAP CCloud VM",
+        platform: "openstack",
+    },
+    Rule {
+        field: "sys_vendor",
+        matches: |v| v == "DigitalOcean",
+        platform: "digitalocean",
+    },
+    Rule {
+        field: "sys_vendor",
+        matches: |v| v == "QEMU",
+        platform: "qemu",
+    },
 ];
 
 /// The platform the DMI fields name, with the field and value that matched.
@@ -107,20 +143,30 @@ mod tests {
     use super::*;
 
     fn dmi(pairs: &[(&str, &str)]) -> Dmi {
-        let fields = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let fields = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
         Dmi { fields }
     }
 
     #[test]
     fn platform_rules() {
-        let cases: &[(&[(&str, &str)], Option<&str>)] = &[
+        type Case<'a> = (&'a [(&'a str, &'a str)], Option<&'a str>);
+        let cases: &[Case] = &[
             (&[("sys_vendor", "Amazon EC2")], Some("ec2")),
-            (&[("product_uuid", "EC2E1916-9099-7CAF-FD21-012345ABCDEF")], Some("ec2")),
+            (
+                &[("product_uuid", "EC2E1916-9099-7CAF-FD21-012345ABCDEF")],
+                Some("ec2"),
+            ),
             (&[("chassis_asset_tag", AZURE_ASSET_TAG)], Some("azure")),
             (&[("product_name", "Google Compute Engine")], Some("gce")),
             (&[("product_name", "OpenStack Nova")], Some("openstack")),
             (&[("sys_vendor", "DigitalOcean")], Some("digitalocean")),
-            (&[("sys_vendor", "QEMU"), ("product_name", "Standard PC")], Some("qemu")),
+            (
+                &[("sys_vendor", "QEMU"), ("product_name", "Standard PC")],
+                Some("qemu"),
+            ),
             (&[("sys_vendor", "Dell Inc.")], None),
             (&[], None),
         ];

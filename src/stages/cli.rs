@@ -53,7 +53,9 @@ fn parse(args: impl Iterator<Item = OsString>) -> Result<Args, String> {
                 };
             }
             Long("help") | Short('h') => return Err(String::new()),
-            Value(v) if out.stage.is_empty() => out.stage = v.string().map_err(|_| "stage is not UTF-8")?,
+            Value(v) if out.stage.is_empty() => {
+                out.stage = v.string().map_err(|_| "stage is not UTF-8")?
+            }
             other => return Err(other.unexpected().to_string()),
         }
     }
@@ -77,12 +79,20 @@ pub fn main(args: impl Iterator<Item = OsString>) -> i32 {
         }
     };
     let env_cmdline = std::env::var("KERNEL_CMDLINE").ok();
-    let mut ctx = Ctx::new(Host::new(&args.host), args.target.clone(), args.run.clone(), env_cmdline);
+    let mut ctx = Ctx::new(
+        Host::new(&args.host),
+        args.target.clone(),
+        args.run.clone(),
+        env_cmdline,
+    );
     let status = match args.stage.as_str() {
         "detect" => {
             let (detection, status) = super::detect::run(&ctx);
             if args.json {
-                println!("{}", serde_json::to_string_pretty(&detection).unwrap_or_default());
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&detection).unwrap_or_default()
+                );
             } else {
                 print!("{}", super::detect::describe(&detection));
             }
@@ -92,7 +102,10 @@ pub fn main(args: impl Iterator<Item = OsString>) -> i32 {
             Some(detection) if detection.disabled.is_none() => super::fetch::run(&ctx, &detection),
             Some(_) => return 0,
             None => {
-                eprintln!("ember-initrd: no detect result in {}: run the detect stage first", ctx.run.detect().display());
+                eprintln!(
+                    "ember-initrd: no detect result in {}: run the detect stage first",
+                    ctx.run.detect().display()
+                );
                 return 1;
             }
         },
@@ -115,7 +128,9 @@ fn report(ctx: &Ctx, status: &Status) -> i32 {
     }
     let mut errors = 0;
     for name in STAGES {
-        let Some(stage) = status.stages.get(name) else { continue };
+        let Some(stage) = status.stages.get(name) else {
+            continue;
+        };
         for d in &stage.errors {
             eprintln!("ember: {name}: error: {d}");
         }

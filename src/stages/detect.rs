@@ -21,7 +21,12 @@ pub fn run(ctx: &Ctx) -> (Detection, Status) {
     };
     rec.record_all(ctx.image.diags.iter().cloned());
     rec.status.evidence = detection.evidence.clone();
-    rec.status.datasource = Some(detection.datasource.clone().unwrap_or_else(|| "none".into()));
+    rec.status.datasource = Some(
+        detection
+            .datasource
+            .clone()
+            .unwrap_or_else(|| "none".into()),
+    );
     if detection.datasource.is_none() {
         // No evidence, so no network datasource is tried (RELIABILITY rule 5).
         rec.record(Diag::warning(

@@ -85,15 +85,23 @@ pub fn run(ctx: &Ctx, detection: &Detection) -> Status {
     };
     // A stale result from an earlier run must not be mistaken for this one's.
     let _ = rec.run.remove_file("ember/fetched.json");
-    let Some(ds) = detection.datasource.as_deref().and_then(datasource::by_name) else {
+    let Some(ds) = detection
+        .datasource
+        .as_deref()
+        .and_then(datasource::by_name)
+    else {
         return rec.finish(StageState::Skipped);
     };
-    let result = rec.step(&format!("datasource {}", ds.name()), |_| ds.fetch(ctx, &detection.facts));
+    let result = rec.step(&format!("datasource {}", ds.name()), |_| {
+        ds.fetch(ctx, &detection.facts)
+    });
     match result {
         Ok(mut data) => {
             rec.record_all(std::mem::take(&mut data.diags));
             rec.status.datasource_detail = Some(data.detail.clone());
-            rec.stage().steps.last_mut().map(|s| s.result = format!("ok ({} reads)", data.reads));
+            if let Some(step) = rec.stage().steps.last_mut() {
+                step.result = format!("ok ({} reads)", data.reads);
+            }
             rec.write_run("ember/fetched.json", &store(&data), 0o600);
         }
         Err(diag) => rec.record(diag.file(format!("datasource {}", ds.name()))),

@@ -19,7 +19,11 @@ pub struct Chosen {
 /// `ember: {removable_seeds: first-boot}` accepts a seed on removable media only while the
 /// machine has no instance yet; the default (`always`) follows cloud-init.
 fn removable_first_boot_only(ctx: &Ctx) -> bool {
-    ctx.image.value.pointer("/ember/removable_seeds").and_then(|v| v.as_str()) == Some("first-boot")
+    ctx.image
+        .value
+        .pointer("/ember/removable_seeds")
+        .and_then(|v| v.as_str())
+        == Some("first-boot")
 }
 
 pub fn choose(ctx: &Ctx, rec: &mut Recorder, target: &Root) -> Option<Chosen> {
@@ -28,13 +32,20 @@ pub fn choose(ctx: &Ctx, rec: &mut Recorder, target: &Root) -> Option<Chosen> {
         match accept(ctx, &data, previous.as_deref()) {
             Ok(()) => {
                 let first_boot = previous.as_deref() != Some(data.instance_id.as_str());
-                return Some(Chosen { data, first_boot, previous });
+                return Some(Chosen {
+                    data,
+                    first_boot,
+                    previous,
+                });
             }
             Err(diag) => rec.record(diag),
         }
     }
     let prev = previous?;
-    let cached = format!("{EMBER_LIB}/instances/{}/instance.json", encode_instance_id(&prev));
+    let cached = format!(
+        "{EMBER_LIB}/instances/{}/instance.json",
+        encode_instance_id(&prev)
+    );
     let data = target
         .read_file(&cached, ctx.limits().file_bytes * 4)
         .ok()
@@ -44,12 +55,24 @@ pub fn choose(ctx: &Ctx, rec: &mut Recorder, target: &Root) -> Option<Chosen> {
         Some(data) => {
             rec.record(Diag::warning(
                 "cached-instance",
-                format!("no data from the datasource on this boot: keeping the cached instance {prev}"),
+                format!(
+                    "no data from the datasource on this boot: keeping the cached instance {prev}"
+                ),
             ));
-            Some(Chosen { data, first_boot: false, previous: Some(prev) })
+            Some(Chosen {
+                data,
+                first_boot: false,
+                previous: Some(prev),
+            })
         }
         None => {
-            rec.record(Diag::error("cache-missing", "no data from the datasource and no cached instance data").file(cached));
+            rec.record(
+                Diag::error(
+                    "cache-missing",
+                    "no data from the datasource and no cached instance data",
+                )
+                .file(cached),
+            );
             None
         }
     }
@@ -57,7 +80,9 @@ pub fn choose(ctx: &Ctx, rec: &mut Recorder, target: &Root) -> Option<Chosen> {
 
 fn accept(ctx: &Ctx, data: &InstanceData, previous: Option<&str>) -> Result<(), Diag> {
     state::check_instance_id(&data.instance_id).map_err(|e| {
-        Diag::error("instance-id-invalid", e.to_string()).file("meta-data").key("instance-id")
+        Diag::error("instance-id-invalid", e.to_string())
+            .file("meta-data")
+            .key("instance-id")
     })?;
     let new_instance = previous.is_some_and(|p| p != data.instance_id);
     if data.from_removable_media && new_instance && removable_first_boot_only(ctx) {

@@ -36,8 +36,12 @@ pub fn run(ctx: &mut Ctx) -> Status {
         return rec.finish(StageState::Done);
     };
     let system_cfg = rec.step("system config", |rec| system_config(ctx, rec));
-    let merged = rec.step("user-data", |rec| process_all(ctx, rec, &chosen, &system_cfg));
-    rec.step("record", |rec| persist::record(ctx, rec, target, &chosen, &merged, &system_cfg));
+    let merged = rec.step("user-data", |rec| {
+        process_all(ctx, rec, &chosen, &system_cfg)
+    });
+    rec.step("record", |rec| {
+        persist::record(ctx, rec, target, &chosen, &merged, &system_cfg)
+    });
     rec.finish(StageState::Done)
 }
 
@@ -72,7 +76,8 @@ fn process_all(ctx: &Ctx, rec: &mut Recorder, chosen: &Chosen, system_cfg: &Valu
             budget: e.budget,
         })
     };
-    let instance_data = instance_data::build(&chosen.data, system_cfg, system_cfg, ctx.target.as_ref());
+    let instance_data =
+        instance_data::build(&chosen.data, system_cfg, system_cfg, ctx.target.as_ref());
     let ud_ctx = userdata::Context {
         limits,
         urls: &fetcher,
@@ -82,7 +87,10 @@ fn process_all(ctx: &Ctx, rec: &mut Recorder, chosen: &Chosen, system_cfg: &Valu
     let data = &chosen.data;
     let allow_userdata = system_cfg.get("allow_userdata") != Some(&Value::Bool(false));
     if !allow_userdata && data.user_data.is_some() {
-        rec.record(Diag::warning("userdata-disallowed", "user-data ignored: allow_userdata is false"));
+        rec.record(Diag::warning(
+            "userdata-disallowed",
+            "user-data ignored: allow_userdata is false",
+        ));
     }
     let user = data
         .user_data
@@ -122,11 +130,17 @@ fn process_all(ctx: &Ctx, rec: &mut Recorder, chosen: &Chosen, system_cfg: &Valu
             warn_unknown_keys(rec, &named.name, &named.doc);
         }
     }
-    Merged { config, user, vendor }
+    Merged {
+        config,
+        user,
+        vendor,
+    }
 }
 
 fn warn_unknown_keys(rec: &mut Recorder, name: &str, doc: &yaml::Doc) {
-    let Some(map) = doc.value.as_object() else { return };
+    let Some(map) = doc.value.as_object() else {
+        return;
+    };
     for key in map.keys().filter(|k| !known_keys::is_known(k)) {
         rec.record(
             Diag::warning("unknown-key", "unknown cloud-config key, ignored")

@@ -1,12 +1,12 @@
 //! The initramfs stages in order: detect → fetch → local. Each is runnable on its own and
 //! talks to the next only through files in `<run>/ember`.
 
+pub mod cli;
 pub mod detect;
 pub mod fetch;
 mod instance;
 pub mod local;
 mod persist;
-pub mod cli;
 pub mod record;
 
 use crate::context::Ctx;

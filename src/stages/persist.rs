@@ -56,9 +56,19 @@ fn safe_name(name: &str, index: usize, taken: &mut BTreeSet<String>) -> String {
         .next()
         .unwrap_or("")
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
-    let base = if base.trim_matches('.').is_empty() { format!("part-{:03}", index + 1) } else { base };
+    let base = if base.trim_matches('.').is_empty() {
+        format!("part-{:03}", index + 1)
+    } else {
+        base
+    };
     let mut name = base.clone();
     let mut n = 1;
     while !taken.insert(name.clone()) {
@@ -76,7 +86,10 @@ fn write_parts(w: &TargetWriter, rec: &mut Recorder, dir: &str, parts: &[&Part])
         .map(|(i, part)| {
             let path = format!("{dir}/{}", safe_name(&part.filename, i, &mut taken));
             w.write(rec, &path, part.payload.expose(), 0o700);
-            ScriptRef { path, frequency: frequency(part.frequency).cloud_init_name().into() }
+            ScriptRef {
+                path,
+                frequency: frequency(part.frequency).cloud_init_name().into(),
+            }
         })
         .collect()
 }
@@ -85,11 +98,15 @@ fn write_parts(w: &TargetWriter, rec: &mut Recorder, dir: &str, parts: &[&Part])
 /// command line, datasource, image config. Rendering it is the network stage's job.
 fn network_config(ctx: &Ctx, rec: &mut Recorder, chosen: &Chosen, cfg: &Value) -> Value {
     match cmdline::network_config(&ctx.cmdline) {
-        Some(NetworkConfigArg::Disabled) => return json!({"disabled": "kernel command line: network-config=disabled"}),
+        Some(NetworkConfigArg::Disabled) => {
+            return json!({"disabled": "kernel command line: network-config=disabled"})
+        }
         Some(NetworkConfigArg::Data(data)) => {
             let text = String::from_utf8_lossy(&data);
             match crate::yaml::parse(&text, ctx.limits()) {
-                Ok(doc) => return json!({"source": "kernel command line: network-config=", "config": doc.value}),
+                Ok(doc) => {
+                    return json!({"source": "kernel command line: network-config=", "config": doc.value})
+                }
                 Err(e) => rec.record(e.to_diag("kernel command line: network-config=")),
             }
         }
@@ -110,7 +127,14 @@ fn network_config(ctx: &Ctx, rec: &mut Recorder, chosen: &Chosen, cfg: &Value) -
     }
 }
 
-pub fn record(ctx: &Ctx, rec: &mut Recorder, root: &Root, chosen: &Chosen, merged: &Merged, system_cfg: &Value) {
+pub fn record(
+    ctx: &Ctx,
+    rec: &mut Recorder,
+    root: &Root,
+    chosen: &Chosen,
+    merged: &Merged,
+    system_cfg: &Value,
+) {
     let w = TargetWriter { root };
     let data = &chosen.data;
     let enc = encode_instance_id(&data.instance_id);
@@ -118,8 +142,18 @@ pub fn record(ctx: &Ctx, rec: &mut Recorder, root: &Root, chosen: &Chosen, merge
     let ci_inst = format!("{CLOUD_LIB}/instances/{enc}");
 
     // ember's state: what a later boot needs when the datasource has no news.
-    w.write(rec, &format!("{ember_inst}/instance.json"), &super::fetch::store(data), 0o600);
-    w.write(rec, &format!("{ember_inst}/cloud-config.json"), &pretty(&merged.config), 0o600);
+    w.write(
+        rec,
+        &format!("{ember_inst}/instance.json"),
+        &super::fetch::store(data),
+        0o600,
+    );
+    w.write(
+        rec,
+        &format!("{ember_inst}/cloud-config.json"),
+        &pretty(&merged.config),
+        0o600,
+    );
 
     // cloud-init's layout, which tools and scripts read.
     let payloads = [
@@ -133,17 +167,42 @@ pub fn record(ctx: &Ctx, rec: &mut Recorder, root: &Root, chosen: &Chosen, merge
         }
     }
     if let Some(u) = &merged.user {
-        let text = format!("#cloud-config\n{}", String::from_utf8_lossy(&pretty(&u.cloud_config)));
-        w.write(rec, &format!("{ci_inst}/cloud-config.txt"), text.as_bytes(), 0o600);
+        let text = format!(
+            "#cloud-config\n{}",
+            String::from_utf8_lossy(&pretty(&u.cloud_config))
+        );
+        w.write(
+            rec,
+            &format!("{ci_inst}/cloud-config.txt"),
+            text.as_bytes(),
+            0o600,
+        );
     }
-    let ds_line = format!("DataSource{}: {}\n", cloud_init_class(&data.datasource), data.detail);
-    w.write(rec, &format!("{ci_inst}/datasource"), ds_line.as_bytes(), 0o644);
-    let processed: Vec<_> = merged.user.iter().chain(merged.vendor.iter().map(|(_, v)| v)).collect();
+    let ds_line = format!(
+        "DataSource{}: {}\n",
+        cloud_init_class(&data.datasource),
+        data.detail
+    );
+    w.write(
+        rec,
+        &format!("{ci_inst}/datasource"),
+        ds_line.as_bytes(),
+        0o644,
+    );
+    let processed: Vec<_> = merged
+        .user
+        .iter()
+        .chain(merged.vendor.iter().map(|(_, v)| v))
+        .collect();
     let scripts: Vec<&Part> = processed.iter().flat_map(|p| p.scripts.iter()).collect();
     let hooks: Vec<&Part> = processed.iter().flat_map(|p| p.boothooks.iter()).collect();
     let scripts = write_parts(&w, rec, &format!("{ci_inst}/scripts"), &scripts);
     let boothooks = write_parts(&w, rec, &format!("{ci_inst}/boothooks"), &hooks);
-    w.link(rec, &format!("{CLOUD_LIB}/instances/{enc}"), &format!("{CLOUD_LIB}/instance"));
+    w.link(
+        rec,
+        &format!("{CLOUD_LIB}/instances/{enc}"),
+        &format!("{CLOUD_LIB}/instance"),
+    );
 
     // Run files: instance data (public and sensitive), merged config, cloud-id, handoff.
     let full = instance_data::build(data, &merged.config, system_cfg, Some(root));
@@ -153,9 +212,17 @@ pub fn record(ctx: &Ctx, rec: &mut Recorder, root: &Root, chosen: &Chosen, merge
         rec.write_run(&format!("{dir}/instance-data.json"), &public, 0o644);
         rec.write_run(&format!("{dir}/instance-data-sensitive.json"), &full, 0o600);
     }
-    rec.write_run("cloud-init/combined-cloud-config.json", &pretty(&merged.config), 0o600);
+    rec.write_run(
+        "cloud-init/combined-cloud-config.json",
+        &pretty(&merged.config),
+        0o600,
+    );
     let cloud_id = format!("cloud-id-{}", data.datasource);
-    rec.write_run(&format!("cloud-init/{cloud_id}"), format!("{}\n", data.datasource).as_bytes(), 0o644);
+    rec.write_run(
+        &format!("cloud-init/{cloud_id}"),
+        format!("{}\n", data.datasource).as_bytes(),
+        0o644,
+    );
     if let Err(e) = rec.run.symlink(&cloud_id, "cloud-init/cloud-id") {
         rec.record(Diag::error(e.code(), e.to_string()));
     }
@@ -171,7 +238,11 @@ pub fn record(ctx: &Ctx, rec: &mut Recorder, root: &Root, chosen: &Chosen, merge
         scripts,
         boothooks,
     };
-    rec.write_run("ember/handoff.json", &serde_json::to_vec_pretty(&handoff).unwrap_or_default(), 0o600);
+    rec.write_run(
+        "ember/handoff.json",
+        &serde_json::to_vec_pretty(&handoff).unwrap_or_default(),
+        0o600,
+    );
     rec.status.instance_id = Some(data.instance_id.clone());
     rec.status.first_boot = chosen.first_boot;
     rec.status.datasource = Some(data.datasource.clone());
@@ -181,11 +252,31 @@ pub fn record(ctx: &Ctx, rec: &mut Recorder, root: &Root, chosen: &Chosen, merge
     let id_line = format!("{}\n", data.instance_id);
     if let Some(prev) = chosen.previous.as_ref().filter(|_| chosen.first_boot) {
         let prev_line = format!("{prev}\n");
-        w.write(rec, &format!("{EMBER_LIB}/data/previous-instance-id"), prev_line.as_bytes(), 0o644);
-        w.write(rec, &format!("{CLOUD_LIB}/data/previous-instance-id"), prev_line.as_bytes(), 0o644);
+        w.write(
+            rec,
+            &format!("{EMBER_LIB}/data/previous-instance-id"),
+            prev_line.as_bytes(),
+            0o644,
+        );
+        w.write(
+            rec,
+            &format!("{CLOUD_LIB}/data/previous-instance-id"),
+            prev_line.as_bytes(),
+            0o644,
+        );
     }
-    w.write(rec, &format!("{CLOUD_LIB}/data/instance-id"), id_line.as_bytes(), 0o644);
-    w.write(rec, &format!("{EMBER_LIB}/data/instance-id"), id_line.as_bytes(), 0o644);
+    w.write(
+        rec,
+        &format!("{CLOUD_LIB}/data/instance-id"),
+        id_line.as_bytes(),
+        0o644,
+    );
+    w.write(
+        rec,
+        &format!("{EMBER_LIB}/data/instance-id"),
+        id_line.as_bytes(),
+        0o644,
+    );
 }
 
 /// cloud-init's class name part for a datasource: `nocloud` → `NoCloud`.

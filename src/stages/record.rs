@@ -51,7 +51,13 @@ impl Recorder {
             .flatten()
             .and_then(|d| serde_json::from_slice(&d).ok())
             .unwrap_or_else(Status::new);
-        let mut rec = Recorder { run, paths, status, name, started: Instant::now() };
+        let mut rec = Recorder {
+            run,
+            paths,
+            status,
+            name,
+            started: Instant::now(),
+        };
         let stage = StageStatus::started(boot_seconds(), wall_seconds(), std::process::id());
         rec.status.stages.insert(name.to_string(), stage);
         rec.save();
@@ -59,7 +65,10 @@ impl Recorder {
     }
 
     pub fn stage(&mut self) -> &mut StageStatus {
-        self.status.stages.get_mut(self.name).expect("stage inserted at begin")
+        self.status
+            .stages
+            .get_mut(self.name)
+            .expect("stage inserted at begin")
     }
 
     pub fn record(&mut self, diag: Diag) {
@@ -78,8 +87,16 @@ impl Recorder {
         let t0 = Instant::now();
         let out = f(self);
         let duration_us = t0.elapsed().as_micros() as u64;
-        let result = if self.stage().errors.len() > before { "error" } else { "ok" };
-        self.stage().steps.push(Step { name: name.into(), duration_us, result: result.into() });
+        let result = if self.stage().errors.len() > before {
+            "error"
+        } else {
+            "ok"
+        };
+        self.stage().steps.push(Step {
+            name: name.into(),
+            duration_us,
+            result: result.into(),
+        });
         out
     }
 
