@@ -150,3 +150,30 @@ fn corrupted_fat16() {
 fn corrupted_fat32() {
     run("fat32", img::fat("32", "40960", &[]), false, 100, 6);
 }
+
+#[test]
+fn rock_ridge_continuation_loop_is_corrupt() {
+    let Some(mut image) = img::iso(&["-V", "cidata", "-R"], true) else {
+        return;
+    };
+    // Point every CE entry at itself: its continuation area is then the CE entry again.
+    let mut patched = 0;
+    for at in 0..image.len().saturating_sub(28) {
+        if image[at..at + 4] == *b"CE\x1c\x01" {
+            let (block, offset) = ((at / 2048) as u32, (at % 2048) as u32);
+            image[at + 4..at + 8].copy_from_slice(&block.to_le_bytes());
+            image[at + 12..at + 16].copy_from_slice(&offset.to_le_bytes());
+            image[at + 20..at + 24].copy_from_slice(&28u32.to_le_bytes());
+            patched += 1;
+        }
+    }
+    assert!(
+        patched > 0,
+        "the long Rock Ridge name should need a CE area"
+    );
+    let err = match open(Cursor::new(image)) {
+        Err(e) => e,
+        Ok(mut fs) => fs.list_dir("").expect_err("looping CE must not list"),
+    };
+    assert!(err.to_string().contains("continuation"), "{err}");
+}

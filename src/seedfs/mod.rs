@@ -4,8 +4,10 @@
 
 mod ext;
 mod iso9660;
+mod iso9660_dir;
 mod susp;
 mod vfat;
+mod vfat_bpb;
 mod vfat_dir;
 
 #[cfg(test)]
@@ -105,9 +107,9 @@ pub fn probe<R: Read + Seek>(dev: &mut R) -> io::Result<Option<Probe>> {
     for (kind, probe_fn) in probes {
         match probe_fn(&mut vol) {
             Ok(Some(labels)) => return Ok(Some(Probe { kind, labels })),
-            Ok(None) | Err(SeedFsError::Corrupt(_)) => {}
             Err(SeedFsError::Io(e)) => return Err(e),
-            Err(_) => {}
+            // A damaged structure under one magic does not rule out the next filesystem.
+            Ok(None) | Err(_) => {}
         }
     }
     Ok(None)
@@ -177,7 +179,12 @@ impl<R: Read + Seek> Volume<R> {
                 self.len
             )));
         }
-        let mut buf = vec![0u8; len as usize];
+        let len = usize::try_from(len).map_err(|_| {
+            SeedFsError::Corrupt(format!(
+                "{len} bytes at offset {offset} do not fit in memory"
+            ))
+        })?;
+        let mut buf = vec![0u8; len];
         self.read_at(offset, &mut buf)?;
         Ok(buf)
     }
