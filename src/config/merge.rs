@@ -83,16 +83,17 @@ impl Mergers {
             // cloud-init's str merger knows only `append`; `no_replace` is accepted, no effect.
             "str" => &["append", "no_replace"],
             _ => {
+                let name = shown(name);
                 return Err(format!(
-                    "unknown merger {name:?} (expected dict, list or str)"
-                ))
+                    "unknown merger {name} (expected dict, list or str)"
+                ));
             }
         };
         let recursion = ["recurse_list", "recurse_array", "recurse_str"];
         for s in settings {
             let recursive_ok = name != "str" && recursion.contains(&s.as_str());
             if !known.contains(&s.as_str()) && !recursive_ok {
-                self.ignored.push(format!("{name}({s})"));
+                self.ignored.push(format!("{name}({})", shown(s)));
             }
         }
         let recurse_list = has("recurse_list") || has("recurse_array");
@@ -136,6 +137,16 @@ impl Mergers {
     }
 }
 
+/// A merger word fit for a message: identifiers only, since `merge_how` is user data.
+fn shown(word: &str) -> &str {
+    let ok = word.len() <= 32 && word.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if ok {
+        word
+    } else {
+        "<not an identifier>"
+    }
+}
+
 /// Canonical merger name: lower case, `-` as `_`, an optional `m_` prefix dropped.
 fn canonical(name: &str) -> String {
     let n = name.trim().to_lowercase().replace('-', "_");
@@ -152,15 +163,15 @@ pub fn parse_merge_how(s: &str) -> Result<Mergers, String> {
         }
         let (name, rest) = item
             .split_once('(')
-            .ok_or_else(|| format!("merger {item:?} is not name(settings)"))?;
+            .ok_or("a merger is not written name(settings)")?;
         let inner = rest
             .strip_suffix(')')
-            .ok_or_else(|| format!("merger {item:?} is not name(settings)"))?;
+            .ok_or("a merger is not written name(settings)")?;
         let name = canonical(name);
         let valid = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
             && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
         if !valid {
-            return Err(format!("merger name {name:?} is not an identifier"));
+            return Err("a merger name is not an identifier".to_string());
         }
         let settings: Vec<String> = inner
             .split(',')
