@@ -4,6 +4,7 @@
 //!
 //! <https://docs.cloud-init.io/en/latest/explanation/format.html>
 
+mod cloudconfig;
 mod gzip;
 mod include;
 pub mod jinja;

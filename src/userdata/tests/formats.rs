@@ -267,3 +267,41 @@ fn gzip_bomb_stops_at_the_cap() {
     assert_eq!(codes(&p), ["budget-exceeded"]);
     assert_eq!(p.diags[0].budget.as_deref(), Some("inflated_bytes"));
 }
+
+#[test]
+fn yaml_budget_is_passed_on() {
+    let limits = Limits::default();
+    let urls = FakeUrls::default();
+    let idata = instance_data();
+    let parse = |_: &str| -> Result<crate::yaml::Doc, YamlErrorInfo> {
+        Err(YamlErrorInfo {
+            line: 7,
+            message: "too many nodes".to_string(),
+            budget: Some("yaml_nodes"),
+        })
+    };
+    let ctx = Context {
+        limits: &limits,
+        urls: &urls,
+        parse_yaml: &parse,
+        instance_data: &idata,
+    };
+    let p = process(b"#cloud-config\n{}", "vendor-data", &ctx);
+    let d = &p.diags[0];
+    assert_eq!(d.code, "yaml-syntax");
+    assert_eq!((d.file.as_deref(), d.line), (Some("vendor-data"), Some(7)));
+    assert_eq!(d.budget.as_deref(), Some("yaml_nodes"));
+}
+
+#[test]
+fn shellscript_type_is_checked_against_content() {
+    let m = "MIME-Version: 1.0\nContent-Type: text/x-shellscript\n\n#cloud-config\n{\"a\": 1}\n";
+    let p = run(m);
+    assert_eq!(
+        (p.cloud_config.clone(), p.scripts.len()),
+        (json!({"a": 1}), 0)
+    );
+    // A per-boot script keeps its declared type whatever its content.
+    let m = "MIME-Version: 1.0\nContent-Type: text/x-shellscript-per-once\n\necho\n";
+    assert_eq!(run(m).scripts[0].frequency, Frequency::PerOnce);
+}
