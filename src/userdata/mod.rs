@@ -1,1 +1,289 @@
-//! User-data processing (placeholder, being written).
+//! User-data and vendor-data as cloud-init reads them: gzip, MIME multipart, `#include`,
+//! archives, jinja templates, and cloud-config parts merged by `merge_how`. Pure apart from
+//! the URL reader it is given; it writes nothing and runs nothing.
+//!
+//! <https://docs.cloud-init.io/en/latest/explanation/format.html>
+
+mod cloudconfig;
+mod gzip;
+mod include;
+pub mod jinja;
+mod jsonpatch;
+mod mime;
+mod parts;
+
+use crate::error::Diag;
+use crate::fetch::UrlReader;
+use crate::limits::Limits;
+use crate::secret::Secret;
+use serde_json::Value;
+use std::fmt;
+
+/// What a YAML parser reports on failure. `message` must describe the problem without
+/// quoting the input (it goes into a `Diag`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct YamlErrorInfo {
+    pub line: u32,
+    pub message: String,
+    /// The budget (`yaml_nodes`, `yaml_depth`) that stopped the parser, if one did.
+    pub budget: Option<&'static str>,
+}
+
+/// Everything `process` needs from outside.
+pub struct Context<'a> {
+    pub limits: &'a Limits,
+    /// Reads `#include` and `text/x-include-url` URLs (file:// and http(s)://).
+    pub urls: &'a dyn UrlReader,
+    pub parse_yaml: &'a dyn Fn(&str) -> Result<crate::yaml::Doc, YamlErrorInfo>,
+    /// cloud-init's instance-data.json shape (`{"v1": {...}, "ds": {...}, ...}`).
+    pub instance_data: &'a Value,
+}
+
+/// When a script runs: `text/x-shellscript` is per-instance; the `-per-*` types say.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Frequency {
+    PerInstance,
+    PerBoot,
+    PerOnce,
+}
+
+/// A part kept for later stages: a script, a boothook, or an unhandled part.
+#[derive(Clone, Debug)]
+pub struct Part {
+    /// The part's file name (`part-001` when it had none), made safe to use as a file name.
+    pub filename: String,
+    pub content_type: String,
+    pub frequency: Frequency,
+    pub payload: Secret<Vec<u8>>,
+}
+
+/// One cloud-config part as parsed, kept for key/line diagnostics.
+pub struct NamedDoc {
+    /// e.g. `user-data part 2 (cloud-config.txt)`, or `user-data` for a plain document.
+    pub name: String,
+    pub doc: crate::yaml::Doc,
+}
+
+/// The result of reading one user-data (or vendor-data) blob.
+#[derive(Default)]
+pub struct Processed {
+    /// All cloud-config parts merged; `Value::Null` if there were none.
+    pub cloud_config: Value,
+    pub docs: Vec<NamedDoc>,
+    /// Shell scripts in part order.
+    pub scripts: Vec<Part>,
+    /// `#cloud-boothook` parts with the header line removed, in part order.
+    pub boothooks: Vec<Part>,
+    /// Unknown types, `text/part-handler` and undetectable parts, kept and reported.
+    pub unhandled: Vec<Part>,
+    /// URLs read under `#include-once`, for a later stage to cache (they may hold tokens).
+    pub include_once_urls: Vec<String>,
+    pub diags: Vec<Diag>,
+}
+
+/// Counts only: the merged config and payloads are user data and must not reach a log.
+impl fmt::Debug for Processed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Processed")
+            .field("cloud_config", &"<redacted>")
+            .field("docs", &self.docs.len())
+            .field("scripts", &self.scripts)
+            .field("boothooks", &self.boothooks)
+            .field("unhandled", &self.unhandled)
+            .field("include_once_urls", &self.include_once_urls.len())
+            .field("diags", &self.diags)
+            .finish()
+    }
+}
+
+/// Reads user-data from `source` (`user-data`, `vendor-data`, `vendor-data2`). Never fails:
+/// every problem becomes a `Diag` and the rest of the data is still used.
+pub fn process(data: &[u8], source: &str, ctx: &Context) -> Processed {
+    let mut run = Run::new(ctx, source);
+    run.blob(data);
+    run.finish()
+}
+
+/// Nesting of multiparts inside multiparts, gzip inside gzip and templates: a fixed
+/// structural cap (far beyond real use) that keeps recursion bounded.
+const MAX_NESTING: u32 = 16;
+
+/// State of one `process` call.
+struct Run<'c, 'a> {
+    ctx: &'c Context<'a>,
+    source: &'c str,
+    out: Processed,
+    /// The merged cloud-config so far (cloud-init's `cloud_buf`).
+    merged: Option<Value>,
+    /// Parts attached so far; numbers the parts and their default names.
+    attached: u32,
+    /// MIME entities and parts seen, against `limits.mime_parts`.
+    seen: u32,
+    inflated: u64,
+    included: u64,
+    /// URLs being included, outermost first: a repeat is a loop.
+    chain: Vec<String>,
+    /// Include and archive nesting, against `limits.include_depth`.
+    depth: u32,
+    nesting: u32,
+    /// The whole input is one bare document: name it after the source alone.
+    bare: bool,
+    /// A budget that ends the whole run (part count) was exceeded.
+    stopped: bool,
+}
+
+impl<'c, 'a> Run<'c, 'a> {
+    fn new(ctx: &'c Context<'a>, source: &'c str) -> Self {
+        Run {
+            ctx,
+            source,
+            out: Processed::default(),
+            merged: None,
+            attached: 0,
+            seen: 0,
+            inflated: 0,
+            included: 0,
+            chain: Vec::new(),
+            depth: 0,
+            nesting: 0,
+            bare: false,
+            stopped: false,
+        }
+    }
+
+    fn finish(mut self) -> Processed {
+        self.out.cloud_config = self.merged.take().unwrap_or(Value::Null);
+        self.out
+    }
+
+    fn diag(&mut self, d: Diag) {
+        self.out.diags.push(d);
+    }
+
+    /// Counts one entity against `mime_parts`; false once the budget is spent.
+    fn count_part(&mut self) -> bool {
+        if self.stopped {
+            return false;
+        }
+        self.seen += 1;
+        if self.seen > self.ctx.limits.mime_parts {
+            self.stopped = true;
+            let d = Diag::error("budget-exceeded", "too many parts; the rest are ignored")
+                .file(self.source)
+                .budget("mime_parts");
+            self.diag(d);
+            return false;
+        }
+        true
+    }
+
+    /// Enters one level of structural nesting; false (with a Diag) when too deep.
+    fn enter(&mut self, what: &str) -> bool {
+        if self.nesting >= MAX_NESTING {
+            let msg = format!("{what} nested more than {MAX_NESTING} levels deep; ignored");
+            self.diag(Diag::error("nesting-too-deep", msg).file(self.source));
+            return false;
+        }
+        self.nesting += 1;
+        true
+    }
+
+    /// Inflates a gzip payload against what is left of `inflated_bytes` for this run (a
+    /// per-run total, so many small bombs cannot add up to more than one).
+    fn gunzip(&mut self, data: &[u8], name: &str) -> Option<Vec<u8>> {
+        let left = self.ctx.limits.inflated_bytes.saturating_sub(self.inflated);
+        match gzip::inflate(data, left) {
+            Ok(v) => {
+                self.inflated += v.len() as u64;
+                Some(v)
+            }
+            Err(gzip::InflateError::TooLarge) => {
+                let msg = "gzip data inflates beyond the limit; ignored";
+                self.diag(
+                    Diag::error("budget-exceeded", msg)
+                        .file(name)
+                        .budget("inflated_bytes"),
+                );
+                None
+            }
+            Err(gzip::InflateError::Corrupt) => {
+                self.diag(Diag::error("gzip-corrupt", "gzip data is corrupt; ignored").file(name));
+                None
+            }
+        }
+    }
+
+    /// A whole blob: the input, an included document. Gzip and MIME are sniffed here.
+    fn blob(&mut self, data: &[u8]) {
+        if data.is_empty() || self.stopped {
+            return;
+        }
+        if gzip::is_gzip(data) {
+            if !self.enter("gzip") {
+                return;
+            }
+            if let Some(inner) = self.gunzip(data, self.source) {
+                self.blob(&inner);
+            }
+            self.nesting -= 1;
+            return;
+        }
+        if mime::looks_like_mime(data) {
+            self.entity(&mime::parse_entity(data));
+            return;
+        }
+        // cloud-init's "text/x-not-multipart": the type comes from the first line.
+        self.bare = self.depth == 0 && self.attached == 0;
+        self.part(parts::Incoming {
+            content_type: parts::NOT_MULTIPART.to_string(),
+            filename: None,
+            merge_type: None,
+            payload: data.to_vec(),
+        });
+        self.bare = false;
+    }
+
+    /// A MIME entity: a multipart container is walked, anything else is one part.
+    fn entity(&mut self, e: &mime::Entity) {
+        if !self.count_part() {
+            return;
+        }
+        let ctype = e.content_type();
+        if !ctype.starts_with("multipart/") {
+            let payload = match e.decoded_body() {
+                Ok(p) => p,
+                Err(why) => {
+                    let msg = format!("MIME part ({ctype}): {why}; part ignored");
+                    self.diag(Diag::error("mime-encoding", msg).file(self.source));
+                    return;
+                }
+            };
+            let merge_type = e.header("merge-type").or(e.header("x-merge-type"));
+            self.part(parts::Incoming {
+                content_type: ctype,
+                filename: e.filename(),
+                merge_type: merge_type.filter(|m| !m.is_empty()).map(str::to_string),
+                payload,
+            });
+            return;
+        }
+        let boundary = e
+            .header("content-type")
+            .and_then(|v| mime::param(v, "boundary"));
+        let Some(boundary) = boundary.filter(|b| !b.is_empty()) else {
+            let msg = "multipart entity without a boundary; ignored";
+            self.diag(Diag::error("mime-malformed", msg).file(self.source));
+            return;
+        };
+        if !self.enter("multipart") {
+            return;
+        }
+        for body in mime::split_multipart(e.body, &boundary) {
+            self.entity(&mime::parse_entity(body));
+        }
+        self.nesting -= 1;
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,113 @@
+//! Cloud-config parts: parsed with the given YAML reader, merged by `merge_how` /
+//! `Merge-Type` (cloud-init's default `dict(replace)+list()+str()`), or patched by
+//! `#cloud-config-jsonp`.
+//!
+//! <https://docs.cloud-init.io/en/latest/reference/merging.html>
+
+use super::{jsonpatch, NamedDoc, Run};
+use crate::config::merge::{self, Mergers};
+use crate::error::Diag;
+use serde_json::{Map, Value};
+
+impl Run<'_, '_> {
+    /// Parses a cloud-config part and merges it into what came before.
+    pub(super) fn cloud_config(&mut self, name: &str, payload: &[u8], merge_type: Option<&str>) {
+        let text = match std::str::from_utf8(payload) {
+            Ok(t) => t,
+            Err(e) => {
+                let at = e.valid_up_to();
+                let msg = format!("cloud-config is not valid UTF-8 (at byte {at}); part ignored");
+                self.diag(Diag::error("invalid-utf8", msg).file(name));
+                return;
+            }
+        };
+        let mut doc = match (self.ctx.parse_yaml)(text) {
+            Ok(doc) => doc,
+            Err(e) => {
+                let mut d = Diag::error("yaml-syntax", e.message)
+                    .file(name)
+                    .line(Some(e.line));
+                if let Some(b) = e.budget {
+                    d = d.budget(b);
+                }
+                self.diag(d);
+                return;
+            }
+        };
+        // An empty document is an empty mapping, not an error.
+        if doc.value.is_null() {
+            doc.value = Value::Object(Map::new());
+        }
+        if !doc.value.is_object() {
+            let msg = "cloud-config must be a mapping; part ignored";
+            self.diag(Diag::error("cloud-config-type", msg).file(name));
+            return;
+        }
+        let mut value = doc.value.clone();
+        let mut how = match merge::take_merge_how(&mut value) {
+            Ok(m) => m.unwrap_or_default(),
+            Err(e) => return self.bad_merge(name, "merge_how", &e),
+        };
+        match merge_type.map(merge::parse_merge_how) {
+            Some(Ok(m)) => how.extend(m),
+            Some(Err(e)) => return self.bad_merge(name, "Merge-Type", &e),
+            None => {}
+        }
+        for setting in std::mem::take(&mut how.ignored) {
+            let msg = format!("unknown merge setting {setting} ignored");
+            self.diag(
+                Diag::warning("merge-how-unknown", msg)
+                    .file(name)
+                    .key("merge_how"),
+            );
+        }
+        if how.is_empty() {
+            how = Mergers::user_data_default();
+        }
+        let base = self.merged.get_or_insert_with(|| Value::Object(Map::new()));
+        merge::merge(base, value, &how);
+        self.out.docs.push(NamedDoc {
+            name: name.to_string(),
+            doc,
+        });
+    }
+
+    fn bad_merge(&mut self, name: &str, key: &str, why: &str) {
+        let msg = format!("invalid merge rule ({why}); part ignored");
+        self.diag(Diag::error("merge-how-invalid", msg).file(name).key(key));
+    }
+
+    /// `#cloud-config-jsonp`: a JSON patch on the cloud-config merged so far.
+    pub(super) fn jsonp(&mut self, name: &str, payload: &[u8]) {
+        let text = String::from_utf8_lossy(payload);
+        let trimmed = text.trim_start();
+        let header = "#cloud-config-jsonp";
+        let body = match trimmed.get(..header.len()) {
+            Some(h) if h.eq_ignore_ascii_case(header) => &trimmed[header.len()..],
+            _ => trimmed,
+        };
+        let patch: Value = match serde_json::from_str(body) {
+            Ok(p) => p,
+            Err(e) => {
+                let msg = format!(
+                    "JSON patch is not valid JSON ({:?}); part ignored",
+                    e.classify()
+                );
+                let line = u32::try_from(e.line()).ok();
+                self.diag(Diag::error("jsonp-invalid", msg).file(name).line(line));
+                return;
+            }
+        };
+        let base = self
+            .merged
+            .clone()
+            .unwrap_or_else(|| Value::Object(Map::new()));
+        match jsonpatch::apply(&base, &patch) {
+            Ok(v) => self.merged = Some(v),
+            Err(e) => {
+                let msg = format!("JSON patch failed at {e}; part ignored");
+                self.diag(Diag::error("jsonp-failed", msg).file(name));
+            }
+        }
+    }
+}

@@ -1,0 +1,225 @@
+//! `#include` / `#include-once` / `text/x-include-url` and `#cloud-config-archive`: parts
+//! that bring in more parts, bounded by depth, bytes and loop detection.
+
+use super::parts::{self, Incoming};
+use super::Run;
+use crate::error::Diag;
+use crate::fetch::FetchError;
+use serde_json::Value;
+
+/// A URL fit for a message: no query, fragment or user info, which may hold tokens.
+pub fn redact_url(url: &str) -> String {
+    let cut = url.find(['?', '#']).unwrap_or(url.len());
+    let url = &url[..cut];
+    match url.split_once("://") {
+        Some((scheme, rest)) => {
+            let host_end = rest.find('/').unwrap_or(rest.len());
+            let (authority, path) = rest.split_at(host_end);
+            let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+            format!("{scheme}://{host}{path}")
+        }
+        None => url.to_string(),
+    }
+}
+
+/// Archive item keys that are not headers (cloud-init's list).
+const NOT_HEADERS: &[&str] = &[
+    "content",
+    "filename",
+    "type",
+    "launch-index",
+    "content-disposition",
+    "number-attachments",
+    "content-type",
+];
+
+impl Run<'_, '_> {
+    /// Enters one level of include/archive nesting, or reports the depth budget.
+    fn deeper(&mut self, what: &str) -> bool {
+        if self.depth >= self.ctx.limits.include_depth {
+            let msg = format!("{what} nested too deep; ignored");
+            let d = Diag::error("budget-exceeded", msg)
+                .file(self.source)
+                .budget("include_depth");
+            self.diag(d);
+            return false;
+        }
+        self.depth += 1;
+        true
+    }
+
+    /// One URL a line; `#include-once` / `#include` switch the mode for the rest of the line
+    /// and the lines after it. Blank lines and other `#` lines are skipped.
+    pub(super) fn include(&mut self, payload: &[u8]) {
+        let text = String::from_utf8_lossy(payload).into_owned();
+        let mut once = false;
+        for line in text.lines() {
+            let mut line = line.trim_start();
+            let lower = line.to_ascii_lowercase();
+            if lower.starts_with("#include-once") {
+                line = &line["#include-once".len()..];
+                once = true;
+            } else if lower.starts_with("#include") {
+                line = &line["#include".len()..];
+                once = false;
+            }
+            let url = line.trim();
+            if url.is_empty() || url.starts_with('#') {
+                continue;
+            }
+            // Each URL counts as a part, so a list of empty documents is bounded too.
+            if !self.count_part() {
+                return;
+            }
+            self.include_url(url, once);
+        }
+    }
+
+    fn include_url(&mut self, url: &str, once: bool) {
+        let shown = redact_url(url);
+        if self.chain.iter().any(|u| u == url) {
+            let msg = format!("include of {shown} loops back to itself; skipped");
+            self.diag(Diag::error("include-loop", msg).file(self.source));
+            return;
+        }
+        let left = self.ctx.limits.include_bytes.saturating_sub(self.included);
+        let too_large = |run: &mut Self| {
+            let msg = format!("include of {shown} exceeds the include byte limit; skipped");
+            let d = Diag::error("budget-exceeded", msg).file(run.source);
+            run.diag(d.budget("include_bytes"));
+        };
+        if left == 0 {
+            return too_large(self);
+        }
+        if !self.deeper(&format!("include of {shown}")) {
+            return;
+        }
+        match self.ctx.urls.read(url, left) {
+            Ok(data) if data.len() as u64 > left => too_large(self),
+            Ok(data) => {
+                self.included += data.len() as u64;
+                if once && !self.out.include_once_urls.iter().any(|u| u == url) {
+                    self.out.include_once_urls.push(url.to_string());
+                }
+                self.chain.push(url.to_string());
+                self.blob(&data);
+                self.chain.pop();
+            }
+            Err(FetchError::TooLarge { .. }) => too_large(self),
+            Err(e) => {
+                let why = match &e {
+                    FetchError::NotFound { .. } => "not found".to_string(),
+                    FetchError::Unsupported { .. } => "unsupported URL scheme".to_string(),
+                    // The reason may quote the URL: quote it only redacted.
+                    FetchError::Failed { reason, .. } => scrub(reason, url, &shown),
+                    FetchError::TooLarge { .. } => String::new(),
+                };
+                let msg = format!("include of {shown} failed: {why}");
+                self.diag(Diag::error("fetch-failed", msg).file(self.source));
+            }
+        }
+        self.depth -= 1;
+    }
+
+    /// `#cloud-config-archive`: a YAML list of `{type, content, filename, ...}` or strings.
+    pub(super) fn archive(&mut self, payload: &[u8]) {
+        let name = format!("{} cloud-config-archive", self.source);
+        let Ok(text) = std::str::from_utf8(payload) else {
+            let msg = "cloud-config-archive is not valid UTF-8; ignored";
+            self.diag(Diag::error("invalid-utf8", msg).file(&name));
+            return;
+        };
+        let items = match (self.ctx.parse_yaml)(text) {
+            Ok(doc) => doc.value,
+            Err(e) => {
+                let mut d = Diag::error("yaml-syntax", e.message)
+                    .file(&name)
+                    .line(Some(e.line));
+                if let Some(b) = e.budget {
+                    d = d.budget(b);
+                }
+                return self.diag(d);
+            }
+        };
+        let Value::Array(items) = items else {
+            let msg = "cloud-config-archive must be a list; ignored";
+            return self.diag(Diag::error("archive-type", msg).file(&name));
+        };
+        if !self.deeper("cloud-config-archive") {
+            return;
+        }
+        for (i, item) in items.into_iter().enumerate() {
+            if !self.count_part() {
+                break;
+            }
+            match archive_item(item) {
+                Some(p) => self.part(p),
+                None => {
+                    let msg = format!("item {i} is not a mapping with string content; skipped");
+                    self.diag(
+                        Diag::warning("archive-item", msg)
+                            .file(&name)
+                            .key(i.to_string()),
+                    );
+                }
+            }
+        }
+        self.depth -= 1;
+    }
+}
+
+/// One archive entry as a part; the type defaults to what the content's first line says,
+/// else cloud-config (cloud-init's default for archives).
+fn archive_item(item: Value) -> Option<Incoming> {
+    let mut map = match item {
+        Value::String(s) => {
+            let mut m = serde_json::Map::new();
+            m.insert("content".into(), Value::String(s));
+            m
+        }
+        Value::Object(m) => m,
+        _ => return None,
+    };
+    let payload = match map.remove("content") {
+        Some(Value::String(s)) => s.into_bytes(),
+        None | Some(Value::Null) => Vec::new(),
+        Some(_) => return None,
+    };
+    let content_type = match map.get("type").and_then(Value::as_str) {
+        Some(t) if !t.trim().is_empty() => t.trim().to_ascii_lowercase(),
+        _ => parts::detect(&payload)
+            .unwrap_or("text/cloud-config")
+            .to_string(),
+    };
+    let filename = map
+        .get("filename")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let header = |h: &str| {
+        map.iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(h) && !NOT_HEADERS.contains(&h))
+            .and_then(|(_, v)| v.as_str())
+            .map(str::to_string)
+    };
+    let merge_type = header("merge-type").or_else(|| header("x-merge-type"));
+    Some(Incoming {
+        content_type,
+        filename,
+        merge_type,
+        payload,
+    })
+}
+
+/// Replaces the URL in a fetch error's reason with its redacted form, and cuts any other
+/// query string the reason quotes (a redirect target, say).
+fn scrub(reason: &str, url: &str, shown: &str) -> String {
+    let reason = reason.replace(url, shown);
+    reason
+        .split(' ')
+        .map(|w| match w.find('?') {
+            Some(i) if w[..i].contains("://") => redact_url(w),
+            _ => w.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}

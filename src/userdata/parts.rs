@@ -1,0 +1,248 @@
+//! One user-data part by its type: cloud-config merged, jsonp patched, scripts and boothooks
+//! kept, templates rendered and read again, anything else kept and reported.
+
+use super::{gzip, jinja, Frequency, Part, Run};
+use crate::error::Diag;
+use crate::secret::Secret;
+
+/// cloud-init's type for a bare (non-MIME) payload.
+pub const NOT_MULTIPART: &str = "text/x-not-multipart";
+
+/// A part as it arrives from MIME, an archive or a bare payload.
+pub struct Incoming {
+    pub content_type: String,
+    pub filename: Option<String>,
+    /// `Merge-Type` / `X-Merge-Type` header.
+    pub merge_type: Option<String>,
+    pub payload: Vec<u8>,
+}
+
+/// First-line headers and their types, longest first so `#cloud-config-archive` is not
+/// taken for `#cloud-config`. Matched lower-cased after leading blanks, as cloud-init does.
+const STARTS_WITH: &[(&str, &str)] = &[
+    (jinja::HEADER, "text/jinja2"),
+    ("#cloud-config-archive", "text/cloud-config-archive"),
+    ("#cloud-config-jsonp", "text/cloud-config-jsonp"),
+    ("#cloud-boothook", "text/cloud-boothook"),
+    ("#cloud-config", "text/cloud-config"),
+    ("#include-once", "text/x-include-once-url"),
+    ("#part-handler", "text/part-handler"),
+    ("#include", "text/x-include-url"),
+    ("#!", "text/x-shellscript"),
+];
+
+/// The type named by a payload's first line, if any.
+pub fn detect(payload: &[u8]) -> Option<&'static str> {
+    let start = payload.iter().position(|b| !b.is_ascii_whitespace())?;
+    let head = &payload[start..payload.len().min(start + 64)];
+    let head = String::from_utf8_lossy(head).to_lowercase();
+    STARTS_WITH
+        .iter()
+        .find(|(prefix, _)| head.starts_with(prefix))
+        .map(|(_, t)| *t)
+}
+
+/// Types whose content decides: cloud-init re-detects these from the first line
+/// (`text/x-shellscript` too, since a real script must start with `#!`).
+const REDETECT: &[&str] = &[
+    "text/plain",
+    NOT_MULTIPART,
+    "application/octet-stream",
+    "text/x-shellscript",
+];
+
+const GZIP_TYPES: &[&str] = &[
+    "application/gzip",
+    "application/gzip-compressed",
+    "application/gzipped",
+    "application/x-compress",
+    "application/x-compressed",
+    "application/x-gunzip",
+    "application/x-gzip",
+    "application/x-gzip-compressed",
+];
+
+/// A part's file name made safe to be a file name later; `None` if nothing usable is left.
+fn safe_filename(name: &str) -> Option<String> {
+    let clean: String = name
+        .chars()
+        .map(|c| {
+            if c == '/' || c == '\\' || c.is_control() {
+                '_'
+            } else {
+                c
+            }
+        })
+        .take(128)
+        .collect();
+    let clean = clean.trim().to_string();
+    (!clean.is_empty() && clean != "." && clean != "..").then_some(clean)
+}
+
+/// A MIME type fit for a message: token characters only, bounded length.
+fn shown_type(t: &str) -> String {
+    t.chars()
+        .filter(|c| c.is_ascii_alphanumeric() || "/.+-_".contains(*c))
+        .take(64)
+        .collect()
+}
+
+impl Run<'_, '_> {
+    /// Sorts out compression and the real type, then includes, archives or attaches.
+    pub(super) fn part(&mut self, mut p: Incoming) {
+        if self.stopped {
+            return;
+        }
+        let declared_gzip = GZIP_TYPES.contains(&p.content_type.as_str());
+        if declared_gzip || gzip::is_gzip(&p.payload) {
+            let Some(inner) = self.gunzip(&p.payload, self.source) else {
+                return;
+            };
+            p.payload = inner;
+            if declared_gzip {
+                // Unknown after inflating, like cloud-init: the content decides.
+                p.content_type = "text/plain".to_string();
+            }
+        }
+        if REDETECT.contains(&p.content_type.as_str()) {
+            if let Some(t) = detect(&p.payload) {
+                p.content_type = t.to_string();
+            }
+        }
+        match p.content_type.as_str() {
+            "text/x-include-url" | "text/x-include-once-url" => self.include(&p.payload),
+            "text/cloud-config-archive" => self.archive(&p.payload),
+            _ => self.attach(p),
+        }
+    }
+
+    /// A part that ends up in the result: numbered and named like cloud-init's parts.
+    fn attach(&mut self, p: Incoming) {
+        self.attached += 1;
+        let n = self.attached;
+        let filename = p
+            .filename
+            .as_deref()
+            .and_then(safe_filename)
+            .unwrap_or_else(|| format!("part-{n:03}"));
+        let name = if self.bare && self.depth == 0 {
+            self.source.to_string()
+        } else {
+            format!("{} part {n} ({filename})", self.source)
+        };
+        let ctype = p.content_type.clone();
+        self.typed(
+            &name,
+            filename,
+            &ctype,
+            p.merge_type.as_deref(),
+            p.payload,
+            true,
+        );
+    }
+
+    fn typed(
+        &mut self,
+        name: &str,
+        filename: String,
+        ctype: &str,
+        merge_type: Option<&str>,
+        payload: Vec<u8>,
+        may_template: bool,
+    ) {
+        let keep = |frequency| Part {
+            filename: filename.clone(),
+            content_type: ctype.to_string(),
+            frequency,
+            payload: Secret::new(payload.clone()),
+        };
+        match ctype {
+            "text/cloud-config" => self.cloud_config(name, &payload, merge_type),
+            "text/cloud-config-jsonp" => self.jsonp(name, &payload),
+            "text/x-shellscript" | "text/x-shellscript-per-instance" => {
+                self.out.scripts.push(keep(Frequency::PerInstance))
+            }
+            "text/x-shellscript-per-boot" => self.out.scripts.push(keep(Frequency::PerBoot)),
+            "text/x-shellscript-per-once" => self.out.scripts.push(keep(Frequency::PerOnce)),
+            "text/cloud-boothook" => {
+                let mut hook = keep(Frequency::PerBoot);
+                hook.payload = Secret::new(strip_first_line_if(&payload, "#cloud-boothook"));
+                self.out.boothooks.push(hook);
+            }
+            "text/jinja2" if may_template => self.template(name, filename, merge_type, &payload),
+            _ => {
+                let (code, msg) = match ctype {
+                    "text/part-handler" => (
+                        "part-handler-unsupported",
+                        "Python part-handlers are not supported; part kept unused".to_string(),
+                    ),
+                    NOT_MULTIPART => (
+                        "unhandled-part",
+                        "Unhandled non-multipart user-data: no known header on its first line"
+                            .to_string(),
+                    ),
+                    "text/jinja2" => (
+                        "unhandled-part",
+                        "a template rendered to a type templates cannot produce; kept unused"
+                            .to_string(),
+                    ),
+                    t => (
+                        "unhandled-part",
+                        format!("unhandled content type {}; part kept unused", shown_type(t)),
+                    ),
+                };
+                self.diag(Diag::warning(code, msg).file(name));
+                self.out.unhandled.push(keep(Frequency::PerInstance));
+            }
+        }
+    }
+
+    /// Renders a template and handles the result by its own header. Like cloud-init, the
+    /// result may be cloud-config (or jsonp), a script or a boothook, nothing else.
+    fn template(&mut self, name: &str, filename: String, merge: Option<&str>, payload: &[u8]) {
+        let Ok(text) = std::str::from_utf8(payload) else {
+            let msg = "jinja template is not UTF-8; part ignored";
+            self.diag(Diag::error("template-error", msg).file(name));
+            return;
+        };
+        let (body, skipped) = jinja::strip_header(text);
+        let rendered = match jinja::render(body, self.ctx.instance_data) {
+            Ok(r) => r,
+            Err(e) => {
+                let msg = format!("jinja template failed ({}); part ignored", e.what);
+                let d = Diag::error("template-error", msg).file(name);
+                self.diag(d.line(e.line.map(|l| l + skipped)));
+                return;
+            }
+        };
+        if !rendered.undefined.is_empty() {
+            let msg = format!(
+                "undefined template variable(s) rendered empty: {}",
+                rendered.undefined.join(", ")
+            );
+            self.diag(Diag::warning("template-undefined", msg).file(name));
+        }
+        let out = rendered.text.into_bytes();
+        let ctype = detect(&out).filter(|t| !t.contains("include") && !t.contains("archive"));
+        let ctype = ctype.unwrap_or("text/jinja2");
+        self.typed(name, filename, ctype, merge, out, false);
+    }
+}
+
+/// Drops the first line when it is `header` (case-insensitive), as cloud-init strips the
+/// boothook header before running the rest.
+fn strip_first_line_if(payload: &[u8], header: &str) -> Vec<u8> {
+    let start = payload
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(0);
+    let rest = &payload[start..];
+    if rest.len() >= header.len() && rest[..header.len()].eq_ignore_ascii_case(header.as_bytes()) {
+        let end = rest
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(rest.len(), |i| i + 1);
+        return rest[end..].to_vec();
+    }
+    payload.to_vec()
+}

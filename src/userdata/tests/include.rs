@@ -1,0 +1,153 @@
+//! `#include` and friends through a fake URL reader: loops, depth, bytes, failures.
+
+use super::*;
+use crate::userdata::include::redact_url;
+use serde_json::json;
+
+fn with_urls(data: &str, urls: &FakeUrls, limits: &Limits) -> Processed {
+    run_with(data.as_bytes(), limits, urls)
+}
+
+#[test]
+fn include_fetches_each_url_in_order() {
+    let urls = FakeUrls::with(&[
+        ("http://h/a", "#cloud-config\n{\"a\": 1, \"l\": [1]}"),
+        ("http://h/b", "#!/bin/sh\necho SECRET"),
+        ("http://h/c", "#cloud-config\n{\"l\": [2]}"),
+    ]);
+    let p = with_urls(
+        "#include\nhttp://h/a\n\n# a comment\n  http://h/b  \n#include http://h/c\n",
+        &urls,
+        &Limits::default(),
+    );
+    assert!(p.diags.is_empty(), "{:?}", p.diags);
+    assert_eq!(p.cloud_config, json!({"a": 1, "l": [2]}));
+    assert_eq!(p.scripts.len(), 1);
+    let names: Vec<&str> = p.docs.iter().map(|d| d.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["user-data part 1 (part-001)", "user-data part 3 (part-003)"]
+    );
+    assert!(p.include_once_urls.is_empty());
+}
+
+#[test]
+fn include_once_urls_are_reported() {
+    let urls = FakeUrls::with(&[
+        ("http://h/a?t=1", "#!/bin/sh\n"),
+        ("http://h/b", "#!/bin/sh\n"),
+    ]);
+    let p = with_urls(
+        "#include-once\nhttp://h/a?t=1\n#include http://h/b\n",
+        &urls,
+        &Limits::default(),
+    );
+    assert_eq!(p.include_once_urls, ["http://h/a?t=1"]);
+    assert_eq!(p.scripts.len(), 2);
+}
+
+#[test]
+fn include_loop_is_reported_not_followed() {
+    let urls = FakeUrls::with(&[
+        ("http://h/a", "#include\nhttp://h/b\n"),
+        ("http://h/b", "#include\nhttp://h/a\nhttp://h/c\n"),
+        ("http://h/c", "#cloud-config\n{\"c\": 1}"),
+    ]);
+    let p = with_urls("#include\nhttp://h/a\n", &urls, &Limits::default());
+    assert_eq!(codes(&p), ["include-loop"]);
+    assert!(p.diags[0].message.contains("http://h/a"));
+    assert_eq!(p.cloud_config, json!({"c": 1}));
+}
+
+#[test]
+fn include_depth_is_bounded() {
+    let urls = FakeUrls::with(&[
+        ("http://h/1", "#include\nhttp://h/2\n"),
+        ("http://h/2", "#include\nhttp://h/3\n"),
+        ("http://h/3", "#cloud-config\n{\"deep\": 1}"),
+    ]);
+    let limits = Limits {
+        include_depth: 2,
+        ..Limits::default()
+    };
+    let p = with_urls("#include\nhttp://h/1\n", &urls, &limits);
+    assert_eq!(codes(&p), ["budget-exceeded"]);
+    assert_eq!(p.diags[0].budget.as_deref(), Some("include_depth"));
+    assert_eq!(p.cloud_config, Value::Null);
+    let deep_enough = Limits {
+        include_depth: 3,
+        ..Limits::default()
+    };
+    let p = with_urls("#include\nhttp://h/1\n", &urls, &deep_enough);
+    assert_eq!(p.cloud_config, json!({"deep": 1}));
+}
+
+#[test]
+fn include_bytes_are_bounded() {
+    let urls = FakeUrls::with(&[
+        ("http://h/a", "#!/bin/sh\n# 20 bytes"),
+        ("http://h/b", "#!/bin/sh\n"),
+    ]);
+    let limits = Limits {
+        include_bytes: 25,
+        ..Limits::default()
+    };
+    let p = with_urls("#include\nhttp://h/a\nhttp://h/b\n", &urls, &limits);
+    assert_eq!(p.scripts.len(), 1);
+    assert_eq!(codes(&p), ["budget-exceeded"]);
+    assert_eq!(p.diags[0].budget.as_deref(), Some("include_bytes"));
+}
+
+#[test]
+fn failing_url_is_named_without_its_query() {
+    let mut urls = FakeUrls::with(&[("http://h/ok", "#cloud-config\n{\"ok\": 1}")]);
+    let bad = "https://user:SECRETpw@meta.example/ud?token=SECRET";
+    urls.0.insert(
+        bad.to_string(),
+        Err(FetchError::Failed {
+            url: bad.to_string(),
+            reason: format!("connection refused for {bad}, redirected to https://x/y?token=SECRET"),
+        }),
+    );
+    let p = with_urls(
+        &format!("#include\n{bad}\nhttp://h/missing?token=SECRET\nhttp://h/ok\n"),
+        &urls,
+        &Limits::default(),
+    );
+    assert_eq!(codes(&p), ["fetch-failed", "fetch-failed"]);
+    let msg = &p.diags[0].message;
+    assert!(msg.contains("https://meta.example/ud"), "{msg}");
+    assert!(!msg.contains("token") && !msg.contains("secret"), "{msg}");
+    assert!(
+        p.diags[1].message.contains("http://h/missing: not found")
+            || p.diags[1].message.contains("not found")
+    );
+    assert!(p.diags.iter().all(|d| d.is_error()));
+    // The rest of the list is still read.
+    assert_eq!(p.cloud_config, json!({"ok": 1}));
+}
+
+#[test]
+fn mime_include_part_and_gzip_include() {
+    let z = gz(b"#cloud-config\n{\"z\": 1}");
+    let mut urls = FakeUrls::default();
+    urls.0.insert("file:///seed/z".to_string(), Ok(z));
+    let m = "MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=B\n\n--B\n\
+             Content-Type: text/x-include-url\n\nfile:///seed/z\n--B--\n";
+    let p = with_urls(m, &urls, &Limits::default());
+    assert!(p.diags.is_empty(), "{:?}", p.diags);
+    assert_eq!(p.cloud_config, json!({"z": 1}));
+}
+
+#[test]
+fn redaction_table() {
+    let cases = [
+        ("https://h/p?token=x", "https://h/p"),
+        ("https://u:pw@h:8080/p#frag", "https://h:8080/p"),
+        ("file:///var/lib/x", "file:///var/lib/x"),
+        ("no-scheme?q", "no-scheme"),
+    ];
+    for (url, want) in cases {
+        assert_eq!(redact_url(url), want);
+    }
+}
