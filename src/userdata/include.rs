@@ -113,6 +113,7 @@ impl Run<'_, '_> {
                     // The reason may quote the URL: quote it only redacted.
                     FetchError::Failed { reason, .. } => scrub(reason, url, &shown),
                     FetchError::TooLarge { .. } => String::new(),
+                    FetchError::Deadline { .. } => "deadline passed".to_string(),
                 };
                 let msg = format!("include of {shown} failed: {why}");
                 self.diag(Diag::error("fetch-failed", msg).file(self.source));
