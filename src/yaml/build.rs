@@ -1,0 +1,334 @@
+//! Builds a document from saphyr events. Anchored nodes are shared (`Rc`) rather than copied and
+//! every node knows its expanded size and height, so an alias bomb is refused by arithmetic
+//! before anything is copied; the JSON value is made only once the whole tree is within budget.
+
+use super::resolve::{self, TagKind};
+use super::{Doc, YamlError};
+use crate::limits::Limits;
+use saphyr_parser::{Event, Parser, ScalarStyle, Span, StrInput, Tag};
+use serde_json::{Map, Value};
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write;
+use std::rc::Rc;
+
+struct Node {
+    kind: Kind,
+    /// Nodes in this subtree once aliases are expanded (keys count as nodes).
+    count: u64,
+    /// Collections on the longest path down from here (0 for a scalar).
+    height: u32,
+}
+
+enum Kind {
+    Leaf(Value),
+    Seq(Vec<Rc<Node>>),
+    /// In order; a later duplicate wins when made into JSON, as in PyYAML.
+    Map(Vec<(String, Rc<Node>)>),
+}
+
+impl Node {
+    fn to_value(&self) -> Value {
+        match &self.kind {
+            Kind::Leaf(v) => v.clone(),
+            Kind::Seq(items) => Value::Array(items.iter().map(|n| n.to_value()).collect()),
+            Kind::Map(entries) => {
+                let mut map = Map::new();
+                for (key, node) in entries {
+                    map.insert(key.clone(), node.to_value());
+                }
+                Value::Object(map)
+            }
+        }
+    }
+}
+
+/// Reads the single document of `text` (no BOM) into a `Doc`.
+pub(super) fn document(text: &str, limits: &Limits) -> Result<Doc, YamlError> {
+    let mut b = Builder {
+        events: Parser::new_from_str(text),
+        limits,
+        anchors: HashMap::new(),
+        total: 0,
+        path: String::new(),
+        lines: BTreeMap::new(),
+    };
+    let root = loop {
+        match b.next()? {
+            (Event::StreamStart, _) => continue,
+            (Event::StreamEnd, _) => return Ok(Doc::default()),
+            (Event::DocumentStart(_), _) => {
+                let (event, span) = b.next()?;
+                break b.value(event, span, 0)?;
+            }
+            (_, span) => return Err(YamlError::syntax(span, "expected a document")),
+        }
+    };
+    loop {
+        match b.next()? {
+            (Event::DocumentEnd, _) => continue,
+            (Event::StreamEnd, _) => break,
+            // safe_load refuses a stream of several documents, even an empty second one.
+            (_, span) => {
+                return Err(YamlError::syntax(
+                    span,
+                    "expected a single document in the stream",
+                ))
+            }
+        }
+    }
+    Ok(Doc {
+        value: root.to_value(),
+        lines: b.lines,
+    })
+}
+
+struct Builder<'a, 'l> {
+    events: Parser<'a, StrInput<'a>>,
+    limits: &'l Limits,
+    anchors: HashMap<usize, Rc<Node>>,
+    /// Nodes built or referenced by aliases so far: never less than the final tree's size.
+    total: u64,
+    /// Dotted path of the node being built; segments are pushed and truncated, never rebuilt.
+    path: String,
+    lines: BTreeMap<String, u32>,
+}
+
+impl<'a> Builder<'a, '_> {
+    fn next(&mut self) -> Result<(Event<'a>, Span), YamlError> {
+        match self.events.next_event() {
+            Some(Ok(pair)) => Ok(pair),
+            Some(Err(e)) => {
+                let (line, col) = (e.marker().line(), e.marker().col());
+                // saphyr counts flow levels in a u8: past 255 it is a nesting budget too.
+                if e.info() == "recursion limit exceeded" {
+                    let msg = "nested deeper than 255 flow levels".to_string();
+                    return Err(YamlError::at(line, col, msg).budget("yaml_depth"));
+                }
+                Err(YamlError::at(line, col, e.info().to_string()))
+            }
+            None => Err(YamlError::at(0, 0, "unexpected end of input".to_string())),
+        }
+    }
+
+    fn spend(&mut self, nodes: u64, span: Span) -> Result<(), YamlError> {
+        self.total = self.total.saturating_add(nodes);
+        if self.total > self.limits.yaml_nodes {
+            let msg = format!(
+                "more than {} nodes once aliases are expanded",
+                self.limits.yaml_nodes
+            );
+            return Err(YamlError::syntax(span, msg).budget("yaml_nodes"));
+        }
+        Ok(())
+    }
+
+    fn check_depth(&self, levels: u32, span: Span) -> Result<(), YamlError> {
+        if levels > self.limits.yaml_depth {
+            let msg = format!("nested deeper than {} levels", self.limits.yaml_depth);
+            return Err(YamlError::syntax(span, msg).budget("yaml_depth"));
+        }
+        Ok(())
+    }
+
+    /// Appends a path segment and returns the length to truncate back to.
+    fn push(&mut self, segment: impl std::fmt::Display) -> usize {
+        let mark = self.path.len();
+        if mark > 0 {
+            self.path.push('.');
+        }
+        let _ = write!(self.path, "{segment}");
+        mark
+    }
+
+    /// The node starting with `event`; `depth` is the number of collections around it.
+    fn value(&mut self, event: Event<'a>, span: Span, depth: u32) -> Result<Rc<Node>, YamlError> {
+        let (anchor, node) = match event {
+            Event::Alias(id) => {
+                let Some(node) = self.anchors.get(&id).cloned() else {
+                    // saphyr refuses unknown anchors; what is left is an alias inside its own
+                    // anchored node, a cycle that JSON cannot hold.
+                    return Err(YamlError::syntax(
+                        span,
+                        "alias refers to its own enclosing node",
+                    ));
+                };
+                self.check_depth(depth.saturating_add(node.height), span)?;
+                self.spend(node.count, span)?;
+                return Ok(node);
+            }
+            Event::Scalar(text, style, anchor, tag) => {
+                self.spend(1, span)?;
+                let leaf = resolve::scalar(&text, style, tag.as_deref())
+                    .map_err(|msg| YamlError::syntax(span, msg))?;
+                let node = Node {
+                    kind: Kind::Leaf(leaf),
+                    count: 1,
+                    height: 0,
+                };
+                (anchor, node)
+            }
+            Event::SequenceStart(anchor, tag) => {
+                self.check_depth(depth + 1, span)?;
+                self.spend(1, span)?;
+                (anchor, self.sequence(tag, span, depth + 1)?)
+            }
+            Event::MappingStart(anchor, tag) => {
+                self.check_depth(depth + 1, span)?;
+                self.spend(1, span)?;
+                (anchor, self.mapping(tag, span, depth + 1)?)
+            }
+            _ => return Err(YamlError::syntax(span, "unexpected YAML event")),
+        };
+        let node = Rc::new(node);
+        if anchor != 0 {
+            self.anchors.insert(anchor, Rc::clone(&node));
+        }
+        Ok(node)
+    }
+
+    fn sequence(
+        &mut self,
+        tag: Option<Cow<Tag>>,
+        span: Span,
+        depth: u32,
+    ) -> Result<Node, YamlError> {
+        match resolve::tag_kind(tag.as_deref()) {
+            TagKind::Implicit | TagKind::Core("seq" | "omap" | "pairs") => {}
+            _ => {
+                let msg = resolve::collection_tag_error(tag.as_deref(), "list");
+                return Err(YamlError::syntax(span, msg));
+            }
+        }
+        let mut items = Vec::new();
+        loop {
+            let (event, item_span) = self.next()?;
+            if matches!(event, Event::SequenceEnd) {
+                break;
+            }
+            let mark = self.push(items.len());
+            self.lines.insert(self.path.clone(), line(item_span));
+            let item = self.value(event, item_span, depth);
+            self.path.truncate(mark);
+            items.push(item?);
+        }
+        let count = 1 + items.iter().map(|n| n.count).fold(0, u64::saturating_add);
+        let height = 1 + items.iter().map(|n| n.height).max().unwrap_or(0);
+        Ok(Node {
+            kind: Kind::Seq(items),
+            count,
+            height,
+        })
+    }
+
+    fn mapping(
+        &mut self,
+        tag: Option<Cow<Tag>>,
+        span: Span,
+        depth: u32,
+    ) -> Result<Node, YamlError> {
+        let set = match resolve::tag_kind(tag.as_deref()) {
+            TagKind::Implicit | TagKind::Core("map") => false,
+            TagKind::Core("set") => true,
+            _ => {
+                let msg = resolve::collection_tag_error(tag.as_deref(), "map");
+                return Err(YamlError::syntax(span, msg));
+            }
+        };
+        // PyYAML's flatten_mapping: merged entries first, explicit ones after, so they win.
+        let mut merged: Vec<(String, Rc<Node>)> = Vec::new();
+        let mut entries: Vec<(String, Rc<Node>)> = Vec::new();
+        loop {
+            let (event, key_span) = self.next()?;
+            if matches!(event, Event::MappingEnd) {
+                break;
+            }
+            let is_merge =
+                matches!(&event, Event::Scalar(t, ScalarStyle::Plain, _, None) if t == "<<");
+            let key = self.value(event, key_span, depth)?;
+            let key = key_string(&key).ok_or_else(|| {
+                YamlError::syntax(key_span, "a list or map cannot be a mapping key")
+            })?;
+            let (event, value_span) = self.next()?;
+            // Scalars report their own line; collections and block scalars that of their key.
+            let value_line = match &event {
+                Event::Scalar(_, ScalarStyle::Literal | ScalarStyle::Folded, _, _) => {
+                    line(key_span)
+                }
+                Event::Scalar(..) | Event::Alias(_) => line(value_span),
+                _ => line(key_span),
+            };
+            let mark = self.push(&key);
+            if !is_merge {
+                self.lines.insert(self.path.clone(), value_line);
+            }
+            let value = self.value(event, value_span, depth);
+            self.path.truncate(mark);
+            let value = value?;
+            if !is_merge {
+                entries.push((key, value));
+                continue;
+            }
+            let start = merged.len();
+            merge_into(&mut merged, &value).ok_or_else(|| {
+                YamlError::syntax(value_span, "<< expects a map or a list of maps")
+            })?;
+            // A merged key's line is the `<<` line unless the key is also written out.
+            for (key, _) in &merged[start..] {
+                let mark = self.push(key);
+                self.lines.entry(self.path.clone()).or_insert(value_line);
+                self.path.truncate(mark);
+            }
+        }
+        merged.append(&mut entries);
+        if set {
+            let null = Rc::new(Node {
+                kind: Kind::Leaf(Value::Null),
+                count: 1,
+                height: 0,
+            });
+            merged.iter_mut().for_each(|(_, v)| *v = Rc::clone(&null));
+        }
+        let count = 1 + merged
+            .iter()
+            .map(|(_, n)| 1 + n.count)
+            .fold(0, u64::saturating_add);
+        let height = 1 + merged.iter().map(|(_, n)| n.height).max().unwrap_or(0);
+        Ok(Node {
+            kind: Kind::Map(merged),
+            count,
+            height,
+        })
+    }
+}
+
+/// Adds the entries `<<: value` brings in; `None` when `value` is not a map or list of maps.
+/// In a list the first map wins, so the maps are added last to first.
+fn merge_into(merged: &mut Vec<(String, Rc<Node>)>, value: &Node) -> Option<()> {
+    match &value.kind {
+        Kind::Map(entries) => merged.extend(entries.iter().cloned()),
+        Kind::Seq(items) => {
+            for item in items.iter().rev() {
+                let Kind::Map(entries) = &item.kind else {
+                    return None;
+                };
+                merged.extend(entries.iter().cloned());
+            }
+        }
+        Kind::Leaf(_) => return None,
+    }
+    Some(())
+}
+
+/// A scalar key as JSON would show it: `true`, `1`, `null`; collections cannot be keys.
+fn key_string(node: &Node) -> Option<String> {
+    match &node.kind {
+        Kind::Leaf(Value::String(s)) => Some(s.clone()),
+        Kind::Leaf(other) => Some(other.to_string()),
+        _ => None,
+    }
+}
+
+fn line(span: Span) -> u32 {
+    u32::try_from(span.start.line()).unwrap_or(u32::MAX)
+}
