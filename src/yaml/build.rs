@@ -51,6 +51,7 @@ pub(super) fn document(text: &str, limits: &Limits) -> Result<Doc, YamlError> {
         anchors: HashMap::new(),
         total: 0,
         path: String::new(),
+        quiet: false,
         lines: BTreeMap::new(),
     };
     let root = loop {
@@ -92,6 +93,8 @@ struct Builder<'a, 'l> {
     /// Dotted path of the node being built; segments are pushed and truncated, never rebuilt.
     path: String,
     lines: BTreeMap<String, u32>,
+    /// Set while building a `<<` value: its keys are recorded where they are merged into.
+    quiet: bool,
 }
 
 impl<'a> Builder<'a, '_> {
@@ -139,6 +142,12 @@ impl<'a> Builder<'a, '_> {
         }
         let _ = write!(self.path, "{segment}");
         mark
+    }
+
+    fn record(&mut self, line: u32) {
+        if !self.quiet {
+            self.lines.insert(self.path.clone(), line);
+        }
     }
 
     /// The node starting with `event`; `depth` is the number of collections around it.
@@ -207,7 +216,7 @@ impl<'a> Builder<'a, '_> {
                 break;
             }
             let mark = self.push(items.len());
-            self.lines.insert(self.path.clone(), line(item_span));
+            self.record(line(item_span));
             let item = self.value(event, item_span, depth);
             self.path.truncate(mark);
             items.push(item?);
@@ -260,9 +269,12 @@ impl<'a> Builder<'a, '_> {
             };
             let mark = self.push(&key);
             if !is_merge {
-                self.lines.insert(self.path.clone(), value_line);
+                self.record(value_line);
             }
+            let quiet = self.quiet;
+            self.quiet |= is_merge;
             let value = self.value(event, value_span, depth);
+            self.quiet = quiet;
             self.path.truncate(mark);
             let value = value?;
             if !is_merge {
@@ -276,7 +288,9 @@ impl<'a> Builder<'a, '_> {
             // A merged key's line is the `<<` line unless the key is also written out.
             for (key, _) in &merged[start..] {
                 let mark = self.push(key);
-                self.lines.entry(self.path.clone()).or_insert(value_line);
+                if !self.quiet {
+                    self.lines.entry(self.path.clone()).or_insert(value_line);
+                }
                 self.path.truncate(mark);
             }
         }

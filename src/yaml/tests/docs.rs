@@ -102,6 +102,12 @@ quoted:
         "explicit key keeps its own line"
     );
     assert_eq!(doc.line_of("z.b"), Some(13));
+    assert_eq!(doc.line_of("inline.k"), Some(16));
+    assert!(
+        doc.lines.keys().all(|k| !k.contains("<<")),
+        "{:?}",
+        doc.lines
+    );
     for bad in ["a:\n  <<: 1\n", "a:\n  <<: [{b: 1}, 2]\n"] {
         let e = error(bad, &Limits::default());
         assert_eq!(
