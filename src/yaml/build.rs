@@ -2,46 +2,16 @@
 //! every node knows its expanded size and height, so an alias bomb is refused by arithmetic
 //! before anything is copied; the JSON value is made only once the whole tree is within budget.
 
+use super::node::{key_string, merge_into, Node};
 use super::resolve::{self, TagKind};
 use super::{Doc, YamlError};
 use crate::limits::Limits;
 use saphyr_parser::{Event, Parser, ScalarStyle, Span, StrInput, Tag};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write;
 use std::rc::Rc;
-
-struct Node {
-    kind: Kind,
-    /// Nodes in this subtree once aliases are expanded (keys count as nodes).
-    count: u64,
-    /// Collections on the longest path down from here (0 for a scalar).
-    height: u32,
-}
-
-enum Kind {
-    Leaf(Value),
-    Seq(Vec<Rc<Node>>),
-    /// In order; a later duplicate wins when made into JSON, as in PyYAML.
-    Map(Vec<(String, Rc<Node>)>),
-}
-
-impl Node {
-    fn to_value(&self) -> Value {
-        match &self.kind {
-            Kind::Leaf(v) => v.clone(),
-            Kind::Seq(items) => Value::Array(items.iter().map(|n| n.to_value()).collect()),
-            Kind::Map(entries) => {
-                let mut map = Map::new();
-                for (key, node) in entries {
-                    map.insert(key.clone(), node.to_value());
-                }
-                Value::Object(map)
-            }
-        }
-    }
-}
 
 /// Reads the single document of `text` (no BOM) into a `Doc`.
 pub(super) fn document(text: &str, limits: &Limits) -> Result<Doc, YamlError> {
@@ -170,12 +140,7 @@ impl<'a> Builder<'a, '_> {
                 self.spend(1, span)?;
                 let leaf = resolve::scalar(&text, style, tag.as_deref())
                     .map_err(|msg| YamlError::syntax(span, msg))?;
-                let node = Node {
-                    kind: Kind::Leaf(leaf),
-                    count: 1,
-                    height: 0,
-                };
-                (anchor, node)
+                (anchor, Node::leaf(leaf))
             }
             Event::SequenceStart(anchor, tag) => {
                 self.check_depth(depth + 1, span)?;
@@ -221,13 +186,7 @@ impl<'a> Builder<'a, '_> {
             self.path.truncate(mark);
             items.push(item?);
         }
-        let count = 1 + items.iter().map(|n| n.count).fold(0, u64::saturating_add);
-        let height = 1 + items.iter().map(|n| n.height).max().unwrap_or(0);
-        Ok(Node {
-            kind: Kind::Seq(items),
-            count,
-            height,
-        })
+        Ok(Node::seq(items))
     }
 
     fn mapping(
@@ -296,50 +255,10 @@ impl<'a> Builder<'a, '_> {
         }
         merged.append(&mut entries);
         if set {
-            let null = Rc::new(Node {
-                kind: Kind::Leaf(Value::Null),
-                count: 1,
-                height: 0,
-            });
+            let null = Rc::new(Node::leaf(Value::Null));
             merged.iter_mut().for_each(|(_, v)| *v = Rc::clone(&null));
         }
-        let count = 1 + merged
-            .iter()
-            .map(|(_, n)| 1 + n.count)
-            .fold(0, u64::saturating_add);
-        let height = 1 + merged.iter().map(|(_, n)| n.height).max().unwrap_or(0);
-        Ok(Node {
-            kind: Kind::Map(merged),
-            count,
-            height,
-        })
-    }
-}
-
-/// Adds the entries `<<: value` brings in; `None` when `value` is not a map or list of maps.
-/// In a list the first map wins, so the maps are added last to first.
-fn merge_into(merged: &mut Vec<(String, Rc<Node>)>, value: &Node) -> Option<()> {
-    match &value.kind {
-        Kind::Map(entries) => merged.extend(entries.iter().cloned()),
-        Kind::Seq(items) => {
-            for item in items.iter().rev() {
-                let Kind::Map(entries) = &item.kind else {
-                    return None;
-                };
-                merged.extend(entries.iter().cloned());
-            }
-        }
-        Kind::Leaf(_) => return None,
-    }
-    Some(())
-}
-
-/// A scalar key as JSON would show it: `true`, `1`, `null`; collections cannot be keys.
-fn key_string(node: &Node) -> Option<String> {
-    match &node.kind {
-        Kind::Leaf(Value::String(s)) => Some(s.clone()),
-        Kind::Leaf(other) => Some(other.to_string()),
-        _ => None,
+        Ok(Node::map(merged))
     }
 }
 

@@ -3,6 +3,7 @@
 //! documents) and stops at the `yaml_nodes` and `yaml_depth` budgets; it never writes anything.
 
 mod build;
+mod node;
 mod resolve;
 #[cfg(test)]
 mod tests;
