@@ -1,0 +1,305 @@
+//! Whole-document tests: structure, merge keys, anchors, refusals, budgets and line numbers.
+
+use crate::limits::Limits;
+use crate::yaml::{parse, YamlError};
+use serde_json::{json, Value};
+
+fn value(text: &str) -> Value {
+    match parse(text, &Limits::default()) {
+        Ok(doc) => doc.value,
+        Err(e) => panic!("{text:?}: {e}"),
+    }
+}
+
+fn error(text: &str, limits: &Limits) -> YamlError {
+    match parse(text, limits) {
+        Ok(doc) => panic!("{text:?} parsed to {}", doc.value),
+        Err(e) => e,
+    }
+}
+
+#[test]
+fn documents_parse_to_json() {
+    let cases = [
+        ("", json!(null)),
+        ("# only a comment\n\n# another\n", json!(null)),
+        ("---\n", json!(null)),
+        ("---\na: 1\n", json!({"a": 1})),
+        ("a: 1\n...\n", json!({"a": 1})),
+        ("\u{feff}a: 1\n", json!({"a": 1})),
+        ("just text\n", json!("just text")),
+        ("- 1\n- two\n", json!([1, "two"])),
+        (
+            "a: \"yes\"\nb: 'no'\nc: yes\n",
+            json!({"a": "yes", "b": "no", "c": true}),
+        ),
+        (
+            "a: !!str 0644\nb: 0644\nc: '0644'\n",
+            json!({"a": "0644", "b": 420, "c": "0644"}),
+        ),
+        (
+            "a: |\n  one\n  two\nb: >\n  one\n  two\n",
+            json!({"a": "one\ntwo\n", "b": "one two\n"}),
+        ),
+        ("a: |-\n  kept\n", json!({"a": "kept"})),
+        ("a:\nb: ~\n", json!({"a": null, "b": null})),
+        (
+            "1: a\ntrue: b\n~: c\n1.5: d\n0x10: e\n",
+            json!({"1": "a", "true": "b", "null": "c", "1.5": "d", "16": "e"}),
+        ),
+        ("a: 1\na: 2\n", json!({"a": 2})),
+        (
+            "{a: [1, {b: c}], d: []}",
+            json!({"a": [1, {"b": "c"}], "d": []}),
+        ),
+        ("a: ! 12\nb: ! '12'\n", json!({"a": 12, "b": "12"})),
+        ("!!set {a, b}", json!({"a": null, "b": null})),
+        ("!!omap [a: 1, b: 2]", json!([{"a": 1}, {"b": 2}])),
+        ("!!map {a: 1}", json!({"a": 1})),
+        (
+            "mac: 52:54:00:12:34:56\n",
+            json!({"mac": "52:54:00:12:34:56"}),
+        ),
+    ];
+    for (text, want) in cases {
+        assert_eq!(value(text), want, "{text:?}");
+    }
+}
+
+#[test]
+fn merge_keys_follow_pyyaml() {
+    let text = "\
+base: &base
+  a: 1
+  b: 2
+other: &other
+  b: 20
+  c: 30
+x:
+  <<: *base
+  b: 3
+y:
+  <<: [*base, *other]
+z:
+  b: 9
+  <<: *other
+inline:
+  <<: {k: v}
+quoted:
+  '<<': 1
+";
+    let got = value(text);
+    assert_eq!(got["x"], json!({"a": 1, "b": 3}));
+    assert_eq!(got["y"], json!({"a": 1, "b": 2, "c": 30}));
+    assert_eq!(got["z"], json!({"b": 9, "c": 30}));
+    assert_eq!(got["inline"], json!({"k": "v"}));
+    assert_eq!(got["quoted"], json!({"<<": 1}));
+    let doc = parse(text, &Limits::default()).unwrap();
+    assert_eq!(doc.line_of("x.a"), Some(8), "merged key: the << line");
+    assert_eq!(
+        doc.line_of("x.b"),
+        Some(9),
+        "explicit key keeps its own line"
+    );
+    assert_eq!(doc.line_of("z.b"), Some(13));
+    assert_eq!(doc.line_of("inline.k"), Some(16));
+    let merge_paths: Vec<_> = doc.lines.keys().filter(|k| k.contains("<<")).collect();
+    assert_eq!(
+        merge_paths,
+        ["quoted.<<"],
+        "only the quoted key is a real `<<` key"
+    );
+    for bad in ["a:\n  <<: 1\n", "a:\n  <<: [{b: 1}, 2]\n"] {
+        let e = error(bad, &Limits::default());
+        assert_eq!(
+            (e.line, e.message.as_str()),
+            (2, "<< expects a map or a list of maps")
+        );
+    }
+}
+
+#[test]
+fn anchors_and_aliases_expand() {
+    let got = value("a: &x [1, {b: 2}]\nb: *x\n&k key: &v val\nc: {*k : *v}\n");
+    assert_eq!(got["b"], json!([1, {"b": 2}]));
+    assert_eq!(got["c"], json!({"key": "val"}));
+}
+
+#[test]
+fn refusals_name_the_line() {
+    let limits = Limits::default();
+    let cases = [
+        ("a: 1\nb: *nowhere\n", 2, "unknown anchor"),
+        ("a: &x [1, *x]\n", 1, "own enclosing node"),
+        (
+            "a: 1\nb: !python/object:os.system secret\n",
+            2,
+            "unsupported tag !python/object:os.system",
+        ),
+        (
+            "a:\n  - !!python/object/apply:os.system [ls]\n",
+            2,
+            "unsupported tag",
+        ),
+        ("a: 1\n---\nb: 2\n", 2, "expected a single document"),
+        ("a: 1\n---\n", 2, "expected a single document"),
+        ("a: !!int secret\n", 1, "does not fit its tag !!int"),
+        ("a: !!str [1]\n", 1, "does not apply to a list"),
+        ("? [a]\n: 1\n", 1, "cannot be a mapping key"),
+        ("a: 1\nb:\n\tc: 2\n", 3, "tabs"),
+        ("a: 1\nb: 2\nc: \"open\n", 3, "quoted scalar"),
+    ];
+    for (text, line, needle) in cases {
+        let e = error(text, &limits);
+        assert_eq!(e.line, line, "{text:?}: {e}");
+        assert!(e.message.contains(needle), "{text:?}: {e}");
+        assert!(!e.message.contains("secret"), "{text:?} leaks a value: {e}");
+        assert!(e.budget.is_none() && e.column > 0, "{text:?}: {e:?}");
+    }
+}
+
+/// The classic "billion laughs": 9 levels of 9 aliases, 9^9 strings once expanded.
+fn billion_laughs() -> String {
+    let mut text = String::from(
+        "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n",
+    );
+    for (prev, name) in "abcdefgh".chars().zip("bcdefghi".chars()) {
+        let refs = vec![format!("*{prev}"); 9].join(",");
+        text.push_str(&format!("{name}: &{name} [{refs}]\n"));
+    }
+    text
+}
+
+#[test]
+fn alias_bombs_stop_at_the_node_budget() {
+    let small = Limits {
+        yaml_nodes: 100,
+        ..Limits::default()
+    };
+    let e = error(
+        "a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n",
+        &small,
+    );
+    assert_eq!((e.budget, e.line), (Some("yaml_nodes"), 2));
+    let e = error(&billion_laughs(), &Limits::default());
+    assert_eq!(e.budget, Some("yaml_nodes"));
+    assert_eq!(
+        e.line, 7,
+        "9^7 nodes pass the default million on the line of g"
+    );
+    let diag = e.to_diag("user-data");
+    assert_eq!(
+        (diag.code.as_str(), diag.budget.as_deref()),
+        ("budget-exceeded", Some("yaml_nodes"))
+    );
+    assert_eq!(diag.line, Some(7));
+}
+
+#[test]
+fn deep_nesting_stops_at_the_depth_budget() {
+    // saphyr itself stops flow nesting at 255 levels; that is reported as the same budget.
+    let flow = format!("{}{}", "[".repeat(300), "]".repeat(300));
+    let e = error(&flow, &Limits::default());
+    assert_eq!((e.budget, e.line), (Some("yaml_depth"), 1));
+    let block: String = (0..300)
+        .map(|i| format!("{}k:\n", "  ".repeat(i)))
+        .collect();
+    let e = error(&block, &Limits::default());
+    assert_eq!((e.budget, e.line, e.column), (Some("yaml_depth"), 257, 513));
+    let shallow = Limits {
+        yaml_depth: 3,
+        ..Limits::default()
+    };
+    assert!(parse("a: &a [[1]]\n", &shallow).is_ok());
+    // Depth through an alias counts too: b's list holds a's two levels, four in all.
+    let e = error("a: &a [[1]]\nb: [*a]\n", &shallow);
+    assert_eq!((e.budget, e.line), (Some("yaml_depth"), 2));
+}
+
+#[test]
+fn syntax_errors_become_yaml_syntax_diags() {
+    let e = error("a: 1\nb: 2\nc: 3\n d: 4\n", &Limits::default());
+    let diag = e.to_diag("user-data");
+    assert_eq!(
+        (diag.code.as_str(), diag.line),
+        ("yaml-syntax", Some(e.line))
+    );
+    assert_eq!(diag.file.as_deref(), Some("user-data"));
+    assert!(diag.budget.is_none());
+    assert!(e.line >= 3, "{e}");
+}
+
+const CLOUD_CONFIG: &str = r#"#cloud-config
+users:
+  - default
+  - name: alice
+    groups: [sudo, adm]
+    sudo: "ALL=(ALL) NOPASSWD:ALL"
+    lock_passwd: true
+    ssh_authorized_keys:
+      - ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIG alice@host
+write_files:
+  - path: /etc/motd
+    content: |
+      Welcome.
+      Be nice.
+  - path: /etc/app.conf
+    permissions: '0600'
+    owner: root:root
+    defer: yes
+  - path: /etc/perm
+    permissions: 0644
+runcmd:
+  - [sh, -c, echo hi]
+  - systemctl restart app
+  - - ls
+    - -l
+package_update: true
+"#;
+
+#[test]
+fn realistic_cloud_config() {
+    let doc = parse(CLOUD_CONFIG, &Limits::default()).unwrap();
+    let want = json!({
+        "users": [
+            "default",
+            {
+                "name": "alice",
+                "groups": ["sudo", "adm"],
+                "sudo": "ALL=(ALL) NOPASSWD:ALL",
+                "lock_passwd": true,
+                "ssh_authorized_keys": ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIG alice@host"],
+            }
+        ],
+        "write_files": [
+            {"path": "/etc/motd", "content": "Welcome.\nBe nice.\n"},
+            {"path": "/etc/app.conf", "permissions": "0600", "owner": "root:root", "defer": true},
+            {"path": "/etc/perm", "permissions": 420},
+        ],
+        "runcmd": [["sh", "-c", "echo hi"], "systemctl restart app", ["ls", "-l"]],
+        "package_update": true,
+    });
+    assert_eq!(doc.value, want);
+    let lines = [
+        ("users", 2),
+        ("users.0", 3),
+        ("users.1", 4),
+        ("users.1.name", 4),
+        ("users.1.groups", 5),
+        ("users.1.ssh_authorized_keys", 8),
+        ("users.1.ssh_authorized_keys.0", 9),
+        ("write_files.0.content", 12),
+        ("write_files.1", 15),
+        ("write_files.1.permissions", 16),
+        ("write_files.2.permissions", 20),
+        ("runcmd.0", 22),
+        ("runcmd.0.2", 22),
+        ("runcmd.2", 24),
+        ("runcmd.2.1", 25),
+        ("package_update", 26),
+    ];
+    for (path, line) in lines {
+        assert_eq!(doc.line_of(path), Some(line), "{path}");
+    }
+    assert_eq!(doc.line_of("write_files.3"), None);
+}

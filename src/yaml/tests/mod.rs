@@ -1,0 +1,4 @@
+//! Tests of the YAML reader: scalar tables, whole documents, budgets and line numbers.
+
+mod docs;
+mod scalars;
