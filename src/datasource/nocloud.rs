@@ -196,7 +196,7 @@ impl<'a> Collector<'a> {
         if self.found.is_empty() {
             return Err(Diag::error("no-seed", "no NoCloud seed found"));
         }
-        self.read_seedfrom();
+        self.read_seedfrom()?;
         self.finish()
     }
 
@@ -312,9 +312,11 @@ impl<'a> Collector<'a> {
 
     /// `seedfrom` (from any source so far): the URL's meta-data fills what is not set yet,
     /// its user-data, vendor-data and network-config replace what was found.
-    fn read_seedfrom(&mut self) {
+    /// A seedfrom that gives no seed fails the datasource, as in cloud-init: the user asked
+    /// for that seed, and provisioning from half the data would be worse.
+    fn read_seedfrom(&mut self) -> Result<(), Diag> {
         let Some(url) = self.meta.get("seedfrom").and_then(Value::as_str) else {
-            return;
+            return Ok(());
         };
         let mut base = self.facts.dmi.substitute(url);
         if !base.ends_with('/') {
@@ -347,10 +349,16 @@ impl<'a> Collector<'a> {
         self.data.reads += reads;
         self.data.diags.extend(diags);
         match raw {
-            Some(raw) => self.add_seed(raw, &shown),
-            None => self.data.diags.push(
-                Diag::error("seed-unreachable", "no usable seed at seedfrom URL").file(shown),
-            ),
+            Some(raw) => {
+                self.add_seed(raw, &shown);
+                Ok(())
+            }
+            None => {
+                // The per-file reasons are lost with the Err: keep them as the message.
+                let why: Vec<String> = self.data.diags.iter().map(|d| d.to_string()).collect();
+                let msg = format!("no usable seed at the seedfrom URL ({})", why.join("; "));
+                Err(Diag::error("seed-unreachable", msg).file(shown))
+            }
         }
     }
 

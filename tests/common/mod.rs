@@ -1,0 +1,245 @@
+//! A machine stand-in for integration tests: a host tree (proc, sys, dev), an empty target
+//! root and a run directory in a fresh temp dir, plus helpers to run the real binaries.
+#![allow(dead_code)] // each test file uses its own subset
+
+use serde_json::Value;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+static COUNTER: AtomicU32 = AtomicU32::new(0);
+
+pub struct Machine {
+    pub dir: PathBuf,
+    pub host: PathBuf,
+    pub target: PathBuf,
+    pub run: PathBuf,
+}
+
+impl Drop for Machine {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// True when `tool` is on PATH; otherwise prints why the test is skipped.
+pub fn have(tool: &str) -> bool {
+    let found = Command::new("sh")
+        .args(["-c", &format!("command -v {tool}")])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        println!("SKIP: {tool} not installed (scripts/setup installs it)");
+    }
+    found
+}
+
+impl Machine {
+    pub fn new(name: &str) -> Machine {
+        let n = COUNTER.fetch_add(1, Ordering::SeqCst);
+        let dir =
+            std::env::temp_dir().join(format!("ember-test-{name}-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let m = Machine {
+            host: dir.join("host"),
+            target: dir.join("target"),
+            run: dir.join("run"),
+            dir,
+        };
+        for d in ["proc", "sys/class/dmi/id", "sys/class/block", "dev"] {
+            std::fs::create_dir_all(m.host.join(d)).unwrap();
+        }
+        std::fs::create_dir_all(m.target.join("etc")).unwrap();
+        std::fs::write(
+            m.target.join("etc/os-release"),
+            "ID=debian\nVERSION_ID=\"12\"\n",
+        )
+        .unwrap();
+        m.cmdline("BOOT_IMAGE=/vmlinuz root=/dev/vda1 ro");
+        m
+    }
+
+    pub fn cmdline(&self, line: &str) {
+        std::fs::write(self.host.join("proc/cmdline"), format!("{line}\n")).unwrap();
+    }
+
+    pub fn dmi(&self, field: &str, value: &str) {
+        std::fs::write(
+            self.host.join("sys/class/dmi/id").join(field),
+            format!("{value}\n"),
+        )
+        .unwrap();
+    }
+
+    pub fn write(&self, base: &Path, rel: &str, data: &[u8]) {
+        let path = base.join(rel.trim_start_matches('/'));
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, data).unwrap();
+    }
+
+    /// Files in a seed directory `dir` (inside the host tree for `file://` seeds, or the target).
+    pub fn seed_files(&self, base: &Path, dir: &str, files: &[(&str, &str)]) {
+        for (name, content) in files {
+            self.write(base, &format!("{dir}/{name}"), content.as_bytes());
+        }
+    }
+
+    fn block_device(&self, dev: &str, removable: bool) -> PathBuf {
+        let sys = self.host.join("sys/class/block").join(dev);
+        std::fs::create_dir_all(&sys).unwrap();
+        std::fs::write(sys.join("removable"), if removable { "1\n" } else { "0\n" }).unwrap();
+        std::fs::write(sys.join("size"), "2048\n").unwrap();
+        self.host.join("dev").join(dev)
+    }
+
+    /// A real ISO9660 image (Rock Ridge + Joliet) standing for `/dev/<dev>`.
+    pub fn iso_seed(&self, dev: &str, label: &str, files: &[(&str, &str)]) {
+        let src = self.dir.join(format!("src-{dev}"));
+        self.seed_files(&src, "", files);
+        let node = self.block_device(dev, true);
+        let out = Command::new("xorriso")
+            .args(["-as", "mkisofs", "-quiet", "-V", label, "-J", "-R", "-o"])
+            .arg(&node)
+            .arg(&src)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "xorriso: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    /// A real VFAT image with long file names standing for `/dev/<dev>`.
+    pub fn vfat_seed(&self, dev: &str, label: &str, files: &[(&str, &str)]) {
+        let node = self.block_device(dev, false);
+        let run = |cmd: &mut Command| {
+            let out = cmd.output().unwrap();
+            assert!(
+                out.status.success(),
+                "{cmd:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        };
+        run(Command::new("truncate").args(["-s", "4M"]).arg(&node));
+        run(Command::new("mkfs.vfat").args(["-n", label]).arg(&node));
+        for (name, content) in files {
+            let src = self.dir.join(format!("vfat-{name}"));
+            std::fs::write(&src, content).unwrap();
+            run(Command::new("mcopy")
+                .arg("-i")
+                .arg(&node)
+                .arg(&src)
+                .arg(format!("::{name}")));
+        }
+    }
+
+    pub fn initrd(&self, stage: &str) -> Output {
+        self.initrd_args(&[stage])
+    }
+
+    pub fn initrd_args(&self, args: &[&str]) -> Output {
+        let out = Command::new(env!("CARGO_BIN_EXE_ember-initrd"))
+            .arg("--host")
+            .arg(&self.host)
+            .arg("--target")
+            .arg(&self.target)
+            .arg("--run")
+            .arg(&self.run)
+            .args(args)
+            .env_remove("KERNEL_CMDLINE")
+            .output()
+            .unwrap();
+        assert_no_panic(&out);
+        out
+    }
+
+    pub fn ember(&self, args: &[&str]) -> Output {
+        let out = Command::new(env!("CARGO_BIN_EXE_ember"))
+            .arg("--run")
+            .arg(&self.run)
+            .args(args)
+            .output()
+            .unwrap();
+        assert_no_panic(&out);
+        out
+    }
+
+    pub fn run_file(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.run.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+    }
+
+    pub fn target_file(&self, rel: &str) -> String {
+        let path = self.target.join(rel.trim_start_matches('/'));
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    }
+
+    pub fn json(&self, rel: &str) -> Value {
+        serde_json::from_str(&self.run_file(rel)).unwrap()
+    }
+
+    pub fn status(&self) -> Value {
+        self.json("ember/status.json")
+    }
+
+    /// Every diagnostic of every stage, errors and recoverable, as JSON objects.
+    pub fn diags(&self) -> Vec<Value> {
+        let status = self.status();
+        let mut out = Vec::new();
+        for stage in status["stages"].as_object().unwrap().values() {
+            for key in ["errors", "recoverable_errors"] {
+                out.extend(stage[key].as_array().unwrap().iter().cloned());
+            }
+        }
+        out
+    }
+
+    pub fn diag_with_code(&self, code: &str) -> Option<Value> {
+        self.diags().into_iter().find(|d| d["code"] == code)
+    }
+
+    /// Every file under `dir` with its mode, as `(path relative to dir, mode)`.
+    pub fn tree(dir: &Path) -> Vec<(String, u32)> {
+        let mut out = Vec::new();
+        let mut stack = vec![dir.to_path_buf()];
+        while let Some(d) = stack.pop() {
+            let Ok(rd) = std::fs::read_dir(&d) else {
+                continue;
+            };
+            for e in rd.flatten() {
+                let meta = std::fs::symlink_metadata(e.path()).unwrap();
+                let rel = e.path().strip_prefix(dir).unwrap().display().to_string();
+                out.push((rel, meta.permissions().mode() & 0o7777));
+                if meta.is_dir() {
+                    stack.push(e.path());
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    pub fn mode(path: &Path) -> u32 {
+        std::fs::symlink_metadata(path)
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o7777
+    }
+}
+
+/// A run fails on any panic, whatever it printed otherwise.
+pub fn assert_no_panic(out: &Output) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "panic: {stderr}");
+    assert_ne!(out.status.code(), Some(101), "panic exit: {stderr}");
+}
+
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
