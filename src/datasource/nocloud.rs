@@ -193,8 +193,15 @@ impl<'a> Collector<'a> {
         self.read_seed_dirs();
         self.read_image_config();
         self.read_volume();
-        if self.found.is_empty() {
-            return Err(Diag::error("no-seed", "no NoCloud seed found"));
+        // A bare `ds=nocloud` names the datasource but carries no data: without a seed, a
+        // seedfrom or an instance id there is nothing to provision from.
+        let hints_only = self.found.iter().all(|f| f == "cmdline" || f == "dmi");
+        let has_data = self.meta.get("seedfrom").is_some() || self.meta.get("instance-id").is_some();
+        if self.found.is_empty() || (hints_only && !has_data) {
+            return Err(Diag::error(
+                "no-seed",
+                "no NoCloud seed found (no meta-data in a seed directory, a labelled volume, the image config or a seedfrom URL)",
+            ));
         }
         self.read_seedfrom()?;
         self.finish()
@@ -219,8 +226,10 @@ impl<'a> Collector<'a> {
                 dir,
                 &mut diags,
             );
-            // A directory without meta-data is simply not a seed: only report real failures.
-            let exists = root.exists(&format!("{dir}/meta-data"));
+            // An absent directory is simply not a seed; a half-filled one is worth a word.
+            let exists = ["meta-data", "user-data"]
+                .iter()
+                .any(|f| root.exists(&format!("{dir}/{f}")));
             if exists {
                 self.data.diags.extend(diags);
             }

@@ -21,36 +21,45 @@ pub struct RawSeed {
     pub network_config: Option<Vec<u8>>,
 }
 
-/// Reads the four files. A seed needs both `meta-data` and `user-data` (which may be empty);
-/// without them this returns `None` (with the reason in `diags` when a read failed).
+/// Reads the four files. A seed needs `meta-data` and `user-data` (which may be empty);
+/// without them this returns `None`. A `user-data` that exists but cannot be used (too large,
+/// unreadable) is reported and left out, so the rest of the seed is still used.
 /// `where_` names the seed in diagnostics: `/dev/sr0`, `http://10.0.0.1/seed/`.
 pub fn read(
     mut read_file: impl FnMut(&str) -> FileRead,
     where_: &str,
     diags: &mut Vec<Diag>,
 ) -> Option<RawSeed> {
-    let mut get = |name: &str, required: bool| match read_file(name) {
-        FileRead::Found(data) => Some(data),
-        FileRead::Absent => {
-            if required {
-                diags.push(
-                    Diag::warning("seed-incomplete", format!("seed has no {name}")).file(where_),
-                );
-            }
-            None
-        }
+    // Ok(None): absent; Err(()): failed, with the reason pushed to `diags`.
+    let mut get = |name: &str, diags: &mut Vec<Diag>| match read_file(name) {
+        FileRead::Found(data) => Ok(Some(data)),
+        FileRead::Absent => Ok(None),
         FileRead::Failed(diag) => {
             diags.push(diag);
-            None
+            Err(())
         }
     };
-    let meta_data = get("meta-data", true)?;
-    let user_data = get("user-data", true)?;
+    let absent = |name: &str| Diag::warning("seed-incomplete", format!("seed has no {name}")).file(where_);
+    let meta_data = match get("meta-data", diags) {
+        Ok(Some(md)) => md,
+        Ok(None) => {
+            diags.push(absent("meta-data"));
+            return None;
+        }
+        Err(()) => return None,
+    };
+    let user_data = match get("user-data", diags) {
+        Ok(None) => {
+            diags.push(absent("user-data"));
+            return None;
+        }
+        other => other.ok().flatten(),
+    };
     Some(RawSeed {
         meta_data: Some(meta_data),
-        user_data: Some(user_data),
-        vendor_data: get("vendor-data", false),
-        network_config: get("network-config", false),
+        user_data,
+        vendor_data: get("vendor-data", diags).ok().flatten(),
+        network_config: get("network-config", diags).ok().flatten(),
     })
 }
 

@@ -13,7 +13,7 @@ use crate::error::Diag;
 use crate::fetch::Fetcher;
 use crate::instance_data;
 use crate::status::{StageState, Status};
-use crate::userdata::{self, Processed, YamlErrorInfo};
+use crate::userdata::{self, Processed};
 use crate::yaml;
 use serde_json::Value;
 
@@ -69,13 +69,7 @@ pub struct Merged {
 fn process_all(ctx: &Ctx, rec: &mut Recorder, chosen: &Chosen, system_cfg: &Value) -> Merged {
     let limits = ctx.limits();
     let fetcher = Fetcher::new(ctx);
-    let parse = |text: &str| {
-        yaml::parse(text, limits).map_err(|e| YamlErrorInfo {
-            line: e.line,
-            message: e.message,
-            budget: e.budget,
-        })
-    };
+    let parse = |text: &str| yaml::parse(text, limits);
     let instance_data =
         instance_data::build(&chosen.data, system_cfg, system_cfg, ctx.target.as_ref());
     let ud_ctx = userdata::Context {
@@ -100,9 +94,7 @@ fn process_all(ctx: &Ctx, rec: &mut Recorder, chosen: &Chosen, system_cfg: &Valu
 
     // vendor_data: {enabled: false} counts from the config merged with user-data.
     let mut probe = system_cfg.clone();
-    if let Some(u) = &user {
-        merge_replace(&mut probe, u.cloud_config.clone());
-    }
+    merge_part(&mut probe, user.as_ref());
     let mut vendor = Vec::new();
     for (name, payload, key) in [
         ("vendor-data", &data.vendor_data, "vendor_data"),
@@ -119,11 +111,9 @@ fn process_all(ctx: &Ctx, rec: &mut Recorder, chosen: &Chosen, system_cfg: &Valu
     // Precedence, lowest first: image config, vendor-data, user-data.
     let mut config = system_cfg.clone();
     for (_, v) in vendor.iter().rev() {
-        merge_replace(&mut config, v.cloud_config.clone());
+        merge_part(&mut config, Some(v));
     }
-    if let Some(u) = &user {
-        merge_replace(&mut config, u.cloud_config.clone());
-    }
+    merge_part(&mut config, user.as_ref());
     for processed in user.iter().chain(vendor.iter().map(|(_, v)| v)) {
         rec.record_all(processed.diags.iter().cloned());
         for named in &processed.docs {
@@ -134,6 +124,13 @@ fn process_all(ctx: &Ctx, rec: &mut Recorder, chosen: &Chosen, system_cfg: &Valu
         config,
         user,
         vendor,
+    }
+}
+
+/// Merges a processed part's cloud-config; one with none (`Null`) leaves the config as it is.
+fn merge_part(config: &mut Value, part: Option<&Processed>) {
+    if let Some(cc) = part.map(|p| &p.cloud_config).filter(|cc| cc.is_object()) {
+        merge_replace(config, cc.clone());
     }
 }
 

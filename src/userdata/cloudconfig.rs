@@ -24,13 +24,7 @@ impl Run<'_, '_> {
         let mut doc = match (self.ctx.parse_yaml)(text) {
             Ok(doc) => doc,
             Err(e) => {
-                let mut d = Diag::error("yaml-syntax", e.message)
-                    .file(name)
-                    .line(Some(e.line));
-                if let Some(b) = e.budget {
-                    d = d.budget(b);
-                }
-                self.diag(d);
+                self.diag(e.to_diag(name));
                 return;
             }
         };

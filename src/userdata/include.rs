@@ -133,13 +133,7 @@ impl Run<'_, '_> {
         let items = match (self.ctx.parse_yaml)(text) {
             Ok(doc) => doc.value,
             Err(e) => {
-                let mut d = Diag::error("yaml-syntax", e.message)
-                    .file(&name)
-                    .line(Some(e.line));
-                if let Some(b) = e.budget {
-                    d = d.budget(b);
-                }
-                return self.diag(d);
+                return self.diag(e.to_diag(&name));
             }
         };
         let Value::Array(items) = items else {

@@ -19,22 +19,13 @@ use crate::secret::Secret;
 use serde_json::Value;
 use std::fmt;
 
-/// What a YAML parser reports on failure. `message` must describe the problem without
-/// quoting the input (it goes into a `Diag`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct YamlErrorInfo {
-    pub line: u32,
-    pub message: String,
-    /// The budget (`yaml_nodes`, `yaml_depth`) that stopped the parser, if one did.
-    pub budget: Option<&'static str>,
-}
-
 /// Everything `process` needs from outside.
 pub struct Context<'a> {
     pub limits: &'a Limits,
     /// Reads `#include` and `text/x-include-url` URLs (file:// and http(s)://).
     pub urls: &'a dyn UrlReader,
-    pub parse_yaml: &'a dyn Fn(&str) -> Result<crate::yaml::Doc, YamlErrorInfo>,
+    /// The YAML parser, passed in so tests can stand a simpler one in.
+    pub parse_yaml: &'a dyn Fn(&str) -> Result<crate::yaml::Doc, crate::yaml::YamlError>,
     /// cloud-init's instance-data.json shape (`{"v1": {...}, "ds": {...}, ...}`).
     pub instance_data: &'a Value,
 }

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::error::Severity;
+use crate::yaml::YamlError;
 use serde_json::json;
 
 /// (input, cloud_config, scripts, boothooks, unhandled, diag codes)
@@ -273,9 +274,10 @@ fn yaml_budget_is_passed_on() {
     let limits = Limits::default();
     let urls = FakeUrls::default();
     let idata = instance_data();
-    let parse = |_: &str| -> Result<crate::yaml::Doc, YamlErrorInfo> {
-        Err(YamlErrorInfo {
+    let parse = |_: &str| -> Result<crate::yaml::Doc, YamlError> {
+        Err(YamlError {
             line: 7,
+            column: 3,
             message: "too many nodes".to_string(),
             budget: Some("yaml_nodes"),
         })
@@ -288,7 +290,7 @@ fn yaml_budget_is_passed_on() {
     };
     let p = process(b"#cloud-config\n{}", "vendor-data", &ctx);
     let d = &p.diags[0];
-    assert_eq!(d.code, "yaml-syntax");
+    assert_eq!(d.code, "budget-exceeded");
     assert_eq!((d.file.as_deref(), d.line), (Some("vendor-data"), Some(7)));
     assert_eq!(d.budget.as_deref(), Some("yaml_nodes"));
 }

@@ -7,12 +7,12 @@ mod mime;
 
 use super::*;
 use crate::fetch::FetchError;
-use crate::yaml::Doc;
+use crate::yaml::{Doc, YamlError};
 use std::collections::HashMap;
 
 /// YAML is a superset of JSON: tests write `#cloud-config\n{"a": 1}`. Comment lines are
 /// blanked (keeping line numbers) and the rest read as JSON.
-pub fn json_yaml(text: &str) -> Result<Doc, YamlErrorInfo> {
+pub fn json_yaml(text: &str) -> Result<Doc, YamlError> {
     let body: Vec<&str> = text
         .lines()
         .map(|l| {
@@ -32,8 +32,9 @@ pub fn json_yaml(text: &str) -> Result<Doc, YamlErrorInfo> {
             value,
             ..Doc::default()
         })
-        .map_err(|e| YamlErrorInfo {
+        .map_err(|e| YamlError {
             line: e.line() as u32,
+            column: 0,
             message: "invalid document".to_string(),
             budget: None,
         })
