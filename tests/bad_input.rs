@@ -28,7 +28,8 @@ fn run_expecting(m: &Machine, code: &str) -> serde_json::Value {
     assert!(!err.contains(SECRET) && !String::from_utf8_lossy(&out.stdout).contains(SECRET));
     assert!(!m.run_file("ember/status.json").contains(SECRET));
     assert!(!m.run_file("cloud-init/instance-data.json").contains(SECRET));
-    m.diag_with_code(code).unwrap_or_else(|| panic!("no {code} in {:#?}", m.diags()))
+    m.diag_with_code(code)
+        .unwrap_or_else(|| panic!("no {code} in {:#?}", m.diags()))
 }
 
 /// The rest of the seed was used: the instance and its hostname are there.
@@ -41,7 +42,14 @@ fn assert_rest_used(m: &Machine) {
 #[test]
 fn broken_yaml_in_user_data_names_line_and_vendor_data_still_applies() {
     let ud = format!("#cloud-config\npassword: {SECRET}\nruncmd:\n  - [a, b\n  - c\n");
-    let m = machine("yaml", &[("meta-data", meta()), ("user-data", ud.as_bytes()), ("vendor-data", b"#cloud-config\ntimezone: UTC\n")]);
+    let m = machine(
+        "yaml",
+        &[
+            ("meta-data", meta()),
+            ("user-data", ud.as_bytes()),
+            ("vendor-data", b"#cloud-config\ntimezone: UTC\n"),
+        ],
+    );
     let d = run_expecting(&m, "yaml-syntax");
     assert_eq!(d["file"], "user-data");
     assert!(d["line"].as_u64().unwrap() >= 4, "{d}");
@@ -52,7 +60,16 @@ fn broken_yaml_in_user_data_names_line_and_vendor_data_still_applies() {
 
 #[test]
 fn broken_meta_data_names_the_file_and_line() {
-    let m = machine("badmeta", &[("meta-data", b"instance-id: i-1\nlocal-hostname: [unclosed\n"), ("user-data", b"")]);
+    let m = machine(
+        "badmeta",
+        &[
+            (
+                "meta-data",
+                b"instance-id: i-1\nlocal-hostname: [unclosed\n",
+            ),
+            ("user-data", b""),
+        ],
+    );
     let d = run_expecting(&m, "yaml-syntax");
     assert_eq!(d["file"], "/var/lib/cloud/seed/nocloud: meta-data");
     assert!(d["line"].as_u64().is_some());
@@ -92,24 +109,46 @@ fn gzip_bomb_stops_at_the_inflate_budget() {
     }
     let bomb = enc.finish().unwrap();
     let m = machine("gzbomb", &[("meta-data", meta()), ("user-data", &bomb)]);
-    m.write(&m.target, "etc/cloud/cloud.cfg", b"ember:\n  limits:\n    inflated_bytes: 1048576\n");
+    m.write(
+        &m.target,
+        "etc/cloud/cloud.cfg",
+        b"ember:\n  limits:\n    inflated_bytes: 1048576\n",
+    );
     let d = run_expecting(&m, "budget-exceeded");
     assert_eq!(d["budget"], "inflated_bytes");
     assert_rest_used(&m);
     // And a well-formed gzip user-data is read.
-    let m = machine("gzok", &[("meta-data", meta()), ("user-data", &gzip(b"#cloud-config\ntimezone: Europe/Paris\n"))]);
+    let m = machine(
+        "gzok",
+        &[
+            ("meta-data", meta()),
+            (
+                "user-data",
+                &gzip(b"#cloud-config\ntimezone: Europe/Paris\n"),
+            ),
+        ],
+    );
     assert_eq!(m.initrd("all").status.code(), Some(0));
-    assert_eq!(m.json("cloud-init/combined-cloud-config.json")["timezone"], "Europe/Paris");
+    assert_eq!(
+        m.json("cloud-init/combined-cloud-config.json")["timezone"],
+        "Europe/Paris"
+    );
 }
 
 #[test]
 fn yaml_alias_bomb_stops_at_the_node_budget() {
     let mut ud = String::from("#cloud-config\na: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n");
-    for (prev, name) in ["a", "b", "c", "d", "e", "f", "g", "h"].iter().zip(["b", "c", "d", "e", "f", "g", "h", "i"]) {
+    for (prev, name) in ["a", "b", "c", "d", "e", "f", "g", "h"]
+        .iter()
+        .zip(["b", "c", "d", "e", "f", "g", "h", "i"])
+    {
         let refs = vec![format!("*{prev}"); 9].join(",");
         ud.push_str(&format!("{name}: &{name} [{refs}]\n"));
     }
-    let m = machine("aliasbomb", &[("meta-data", meta()), ("user-data", ud.as_bytes())]);
+    let m = machine(
+        "aliasbomb",
+        &[("meta-data", meta()), ("user-data", ud.as_bytes())],
+    );
     let d = run_expecting(&m, "budget-exceeded");
     assert_eq!(d["budget"], "yaml_nodes");
     assert!(d["line"].as_u64().is_some());
@@ -130,9 +169,18 @@ fn oversized_user_data_is_refused_by_the_file_budget() {
 #[test]
 fn include_that_does_not_answer() {
     let ud = format!("#include\nfile:///nowhere/part?token={SECRET}\n");
-    let m = machine("include", &[("meta-data", meta()), ("user-data", ud.as_bytes())]);
+    let m = machine(
+        "include",
+        &[("meta-data", meta()), ("user-data", ud.as_bytes())],
+    );
     let d = run_expecting(&m, "fetch-failed");
-    assert!(d["message"].as_str().unwrap().contains("file:///nowhere/part"), "{d}");
+    assert!(
+        d["message"]
+            .as_str()
+            .unwrap()
+            .contains("file:///nowhere/part"),
+        "{d}"
+    );
     assert_rest_used(&m);
 }
 
@@ -142,8 +190,16 @@ fn unknown_keys_are_warnings_with_lines_and_exit_2_from_status() {
     let m = machine("unknown", &[("meta-data", meta()), ("user-data", ud)]);
     assert_eq!(m.initrd("all").status.code(), Some(0));
     let d = m.diag_with_code("unknown-key").unwrap();
-    assert_eq!((d["key"].as_str(), d["line"].as_u64()), (Some("write_file"), Some(3)));
+    assert_eq!(
+        (d["key"].as_str(), d["line"].as_u64()),
+        (Some("write_file"), Some(3))
+    );
     assert_eq!(d["severity"], "warning");
     let st = m.ember(&["status"]);
-    assert_eq!(st.status.code(), Some(2), "degraded: {}", common::stdout(&st));
+    assert_eq!(
+        st.status.code(),
+        Some(2),
+        "degraded: {}",
+        common::stdout(&st)
+    );
 }

@@ -196,7 +196,8 @@ impl<'a> Collector<'a> {
         // A bare `ds=nocloud` names the datasource but carries no data: without a seed, a
         // seedfrom or an instance id there is nothing to provision from.
         let hints_only = self.found.iter().all(|f| f == "cmdline" || f == "dmi");
-        let has_data = self.meta.get("seedfrom").is_some() || self.meta.get("instance-id").is_some();
+        let has_data =
+            self.meta.get("seedfrom").is_some() || self.meta.get("instance-id").is_some();
         if self.found.is_empty() || (hints_only && !has_data) {
             return Err(Diag::error(
                 "no-seed",

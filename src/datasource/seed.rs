@@ -39,7 +39,8 @@ pub fn read(
             Err(())
         }
     };
-    let absent = |name: &str| Diag::warning("seed-incomplete", format!("seed has no {name}")).file(where_);
+    let absent =
+        |name: &str| Diag::warning("seed-incomplete", format!("seed has no {name}")).file(where_);
     let meta_data = match get("meta-data", diags) {
         Ok(Some(md)) => md,
         Ok(None) => {

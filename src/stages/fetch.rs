@@ -104,6 +104,7 @@ pub fn run(ctx: &Ctx, detection: &Detection) -> Status {
             }
             rec.write_run("ember/fetched.json", &store(&data), 0o600);
         }
+        Err(diag) if diag.file.is_some() => rec.record(diag),
         Err(diag) => rec.record(diag.file(format!("datasource {}", ds.name()))),
     }
     rec.finish(StageState::Done)
