@@ -13,6 +13,7 @@ pub struct Ctx {
     pub host: Host,
     pub target_path: PathBuf,
     /// The target root, when it exists (in the initramfs it may not be mounted yet at detect).
+    /// Writes are batched: a stage calls `sync()` before the write that marks its work done.
     pub target: Option<Root>,
     pub run: RunPaths,
     /// Where the command line came from: `/proc/cmdline`, `KERNEL_CMDLINE`, `/proc/1/cmdline`.
@@ -31,7 +32,7 @@ impl Ctx {
     ) -> Ctx {
         let (cmdline_source, line) = read_cmdline(&host, kernel_cmdline_env);
         let cmdline = cmdline::split(&line);
-        let root = Root::open(&target).ok();
+        let root = Root::open_deferred(&target).ok();
         let image = image::load(root.as_ref(), &host);
         Ctx {
             host,
@@ -50,7 +51,7 @@ impl Ctx {
 
     /// Re-opens the target root (the local stage runs after it is mounted).
     pub fn reopen_target(&mut self) {
-        self.target = Root::open(&self.target_path).ok();
+        self.target = Root::open_deferred(&self.target_path).ok();
     }
 }
 

@@ -132,7 +132,9 @@ impl<'a> Semaphores<'a> {
         freq != Frequency::PerBoot || content == self.boot_id.as_bytes()
     }
 
+    /// Syncs the module's outputs first, so "done" is never recorded ahead of them.
     pub fn mark_done(&self, module: &str, freq: Frequency) -> Result<(), RootError> {
+        self.root.sync()?;
         let content = match freq {
             Frequency::PerBoot => self.boot_id.clone(),
             _ => String::new(),

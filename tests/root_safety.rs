@@ -310,6 +310,9 @@ fn guard_holds_when_the_image_lacks_or_relinks_proc() {
         // proc pointing elsewhere guards where it points, as the target's kernel would mount there.
         fs::create_dir_all(env.at("var/fakeproc")).unwrap();
         symlink("/var/fakeproc", env.at("proc")).unwrap();
+        // The guarded directories are learnt once per Root (the image does not change under a
+        // running ember), so the relinked image is opened afresh.
+        let root = Root::open_with(root.path(), root.resolver()).unwrap();
         refused(root.write_file("/var/fakeproc/x", b"x", &FileSpec::mode(0o644)));
         root.write_file("/var/other", b"ok", &FileSpec::mode(0o644))
             .unwrap();

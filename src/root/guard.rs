@@ -5,6 +5,8 @@ use super::resolve::open_in;
 use super::{Root, RootError};
 use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
 use rustix::fs::{fstat, openat, Mode, OFlags};
+use std::collections::HashSet;
+use std::sync::{Mutex, OnceLock};
 
 /// Top-level directories of the target that belong to the kernel, not to the image.
 const GUARDED: [&str; 3] = ["proc", "sys", "dev"];
@@ -15,6 +17,14 @@ const REASON: &str = "resolves under the target's /proc, /sys or /dev";
 
 /// A directory's identity: device and inode, the same whichever path reached it.
 pub(super) type Id = (u64, u64);
+
+/// Saves the syscalls of re-resolving the guards and re-climbing known-good directories on
+/// every write: most writes land in a directory an earlier write already cleared.
+#[derive(Debug, Default)]
+pub(super) struct Cache {
+    guards: OnceLock<Vec<Id>>,
+    cleared: Mutex<HashSet<Id>>,
+}
 
 pub(super) fn id(fd: BorrowedFd<'_>) -> rustix::io::Result<Id> {
     let st = fstat(fd)?;
@@ -40,11 +50,19 @@ pub(super) fn check(
 ) -> Result<(), RootError> {
     let io = |e| RootError::io(shown, "check the location of", e);
     let up_flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
-    let guards: Vec<Id> = GUARDED
-        .iter()
-        .filter_map(|g| open_in(root.fd.as_fd(), root.resolver, &[g], up_flags).ok())
-        .filter_map(|fd| id(fd.as_fd()).ok())
-        .collect();
+    let guards = root.guard_cache.guards.get_or_init(|| {
+        GUARDED
+            .iter()
+            .filter_map(|g| open_in(root.fd.as_fd(), root.resolver, &[g], up_flags).ok())
+            .filter_map(|fd| id(fd.as_fd()).ok())
+            .collect()
+    });
+    let mut cleared = root
+        .guard_cache
+        .cleared
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    let mut climbed = Vec::new();
     let mut cur: OwnedFd = openat(dir, ".", up_flags, Mode::empty()).map_err(io)?;
     for level in 0..MAX_UP {
         let here = id(cur.as_fd()).map_err(io)?;
@@ -55,8 +73,15 @@ pub(super) fn check(
             if level == 0 && name.is_some_and(|n| GUARDED.contains(&n)) {
                 return Err(RootError::refused(shown, REASON));
             }
+            cleared.extend(climbed);
             return Ok(());
         }
+        // Below the root, the name written does not matter: only where the directory is.
+        if cleared.contains(&here) {
+            cleared.extend(climbed);
+            return Ok(());
+        }
+        climbed.push(here);
         let up = openat(cur.as_fd(), "..", up_flags, Mode::empty()).map_err(io)?;
         if id(up.as_fd()).map_err(io)? == here {
             return Err(RootError::refused(

@@ -69,7 +69,8 @@ fn open_run_ember_only(ctx: &Ctx) -> Result<crate::root::Root, Diag> {
     let dir = ctx.run.ember_dir();
     std::fs::create_dir_all(&dir)
         .map_err(|e| Diag::error("run-dir", e.to_string()).file(dir.display().to_string()))?;
-    crate::root::Root::open(ctx.run.run()).map_err(|e| Diag::error(e.code(), e.to_string()))
+    crate::root::Root::open_deferred(ctx.run.run())
+        .map_err(|e| Diag::error(e.code(), e.to_string()))
 }
 
 /// Loads what an earlier `ember-initrd detect` decided.

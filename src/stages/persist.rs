@@ -248,7 +248,12 @@ pub fn record(
     rec.status.datasource = Some(data.datasource.clone());
     rec.status.datasource_detail = Some(data.detail.clone());
 
-    // Last: the ids that make the next boot a repeat boot rather than a first one.
+    // Last: the ids that make the next boot a repeat boot rather than a first one, written
+    // only once everything above is on disk, and synced themselves.
+    if let Err(e) = root.sync() {
+        rec.record(Diag::error(e.code(), e.to_string()));
+        return;
+    }
     let id_line = format!("{}\n", data.instance_id);
     if let Some(prev) = chosen.previous.as_ref().filter(|_| chosen.first_boot) {
         let prev_line = format!("{prev}\n");
@@ -277,6 +282,9 @@ pub fn record(
         id_line.as_bytes(),
         0o644,
     );
+    if let Err(e) = root.sync() {
+        rec.record(Diag::error(e.code(), e.to_string()));
+    }
 }
 
 /// cloud-init's class name part for a datasource: `nocloud` → `NoCloud`.

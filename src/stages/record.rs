@@ -33,7 +33,8 @@ pub fn open_run(ctx: &Ctx) -> Result<Root, Diag> {
     let run_path = ctx.run.run();
     std::fs::create_dir_all(run_path)
         .map_err(|e| Diag::error("run-dir", e.to_string()).file(run_path.display().to_string()))?;
-    let run = Root::open(run_path).map_err(|e| Diag::error(e.code(), e.to_string()))?;
+    // /run is a tmpfs: syncing it would cost time and buy nothing across a power cut.
+    let run = Root::open_deferred(run_path).map_err(|e| Diag::error(e.code(), e.to_string()))?;
     for dir in ["ember", "cloud-init"] {
         run.create_dir_all(dir, &FileSpec::mode(0o755))
             .map_err(|e| Diag::error(e.code(), e.to_string()))?;

@@ -1,0 +1,129 @@
+//! `cargo bench`: the whole `ember-initrd all` on a NoCloud seed directory with a realistic
+//! cloud-config (a hostname, two users with keys, five write_files, runcmd), as a process,
+//! against a fresh run directory and target root each time. Reports median and p90 wall time,
+//! median CPU time (user+sys) and the largest peak RSS, from wait4's rusage.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+const RUNS: usize = 200;
+
+const USER_DATA: &str = r#"#cloud-config
+hostname: bench-node
+fqdn: bench-node.example.internal
+users:
+  - name: alice
+    gecos: Alice
+    groups: [adm, sudo]
+    shell: /bin/bash
+    sudo: ALL=(ALL) NOPASSWD:ALL
+    ssh_authorized_keys:
+      - ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBenchKeyAliceAAAAAAAAAAAAAAAAAAAAAAAAAAAA alice@a
+      - ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQDBenchKeyAliceRsaAAAAAAAAAAAAAAAAAAAAAAAAAAA alice@b
+  - name: bob
+    shell: /bin/sh
+    ssh_authorized_keys:
+      - ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBenchKeyBobAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA bob@c
+write_files:
+  - path: /etc/motd
+    content: "hello\n"
+  - path: /etc/app/app.conf
+    permissions: '0640'
+    content: |
+      listen = 0.0.0.0:8080
+      workers = 4
+  - path: /etc/app/env
+    permissions: '0600'
+    content: TOKEN=bench
+  - path: /etc/sysctl.d/90-bench.conf
+    content: net.ipv4.ip_forward = 1
+  - path: /var/lib/app/ready
+    content: ""
+    defer: true
+runcmd:
+  - [sh, -c, "echo ok > /var/lib/app/state"]
+  - systemctl enable --now app.service
+"#;
+
+fn write(path: &Path, data: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, data).unwrap();
+}
+
+struct Sample {
+    wall_us: u64,
+    cpu_us: u64,
+    max_rss_kib: u64,
+}
+
+fn run_once(bin: &str, dir: &Path) -> Sample {
+    let (host, target, run) = (dir.join("host"), dir.join("target"), dir.join("run"));
+    let _ = std::fs::remove_dir_all(&target);
+    let _ = std::fs::remove_dir_all(&run);
+    write(
+        &target.join("etc/os-release"),
+        "ID=debian\nVERSION_ID=\"12\"\n",
+    );
+    let seed = target.join("var/lib/cloud/seed/nocloud");
+    write(
+        &seed.join("meta-data"),
+        "instance-id: i-bench\nlocal-hostname: bench\n",
+    );
+    write(&seed.join("user-data"), USER_DATA);
+    let t0 = Instant::now();
+    let child = Command::new(bin)
+        .arg("--host")
+        .arg(&host)
+        .arg("--target")
+        .arg(&target)
+        .arg("--run")
+        .arg(&run)
+        .arg("all")
+        .spawn()
+        .unwrap();
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is valid; wait4 fills it for our own child.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = child.id() as libc::pid_t;
+    // SAFETY: waits for the child we spawned, with valid pointers.
+    let rc = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    let wall_us = t0.elapsed().as_micros() as u64;
+    assert_eq!(rc, pid);
+    assert_eq!(status, 0, "ember-initrd failed");
+    let tv = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
+    Sample {
+        wall_us,
+        cpu_us: tv(usage.ru_utime) + tv(usage.ru_stime),
+        max_rss_kib: usage.ru_maxrss as u64,
+    }
+}
+
+fn median(v: &mut [u64]) -> u64 {
+    v.sort_unstable();
+    v[v.len() / 2]
+}
+
+fn main() {
+    let bin = std::env::var("EMBER_INITRD")
+        .unwrap_or_else(|_| env!("CARGO_BIN_EXE_ember-initrd").to_string());
+    let dir = std::env::temp_dir().join(format!("ember-bench-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("host/proc")).unwrap();
+    write(&dir.join("host/proc/cmdline"), "ro quiet\n");
+    for _ in 0..10 {
+        run_once(&bin, &dir); // warm the page cache
+    }
+    let samples: Vec<Sample> = (0..RUNS).map(|_| run_once(&bin, &dir)).collect();
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut wall: Vec<u64> = samples.iter().map(|s| s.wall_us).collect();
+    let mut cpu: Vec<u64> = samples.iter().map(|s| s.cpu_us).collect();
+    let rss = samples.iter().map(|s| s.max_rss_kib).max().unwrap();
+    let p90 = {
+        wall.sort_unstable();
+        wall[wall.len() * 9 / 10]
+    };
+    println!("ember-initrd all, NoCloud seed dir, realistic cloud-config, {RUNS} runs ({bin})");
+    println!("  wall time  median {} us, p90 {p90} us", median(&mut wall));
+    println!("  CPU time   median {} us (user+sys)", median(&mut cpu));
+    println!("  peak RSS   max {rss} KiB");
+}
