@@ -57,6 +57,7 @@ struct Sample {
     max_rss_kib: u64,
 }
 
+#[allow(clippy::zombie_processes)] // the child is reaped by wait4 below, which also gives its rusage
 fn run_once(bin: &str, dir: &Path) -> Sample {
     let (host, target, run) = (dir.join("host"), dir.join("target"), dir.join("run"));
     let _ = std::fs::remove_dir_all(&target);

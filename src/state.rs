@@ -170,6 +170,52 @@ mod tests {
     use super::*;
 
     #[test]
+    fn semaphores_by_frequency() {
+        let dir = std::env::temp_dir().join(format!("ember-sem-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let root = Root::open_deferred(&dir).unwrap();
+        let boot1 = Semaphores::new(&root, "i-1", "boot-a");
+        for freq in [
+            Frequency::PerInstance,
+            Frequency::PerBoot,
+            Frequency::PerOnce,
+        ] {
+            assert!(!boot1.done("runcmd", freq));
+            boot1.mark_done("runcmd", freq).unwrap();
+            assert!(boot1.done("runcmd", freq));
+        }
+        // A new boot of the same instance: only the per-boot one runs again.
+        let boot2 = Semaphores::new(&root, "i-1", "boot-b");
+        assert!(boot2.done("runcmd", Frequency::PerInstance));
+        assert!(!boot2.done("runcmd", Frequency::PerBoot));
+        assert!(boot2.done("runcmd", Frequency::PerOnce));
+        // A new instance: per-instance runs again, per-once never.
+        let other = Semaphores::new(&root, "i-2", "boot-b");
+        assert!(!other.done("runcmd", Frequency::PerInstance));
+        assert!(other.done("runcmd", Frequency::PerOnce));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn previous_id_falls_back_to_cloud_init_state() {
+        let dir = std::env::temp_dir().join(format!("ember-prev-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let root = Root::open_deferred(&dir).unwrap();
+        assert_eq!(previous_instance_id(&root), None);
+        let spec = FileSpec::mode(0o644);
+        root.write_file("/var/lib/cloud/data/instance-id", b"i-ci\n", &spec)
+            .unwrap();
+        assert_eq!(previous_instance_id(&root).as_deref(), Some("i-ci"));
+        root.write_file("/var/lib/ember/data/instance-id", b"i-ember\n", &spec)
+            .unwrap();
+        assert_eq!(previous_instance_id(&root).as_deref(), Some("i-ember"));
+        root.write_file("/var/lib/ember/data/instance-id", b"bad\0id\n", &spec)
+            .unwrap();
+        assert_eq!(previous_instance_id(&root).as_deref(), Some("i-ci"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn hostile_ids_are_refused_or_encoded() {
         assert_eq!(check_instance_id(""), Err(BadInstanceId::Empty));
         assert_eq!(

@@ -53,6 +53,7 @@ fn parse(args: impl Iterator<Item = OsString>) -> Result<Args, String> {
                 };
             }
             Long("help") | Short('h') => return Err(String::new()),
+            Long("version") => return Err("version".into()),
             Value(v) if out.stage.is_empty() => {
                 out.stage = v.string().map_err(|_| "stage is not UTF-8")?
             }
@@ -71,6 +72,10 @@ pub fn main(args: impl Iterator<Item = OsString>) -> i32 {
         Ok(a) => a,
         Err(e) if e.is_empty() => {
             println!("{USAGE}");
+            return 0;
+        }
+        Err(e) if e == "version" => {
+            println!("ember-initrd {}", env!("CARGO_PKG_VERSION"));
             return 0;
         }
         Err(e) => {
