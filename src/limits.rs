@@ -20,6 +20,10 @@ pub struct Limits {
     pub include_depth: u32,
     /// Bytes fetched by all includes of one user-data together.
     pub include_bytes: u64,
+    /// Jinja template work, in minijinja's fuel units (about one per instruction).
+    pub template_fuel: u64,
+    /// Largest output of one rendered template.
+    pub template_bytes: u64,
     /// One HTTP request, connect to last byte, in milliseconds.
     pub request_timeout_ms: u64,
     /// A whole datasource fetch, all retries included, in milliseconds.
@@ -40,6 +44,8 @@ impl Default for Limits {
             mime_parts: 1000,
             include_depth: 8,
             include_bytes: 64 * MIB,
+            template_fuel: 10_000_000,
+            template_bytes: 16 * MIB,
             request_timeout_ms: 10_000,
             datasource_timeout_ms: 60_000,
             cmdline_bytes: 64 * 1024,
