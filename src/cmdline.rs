@@ -104,11 +104,32 @@ pub fn parse_ds(value: &str) -> DsHint {
     DsHint { name, settings }
 }
 
-/// The datasource named on the command line: `ds=`, else `ci.ds=`, else `ember.datasource=`.
+impl DsHint {
+    /// The hint as it may be shown (status, console): a seed URL loses its credentials and
+    /// query string, which may carry a token.
+    pub fn shown(&self) -> String {
+        let mut out = self.name.clone();
+        for (k, v) in &self.settings {
+            let v = if k == "seedfrom" {
+                crate::fetch::redact_url(v)
+            } else {
+                v.clone()
+            };
+            out.push_str(&format!(";{k}={v}"));
+        }
+        out
+    }
+}
+
+/// The datasource named on the command line (`ds=`, else `ci.ds=`, else `ember.datasource=`),
+/// with the parameter as it may be shown.
 pub fn ds_hint(params: &[String]) -> Option<(String, DsHint)> {
     ["ds", "ci.ds", "ci.datasource", "ember.datasource"]
         .iter()
-        .find_map(|key| value(params, key).map(|v| (format!("{key}={v}"), parse_ds(v))))
+        .find_map(|key| {
+            let hint = parse_ds(value(params, key)?);
+            Some((format!("{key}={}", hint.shown()), hint))
+        })
 }
 
 /// Cloud-config given inline as `cc: <yaml> end_cc` (several blocks are joined), with the
@@ -227,12 +248,16 @@ mod tests {
         .unwrap();
         assert_eq!(
             src,
-            "ds=nocloud;s=http://10.0.0.2:8000/seed/;h=node1;i=iid-1"
+            "ds=nocloud;seedfrom=http://10.0.0.2:8000/seed/;local-hostname=node1;instance-id=iid-1"
         );
         assert_eq!(h.name, "nocloud");
         assert_eq!(h.get("seedfrom"), Some("http://10.0.0.2:8000/seed/"));
         assert_eq!(h.get("local-hostname"), Some("node1"));
         assert_eq!(h.get("instance-id"), Some("iid-1"));
+        // A token in the seed URL is never shown.
+        let (src, h) = ds_hint(&p("ds=nocloud;s=http://u:pw@h/s/?token=T0K")).unwrap();
+        assert_eq!(src, "ds=nocloud;seedfrom=http://h/s/");
+        assert_eq!(h.get("seedfrom"), Some("http://u:pw@h/s/?token=T0K"));
         let h = parse_ds("NoCloud-Net;seedfrom=http://h/p?a=b");
         assert_eq!(h.name, "nocloud-net");
         assert_eq!(h.get("seedfrom"), Some("http://h/p?a=b"));

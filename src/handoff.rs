@@ -18,6 +18,10 @@ pub struct Handoff {
     /// User scripts (from user-data parts), written into the target by ember-initrd.
     #[serde(default)]
     pub scripts: Vec<ScriptRef>,
+    /// Scripts from vendor-data, run by `scripts_vendor` (and not at all when user-data says
+    /// `vendor_data: {enabled: false}`).
+    #[serde(default)]
+    pub vendor_scripts: Vec<ScriptRef>,
     /// `#cloud-boothook` parts: run by the runner at the start of its config stage.
     #[serde(default)]
     pub boothooks: Vec<ScriptRef>,

@@ -9,13 +9,14 @@ use serde_json::{json, Value};
 
 pub const REDACTED: &str = "redacted for non-root user";
 
-/// Top-level keys that hold secrets, in cloud-init's `sensitive_keys` form.
-const SENSITIVE_KEYS: [&str; 5] = [
+/// Paths (`/`-separated, as cloud-init lists them in `sensitive_keys`) whose values are
+/// secrets: redacted in the world-readable copy. Datasources that serve credentials in their
+/// meta-data (EC2's `security-credentials`) are covered by the `ds/meta_data/...` entries.
+const SENSITIVE_KEYS: [&str; 4] = [
     "merged_cfg",
     "merged_system_cfg",
-    "security-credentials",
-    "userdata",
-    "vendordata",
+    "ds/meta_data/security-credentials",
+    "ds/meta_data/password",
 ];
 
 /// The distribution as /etc/os-release in the target says: (id, version_id, codename).
@@ -97,14 +98,13 @@ pub fn build(
     })
 }
 
-/// The world-readable copy: every sensitive key's value replaced.
+/// The world-readable copy: the value at every sensitive path replaced.
 pub fn redact(sensitive: &Value) -> Value {
     let mut out = sensitive.clone();
-    if let Value::Object(map) = &mut out {
-        for key in SENSITIVE_KEYS {
-            if let Some(v) = map.get_mut(key) {
-                *v = Value::String(REDACTED.into());
-            }
+    for path in SENSITIVE_KEYS {
+        let pointer = format!("/{path}");
+        if let Some(v) = out.pointer_mut(&pointer) {
+            *v = Value::String(REDACTED.into());
         }
     }
     out
@@ -127,8 +127,12 @@ mod tests {
         assert_eq!(full["v1"]["instance_id"], "iid-1");
         assert_eq!(full["v1"]["local-hostname"], "h1");
         assert_eq!(full["merged_cfg"]["password"], "hunter2");
+        let mut full = full;
+        full["ds"]["meta_data"]["security-credentials"] = json!({"Token": "hunter2"});
         let public = redact(&full);
         assert_eq!(public["merged_cfg"], REDACTED);
+        assert_eq!(public["ds"]["meta_data"]["security-credentials"], REDACTED);
+        assert_eq!(public["ds"]["meta_data"]["local-hostname"], "h1");
         assert!(!public.to_string().contains("hunter2"));
         assert_eq!(public["v1"], full["v1"]);
     }

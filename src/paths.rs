@@ -1,5 +1,7 @@
 //! Where ember's runtime files live under the run directory (`/run`, or a test's stand-in).
 //! Both binaries use these names; they are the contract between initramfs and runner.
+//! The constants are relative to the run directory (for writers holding it as a `Root`);
+//! the methods give full paths (for readers).
 
 use std::path::{Path, PathBuf};
 
@@ -9,61 +11,75 @@ pub struct RunPaths {
 }
 
 impl RunPaths {
+    pub const EMBER_DIR: &'static str = "ember";
+    pub const CLOUD_INIT_DIR: &'static str = "cloud-init";
+    pub const STATUS: &'static str = "ember/status.json";
+    /// What detect decided, for fetch (run as a separate process) to pick up.
+    pub const DETECT: &'static str = "ember/detect.json";
+    /// The fetched data, for local (0600: it holds user-data).
+    pub const FETCHED: &'static str = "ember/fetched.json";
+    pub const HANDOFF: &'static str = "ember/handoff.json";
+    /// The network config chosen for this boot and its source, for the renderer.
+    pub const NETWORK_CONFIG: &'static str = "ember/network-config.json";
+    pub const INSTANCE_DATA: &'static str = "ember/instance-data.json";
+    pub const INSTANCE_DATA_SENSITIVE: &'static str = "ember/instance-data-sensitive.json";
+    pub const CI_STATUS: &'static str = "cloud-init/status.json";
+    pub const CI_RESULT: &'static str = "cloud-init/result.json";
+    pub const CI_INSTANCE_DATA: &'static str = "cloud-init/instance-data.json";
+    pub const CI_INSTANCE_DATA_SENSITIVE: &'static str = "cloud-init/instance-data-sensitive.json";
+    pub const CI_COMBINED_CLOUD_CONFIG: &'static str = "cloud-init/combined-cloud-config.json";
+    /// `cloud-id`, a symlink to `cloud-id-<name>`, as cloud-init writes them.
+    pub const CI_CLOUD_ID: &'static str = "cloud-init/cloud-id";
+    /// cloud-init's marker that it is disabled on this boot.
+    pub const CI_DISABLED: &'static str = "cloud-init/disabled";
+
     pub fn new(run: impl Into<PathBuf>) -> RunPaths {
         RunPaths { run: run.into() }
     }
     pub fn run(&self) -> &Path {
         &self.run
     }
-    /// `<run>/ember`: ember's own files.
-    pub fn ember_dir(&self) -> PathBuf {
-        self.run.join("ember")
+    /// A file named by one of the constants, as a full path.
+    pub fn at(&self, rel: &str) -> PathBuf {
+        self.run.join(rel)
     }
-    /// `<run>/cloud-init`: files in cloud-init's shape, for tools that read them.
+    pub fn ember_dir(&self) -> PathBuf {
+        self.at(Self::EMBER_DIR)
+    }
     pub fn cloud_init_dir(&self) -> PathBuf {
-        self.run.join("cloud-init")
+        self.at(Self::CLOUD_INIT_DIR)
     }
     pub fn status(&self) -> PathBuf {
-        self.ember_dir().join("status.json")
+        self.at(Self::STATUS)
     }
-    /// What detect decided, for fetch (run as a separate process) to pick up.
     pub fn detect(&self) -> PathBuf {
-        self.ember_dir().join("detect.json")
+        self.at(Self::DETECT)
     }
-    /// The fetched data, for local (0600: it holds user-data).
     pub fn fetched(&self) -> PathBuf {
-        self.ember_dir().join("fetched.json")
+        self.at(Self::FETCHED)
     }
     pub fn handoff(&self) -> PathBuf {
-        self.ember_dir().join("handoff.json")
+        self.at(Self::HANDOFF)
     }
     pub fn instance_data(&self) -> PathBuf {
-        self.ember_dir().join("instance-data.json")
+        self.at(Self::INSTANCE_DATA)
     }
     pub fn instance_data_sensitive(&self) -> PathBuf {
-        self.ember_dir().join("instance-data-sensitive.json")
+        self.at(Self::INSTANCE_DATA_SENSITIVE)
     }
     pub fn ci_status(&self) -> PathBuf {
-        self.cloud_init_dir().join("status.json")
+        self.at(Self::CI_STATUS)
     }
     pub fn ci_result(&self) -> PathBuf {
-        self.cloud_init_dir().join("result.json")
+        self.at(Self::CI_RESULT)
     }
     pub fn ci_instance_data(&self) -> PathBuf {
-        self.cloud_init_dir().join("instance-data.json")
+        self.at(Self::CI_INSTANCE_DATA)
     }
     pub fn ci_instance_data_sensitive(&self) -> PathBuf {
-        self.cloud_init_dir().join("instance-data-sensitive.json")
+        self.at(Self::CI_INSTANCE_DATA_SENSITIVE)
     }
-    pub fn ci_combined_cloud_config(&self) -> PathBuf {
-        self.cloud_init_dir().join("combined-cloud-config.json")
-    }
-    /// `cloud-id-<id>` plus the `cloud-id` symlink, as cloud-init writes them.
-    pub fn ci_cloud_id(&self) -> PathBuf {
-        self.cloud_init_dir().join("cloud-id")
-    }
-    /// cloud-init's marker that it is disabled on this boot.
     pub fn ci_disabled_marker(&self) -> PathBuf {
-        self.cloud_init_dir().join("disabled")
+        self.at(Self::CI_DISABLED)
     }
 }

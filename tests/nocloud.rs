@@ -220,7 +220,7 @@ fn detect_prints_evidence_as_json() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["datasource"], "nocloud");
     assert_eq!(v["evidence"][0]["source"], "cmdline");
-    assert_eq!(v["evidence"][0]["detail"], "ds=nocloud;s=/x/");
+    assert_eq!(v["evidence"][0]["detail"], "ds=nocloud;seedfrom=/x/");
 }
 
 #[test]

@@ -247,7 +247,8 @@ impl<'a> Collector<'a> {
             return;
         };
         if let Some(Value::String(url)) = s.get("seedfrom") {
-            self.add_meta(json!({ "seedfrom": url }));
+            // The image's seedfrom takes precedence over one found so far, as in cloud-init.
+            self.meta["seedfrom"] = Value::String(url.clone());
             self.found.push("ds_config_seedfrom".into());
         }
         if let (Some(md), Some(ud)) = (s.get("meta-data"), s.get("user-data")) {
@@ -328,17 +329,7 @@ impl<'a> Collector<'a> {
         let Some(url) = self.meta.get("seedfrom").and_then(Value::as_str) else {
             return Ok(());
         };
-        let mut base = self.facts.dmi.substitute(url);
-        if !base.ends_with('/') {
-            self.data.diags.push(
-                Diag::warning(
-                    "seedfrom-slash",
-                    "seedfrom URL should end with '/'; one was added",
-                )
-                .key("seedfrom"),
-            );
-            base.push('/');
-        }
+        let base = self.facts.dmi.substitute(url);
         let fetcher = Fetcher::new(self.ctx);
         let max = self.ctx.limits().file_bytes;
         let shown = crate::fetch::redact_url(&base);
@@ -347,27 +338,32 @@ impl<'a> Collector<'a> {
         let raw = seed::read(
             |name| {
                 reads += 1;
-                match fetcher.read(&format!("{base}{name}"), max) {
+                let url = seed_file_url(&base, name);
+                match fetcher.read(&url, max) {
                     Ok(d) => FileRead::Found(d),
                     Err(FetchError::NotFound { .. }) => FileRead::Absent,
-                    Err(e) => FileRead::Failed(fetch_diag(&e, &shown, name)),
+                    Err(e) => FileRead::Failed(fetch_diag(&e, &crate::fetch::redact_url(&url))),
                 }
             },
             &shown,
             &mut diags,
         );
         self.data.reads += reads;
-        self.data.diags.extend(diags);
         match raw {
             Some(raw) => {
+                self.data.diags.extend(diags);
                 self.add_seed(raw, &shown);
                 Ok(())
             }
             None => {
-                // The per-file reasons are lost with the Err: keep them as the message.
-                let why: Vec<String> = self.data.diags.iter().map(|d| d.to_string()).collect();
+                // The Err carries this read's reasons: the datasource's other notes are kept
+                // apart, so nothing is said twice.
+                let why: Vec<String> = diags.iter().map(|d| d.to_string()).collect();
                 let msg = format!("no usable seed at the seedfrom URL ({})", why.join("; "));
-                Err(Diag::error("seed-unreachable", msg).file(shown))
+                let budget = diags.iter().find_map(|d| d.budget.clone());
+                let mut err = Diag::error("seed-unreachable", msg).file(shown);
+                err.budget = budget;
+                Err(err)
             }
         }
     }
@@ -411,13 +407,34 @@ impl<'a> Collector<'a> {
                 self.data.network_config = Some(("meta-data: network-interfaces".into(), v));
             }
         }
+        // meta-data is published (instance-data.json): a seed URL there loses its secrets.
+        if let Some(Value::String(url)) = self.meta.get_mut("seedfrom") {
+            *url = crate::fetch::redact_url(url);
+        }
         self.data.meta_data = self.meta;
         Ok(self.data)
     }
 }
 
-fn fetch_diag(e: &FetchError, base: &str, name: &str) -> Diag {
-    let file = format!("{base}{name}");
+/// cloud-init's `read_seeded`: `%s` in the URL stands for the file name; otherwise the name
+/// is appended, after a `/` when the URL ends in none and has no query string.
+fn seed_file_url(base: &str, name: &str) -> String {
+    if base.contains("%s") {
+        return base.replace("%s", name);
+    }
+    let has_query = base
+        .split_once("://")
+        .map_or(base, |(_, rest)| rest)
+        .contains('?');
+    if base.ends_with('/') || has_query {
+        format!("{base}{name}")
+    } else {
+        format!("{base}/{name}")
+    }
+}
+
+fn fetch_diag(e: &FetchError, file: &str) -> Diag {
+    let file = file.to_string();
     match e {
         FetchError::TooLarge { max_bytes, .. } => {
             Diag::error("budget-exceeded", format!("larger than {max_bytes} bytes"))
@@ -428,5 +445,28 @@ fn fetch_diag(e: &FetchError, base: &str, name: &str) -> Diag {
             .file(file)
             .budget("datasource_timeout_ms"),
         _ => Diag::error("fetch-failed", e.reason()).file(file),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::seed_file_url;
+
+    #[test]
+    fn seed_urls_as_cloud_init_builds_them() {
+        let cases = [
+            ("http://h/seed/", "http://h/seed/meta-data"),
+            ("http://h/seed", "http://h/seed/meta-data"),
+            (
+                "http://h/seed?token=x&f=",
+                "http://h/seed?token=x&f=meta-data",
+            ),
+            ("https://h/%s?token=x", "https://h/meta-data?token=x"),
+            ("/srv/seed", "/srv/seed/meta-data"),
+            ("file:///srv/seed/", "file:///srv/seed/meta-data"),
+        ];
+        for (base, want) in cases {
+            assert_eq!(seed_file_url(base, "meta-data"), want, "{base}");
+        }
     }
 }

@@ -4,6 +4,7 @@ use super::record::Recorder;
 use crate::context::Ctx;
 use crate::detect::{self, Detection};
 use crate::error::Diag;
+use crate::paths::RunPaths;
 use crate::root::FileSpec;
 use crate::status::{StageState, StageStatus, Status};
 
@@ -36,7 +37,7 @@ pub fn run(ctx: &Ctx) -> (Detection, Status) {
     }
     match serde_json::to_vec_pretty(&detection) {
         // 0600: a seedfrom URL on the command line may carry a token.
-        Ok(json) => rec.write_run("ember/detect.json", &json, 0o600),
+        Ok(json) => rec.write_run(RunPaths::DETECT, &json, 0o600),
         Err(e) => rec.record(Diag::error("internal", e.to_string())),
     }
     let status = rec.finish(StageState::Done);
@@ -55,7 +56,7 @@ fn record_disabled(ctx: &Ctx, reason: &str) -> Status {
     match open_run_ember_only(ctx) {
         Ok(run) => {
             let json = serde_json::to_vec_pretty(&status).unwrap_or_default();
-            if let Err(e) = run.write_file("ember/status.json", &json, &FileSpec::mode(0o644)) {
+            if let Err(e) = run.write_file(RunPaths::STATUS, &json, &FileSpec::mode(0o644)) {
                 eprintln!("ember: cannot write status: {e}");
             }
         }

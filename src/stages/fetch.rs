@@ -5,6 +5,7 @@ use super::record::Recorder;
 use crate::context::Ctx;
 use crate::datasource::{self, InstanceData};
 use crate::detect::Detection;
+use crate::paths::RunPaths;
 use crate::secret::Secret;
 use crate::status::{StageState, Status};
 use base64::engine::general_purpose::STANDARD as B64;
@@ -84,7 +85,7 @@ pub fn run(ctx: &Ctx, detection: &Detection) -> Status {
         }
     };
     // A stale result from an earlier run must not be mistaken for this one's.
-    let _ = rec.run.remove_file("ember/fetched.json");
+    let _ = rec.run.remove_file(RunPaths::FETCHED);
     let Some(ds) = detection
         .datasource
         .as_deref()
@@ -102,7 +103,7 @@ pub fn run(ctx: &Ctx, detection: &Detection) -> Status {
             if let Some(step) = rec.stage().steps.last_mut() {
                 step.result = format!("ok ({} reads)", data.reads);
             }
-            rec.write_run("ember/fetched.json", &store(&data), 0o600);
+            rec.write_run(RunPaths::FETCHED, &store(&data), 0o600);
         }
         Err(diag) if diag.file.is_some() => rec.record(diag),
         Err(diag) => rec.record(diag.file(format!("datasource {}", ds.name()))),

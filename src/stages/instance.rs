@@ -47,7 +47,7 @@ pub fn choose(ctx: &Ctx, rec: &mut Recorder, target: &Root) -> Option<Chosen> {
         encode_instance_id(&prev)
     );
     let data = target
-        .read_file(&cached, ctx.limits().file_bytes * 4)
+        .read_file(&cached, ctx.limits().file_bytes.saturating_mul(4))
         .ok()
         .flatten()
         .and_then(|raw| fetch::decode_stored(&raw));

@@ -108,9 +108,9 @@ fn process_all(ctx: &Ctx, rec: &mut Recorder, chosen: &Chosen, system_cfg: &Valu
         vendor.push((name, userdata::process(payload.expose(), name, &ud_ctx)));
     }
 
-    // Precedence, lowest first: image config, vendor-data, user-data.
+    // Precedence, lowest first: image config, vendor-data, vendor-data2, user-data.
     let mut config = system_cfg.clone();
-    for (_, v) in vendor.iter().rev() {
+    for (_, v) in vendor.iter() {
         merge_part(&mut config, Some(v));
     }
     merge_part(&mut config, user.as_ref());

@@ -10,10 +10,11 @@ use crate::context::Ctx;
 use crate::error::Diag;
 use crate::handoff::{Handoff, ScriptRef};
 use crate::instance_data;
+use crate::paths::RunPaths;
 use crate::plan;
 use crate::root::{FileSpec, Root};
 use crate::state::{encode_instance_id, Frequency, CLOUD_LIB, EMBER_LIB};
-use crate::userdata::{self, Part};
+use crate::userdata::{self, Part, Processed};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 
@@ -78,10 +79,14 @@ fn safe_name(name: &str, index: usize, taken: &mut BTreeSet<String>) -> String {
     name
 }
 
-fn write_parts(w: &TargetWriter, rec: &mut Recorder, dir: &str, parts: &[&Part]) -> Vec<ScriptRef> {
+fn write_parts<'p>(
+    w: &TargetWriter,
+    rec: &mut Recorder,
+    dir: &str,
+    parts: impl Iterator<Item = &'p Part>,
+) -> Vec<ScriptRef> {
     let mut taken = BTreeSet::new();
     parts
-        .iter()
         .enumerate()
         .map(|(i, part)| {
             let path = format!("{dir}/{}", safe_name(&part.filename, i, &mut taken));
@@ -189,15 +194,20 @@ pub fn record(
         ds_line.as_bytes(),
         0o644,
     );
-    let processed: Vec<_> = merged
-        .user
-        .iter()
-        .chain(merged.vendor.iter().map(|(_, v)| v))
-        .collect();
-    let scripts: Vec<&Part> = processed.iter().flat_map(|p| p.scripts.iter()).collect();
-    let hooks: Vec<&Part> = processed.iter().flat_map(|p| p.boothooks.iter()).collect();
-    let scripts = write_parts(&w, rec, &format!("{ci_inst}/scripts"), &scripts);
-    let boothooks = write_parts(&w, rec, &format!("{ci_inst}/boothooks"), &hooks);
+    // Vendor scripts apart from the user's, as cloud-init keeps them (scripts_vendor runs
+    // them, and user-data can switch them off).
+    let vendor: Vec<&Processed> = merged.vendor.iter().map(|(_, v)| v).collect();
+    let user: Vec<&Processed> = merged.user.iter().collect();
+    let scripts = write_parts(
+        &w,
+        rec,
+        &format!("{ci_inst}/scripts"),
+        user.iter().flat_map(|p| &p.scripts),
+    );
+    let vendor_dir = format!("{ci_inst}/scripts/vendor");
+    let vendor_scripts = write_parts(&w, rec, &vendor_dir, vendor.iter().flat_map(|p| &p.scripts));
+    let hooks = user.iter().chain(&vendor).flat_map(|p| &p.boothooks);
+    let boothooks = write_parts(&w, rec, &format!("{ci_inst}/boothooks"), hooks);
     w.link(
         rec,
         &format!("{CLOUD_LIB}/instances/{enc}"),
@@ -208,26 +218,31 @@ pub fn record(
     let full = instance_data::build(data, &merged.config, system_cfg, Some(root));
     let public = pretty(&instance_data::redact(&full));
     let full = pretty(&full);
-    for dir in ["ember", "cloud-init"] {
-        rec.write_run(&format!("{dir}/instance-data.json"), &public, 0o644);
-        rec.write_run(&format!("{dir}/instance-data-sensitive.json"), &full, 0o600);
+    for rel in [RunPaths::INSTANCE_DATA, RunPaths::CI_INSTANCE_DATA] {
+        rec.write_run(rel, &public, 0o644);
+    }
+    for rel in [
+        RunPaths::INSTANCE_DATA_SENSITIVE,
+        RunPaths::CI_INSTANCE_DATA_SENSITIVE,
+    ] {
+        rec.write_run(rel, &full, 0o600);
     }
     rec.write_run(
-        "cloud-init/combined-cloud-config.json",
+        RunPaths::CI_COMBINED_CLOUD_CONFIG,
         &pretty(&merged.config),
         0o600,
     );
     let cloud_id = format!("cloud-id-{}", data.datasource);
     rec.write_run(
-        &format!("cloud-init/{cloud_id}"),
+        &format!("{}/{cloud_id}", RunPaths::CLOUD_INIT_DIR),
         format!("{}\n", data.datasource).as_bytes(),
         0o644,
     );
-    if let Err(e) = rec.run.symlink(&cloud_id, "cloud-init/cloud-id") {
+    if let Err(e) = rec.run.symlink(&cloud_id, RunPaths::CI_CLOUD_ID) {
         rec.record(Diag::error(e.code(), e.to_string()));
     }
     let network = network_config(ctx, rec, chosen, &merged.config);
-    rec.write_run("ember/network-config.json", &pretty(&network), 0o600);
+    rec.write_run(RunPaths::NETWORK_CONFIG, &pretty(&network), 0o600);
     let handoff = Handoff {
         version: 1,
         instance_id: data.instance_id.clone(),
@@ -236,10 +251,11 @@ pub fn record(
         first_boot: chosen.first_boot,
         modules: plan::runner_modules(&merged.config),
         scripts,
+        vendor_scripts,
         boothooks,
     };
     rec.write_run(
-        "ember/handoff.json",
+        RunPaths::HANDOFF,
         &serde_json::to_vec_pretty(&handoff).unwrap_or_default(),
         0o600,
     );

@@ -35,7 +35,7 @@ pub fn open_run(ctx: &Ctx) -> Result<Root, Diag> {
         .map_err(|e| Diag::error("run-dir", e.to_string()).file(run_path.display().to_string()))?;
     // /run is a tmpfs: syncing it would cost time and buy nothing across a power cut.
     let run = Root::open_deferred(run_path).map_err(|e| Diag::error(e.code(), e.to_string()))?;
-    for dir in ["ember", "cloud-init"] {
+    for dir in [RunPaths::EMBER_DIR, RunPaths::CLOUD_INIT_DIR] {
         run.create_dir_all(dir, &FileSpec::mode(0o755))
             .map_err(|e| Diag::error(e.code(), e.to_string()))?;
     }
@@ -47,7 +47,7 @@ impl Recorder {
         let run = open_run(ctx)?;
         let paths = ctx.run.clone();
         let status = run
-            .read_file("ember/status.json", 16 * 1024 * 1024)
+            .read_file(RunPaths::STATUS, 16 * 1024 * 1024)
             .ok()
             .flatten()
             .and_then(|d| serde_json::from_slice(&d).ok())
@@ -112,7 +112,7 @@ impl Recorder {
         let ember = serde_json::to_vec_pretty(&self.status).unwrap_or_default();
         let ci = serde_json::to_vec_pretty(&self.status.to_cloud_init()).unwrap_or_default();
         // A status that cannot be written leaves nothing to report it in: say it on stderr.
-        for (rel, data) in [("ember/status.json", ember), ("cloud-init/status.json", ci)] {
+        for (rel, data) in [(RunPaths::STATUS, ember), (RunPaths::CI_STATUS, ci)] {
             if let Err(e) = self.run.write_file(rel, &data, &FileSpec::mode(0o644)) {
                 eprintln!("ember: cannot write status: {e}");
             }
