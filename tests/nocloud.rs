@@ -137,6 +137,18 @@ fn check_first_boot(m: &Machine, seed_name: &str, hostname: &str) {
     assert_eq!(status.status.code(), Some(0));
     let query = m.ember(&["query", "v1.local_hostname"]);
     assert_eq!(stdout(&query).trim(), hostname);
+    // Root sees user-data through query, read from the instance, as with cloud-init.
+    let target = m.target.to_str().unwrap();
+    let userdata = m.ember(&["--target", target, "query", "userdata"]);
+    let root = std::fs::metadata("/proc/self").is_ok_and(|md| {
+        use std::os::unix::fs::MetadataExt;
+        md.uid() == 0
+    });
+    if root {
+        assert_eq!(stdout(&userdata).trim_end(), USER.trim_end());
+    } else {
+        assert_eq!(stdout(&userdata).trim(), "<redacted for non-root user>");
+    }
 }
 
 #[test]

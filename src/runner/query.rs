@@ -5,6 +5,7 @@
 //! the runner carries no Jinja engine.
 
 use super::{global_flag, CliError, Ctx};
+use crate::paths::RunPaths;
 use lexopt::prelude::*;
 use serde_json::{Map, Value};
 use std::io::ErrorKind;
@@ -89,11 +90,9 @@ pub fn run(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> 
         None => candidates(ctx, root),
     };
     let mut data = load(&files)?;
-    if !root {
-        if let Value::Object(m) = &mut data {
-            for key in ["userdata", "vendordata", "combined_cloud_config"] {
-                m.insert(key.into(), REDACTED.into());
-            }
+    if let Value::Object(m) = &mut data {
+        for (key, value) in private_keys(ctx, root) {
+            m.insert(key.into(), value);
         }
     }
     let data = with_top_level_aliases(data);
@@ -215,6 +214,46 @@ fn render(template: &str, data: &Value) -> Result<(String, Vec<String>), CliErro
     }
     out.push_str(rest);
     Ok((out, missing))
+}
+
+/// `/var/lib/cloud/instance` inside `target`: the link is absolute, so it is read and
+/// re-rooted rather than followed (which would leave a target other than `/`).
+fn instance_dir(target: &std::path::Path) -> PathBuf {
+    let link = target.join("var/lib/cloud/instance");
+    match std::fs::read_link(&link) {
+        Ok(dest) if dest.is_absolute() => target.join(dest.strip_prefix("/").unwrap_or(&dest)),
+        Ok(dest) => link.parent().map_or(dest.clone(), |p| p.join(&dest)),
+        Err(_) => link,
+    }
+}
+
+/// The keys cloud-init adds for `query`: user-data and vendor-data as text and the combined
+/// config, read from the instance for root, redacted for everyone else. Absent files give null.
+fn private_keys(ctx: &Ctx, root: bool) -> Vec<(&'static str, Value)> {
+    let instance = instance_dir(&ctx.target);
+    let keys = [
+        ("userdata", instance.join("user-data.txt")),
+        ("vendordata", instance.join("vendor-data.txt")),
+        (
+            "combined_cloud_config",
+            ctx.run_paths().at(RunPaths::CI_COMBINED_CLOUD_CONFIG),
+        ),
+    ];
+    keys.into_iter()
+        .map(|(key, path)| {
+            if !root {
+                return (key, Value::from(REDACTED));
+            }
+            let Ok(raw) = std::fs::read(&path) else {
+                return (key, Value::Null);
+            };
+            let value = match key {
+                "combined_cloud_config" => serde_json::from_slice(&raw).unwrap_or(Value::Null),
+                _ => Value::String(String::from_utf8_lossy(&raw).into_owned()),
+            };
+            (key, value)
+        })
+        .collect()
 }
 
 #[cfg(test)]
