@@ -7,8 +7,36 @@ use crate::error::Diag;
 use crate::fetch::FetchError;
 use serde_json::Value;
 
-/// A URL fit for a message: no query, fragment or user info, which may hold tokens.
+/// Longest URL or fetch error shown in a message, in characters.
+const SHOWN_MAX: usize = 200;
+
+/// User-controlled text fit for a message: printable ASCII only (controls, escapes and
+/// non-ASCII such as bidi overrides become `_`), cut to `SHOWN_MAX` characters.
+fn printable(text: &str) -> String {
+    let mut out: String = text
+        .chars()
+        .take(SHOWN_MAX)
+        .map(|c| {
+            if c.is_ascii_graphic() || c == ' ' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if text.chars().nth(SHOWN_MAX).is_some() {
+        out.push_str("...");
+    }
+    out
+}
+
+/// A URL fit for a message: no query, fragment or user info, which may hold tokens;
+/// printable ASCII only and bounded in length.
 pub fn redact_url(url: &str) -> String {
+    printable(&strip_secrets(url))
+}
+
+fn strip_secrets(url: &str) -> String {
     let cut = url.find(['?', '#']).unwrap_or(url.len());
     let url = &url[..cut];
     match url.split_once("://") {
@@ -21,17 +49,6 @@ pub fn redact_url(url: &str) -> String {
         None => url.to_string(),
     }
 }
-
-/// Archive item keys that are not headers (cloud-init's list).
-const NOT_HEADERS: &[&str] = &[
-    "content",
-    "filename",
-    "type",
-    "launch-index",
-    "content-disposition",
-    "number-attachments",
-    "content-type",
-];
 
 impl Run<'_, '_> {
     /// Enters one level of include/archive nesting, or reports the depth budget.
@@ -190,9 +207,11 @@ fn archive_item(item: Value) -> Option<Incoming> {
         .get("filename")
         .and_then(Value::as_str)
         .map(str::to_string);
+    // cloud-init copies an item's other keys into MIME headers of the part; of those
+    // headers only the merge type is ever read, so that is all that is taken here.
     let header = |h: &str| {
         map.iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(h) && !NOT_HEADERS.contains(&h))
+            .find(|(k, _)| k.eq_ignore_ascii_case(h))
             .and_then(|(_, v)| v.as_str())
             .map(str::to_string)
     };
@@ -205,16 +224,20 @@ fn archive_item(item: Value) -> Option<Incoming> {
     })
 }
 
-/// Replaces the URL in a fetch error's reason with its redacted form, and cuts any other
-/// query string the reason quotes (a redirect target, say).
+/// Replaces the URL in a fetch error's reason with its redacted form, redacts any other URL
+/// the reason quotes (a redirect target, say: its query or user info may hold a token), and
+/// keeps the result printable and bounded (the reason may quote a server's words).
 fn scrub(reason: &str, url: &str, shown: &str) -> String {
     let reason = reason.replace(url, shown);
-    reason
+    let words: Vec<String> = reason
         .split(' ')
-        .map(|w| match w.find('?') {
-            Some(i) if w[..i].contains("://") => redact_url(w),
-            _ => w.to_string(),
+        .map(|w| {
+            if w.contains("://") {
+                strip_secrets(w)
+            } else {
+                w.to_string()
+            }
         })
-        .collect::<Vec<_>>()
-        .join(" ")
+        .collect();
+    printable(&words.join(" "))
 }

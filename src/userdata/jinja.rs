@@ -3,9 +3,13 @@
 //!
 //! <https://docs.cloud-init.io/en/latest/explanation/instancedata.html>
 
+use crate::limits::Limits;
 use base64::Engine as _;
-use minijinja::{escape_formatter, syntax::SyntaxConfig, Environment, UndefinedBehavior};
+use minijinja::{
+    escape_formatter, syntax::SyntaxConfig, Environment, ErrorKind, UndefinedBehavior,
+};
 use serde_json::{Map, Value};
+use std::io;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
@@ -23,6 +27,8 @@ pub struct Rendered {
 pub struct TemplateError {
     pub what: String,
     pub line: Option<u32>,
+    /// The budget that stopped the render (`template_fuel` or `template_bytes`), if one did.
+    pub budget: Option<&'static str>,
 }
 
 /// Removes the header line; returns the template body and how many lines were removed.
@@ -38,8 +44,18 @@ pub fn strip_header(text: &str) -> (&str, u32) {
     (text, 0)
 }
 
-/// Renders `template` (header already removed) over `instance_data`.
-pub fn render(template: &str, instance_data: &Value) -> Result<Rendered, TemplateError> {
+/// Renders `template` (header already removed) over `instance_data`, within the
+/// `template_fuel` and `template_bytes` budgets of `limits` (RELIABILITY rule 9).
+///
+/// Fuel bounds the work and the data a render creates (minijinja charges about one fuel per
+/// instruction and per 64 bytes, and refuses a sized allocation such as `"x" * n` before
+/// making it when the fuel left cannot pay for it). The output is written into a buffer
+/// that refuses to grow past `template_bytes`, so the result is never larger than that.
+pub fn render(
+    template: &str,
+    instance_data: &Value,
+    limits: &Limits,
+) -> Result<Rendered, TemplateError> {
     let vars = jinja_vars(instance_data);
     let mut env = Environment::new();
     // cloud-init's environment: trim_blocks on, printing an undefined is not fatal but an
@@ -48,6 +64,7 @@ pub fn render(template: &str, instance_data: &Value) -> Result<Rendered, Templat
         env.set_syntax(syntax);
     }
     env.set_undefined_behavior(UndefinedBehavior::Lenient);
+    env.set_fuel(Some(limits.template_fuel));
     let printed_undefined = Arc::new(AtomicUsize::new(0));
     let counter = Arc::clone(&printed_undefined);
     env.set_formatter(move |out, state, value| {
@@ -60,11 +77,25 @@ pub fn render(template: &str, instance_data: &Value) -> Result<Rendered, Templat
     let err = |e: minijinja::Error| TemplateError {
         what: e.kind().to_string(),
         line: e.line().and_then(|l| u32::try_from(l).ok()),
+        budget: (e.kind() == ErrorKind::OutOfFuel).then_some("template_fuel"),
     };
     let tmpl = env
         .template_from_named_str("user-data", template)
         .map_err(err)?;
-    let text = tmpl.render(minijinja::value::Serde(&vars)).map_err(err)?;
+    let mut out = CappedBuf::new(limits.template_bytes);
+    let rendered = tmpl.render_captured_to(minijinja::value::Serde(&vars), &mut out);
+    if out.over {
+        // Whatever error minijinja made of the refused write, the cause is the budget.
+        return Err(TemplateError {
+            what: "output too large".to_string(),
+            line: rendered.err().and_then(|e| err(e).line),
+            budget: Some("template_bytes"),
+        });
+    }
+    drop(rendered.map_err(err)?);
+    // Written through `fmt::Write`, so whole `str`s: UTF-8 unless cut, and it never is.
+    let text = String::from_utf8(out.buf)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
     let mut undefined = Vec::new();
     if printed_undefined.load(Ordering::Relaxed) > 0 {
         let mut names: Vec<String> = tmpl
@@ -76,6 +107,39 @@ pub fn render(template: &str, instance_data: &Value) -> Result<Rendered, Templat
         undefined = names;
     }
     Ok(Rendered { text, undefined })
+}
+
+/// The render's output: refuses (and remembers refusing) any write that would take it past
+/// `cap` bytes, so a template printing gigabytes stops at the cap instead of allocating.
+struct CappedBuf {
+    buf: Vec<u8>,
+    cap: usize,
+    over: bool,
+}
+
+impl CappedBuf {
+    fn new(cap: u64) -> CappedBuf {
+        CappedBuf {
+            buf: Vec::new(),
+            cap: usize::try_from(cap).unwrap_or(usize::MAX),
+            over: false,
+        }
+    }
+}
+
+impl io::Write for CappedBuf {
+    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        if self.over || data.len() > self.cap - self.buf.len() {
+            self.over = true;
+            return Err(io::Error::other("template output budget exceeded"));
+        }
+        self.buf.extend_from_slice(data);
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// minijinja's global functions, which `undeclared_variables` lists but always resolve.
@@ -193,34 +257,162 @@ mod tests {
             ("a{{ nothing }}b", "ab"),
         ];
         for (tmpl, want) in cases {
-            assert_eq!(render(tmpl, &data()).unwrap().text, want, "{tmpl}");
+            assert_eq!(
+                render(tmpl, &data(), &Limits::default()).unwrap().text,
+                want,
+                "{tmpl}"
+            );
         }
     }
 
     #[test]
     fn undefined_is_reported_by_path() {
-        let r = render("x={{ v1.nope }} {{ other }} {{ local_hostname }}", &data()).unwrap();
+        let r = render(
+            "x={{ v1.nope }} {{ other }} {{ local_hostname }}",
+            &data(),
+            &Limits::default(),
+        )
+        .unwrap();
         assert_eq!(r.text, "x=  box");
         assert_eq!(
             r.undefined,
             vec!["other".to_string(), "v1.nope".to_string()]
         );
         // An undefined that is only tested, never printed, is not reported.
-        assert!(render("{% if x is defined %}{% endif %}", &data())
-            .unwrap()
-            .undefined
-            .is_empty());
+        assert!(render(
+            "{% if x is defined %}{% endif %}",
+            &data(),
+            &Limits::default()
+        )
+        .unwrap()
+        .undefined
+        .is_empty());
+    }
+
+    /// A syntax error next to a secret: the Diag names the part and the line and carries
+    /// minijinja's error kind, but neither it nor the result's Debug quotes the template.
+    #[test]
+    fn errors_carry_line_not_text() {
+        let secret = "SECRET_tok_8f3a";
+        let cases = [
+            // Unclosed expression right after the secret.
+            format!("## template: jinja\n#cloud-config\nok\n{{{{ \"{secret}\" }}\n"),
+            // Unknown filter applied to the secret.
+            format!("## template: jinja\n#cloud-config\nok\n{{{{ \"{secret}\" | nofilter }}}}\n"),
+            // minijinja's own messages quote these three: the filter's name, the test's
+            // name and the included template's name.
+            format!("## template: jinja\n#cloud-config\nok\n{{{{ 1 | {secret} }}}}\n"),
+            format!(
+                "## template: jinja\n#cloud-config\nok\n{{% if 1 is {secret} %}}{{% endif %}}\n"
+            ),
+            format!("## template: jinja\n#cloud-config\nok\n{{% include \"{secret}\" %}}\n"),
+            // Attribute of an undefined named like the secret (fails, as in jinja2).
+            format!("## template: jinja\n#cloud-config\nok\n{{{{ {secret}.deeper }}}}\n"),
+        ];
+        for t in &cases {
+            let p = crate::userdata::tests::run(t);
+            assert_eq!(p.diags.len(), 1, "{t}: {:?}", p.diags);
+            let d = &p.diags[0];
+            assert_eq!(d.code, "template-error", "{t}");
+            assert_eq!(d.line, Some(4), "{t}");
+            assert_eq!(d.file.as_deref(), Some("user-data"));
+            for shown in [d.to_string(), format!("{d:?}"), format!("{p:?}")] {
+                assert!(!shown.contains(secret), "{t} leaks: {shown}");
+                assert!(!shown.contains("tok_8f3a"), "{t} leaks: {shown}");
+            }
+            assert_eq!(p.cloud_config, Value::Null, "the part is skipped");
+        }
+    }
+
+    fn small(fuel: u64, bytes: u64) -> Limits {
+        Limits {
+            template_fuel: fuel,
+            template_bytes: bytes,
+            ..Limits::default()
+        }
     }
 
     #[test]
-    fn errors_carry_line_not_text() {
-        let e = render("ok\n{{ secret_token_value }\n", &data())
+    fn nested_loops_run_out_of_fuel_fast() {
+        let t = "{% for a in range(100000) %}{% for b in range(100000) %}{% endfor %}{% endfor %}";
+        let started = std::time::Instant::now();
+        let e = render(t, &data(), &small(100_000, 1 << 20)).err().unwrap();
+        assert_eq!(e.budget, Some("template_fuel"));
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
+        // The default budget stops it too, just later.
+        let e = render(t, &data(), &Limits::default()).err().unwrap();
+        assert_eq!(e.budget, Some("template_fuel"));
+    }
+
+    #[test]
+    fn huge_strings_are_refused_before_they_exist() {
+        // A gigabyte is more than the default fuel can pay for: refused before allocating.
+        let e = render("{{ 'x' * 1000000000 }}", &data(), &Limits::default())
             .err()
             .unwrap();
-        assert_eq!(e.line, Some(2));
-        assert!(!e.what.contains("secret_token_value"));
-        // Attribute of an undefined fails, as in jinja2.
-        assert!(render("{{ nope.deeper }}", &data()).is_err());
+        assert_eq!(e.budget, Some("template_fuel"));
+    }
+
+    #[test]
+    fn output_is_capped_at_template_bytes() {
+        let cases = [
+            "{{ 'x' * 10000 }}",
+            "{% for i in range(1000) %}0123456789{% endfor %}",
+            "{% for i in range(100) %}{{ 'y' * 100 }}{% endfor %}",
+        ];
+        for t in cases {
+            let e = render(t, &data(), &small(10_000_000, 4096)).err().unwrap();
+            assert_eq!(e.budget, Some("template_bytes"), "{t}");
+            // Exactly at the cap is fine.
+            let r = render(t, &data(), &small(10_000_000, 10_000)).unwrap();
+            assert_eq!(r.text.len(), 10_000, "{t}");
+        }
+    }
+
+    #[test]
+    fn budgets_become_diags_naming_the_part() {
+        use crate::userdata::tests::{codes, instance_data, json_yaml, FakeUrls};
+        let idata = instance_data();
+        let urls = FakeUrls::default();
+        let go = |t: &str, limits: &Limits| {
+            let ctx = crate::userdata::Context {
+                limits,
+                urls: &urls,
+                parse_yaml: &json_yaml,
+                instance_data: &idata,
+            };
+            crate::userdata::process(t.as_bytes(), "user-data", &ctx)
+        };
+        let mime = |body: &str| {
+            format!(
+                "MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=B\n\n--B\n\
+                 Content-Type: text/jinja2\nContent-Disposition: attachment; filename=\"t.j2\"\n\n\
+                 {body}\n--B\nContent-Type: text/cloud-config\n\n#cloud-config\n{{\"after\": 1}}\n--B--\n"
+            )
+        };
+        let loops = "## template: jinja\n#cloud-config\n{% for a in range(100000) %}\
+                     {% for b in range(100000) %}{% endfor %}{% endfor %}";
+        let p = go(&mime(loops), &small(10_000, 1 << 20));
+        assert_eq!(codes(&p), ["budget-exceeded"]);
+        let d = &p.diags[0];
+        assert!(d.is_error());
+        assert_eq!(d.budget.as_deref(), Some("template_fuel"));
+        assert_eq!(d.file.as_deref(), Some("user-data part 1 (t.j2)"));
+        // The template part is skipped, the rest is still read.
+        assert_eq!(p.cloud_config, serde_json::json!({"after": 1}));
+
+        let big = "## template: jinja\n#cloud-config\n{{ 'x' * 100000 }}";
+        let p = go(&mime(big), &small(10_000_000, 1000));
+        assert_eq!(codes(&p), ["budget-exceeded"]);
+        assert_eq!(p.diags[0].budget.as_deref(), Some("template_bytes"));
+        assert_eq!(p.diags[0].file.as_deref(), Some("user-data part 1 (t.j2)"));
+        assert_eq!(p.cloud_config, serde_json::json!({"after": 1}));
+
+        // A normal template within the same budgets still renders.
+        let ok = "## template: jinja\n#cloud-config\n{\"h\": \"{{ v1.local_hostname }}\"}";
+        let p = go(&mime(ok), &small(10_000, 1000));
+        assert!(p.diags.is_empty(), "{:?}", p.diags);
+        assert_eq!(p.cloud_config, serde_json::json!({"h": "box1", "after": 1}));
     }
 
     #[test]

@@ -10,7 +10,8 @@ mod include;
 pub mod jinja;
 mod jsonpatch;
 mod mime;
-mod parts;
+/// Crate-visible for `parts::safe_filename`, which the record step reuses.
+pub(crate) mod parts;
 
 use crate::error::Diag;
 use crate::fetch::UrlReader;
@@ -39,13 +40,27 @@ pub enum Frequency {
 }
 
 /// A part kept for later stages: a script, a boothook, or an unhandled part.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Part {
-    /// The part's file name (`part-001` when it had none), made safe to use as a file name.
+    /// The part's file name (`part-001` when it had none), made safe by `safe_filename`.
     pub filename: String,
+    /// The type as declared or detected, lower-cased; user-controlled and unbounded for
+    /// unknown types: show it only through `parts::shown_type`.
     pub content_type: String,
     pub frequency: Frequency,
     pub payload: Secret<Vec<u8>>,
+}
+
+/// Shows the type only sanitised and bounded, and never the payload.
+impl fmt::Debug for Part {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Part")
+            .field("filename", &self.filename)
+            .field("content_type", &parts::shown_type(&self.content_type))
+            .field("frequency", &self.frequency)
+            .field("payload", &self.payload)
+            .finish()
+    }
 }
 
 /// One cloud-config part as parsed, kept for key/line diagnostics.
@@ -67,7 +82,14 @@ pub struct Processed {
     pub boothooks: Vec<Part>,
     /// Unknown types, `text/part-handler` and undetectable parts, kept and reported.
     pub unhandled: Vec<Part>,
-    /// URLs read under `#include-once`, for a later stage to cache (they may hold tokens).
+    /// Full URLs read under `#include-once`, in first-read order, without duplicates.
+    ///
+    /// Sensitive: they are the URLs exactly as written, so their query strings and user
+    /// info may carry tokens or passwords. Never log, print or write them anywhere but a
+    /// root-only (0600) cache; in messages use `include::redact_url`. Meant for the runner,
+    /// which will cache the content of each per instance so a later boot reads it from the
+    /// cache instead of fetching it again (cloud-init's `#include-once`); nothing reads
+    /// them yet. `Debug` shows only their count.
     pub include_once_urls: Vec<String>,
     pub diags: Vec<Diag>,
 }
@@ -244,7 +266,8 @@ impl<'c, 'a> Run<'c, 'a> {
             let payload = match e.decoded_body() {
                 Ok(p) => p,
                 Err(why) => {
-                    let msg = format!("MIME part ({ctype}): {why}; part ignored");
+                    let shown = parts::shown_type(&ctype);
+                    let msg = format!("MIME part ({shown}): {why}; part ignored");
                     self.diag(Diag::error("mime-encoding", msg).file(self.source));
                     return;
                 }

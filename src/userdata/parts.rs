@@ -62,29 +62,69 @@ const GZIP_TYPES: &[&str] = &[
     "application/x-gzip-compressed",
 ];
 
-/// A part's file name made safe to be a file name later; `None` if nothing usable is left.
-fn safe_filename(name: &str) -> Option<String> {
-    let clean: String = name
+/// Longest name `safe_filename` returns, in bytes (all ASCII, so also in characters).
+pub(crate) const FILENAME_MAX: usize = 128;
+
+/// A part's file name (user-controlled: a MIME `filename`/`name` parameter or an archive
+/// item's `filename`) made safe both as one path component and for a message.
+///
+/// ASCII letters, digits, `.`, `_` and `-` are kept; every other character (`/`, `\`,
+/// spaces, controls, any non-ASCII such as bidi overrides) becomes `_`; a leading `-`
+/// becomes `_` too, so the name is never read as an option. The result is cut to
+/// [`FILENAME_MAX`] characters. `None` when nothing usable is left: empty, or only dots
+/// (`.`, `..`, `...`). Deterministic and never longer than `FILENAME_MAX`; uniqueness
+/// within a directory is the caller's business.
+pub(crate) fn safe_filename(name: &str) -> Option<String> {
+    let mut clean: String = name
+        .trim()
         .chars()
+        .take(FILENAME_MAX)
         .map(|c| {
-            if c == '/' || c == '\\' || c.is_control() {
-                '_'
-            } else {
+            if c.is_ascii_alphanumeric() || "._-".contains(c) {
                 c
+            } else {
+                '_'
             }
         })
-        .take(128)
         .collect();
-    let clean = clean.trim().to_string();
-    (!clean.is_empty() && clean != "." && clean != "..").then_some(clean)
+    if clean.starts_with('-') {
+        clean.replace_range(..1, "_");
+    }
+    (!clean.trim_matches('.').is_empty()).then_some(clean)
 }
 
-/// A MIME type fit for a message: token characters only, bounded length.
-fn shown_type(t: &str) -> String {
+/// A MIME type (user-controlled) fit for a message: token characters only, bounded length.
+pub(super) fn shown_type(t: &str) -> String {
     t.chars()
         .filter(|c| c.is_ascii_alphanumeric() || "/.+-_".contains(*c))
         .take(64)
         .collect()
+}
+
+/// Template variable paths fit for a message: at most a few, each an identifier path of
+/// bounded length (they come from the template text, which is user data).
+fn shown_names(names: &[String]) -> String {
+    const MAX_NAMES: usize = 8;
+    let mut shown: Vec<&str> = names
+        .iter()
+        .take(MAX_NAMES)
+        .map(|n| {
+            let ok = n.len() <= 64
+                && n.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.');
+            if ok {
+                n.as_str()
+            } else {
+                "<name not shown>"
+            }
+        })
+        .collect();
+    let more;
+    if names.len() > MAX_NAMES {
+        more = format!("and {} more", names.len() - MAX_NAMES);
+        shown.push(&more);
+    }
+    shown.join(", ")
 }
 
 impl Run<'_, '_> {
@@ -206,19 +246,34 @@ impl Run<'_, '_> {
             return;
         };
         let (body, skipped) = jinja::strip_header(text);
-        let rendered = match jinja::render(body, self.ctx.instance_data) {
+        let rendered = match jinja::render(body, self.ctx.instance_data, self.ctx.limits) {
             Ok(r) => r,
             Err(e) => {
-                let msg = format!("jinja template failed ({}); part ignored", e.what);
-                let d = Diag::error("template-error", msg).file(name);
-                self.diag(d.line(e.line.map(|l| l + skipped)));
+                let d = match e.budget {
+                    Some(budget) => {
+                        let msg = if budget == "template_bytes" {
+                            format!(
+                                "jinja template output exceeds {} bytes; part ignored",
+                                self.ctx.limits.template_bytes
+                            )
+                        } else {
+                            "jinja template ran out of fuel; part ignored".to_string()
+                        };
+                        Diag::error("budget-exceeded", msg).budget(budget)
+                    }
+                    None => {
+                        let msg = format!("jinja template failed ({}); part ignored", e.what);
+                        Diag::error("template-error", msg)
+                    }
+                };
+                self.diag(d.file(name).line(e.line.map(|l| l + skipped)));
                 return;
             }
         };
         if !rendered.undefined.is_empty() {
             let msg = format!(
                 "undefined template variable(s) rendered empty: {}",
-                rendered.undefined.join(", ")
+                shown_names(&rendered.undefined)
             );
             self.diag(Diag::warning("template-undefined", msg).file(name));
         }

@@ -307,3 +307,18 @@ fn shellscript_type_is_checked_against_content() {
     let m = "MIME-Version: 1.0\nContent-Type: text/x-shellscript-per-once\n\necho\n";
     assert_eq!(run(m).scripts[0].frequency, Frequency::PerOnce);
 }
+
+#[test]
+fn undefined_names_are_bounded() {
+    let mut t = String::from("## template: jinja\n#cloud-config\n{\"a\": \"");
+    for i in 0..20 {
+        t.push_str(&format!("{{{{ undef_{i} }}}}"));
+    }
+    t.push_str(&format!("{{{{ {} }}}}\"}}", "w".repeat(500)));
+    let p = run(&t);
+    assert_eq!(codes(&p), ["template-undefined"]);
+    let msg = &p.diags[0].message;
+    assert!(msg.contains("and 13 more"), "{msg}");
+    assert!(msg.len() < 400, "{msg}");
+    assert_eq!(p.cloud_config, json!({"a": ""}));
+}

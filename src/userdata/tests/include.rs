@@ -151,3 +151,35 @@ fn redaction_table() {
         assert_eq!(redact_url(url), want);
     }
 }
+
+/// URLs and fetch errors are user- and server-controlled: shown printable and bounded, and
+/// any URL an error quotes is redacted, query or not.
+#[test]
+fn urls_and_reasons_in_messages_are_bounded() {
+    let mut urls = FakeUrls::default();
+    let long = format!("http://h/{}\u{1b}[2J", "p".repeat(5000));
+    let bad = "http://h/bad";
+    urls.0.insert(
+        bad.to_string(),
+        Err(FetchError::Failed {
+            url: bad.to_string(),
+            reason: format!(
+                "redirected to https://u:SECRETpw@x/y and then \u{1b}]0;{}",
+                "z".repeat(5000)
+            ),
+        }),
+    );
+    let p = with_urls(
+        &format!("#include\n{long}\n{bad}\n"),
+        &urls,
+        &Limits::default(),
+    );
+    assert_eq!(codes(&p), ["fetch-failed", "fetch-failed"]);
+    for d in &p.diags {
+        let shown = d.to_string();
+        assert!(shown.len() < 600, "{} bytes", shown.len());
+        assert!(!shown.contains('\u{1b}'), "{shown:?}");
+    }
+    assert!(p.diags[1].message.contains("https://x/y"), "{}", p.diags[1]);
+    assert!(redact_url(&long).ends_with("..."));
+}

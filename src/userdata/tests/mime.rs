@@ -234,3 +234,56 @@ fn deep_multipart_nesting_is_bounded() {
     assert_eq!(codes(&p), ["nesting-too-deep"]);
     assert!(p.scripts.is_empty());
 }
+
+/// Content types, file names and other header values are user data of any length: a
+/// message shows them only sanitised and bounded, and `Debug` shows no raw type.
+#[test]
+fn header_values_in_messages_are_sanitised_and_bounded() {
+    let long = "q".repeat(5000);
+    let esc = "\u{1b}[2J\u{202e}";
+    let m = format!(
+        "MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=B\n\n--B\n\
+         Content-Type: text/x-{esc}{long}\nContent-Transfer-Encoding: base64\n\nA\n--B\n\
+         Content-Type: text/x-{esc}{long}\n\
+         Content-Disposition: attachment; filename=\"{esc}{long}.sh\"\n\nSECRET\n--B--\n"
+    );
+    let p = run(&m);
+    assert_eq!(codes(&p), ["mime-encoding", "unhandled-part"]);
+    for d in &p.diags {
+        let shown = d.to_string();
+        assert!(shown.len() < 400, "{} bytes: {shown:.100}", shown.len());
+        assert!(
+            !shown.contains('\u{1b}') && !shown.contains('\u{202e}'),
+            "{shown:?}"
+        );
+    }
+    let debug = format!("{p:?}");
+    assert!(debug.len() < 1000, "{} bytes", debug.len());
+    assert!(!debug.contains(&long) && !debug.contains('\u{1b}'));
+    // The part itself keeps its type for later stages.
+    assert!(p.unhandled[0].content_type.len() > 5000);
+}
+
+#[test]
+fn safe_filename_table() {
+    use crate::userdata::parts::{safe_filename, FILENAME_MAX};
+    let cases: [(&str, Option<&str>); 12] = [
+        ("run.sh", Some("run.sh")),
+        ("  my script.sh ", Some("my_script.sh")),
+        ("../../etc/x", Some(".._.._etc_x")),
+        ("a\\b", Some("a_b")),
+        ("-rf", Some("_rf")),
+        ("\u{1b}[31mred", Some("__31mred")),
+        ("evil\u{202e}hs.exe", Some("evil_hs.exe")),
+        ("héllo", Some("h_llo")),
+        (".", None),
+        ("..", None),
+        ("...", None),
+        ("   ", None),
+    ];
+    for (name, want) in cases {
+        assert_eq!(safe_filename(name).as_deref(), want, "{name:?}");
+    }
+    let long = safe_filename(&"é".repeat(1000)).unwrap();
+    assert_eq!(long.len(), FILENAME_MAX);
+}
