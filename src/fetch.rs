@@ -27,13 +27,14 @@ pub enum FetchError {
 }
 
 impl FetchError {
-    /// The cause without the URL (callers name the URL themselves, redacted).
+    /// The cause without the URL (callers name the URL themselves, redacted), with any URL
+    /// it quotes redacted too.
     pub fn reason(&self) -> String {
         match self {
             FetchError::NotFound { .. } => "not found".into(),
             FetchError::TooLarge { max_bytes, .. } => format!("larger than {max_bytes} bytes"),
             FetchError::Deadline { .. } => "deadline passed".into(),
-            FetchError::Failed { reason, .. } => reason.clone(),
+            FetchError::Failed { reason, .. } => crate::redact::reason(reason),
             FetchError::Unsupported { .. } => "unsupported URL scheme".into(),
         }
     }
@@ -52,23 +53,7 @@ impl std::fmt::Display for FetchError {
     }
 }
 
-/// A URL fit for a message: no user:password and no query string (either may hold a token).
-pub fn redact_url(url: &str) -> String {
-    let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
-    let rest = rest.split(['?', '#']).next().unwrap_or("");
-    let rest = match rest.split_once('/') {
-        Some((authority, path)) => {
-            let host = authority.rsplit('@').next().unwrap_or(authority);
-            format!("{host}/{path}")
-        }
-        None => rest.rsplit('@').next().unwrap_or(rest).to_string(),
-    };
-    if scheme.is_empty() {
-        rest
-    } else {
-        format!("{scheme}://{rest}")
-    }
-}
+pub use crate::redact::redact_url;
 
 /// Attempts per URL for errors worth retrying (connection failures, 5xx).
 const ATTEMPTS: u32 = 3;
@@ -259,20 +244,6 @@ impl UrlReader for Fetcher {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn redacts_credentials_and_queries() {
-        let cases = [
-            ("http://u:p@10.0.0.1/seed/?token=x", "http://10.0.0.1/seed/"),
-            ("https://h/a#frag", "https://h/a"),
-            ("file:///var/seed/", "file:///var/seed/"),
-            ("/plain/path", "/plain/path"),
-            ("http://user@h", "http://h"),
-        ];
-        for (url, want) in cases {
-            assert_eq!(redact_url(url), want);
-        }
-    }
 
     #[test]
     fn capped_read_fails_rather_than_truncates() {

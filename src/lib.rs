@@ -17,6 +17,7 @@ pub mod instance_data;
 pub mod limits;
 pub mod paths;
 pub mod plan;
+pub mod redact;
 pub mod root;
 pub mod runner;
 pub mod secret;

@@ -44,7 +44,8 @@ impl Default for Limits {
             mime_parts: 1000,
             include_depth: 8,
             include_bytes: 64 * MIB,
-            template_fuel: 10_000_000,
+            // minijinja charges about one unit per 64 bytes a template creates: ~64 MiB.
+            template_fuel: 1_000_000,
             template_bytes: 16 * MIB,
             request_timeout_ms: 10_000,
             datasource_timeout_ms: 60_000,

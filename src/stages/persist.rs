@@ -14,6 +14,7 @@ use crate::paths::RunPaths;
 use crate::plan;
 use crate::root::{FileSpec, Root};
 use crate::state::{encode_instance_id, Frequency, CLOUD_LIB, EMBER_LIB};
+use crate::userdata::parts::safe_filename;
 use crate::userdata::{self, Part, Processed};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
@@ -50,26 +51,10 @@ fn frequency(f: userdata::Frequency) -> Frequency {
     }
 }
 
-/// A part's file name made safe as one path component, unique within `taken`.
+/// A part's file name made safe as one path component (`part-NNN` when nothing is left of it),
+/// unique within `taken`.
 fn safe_name(name: &str, index: usize, taken: &mut BTreeSet<String>) -> String {
-    let base: String = name
-        .rsplit('/')
-        .next()
-        .unwrap_or("")
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "._-".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    let base = if base.trim_matches('.').is_empty() {
-        format!("part-{:03}", index + 1)
-    } else {
-        base
-    };
+    let base = safe_filename(name).unwrap_or_else(|| format!("part-{:03}", index + 1));
     let mut name = base.clone();
     let mut n = 1;
     while !taken.insert(name.clone()) {
@@ -317,7 +302,10 @@ mod tests {
         let mut taken = BTreeSet::new();
         assert_eq!(safe_name("run.sh", 0, &mut taken), "run.sh");
         assert_eq!(safe_name("run.sh", 1, &mut taken), "run.sh-1");
-        assert_eq!(safe_name("../../etc/passwd", 2, &mut taken), "passwd");
+        assert_eq!(
+            safe_name("../../etc/passwd", 2, &mut taken),
+            ".._.._etc_passwd"
+        );
         assert_eq!(safe_name("..", 3, &mut taken), "part-004");
         assert_eq!(safe_name("a b$c", 4, &mut taken), "a_b_c");
         assert_eq!(safe_name("", 5, &mut taken), "part-006");

@@ -7,48 +7,7 @@ use crate::error::Diag;
 use crate::fetch::FetchError;
 use serde_json::Value;
 
-/// Longest URL or fetch error shown in a message, in characters.
-const SHOWN_MAX: usize = 200;
-
-/// User-controlled text fit for a message: printable ASCII only (controls, escapes and
-/// non-ASCII such as bidi overrides become `_`), cut to `SHOWN_MAX` characters.
-fn printable(text: &str) -> String {
-    let mut out: String = text
-        .chars()
-        .take(SHOWN_MAX)
-        .map(|c| {
-            if c.is_ascii_graphic() || c == ' ' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if text.chars().nth(SHOWN_MAX).is_some() {
-        out.push_str("...");
-    }
-    out
-}
-
-/// A URL fit for a message: no query, fragment or user info, which may hold tokens;
-/// printable ASCII only and bounded in length.
-pub fn redact_url(url: &str) -> String {
-    printable(&strip_secrets(url))
-}
-
-fn strip_secrets(url: &str) -> String {
-    let cut = url.find(['?', '#']).unwrap_or(url.len());
-    let url = &url[..cut];
-    match url.split_once("://") {
-        Some((scheme, rest)) => {
-            let host_end = rest.find('/').unwrap_or(rest.len());
-            let (authority, path) = rest.split_at(host_end);
-            let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-            format!("{scheme}://{host}{path}")
-        }
-        None => url.to_string(),
-    }
-}
+pub use crate::redact::redact_url;
 
 impl Run<'_, '_> {
     /// Enters one level of include/archive nesting, or reports the depth budget.
@@ -124,14 +83,8 @@ impl Run<'_, '_> {
             }
             Err(FetchError::TooLarge { .. }) => too_large(self),
             Err(e) => {
-                let why = match &e {
-                    FetchError::NotFound { .. } => "not found".to_string(),
-                    FetchError::Unsupported { .. } => "unsupported URL scheme".to_string(),
-                    // The reason may quote the URL: quote it only redacted.
-                    FetchError::Failed { reason, .. } => scrub(reason, url, &shown),
-                    FetchError::TooLarge { .. } => String::new(),
-                    FetchError::Deadline { .. } => "deadline passed".to_string(),
-                };
+                // reason() redacts any URL it quotes, the asked one included.
+                let why = e.reason();
                 let msg = format!("include of {shown} failed: {why}");
                 self.diag(Diag::error("fetch-failed", msg).file(self.source));
             }
@@ -222,22 +175,4 @@ fn archive_item(item: Value) -> Option<Incoming> {
         merge_type,
         payload,
     })
-}
-
-/// Replaces the URL in a fetch error's reason with its redacted form, redacts any other URL
-/// the reason quotes (a redirect target, say: its query or user info may hold a token), and
-/// keeps the result printable and bounded (the reason may quote a server's words).
-fn scrub(reason: &str, url: &str, shown: &str) -> String {
-    let reason = reason.replace(url, shown);
-    let words: Vec<String> = reason
-        .split(' ')
-        .map(|w| {
-            if w.contains("://") {
-                strip_secrets(w)
-            } else {
-                w.to_string()
-            }
-        })
-        .collect();
-    printable(&words.join(" "))
 }

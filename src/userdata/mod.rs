@@ -86,7 +86,7 @@ pub struct Processed {
     ///
     /// Sensitive: they are the URLs exactly as written, so their query strings and user
     /// info may carry tokens or passwords. Never log, print or write them anywhere but a
-    /// root-only (0600) cache; in messages use `include::redact_url`. Meant for the runner,
+    /// root-only (0600) cache; in messages use `crate::redact::redact_url`. Meant for the runner,
     /// which will cache the content of each per instance so a later boot reads it from the
     /// cache instead of fetching it again (cloud-init's `#include-once`); nothing reads
     /// them yet. `Debug` shows only their count.
