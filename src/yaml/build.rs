@@ -23,6 +23,7 @@ pub(super) fn document(text: &str, limits: &Limits) -> Result<Doc, YamlError> {
         path: String::new(),
         quiet: false,
         lines: BTreeMap::new(),
+        line_budget: line_budget(text.len()),
     };
     let root = loop {
         match b.next()? {
@@ -63,8 +64,28 @@ struct Builder<'a, 'l> {
     /// Dotted path of the node being built; segments are pushed and truncated, never rebuilt.
     path: String,
     lines: BTreeMap<String, u32>,
-    /// Set while building a `<<` value: its keys are recorded where they are merged into.
+    /// Set while building a `<<` value (its keys are recorded where they are merged into) or
+    /// under a key longer than `MAX_KEY_BYTES`: nothing is recorded and the path is not grown.
     quiet: bool,
+    /// Bytes of paths the line map may still take; see `line_budget`.
+    line_budget: usize,
+}
+
+/// Keys longer than this are not recorded in the line map, nor is anything under them: such a
+/// key is no cloud-config key, and every path through it would repeat all of it.
+pub(super) const MAX_KEY_BYTES: usize = 256;
+
+/// Bytes of paths the line map may hold. It is a convenience for diagnostics, so it has a budget
+/// of its own rather than a refusal (RELIABILITY rule 9): four times the input plus 64 KiB.
+/// Every record is charged its path's length (a merged key even when already there, as its path
+/// is copied anyway); lines are recorded in document order until the budget runs out, then
+/// recording stops and the parse goes on. Without it every node copied its whole dotted path: a
+/// 1 MB key over a million-item list is 1 MB of input but a terabyte of paths. The number of
+/// entries needs no budget of its own: each one is a node spent against `yaml_nodes` (a merged
+/// key is part of its alias's count). Real cloud-configs stay well inside, since a path is little
+/// longer than the keys written on the lines around its value.
+pub(super) fn line_budget(input: usize) -> usize {
+    input.saturating_mul(4).saturating_add(64 * 1024)
 }
 
 impl<'a> Builder<'a, '_> {
@@ -104,18 +125,40 @@ impl<'a> Builder<'a, '_> {
         Ok(())
     }
 
-    /// Appends a path segment and returns the length to truncate back to.
+    /// Whether lines are still being recorded here; when not, the path is left as it is.
+    fn recording(&self) -> bool {
+        !self.quiet && self.line_budget > 0
+    }
+
+    /// Appends a path segment and returns the length to truncate back to; nothing is appended
+    /// where nothing will be recorded, so the path never grows by more than a short key.
     fn push(&mut self, segment: impl std::fmt::Display) -> usize {
         let mark = self.path.len();
-        if mark > 0 {
-            self.path.push('.');
+        if self.recording() {
+            if mark > 0 {
+                self.path.push('.');
+            }
+            let _ = write!(self.path, "{segment}");
         }
-        let _ = write!(self.path, "{segment}");
         mark
     }
 
+    /// Charges one record of the current path to the line budget; once it runs out, no more.
+    fn admit(&mut self) -> bool {
+        if !self.recording() {
+            return false;
+        }
+        let cost = self.path.len();
+        if cost > self.line_budget {
+            self.line_budget = 0;
+            return false;
+        }
+        self.line_budget -= cost;
+        true
+    }
+
     fn record(&mut self, line: u32) {
-        if !self.quiet {
+        if self.admit() {
             self.lines.insert(self.path.clone(), line);
         }
     }
@@ -226,11 +269,13 @@ impl<'a> Builder<'a, '_> {
                 Event::Scalar(..) | Event::Alias(_) => line(value_span),
                 _ => line(key_span),
             };
+            let long = key.len() > MAX_KEY_BYTES;
+            let quiet = self.quiet;
+            self.quiet |= long;
             let mark = self.push(&key);
             if !is_merge {
                 self.record(value_line);
             }
-            let quiet = self.quiet;
             self.quiet |= is_merge;
             let value = self.value(event, value_span, depth);
             self.quiet = quiet;
@@ -246,8 +291,11 @@ impl<'a> Builder<'a, '_> {
             })?;
             // A merged key's line is the `<<` line unless the key is also written out.
             for (key, _) in &merged[start..] {
+                if key.len() > MAX_KEY_BYTES || !self.recording() {
+                    continue;
+                }
                 let mark = self.push(key);
-                if !self.quiet {
+                if self.admit() {
                     self.lines.entry(self.path.clone()).or_insert(value_line);
                 }
                 self.path.truncate(mark);

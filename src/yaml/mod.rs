@@ -20,6 +20,8 @@ use std::fmt;
 pub struct Doc {
     pub value: Value,
     /// Dotted key path (`write_files.2.permissions`) → 1-based line where its value starts.
+    /// Paths through keys over 256 bytes, and any past a budget of four times the input's size
+    /// in path bytes, are left out: lines are for diagnostics and must not cost more than that.
     pub lines: BTreeMap<String, u32>,
 }
 

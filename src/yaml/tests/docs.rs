@@ -303,3 +303,84 @@ fn realistic_cloud_config() {
     }
     assert_eq!(doc.line_of("write_files.3"), None);
 }
+
+/// Bytes of paths in the line map, what `line_budget` bounds.
+fn line_map_bytes(doc: &crate::yaml::Doc) -> usize {
+    doc.lines.keys().map(String::len).sum()
+}
+
+fn flow_list(items: usize) -> String {
+    let mut list = "[1".to_string();
+    list.push_str(&",1".repeat(items - 1));
+    list.push(']');
+    list
+}
+
+#[test]
+fn long_keys_are_not_in_the_line_map() {
+    // Every item path used to repeat the whole key: 4 KB × 20000 items was 80 MB of paths.
+    let key = "k".repeat(4096);
+    let text = format!("a: 1\n? {key}\n: {}\nb: {{c: 2}}\n", flow_list(20_000));
+    let doc = parse(&text, &Limits::default()).unwrap();
+    assert_eq!(doc.value[&key].as_array().map(Vec::len), Some(20_000));
+    let paths: Vec<_> = doc.lines.keys().map(String::as_str).collect();
+    assert_eq!(paths, ["a", "b", "b.c"], "nothing through the long key");
+    assert_eq!((doc.line_of("a"), doc.line_of("b.c")), (Some(1), Some(4)));
+    // A key at the limit is still recorded, and so is what is under it.
+    let key = "k".repeat(crate::yaml::build::MAX_KEY_BYTES);
+    let doc = parse(&format!("{key}: [x, y]\n"), &Limits::default()).unwrap();
+    assert_eq!(doc.line_of(&format!("{key}.1")), Some(1));
+}
+
+#[test]
+fn the_line_map_stops_at_its_budget() {
+    // Longest key still recorded, over 30000 items: 7.9 MB of paths without the budget.
+    let key = "k".repeat(crate::yaml::build::MAX_KEY_BYTES);
+    let text = format!("a: 1\n? {key}\n: {}\nb: 2\n", flow_list(30_000));
+    let doc = parse(&text, &Limits::default()).unwrap();
+    assert_eq!(doc.value[&key].as_array().map(Vec::len), Some(30_000));
+    let budget = crate::yaml::build::line_budget(text.len());
+    assert!(
+        line_map_bytes(&doc) <= budget,
+        "{} > {budget}",
+        line_map_bytes(&doc)
+    );
+    assert_eq!(doc.line_of("a"), Some(1));
+    assert_eq!(
+        doc.line_of(&format!("{key}.0")),
+        Some(3),
+        "recorded in order"
+    );
+    assert_eq!(doc.line_of(&format!("{key}.29999")), None);
+    assert_eq!(doc.line_of("b"), None, "recording stops, the parse goes on");
+    assert_eq!(doc.value["b"], json!(2));
+
+    // Merge keys record a whole anchored map per `<<`: bounded by the same budget.
+    let keys: Vec<String> = (0..50).map(|i| format!("key{i}: {i}")).collect();
+    let mut text = format!("x: &x {{{}}}\nl:\n", keys.join(", "));
+    text.push_str(&"- {<<: *x}\n".repeat(1000));
+    let doc = parse(&text, &Limits::default()).unwrap();
+    assert_eq!(doc.value["l"][999]["key49"], json!(49));
+    let budget = crate::yaml::build::line_budget(text.len());
+    assert!(
+        line_map_bytes(&doc) <= budget,
+        "{} > {budget}",
+        line_map_bytes(&doc)
+    );
+    assert_eq!(doc.line_of("l.0.key0"), Some(3));
+    assert_eq!(doc.line_of("l.999.key0"), None);
+}
+
+#[test]
+fn a_large_ordinary_cloud_config_keeps_every_line() {
+    let mut text = format!("{CLOUD_CONFIG}bootcmd:\n");
+    for i in 0..5000 {
+        text.push_str(&format!("  - [sh, -c, 'echo {i}']\n"));
+    }
+    let doc = parse(&text, &Limits::default()).unwrap();
+    assert_eq!(doc.line_of("write_files.2.permissions"), Some(20));
+    assert_eq!(doc.line_of("users.1.ssh_authorized_keys.0"), Some(9));
+    assert_eq!(doc.line_of("bootcmd.0.2"), Some(28));
+    assert_eq!(doc.line_of("bootcmd.4999.2"), Some(5027));
+    assert!(line_map_bytes(&doc) <= crate::yaml::build::line_budget(text.len()));
+}
