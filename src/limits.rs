@@ -14,6 +14,9 @@ pub struct Limits {
     pub yaml_nodes: u64,
     /// YAML nesting depth.
     pub yaml_depth: u32,
+    /// Bytes of YAML keys and scalars after alias expansion (stops a long string repeated
+    /// through aliases, which costs few nodes).
+    pub yaml_expanded_bytes: u64,
     /// MIME parts in one user-data, counting nested multiparts and includes.
     pub mime_parts: u32,
     /// Nesting of `#include`, `text/x-include-url` and archives.
@@ -39,8 +42,11 @@ impl Default for Limits {
         Limits {
             file_bytes: 16 * MIB,
             inflated_bytes: 64 * MIB,
-            yaml_nodes: 1_000_000,
+            // About 400 bytes of memory a node once parsed: ~80 MiB at the limit, within an
+            // initramfs's means; real cloud-configs have a few thousand.
+            yaml_nodes: 200_000,
             yaml_depth: 256,
+            yaml_expanded_bytes: 64 * MIB,
             mime_parts: 1000,
             include_depth: 8,
             include_bytes: 64 * MIB,
