@@ -184,15 +184,15 @@ fn alias_bombs_stop_at_the_node_budget() {
     let e = error(&billion_laughs(), &Limits::default());
     assert_eq!(e.budget, Some("yaml_nodes"));
     assert_eq!(
-        e.line, 7,
-        "9^7 nodes pass the default million on the line of g"
+        e.line, 6,
+        "9^6 nodes pass the default 200,000 on the line of f"
     );
     let diag = e.to_diag("user-data");
     assert_eq!(
         (diag.code.as_str(), diag.budget.as_deref()),
         ("budget-exceeded", Some("yaml_nodes"))
     );
-    assert_eq!(diag.line, Some(7));
+    assert_eq!(diag.line, Some(6));
 }
 
 #[test]
