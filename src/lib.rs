@@ -15,6 +15,7 @@ pub mod handoff;
 pub mod host;
 pub mod instance_data;
 pub mod limits;
+pub mod modules;
 pub mod paths;
 pub mod plan;
 pub mod redact;

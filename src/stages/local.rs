@@ -39,6 +39,7 @@ pub fn run(ctx: &mut Ctx) -> Status {
     let merged = rec.step("user-data", |rec| {
         process_all(ctx, rec, &chosen, &system_cfg)
     });
+    super::modules::run(ctx, &mut rec, target, &chosen, &merged.config);
     rec.step("record", |rec| {
         persist::record(ctx, rec, target, &chosen, &merged, &system_cfg)
     });

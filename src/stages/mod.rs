@@ -6,6 +6,7 @@ pub mod detect;
 pub mod fetch;
 mod instance;
 pub mod local;
+mod modules;
 mod persist;
 pub mod record;
 

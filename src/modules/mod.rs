@@ -1,0 +1,41 @@
+//! The modules ember-initrd runs in the local stage: the file-level work that needs no running
+//! system (files, hostname, users, passwords, ssh). One file per module behind one small trait;
+//! the table gives cloud-init's order. Adding a module is a file and a row.
+//! <https://docs.cloud-init.io/en/latest/reference/modules.html>
+
+use crate::datasource::InstanceData;
+use crate::error::Diag;
+use crate::limits::Limits;
+use crate::root::Root;
+use crate::state::Frequency;
+use serde_json::Value;
+
+/// What a module works with. Everything it writes goes through `root`.
+pub struct ModuleCtx<'a> {
+    /// The target root (writes are batched: the stage syncs before marking a module done).
+    pub root: &'a Root,
+    /// The merged cloud-config (image config, vendor-data, user-data).
+    pub cfg: &'a Value,
+    /// The instance: meta-data (hostname, public keys), instance id.
+    pub instance: &'a InstanceData,
+    pub limits: &'a Limits,
+    /// The target's distribution id from os-release (`debian`, `fedora`, …), empty if unknown.
+    pub distro: &'a str,
+    /// The console: the one place a generated secret may be shown (chpasswd RANDOM), and where
+    /// host key fingerprints go.
+    pub console: &'a dyn Fn(&str),
+}
+
+pub trait Module: Sync {
+    /// cloud-init's module name: `write_files`, `users_groups`, ...
+    fn name(&self) -> &'static str;
+    /// How often it runs, as in cloud-init.
+    fn frequency(&self) -> Frequency {
+        Frequency::PerInstance
+    }
+    /// Applies the module; problems go to `diags` (an error fails this module only).
+    fn run(&self, ctx: &ModuleCtx, diags: &mut Vec<Diag>);
+}
+
+/// The local stage's modules, in cloud-init's order.
+pub const LOCAL: &[&dyn Module] = &[];

@@ -1,0 +1,59 @@
+//! Runs the local stage's modules in order, each as a timed step, each under its semaphore:
+//! a module is marked done only when it finished without error (and after its outputs are
+//! synced, see `Semaphores::mark_done`), so an interrupted or failed one runs again next boot.
+
+use super::instance::Chosen;
+use super::record::Recorder;
+use crate::context::Ctx;
+use crate::error::Diag;
+use crate::instance_data;
+use crate::modules::{ModuleCtx, LOCAL};
+use crate::root::Root;
+use crate::state::{encode_instance_id, Semaphores};
+use crate::status::Step;
+use serde_json::Value;
+
+/// This boot's id, for per-boot semaphores.
+fn boot_id(ctx: &Ctx) -> String {
+    std::fs::read_to_string(ctx.host.boot_id())
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|_| format!("unknown-{}", super::record::wall_seconds() as u64))
+}
+
+pub fn run(ctx: &Ctx, rec: &mut Recorder, root: &Root, chosen: &Chosen, cfg: &Value) {
+    let sems = Semaphores::new(root, &encode_instance_id(&chosen.data.instance_id), &boot_id(ctx));
+    let (distro, _, _) = instance_data::distro(Some(root));
+    // ember-initrd's standard output is the console in the initramfs.
+    let console = |line: &str| println!("{line}");
+    let mctx = ModuleCtx {
+        root,
+        cfg,
+        instance: &chosen.data,
+        limits: ctx.limits(),
+        distro: &distro,
+        console: &console,
+    };
+    for module in LOCAL {
+        let (name, freq) = (module.name(), module.frequency());
+        let step = format!("module {name}");
+        if sems.done(name, freq) {
+            let result = format!("skipped ({} done)", freq.cloud_init_name());
+            rec.stage().steps.push(Step { name: step, duration_us: 0, result });
+            continue;
+        }
+        rec.step(&step, |rec| {
+            let mut diags = Vec::new();
+            module.run(&mctx, &mut diags);
+            let failed = diags.iter().any(Diag::is_error);
+            rec.record_all(diags.into_iter().map(|d| match d.file {
+                Some(_) => d,
+                None => d.file(format!("module {name}")),
+            }));
+            if !failed {
+                if let Err(e) = sems.mark_done(name, freq) {
+                    rec.record(Diag::error(e.code(), e.to_string()).file(format!("module {name}")));
+                }
+            }
+        });
+    }
+}
