@@ -10,6 +10,8 @@ use crate::root::Root;
 use crate::state::Frequency;
 use serde_json::Value;
 
+pub mod accounts;
+
 /// What a module works with. Everything it writes goes through `root`.
 pub struct ModuleCtx<'a> {
     /// The target root (writes are batched: the stage syncs before marking a module done).

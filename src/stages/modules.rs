@@ -21,7 +21,11 @@ fn boot_id(ctx: &Ctx) -> String {
 }
 
 pub fn run(ctx: &Ctx, rec: &mut Recorder, root: &Root, chosen: &Chosen, cfg: &Value) {
-    let sems = Semaphores::new(root, &encode_instance_id(&chosen.data.instance_id), &boot_id(ctx));
+    let sems = Semaphores::new(
+        root,
+        &encode_instance_id(&chosen.data.instance_id),
+        &boot_id(ctx),
+    );
     let (distro, _, _) = instance_data::distro(Some(root));
     // ember-initrd's standard output is the console in the initramfs.
     let console = |line: &str| println!("{line}");
@@ -38,7 +42,11 @@ pub fn run(ctx: &Ctx, rec: &mut Recorder, root: &Root, chosen: &Chosen, cfg: &Va
         let step = format!("module {name}");
         if sems.done(name, freq) {
             let result = format!("skipped ({} done)", freq.cloud_init_name());
-            rec.stage().steps.push(Step { name: step, duration_us: 0, result });
+            rec.stage().steps.push(Step {
+                name: step,
+                duration_us: 0,
+                result,
+            });
             continue;
         }
         rec.step(&step, |rec| {
