@@ -40,13 +40,16 @@ impl Accounts {
             .iter()
             .filter_map(|l| {
                 let f: Vec<&str> = l.split(':').collect();
-                (f.len() >= 7).then(|| Account {
+                if f.len() < 7 {
+                    return None;
+                }
+                Some(Account {
                     name: f[0].to_string(),
                     uid: f[2].parse().ok()?,
                     gid: f[3].parse().ok()?,
                     home: f[5].to_string(),
                     shell: f[6].to_string(),
-                })?
+                })
             })
             .collect();
         let groups = read_lines(root, "/etc/group")
