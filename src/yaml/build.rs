@@ -1,6 +1,7 @@
 //! Builds a document from saphyr events. Anchored nodes are shared (`Rc`) rather than copied and
-//! every node knows its expanded size and height, so an alias bomb is refused by arithmetic
-//! before anything is copied; the JSON value is made only once the whole tree is within budget.
+//! every node knows its expanded size, bytes and height, so an alias bomb is refused by
+//! arithmetic before anything is copied; the JSON value is made only once the whole tree is
+//! within budget.
 
 use super::node::{key_string, merge_into, Node};
 use super::resolve::{self, TagKind};
@@ -20,6 +21,7 @@ pub(super) fn document(text: &str, limits: &Limits) -> Result<Doc, YamlError> {
         limits,
         anchors: HashMap::new(),
         total: 0,
+        bytes: 0,
         path: String::new(),
         quiet: false,
         lines: BTreeMap::new(),
@@ -49,6 +51,11 @@ pub(super) fn document(text: &str, limits: &Limits) -> Result<Doc, YamlError> {
             }
         }
     }
+    // `total` and `bytes` bound the root's `count` and `bytes`; checked again here because
+    // `to_value` copies every shared subtree once per reference, exactly what they budget.
+    b.total = 0;
+    b.bytes = 0;
+    b.spend(root.count, root.bytes, Span::default())?;
     Ok(Doc {
         value: root.to_value(),
         lines: b.lines,
@@ -61,6 +68,9 @@ struct Builder<'a, 'l> {
     anchors: HashMap<usize, Rc<Node>>,
     /// Nodes built or referenced by aliases so far: never less than the final tree's size.
     total: u64,
+    /// Bytes of keys and scalars built or referenced by aliases so far (`Node::bytes`): never
+    /// less than the final tree's.
+    bytes: u64,
     /// Dotted path of the node being built; segments are pushed and truncated, never rebuilt.
     path: String,
     lines: BTreeMap<String, u32>,
@@ -105,7 +115,8 @@ impl<'a> Builder<'a, '_> {
         }
     }
 
-    fn spend(&mut self, nodes: u64, span: Span) -> Result<(), YamlError> {
+    /// Charges `nodes` and `bytes` of keys and scalars, before anything of them is copied.
+    fn spend(&mut self, nodes: u64, bytes: u64, span: Span) -> Result<(), YamlError> {
         self.total = self.total.saturating_add(nodes);
         if self.total > self.limits.yaml_nodes {
             let msg = format!(
@@ -113,6 +124,14 @@ impl<'a> Builder<'a, '_> {
                 self.limits.yaml_nodes
             );
             return Err(YamlError::syntax(span, msg).budget("yaml_nodes"));
+        }
+        self.bytes = self.bytes.saturating_add(bytes);
+        if self.bytes > self.limits.yaml_expanded_bytes {
+            let msg = format!(
+                "more than {} bytes of keys and scalars once aliases are expanded",
+                self.limits.yaml_expanded_bytes
+            );
+            return Err(YamlError::syntax(span, msg).budget("yaml_expanded_bytes"));
         }
         Ok(())
     }
@@ -176,23 +195,26 @@ impl<'a> Builder<'a, '_> {
                     ));
                 };
                 self.check_depth(depth.saturating_add(node.height), span)?;
-                self.spend(node.count, span)?;
+                // Before the node is used: a key or `<<` copies it, and so does `to_value`.
+                self.spend(node.count, node.bytes, span)?;
                 return Ok(node);
             }
             Event::Scalar(text, style, anchor, tag) => {
-                self.spend(1, span)?;
+                self.spend(1, 0, span)?;
                 let leaf = resolve::scalar(&text, style, tag.as_deref())
                     .map_err(|msg| YamlError::syntax(span, msg))?;
-                (anchor, Node::leaf(leaf))
+                let leaf = Node::leaf(leaf);
+                self.spend(0, leaf.bytes, span)?;
+                (anchor, leaf)
             }
             Event::SequenceStart(anchor, tag) => {
                 self.check_depth(depth + 1, span)?;
-                self.spend(1, span)?;
+                self.spend(1, 0, span)?;
                 (anchor, self.sequence(tag, span, depth + 1)?)
             }
             Event::MappingStart(anchor, tag) => {
                 self.check_depth(depth + 1, span)?;
-                self.spend(1, span)?;
+                self.spend(1, 0, span)?;
                 (anchor, self.mapping(tag, span, depth + 1)?)
             }
             _ => return Err(YamlError::syntax(span, "unexpected YAML event")),

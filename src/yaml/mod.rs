@@ -1,6 +1,7 @@
 //! YAML reader that reads values as cloud-init does (PyYAML `safe_load`, YAML 1.1), into JSON
 //! with the line of every key path. It refuses what safe_load refuses (unknown tags, several
-//! documents) and stops at the `yaml_nodes` and `yaml_depth` budgets; it never writes anything.
+//! documents) and stops at the `yaml_nodes`, `yaml_expanded_bytes` and `yaml_depth` budgets; it
+//! never writes anything.
 
 mod build;
 mod node;
@@ -39,7 +40,8 @@ pub struct YamlError {
     /// 1-based; 0 when the position is unknown.
     pub column: u32,
     pub message: String,
-    /// The budget (`yaml_nodes`, `yaml_depth`) that stopped the reading, if one did.
+    /// The budget (`yaml_nodes`, `yaml_expanded_bytes`, `yaml_depth`) that stopped the reading,
+    /// if one did.
     pub budget: Option<&'static str>,
 }
 

@@ -195,6 +195,134 @@ fn alias_bombs_stop_at_the_node_budget() {
     assert_eq!(diag.line, Some(6));
 }
 
+/// 1 MiB of expanded keys and scalars, against 64 KiB keys and strings aliased 100 times.
+fn one_mib() -> Limits {
+    Limits {
+        yaml_expanded_bytes: 1024 * 1024,
+        // Only the byte budget may stop these.
+        yaml_nodes: u64::MAX,
+        ..Limits::default()
+    }
+}
+
+#[test]
+fn long_keys_and_strings_through_aliases_stop_at_the_byte_budget() {
+    let long = "k".repeat(64 * 1024);
+    let hundred = |item: &str| item.repeat(100);
+    let cases = [
+        // Each alias to the map would copy its key into the JSON value.
+        format!("a: &x {{{long}: 1}}\nl:\n{}", hundred("- *x\n")),
+        // Each `<<` copies the map's keys into the one it is merged into.
+        format!("a: &x {{{long}: 1}}\nl:\n{}", hundred("- {<<: *x}\n")),
+        // A long scalar, anchored and aliased.
+        format!("s: &x \"{long}\"\nl:\n{}", hundred("- *x\n")),
+        format!("s: &x {long}\nl:\n{}", hundred("- *x\n")),
+        // An alias as a key is copied into the key's string.
+        format!("s: &x {long}\nm:\n{}", hundred("  *x : 1\n")),
+    ];
+    for text in &cases {
+        let e = error(text, &one_mib());
+        // About 64 KiB a line: the 15th alias, on line 17, passes 1 MiB.
+        let what = &text[..10];
+        assert_eq!(
+            (e.budget, e.line),
+            (Some("yaml_expanded_bytes"), 17),
+            "{what}"
+        );
+        assert!(!e.message.contains("kkk"), "{what} leaks a value: {e}");
+        let diag = e.to_diag("user-data");
+        assert_eq!(diag.budget.as_deref(), Some("yaml_expanded_bytes"));
+        assert_eq!(diag.line, Some(17));
+    }
+    // Nested, 64 GB once expanded with only a million nodes: refused before any copy.
+    let text = format!(
+        "a: &a {{{long}: 1}}\nb: &b [{0}]\nc: &c [{1}]\nd: [{2}]\n",
+        vec!["*a"; 100].join(", "),
+        vec!["*b"; 100].join(", "),
+        vec!["*c"; 100].join(", "),
+    );
+    let e = error(&text, &Limits::default());
+    assert_eq!((e.budget, e.line), (Some("yaml_expanded_bytes"), 3));
+}
+
+#[test]
+fn the_default_byte_budget_stops_a_1_mb_key_aliased_300_times() {
+    // 1 MB of input, 300 MB of JSON: it peaked at ~300 MB before the byte budget.
+    let long = "k".repeat(1 << 20);
+    let refs = vec!["*x"; 300].join(", ");
+    for text in [
+        format!("a: &x {{{long}: 1}}\nl: [{refs}]\n"),
+        format!("s: &x \"{long}\"\nl: [{refs}]\n"),
+    ] {
+        let e = error(&text, &Limits::default());
+        assert_eq!((e.budget, e.line), (Some("yaml_expanded_bytes"), 2));
+    }
+}
+
+/// Bytes of keys and scalars in a JSON value, scalars as a key would show them.
+fn json_bytes(value: &Value) -> u64 {
+    match value {
+        Value::Object(map) => map
+            .iter()
+            .map(|(k, v)| k.len() as u64 + json_bytes(v))
+            .sum(),
+        Value::Array(items) => items.iter().map(json_bytes).sum(),
+        Value::String(s) => s.len() as u64,
+        other => other.to_string().len() as u64,
+    }
+}
+
+#[test]
+fn the_byte_budget_covers_the_whole_json_value() {
+    // Exactly: `s`, the 1000 bytes, `l` and three copies.
+    let text = format!("s: &s {}\nl: [*s, *s, *s]\n", "x".repeat(1000));
+    let at = |bytes| Limits {
+        yaml_expanded_bytes: bytes,
+        ..Limits::default()
+    };
+    assert!(parse(&text, &at(4002)).is_ok());
+    let e = error(&text, &at(4001));
+    assert_eq!((e.budget, e.line), (Some("yaml_expanded_bytes"), 2));
+    // Whatever JSON a document makes, a budget below its bytes refuses the document: nothing
+    // is copied that was not charged, merged keys and non-string scalars included.
+    let docs = [
+        "a: &a {1: ~, true: x, 0x10: 1.5}\nb: {<<: *a, c: [*a, *a]}\n",
+        "a: &a [&x x, yes, .inf]\nb: &b {k: *a}\nc: {<<: [*b, {z: *b}]}\n*x : 1\n",
+        "s: !!set {? a, ? bb}\nt: &t !!binary aGVsbG8=\nu: [*t, *t]\n",
+        CLOUD_CONFIG,
+    ];
+    for text in docs {
+        let bytes = json_bytes(&value(text));
+        let e = error(text, &at(bytes - 1));
+        assert_eq!(e.budget, Some("yaml_expanded_bytes"), "{text:?}");
+    }
+}
+
+#[test]
+fn ordinary_documents_stay_well_within_the_byte_budget() {
+    // A normal document's keys and scalars are no more than its size.
+    let text = format!("{CLOUD_CONFIG}bootcmd:\n");
+    let limits = Limits {
+        yaml_expanded_bytes: CLOUD_CONFIG.len() as u64,
+        ..Limits::default()
+    };
+    assert!(parse(CLOUD_CONFIG, &limits).is_ok());
+    let mut big = text.clone();
+    for i in 0..5000 {
+        big.push_str(&format!("  - [sh, -c, 'echo {i}']\n"));
+    }
+    let limits = Limits {
+        yaml_expanded_bytes: big.len() as u64,
+        ..Limits::default()
+    };
+    assert!(parse(&big, &limits).is_ok());
+    // Long values and a few aliases of them are fine under the default.
+    let long = "x".repeat(4 << 20);
+    let text = format!("a: &a \"{long}\"\nb: [*a, *a, *a]\n");
+    let doc = parse(&text, &Limits::default()).unwrap();
+    assert_eq!(doc.value["b"][2].as_str().map(str::len), Some(4 << 20));
+}
+
 #[test]
 fn deep_nesting_stops_at_the_depth_budget() {
     // saphyr itself stops flow nesting at 255 levels; that is reported as the same budget.
