@@ -12,6 +12,19 @@ pub trait UrlReader {
     fn read(&self, url: &str, max_bytes: u64) -> Result<Vec<u8>, FetchError>;
 }
 
+/// A reader that can also send request headers (`write_files` `source.headers`). A separate
+/// trait, not a provided method, so no reader silently drops the headers.
+pub trait HeaderUrlReader: UrlReader {
+    /// Like `read`, with `headers` sent on http(s) requests (ignored for files). Redirects are
+    /// not followed, so the headers (often tokens) never reach another host.
+    fn read_with_headers(
+        &self,
+        url: &str,
+        headers: &[(String, String)],
+        max_bytes: u64,
+    ) -> Result<Vec<u8>, FetchError>;
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum FetchError {
     /// 404 or a missing file: absent, which callers may treat as "no data".
@@ -99,6 +112,15 @@ impl Fetcher {
     }
 
     fn read_http(&self, url: &str, max_bytes: u64) -> Result<Vec<u8>, FetchError> {
+        self.read_http_with(url, &[], max_bytes)
+    }
+
+    fn read_http_with(
+        &self,
+        url: &str,
+        headers: &[(String, String)],
+        max_bytes: u64,
+    ) -> Result<Vec<u8>, FetchError> {
         let agent = self.agent(url.starts_with("https://"))?;
         let mut last = FetchError::Failed {
             url: url.into(),
@@ -112,7 +134,13 @@ impl Fetcher {
             if attempt > 0 {
                 std::thread::sleep(Duration::from_millis(250 << attempt).min(left));
             }
-            match get(&agent, url, max_bytes, self.request_timeout.min(left)) {
+            match get_with(
+                &agent,
+                url,
+                headers,
+                max_bytes,
+                self.request_timeout.min(left),
+            ) {
                 Err(FetchError::Failed { reason, .. }) => {
                     last = FetchError::Failed {
                         url: url.into(),
@@ -175,9 +203,10 @@ impl Fetcher {
     }
 }
 
-fn get(
+fn get_with(
     agent: &ureq::Agent,
     url: &str,
+    headers: &[(String, String)],
     max_bytes: u64,
     timeout: Duration,
 ) -> Result<Vec<u8>, FetchError> {
@@ -185,11 +214,16 @@ fn get(
         url: url.into(),
         reason,
     };
-    let req = agent
-        .get(url)
-        .config()
-        .timeout_global(Some(timeout))
-        .build();
+    let mut req = agent.get(url);
+    for (name, value) in headers {
+        req = req.header(name.as_str(), value.as_str());
+    }
+    let mut config = req.config().timeout_global(Some(timeout));
+    if !headers.is_empty() {
+        // Headers are often tokens: a 3xx is then a failure rather than a hop to another host.
+        config = config.max_redirects(0);
+    }
+    let req = config.build();
     let mut resp = req.call().map_err(|e| failed(e.to_string()))?;
     match resp.status().as_u16() {
         200..=299 => {}
@@ -225,6 +259,21 @@ fn read_capped(file: impl Read, url: &str, max_bytes: u64) -> Result<Vec<u8>, Fe
         });
     }
     Ok(data)
+}
+
+impl HeaderUrlReader for Fetcher {
+    fn read_with_headers(
+        &self,
+        url: &str,
+        headers: &[(String, String)],
+        max_bytes: u64,
+    ) -> Result<Vec<u8>, FetchError> {
+        if url.starts_with("http://") || url.starts_with("https://") {
+            self.read_http_with(url, headers, max_bytes)
+        } else {
+            self.read(url, max_bytes)
+        }
+    }
 }
 
 impl UrlReader for Fetcher {

@@ -11,6 +11,7 @@ use crate::state::Frequency;
 use serde_json::Value;
 
 pub mod accounts;
+pub mod write_files;
 
 /// What a module works with. Everything it writes goes through `root`.
 pub struct ModuleCtx<'a> {
@@ -26,6 +27,8 @@ pub struct ModuleCtx<'a> {
     /// The console: the one place a generated secret may be shown (chpasswd RANDOM), and where
     /// host key fingerprints go.
     pub console: &'a dyn Fn(&str),
+    /// http(s) for modules that fetch (`write_files` `source`), with the datasource's deadlines.
+    pub urls: &'a dyn crate::fetch::HeaderUrlReader,
 }
 
 pub trait Module: Sync {
@@ -40,4 +43,4 @@ pub trait Module: Sync {
 }
 
 /// The local stage's modules, in cloud-init's order.
-pub const LOCAL: &[&dyn Module] = &[];
+pub const LOCAL: &[&dyn Module] = &[&write_files::WriteFiles];

@@ -29,6 +29,7 @@ pub fn run(ctx: &Ctx, rec: &mut Recorder, root: &Root, chosen: &Chosen, cfg: &Va
     let (distro, _, _) = instance_data::distro(Some(root));
     // ember-initrd's standard output is the console in the initramfs.
     let console = |line: &str| println!("{line}");
+    let urls = crate::fetch::Fetcher::new(ctx);
     let mctx = ModuleCtx {
         root,
         cfg,
@@ -36,6 +37,7 @@ pub fn run(ctx: &Ctx, rec: &mut Recorder, root: &Root, chosen: &Chosen, cfg: &Va
         limits: ctx.limits(),
         distro: &distro,
         console: &console,
+        urls: &urls,
     };
     for module in LOCAL {
         let (name, freq) = (module.name(), module.frequency());
