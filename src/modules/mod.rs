@@ -11,6 +11,7 @@ use crate::state::Frequency;
 use serde_json::Value;
 
 pub mod accounts;
+pub mod hostname;
 pub mod write_files;
 
 /// What a module works with. Everything it writes goes through `root`.
@@ -43,4 +44,9 @@ pub trait Module: Sync {
 }
 
 /// The local stage's modules, in cloud-init's order.
-pub const LOCAL: &[&dyn Module] = &[&write_files::WriteFiles];
+pub const LOCAL: &[&dyn Module] = &[
+    &write_files::WriteFiles,
+    &hostname::SetHostname,
+    &hostname::UpdateHostname,
+    &hostname::UpdateEtcHosts,
+];
