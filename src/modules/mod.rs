@@ -12,6 +12,7 @@ use serde_json::Value;
 
 pub mod accounts;
 pub mod hostname;
+pub mod ssh;
 pub mod write_files;
 
 /// What a module works with. Everything it writes goes through `root`.
@@ -49,4 +50,6 @@ pub const LOCAL: &[&dyn Module] = &[
     &hostname::SetHostname,
     &hostname::UpdateHostname,
     &hostname::UpdateEtcHosts,
+    // users_groups and set_passwords come here, before ssh (keys go to existing users).
+    &ssh::Ssh,
 ];

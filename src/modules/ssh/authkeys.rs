@@ -1,0 +1,167 @@
+//! Authorized keys as cloud-init's cc_ssh sets them: the meta-data's public keys (unless
+//! `allow_public_ssh_keys` is false) and the top-level `ssh_authorized_keys`, for the default
+//! user and for root; with `disable_root` (default true) root's lines carry
+//! `disable_root_opts`, which tells whoever logs in as root to use the default user.
+//! Per-user keys from `users:` are the users module's job. `AuthorizedKeysFile` is not read:
+//! keys go to `~/.ssh/authorized_keys`.
+
+use super::authorized_keys::{add_keys, with_options};
+use super::cfg_bool;
+use crate::error::Diag;
+use crate::modules::accounts::{Account, Accounts};
+use crate::modules::ModuleCtx;
+use serde_json::Value;
+
+/// cloud-init's default `disable_root_opts` (ssh_util.DISABLE_USER_OPTS).
+pub const DISABLE_ROOT_OPTS: &str = concat!(
+    "no-port-forwarding,no-agent-forwarding,no-X11-forwarding,",
+    r#"command="echo 'Please login as the user \"$USER\" rather than the user \"$DISABLE_USER\".';echo;sleep 10;exit 142""#
+);
+
+/// The default user's name: the legacy `user` key (a name or a mapping with `name`) over
+/// `system_info.default_user.name`. None when `users` is given without `default` (and no
+/// `user`), since cloud-init then has no default user.
+pub fn default_user(cfg: &Value) -> Option<String> {
+    let legacy = match cfg.get("user") {
+        Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
+        Some(Value::Object(m)) => m.get("name").and_then(Value::as_str).map(str::to_string),
+        _ => None,
+    };
+    let is_default = |v: &Value| match v {
+        Value::String(s) => s.split(',').any(|n| n.trim() == "default"),
+        Value::Object(m) => m.get("name").and_then(Value::as_str) == Some("default"),
+        _ => false,
+    };
+    let listed = match cfg.get("users") {
+        None | Some(Value::Null) => true,
+        Some(Value::Array(items)) => items.iter().any(is_default),
+        Some(Value::Object(m)) => m.contains_key("default"),
+        Some(v) => is_default(v),
+    };
+    if legacy.is_some() {
+        return legacy;
+    }
+    let name = cfg.pointer("/system_info/default_user/name")?.as_str()?;
+    (listed && !name.is_empty()).then(|| name.to_string())
+}
+
+/// The keys cc_ssh installs, in order, without repeats.
+fn wanted_keys(ctx: &ModuleCtx, diags: &mut Vec<Diag>) -> Vec<String> {
+    let mut keys = Vec::new();
+    if cfg_bool(ctx.cfg, "allow_public_ssh_keys", true, diags) {
+        keys = ctx.instance.public_keys();
+    }
+    match ctx.cfg.get("ssh_authorized_keys") {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(items)) => {
+            for (i, item) in items.iter().enumerate() {
+                match item.as_str() {
+                    Some(k) if !k.trim().is_empty() => keys.push(k.trim().to_string()),
+                    Some(_) => {}
+                    None => diags.push(
+                        Diag::error("wrong-type", "must be a string")
+                            .key(format!("ssh_authorized_keys.{i}")),
+                    ),
+                }
+            }
+        }
+        Some(_) => diags.push(
+            Diag::error("wrong-type", "must be a list of strings").key("ssh_authorized_keys"),
+        ),
+    }
+    let mut seen = std::collections::HashSet::new();
+    keys.retain(|k| seen.insert(k.clone()));
+    keys
+}
+
+/// Installs the keys for the default user and root.
+pub fn apply(ctx: &ModuleCtx, diags: &mut Vec<Diag>) {
+    let keys = wanted_keys(ctx, diags);
+    let disable_root = cfg_bool(ctx.cfg, "disable_root", true, diags);
+    let opts = match ctx.cfg.get("disable_root_opts") {
+        None | Some(Value::Null) => DISABLE_ROOT_OPTS,
+        Some(Value::String(s)) => s.as_str(),
+        Some(_) => {
+            // The stricter default stands in for a value we cannot read.
+            diags.push(Diag::error("wrong-type", "must be a string").key("disable_root_opts"));
+            DISABLE_ROOT_OPTS
+        }
+    };
+    // cloud-init writes an empty authorized_keys when there are none; nothing is kinder.
+    if keys.is_empty() {
+        return;
+    }
+    let user = default_user(ctx.cfg);
+    let accounts = Accounts::load(ctx.root);
+    if let Some(name) = &user {
+        match accounts.user(name) {
+            Some(acct) => diags.extend(add_keys(ctx.root, acct, &keys).err()),
+            None => diags.push(
+                Diag::warning(
+                    "ssh-user-missing",
+                    "the default user is not in the target's passwd: its keys were not written",
+                )
+                .key("system_info.default_user.name"),
+            ),
+        }
+    }
+    let prefix = if disable_root {
+        opts.replace("$USER", user.as_deref().unwrap_or("NONE"))
+            .replace("$DISABLE_USER", "root")
+    } else {
+        String::new()
+    };
+    let root_lines: Vec<String> = keys.iter().map(|k| with_options(k, &prefix)).collect();
+    let root_acct = accounts.user("root").cloned().unwrap_or(Account {
+        name: "root".into(),
+        uid: 0,
+        gid: 0,
+        home: "/root".into(),
+        shell: String::new(),
+    });
+    diags.extend(add_keys(ctx.root, &root_acct, &root_lines).err());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn default_user_as_cloud_init_reads_it() {
+        let sys = json!({"name": "debian"});
+        let cases = [
+            (
+                json!({"system_info": {"default_user": sys}}),
+                Some("debian"),
+            ),
+            (
+                json!({"users": ["default"], "system_info": {"default_user": sys}}),
+                Some("debian"),
+            ),
+            (
+                json!({"users": "default, bob", "system_info": {"default_user": sys}}),
+                Some("debian"),
+            ),
+            (
+                json!({"users": [{"name": "bob"}], "system_info": {"default_user": sys}}),
+                None,
+            ),
+            (
+                json!({"user": "ann", "users": [], "system_info": {"default_user": sys}}),
+                Some("ann"),
+            ),
+            (json!({"user": {"name": "ann"}}), Some("ann")),
+            (json!({}), None),
+        ];
+        for (cfg, want) in cases {
+            assert_eq!(default_user(&cfg).as_deref(), want, "{cfg}");
+        }
+    }
+
+    #[test]
+    fn default_options_match_cloud_init() {
+        let want = "no-port-forwarding,no-agent-forwarding,no-X11-forwarding,command=\"echo 'Please login as the user \\\"$USER\\\" rather than the user \\\"$DISABLE_USER\\\".';echo;sleep 10;exit 142\"";
+        assert_eq!(DISABLE_ROOT_OPTS, want);
+    }
+}

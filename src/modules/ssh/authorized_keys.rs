@@ -1,0 +1,158 @@
+//! authorized_keys files: lines parsed into options and key, merged without duplicates, and
+//! written into a user's home with the right modes and owner.
+//!
+//! SWAP: a private stand-in for mod-users' shared
+//! `crate::modules::users::authorized_keys::add_keys(root, account, keys)`; the integrator
+//! replaces `add_keys` here with that one (root's lines already carry their options, see
+//! `with_options`, so a plain "add these lines" suffices).
+
+use crate::error::Diag;
+use crate::modules::accounts::Account;
+use crate::root::{FileSpec, Owner, Root};
+
+const MAX_BYTES: u64 = 1024 * 1024;
+
+/// The options field of an authorized_keys line and the rest (`type base64 comment`).
+/// None for blanks and comments.
+fn split_options(line: &str) -> Option<(&str, &str)> {
+    let t = line.trim();
+    if t.is_empty() || t.starts_with('#') {
+        return None;
+    }
+    let first = t.split_whitespace().next()?;
+    let is_type = first.starts_with("ssh-")
+        || first.starts_with("ecdsa-sha2-")
+        || first.starts_with("sk-")
+        || ["rsa", "dsa", "ecdsa", "ed25519"].contains(&first);
+    if is_type {
+        return Some(("", t));
+    }
+    // Options end at the first blank outside double quotes (`\"` does not close one).
+    let (mut quoted, mut escaped) = (false, false);
+    for (i, c) in t.char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            '"' => quoted = !quoted,
+            c if c.is_whitespace() && !quoted => return Some((&t[..i], t[i..].trim_start())),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The base64 field, which identifies a key whatever its options and comment.
+fn key_id(line: &str) -> Option<&str> {
+    split_options(line)?.1.split_whitespace().nth(1)
+}
+
+/// `key` with its options replaced by `options` (cloud-init's behaviour); unchanged when
+/// `options` is empty.
+pub fn with_options(key: &str, options: &str) -> String {
+    match split_options(key) {
+        Some((_, rest)) if !options.is_empty() => format!("{options} {rest}"),
+        _ => key.trim().to_string(),
+    }
+}
+
+/// `existing` with `lines` in: a line whose key is already there replaces that line (so its
+/// options follow the config), the others are appended. None when nothing changes.
+pub fn merge(existing: &str, lines: &[String]) -> Option<String> {
+    let mut out: Vec<String> = existing.lines().map(str::to_string).collect();
+    for new in lines {
+        let id = key_id(new);
+        let mut found = false;
+        for old in out.iter_mut() {
+            if id.is_some() && key_id(old) == id {
+                old.clone_from(new);
+                found = true;
+            }
+        }
+        if !found && !out.contains(new) {
+            out.push(new.clone());
+        }
+    }
+    let mut text = out.join("\n");
+    if !text.is_empty() {
+        text.push('\n');
+    }
+    (text != existing).then_some(text)
+}
+
+// SWAP: see the module doc.
+/// Adds `lines` to `<home>/.ssh/authorized_keys` (0600, directory 0700, both owned by the
+/// user), without duplicates.
+pub fn add_keys(root: &Root, account: &Account, lines: &[String]) -> Result<(), Diag> {
+    let home = account.home.trim_end_matches('/');
+    let file = format!("{home}/.ssh/authorized_keys");
+    let fail = |e: crate::root::RootError| Diag::error("ssh-authkeys", e.to_string());
+    if home.is_empty() || !root.exists(home) {
+        return Err(Diag::warning(
+            "ssh-home-missing",
+            format!(
+                "home directory of {} missing: no authorized keys written",
+                account.name
+            ),
+        ));
+    }
+    let owner = Owner {
+        uid: account.uid,
+        gid: account.gid,
+    };
+    let dir = FileSpec::mode(0o700).with_owner(owner);
+    root.create_dir_all(&format!("{home}/.ssh"), &dir)
+        .map_err(fail)?;
+    let existing = root.read_file(&file, MAX_BYTES).map_err(fail)?;
+    let existing = String::from_utf8_lossy(existing.as_deref().unwrap_or_default());
+    match merge(&existing, lines) {
+        Some(text) => root
+            .write_file(
+                &file,
+                text.as_bytes(),
+                &FileSpec::mode(0o600).with_owner(owner),
+            )
+            .map_err(fail),
+        None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_are_split_and_replaced() {
+        let cases = [
+            ("ssh-ed25519 AAAA c", "P ssh-ed25519 AAAA c"),
+            ("no-pty ssh-rsa BBBB x y", "P ssh-rsa BBBB x y"),
+            (
+                r#"command="echo \"a b\"",no-pty ssh-rsa CCCC"#,
+                "P ssh-rsa CCCC",
+            ),
+        ];
+        for (key, want) in cases {
+            assert_eq!(with_options(key, "P"), want);
+            assert_eq!(with_options(key, ""), key);
+        }
+        assert_eq!(key_id(r#"command="x y" ssh-rsa CCCC c"#), Some("CCCC"));
+        assert_eq!(key_id("# ssh-rsa CCCC"), None);
+    }
+
+    #[test]
+    fn merge_replaces_by_key_and_appends_once() {
+        let new = vec![
+            "opt ssh-ed25519 AAAA new".to_string(),
+            "ssh-rsa BBBB b".to_string(),
+        ];
+        let got = merge("# mine\nssh-ed25519 AAAA old\nssh-rsa ZZZZ z\n", &new).unwrap();
+        assert_eq!(
+            got,
+            "# mine\nopt ssh-ed25519 AAAA new\nssh-rsa ZZZZ z\nssh-rsa BBBB b\n"
+        );
+        assert_eq!(merge(&got, &new), None);
+        assert_eq!(
+            merge("", &new).unwrap(),
+            "opt ssh-ed25519 AAAA new\nssh-rsa BBBB b\n"
+        );
+    }
+}
