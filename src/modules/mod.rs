@@ -11,6 +11,8 @@ use crate::state::Frequency;
 use serde_json::Value;
 
 pub mod accounts;
+pub mod set_passwords;
+pub mod users;
 
 /// What a module works with. Everything it writes goes through `root`.
 pub struct ModuleCtx<'a> {
@@ -40,4 +42,4 @@ pub trait Module: Sync {
 }
 
 /// The local stage's modules, in cloud-init's order.
-pub const LOCAL: &[&dyn Module] = &[];
+pub const LOCAL: &[&dyn Module] = &[&users::UsersGroups, &set_passwords::SetPasswords];
