@@ -14,6 +14,7 @@ mod create;
 mod fields;
 mod home;
 mod inspect;
+mod keys;
 mod login_defs;
 pub mod passwd_db;
 pub mod password;

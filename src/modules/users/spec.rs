@@ -80,6 +80,8 @@ pub fn default_user_name(cfg: &Value) -> Option<String> {
     Some(d.get("name")?.as_str()?.to_string())
 }
 
+pub use super::keys::groups;
+
 /// Every user asked for, in order; the default user's config merged under a later entry of
 /// the same name (the entry's keys win), as cloud-init merges them.
 pub fn users(cfg: &Value, diags: &mut Vec<Diag>) -> Vec<UserSpec> {
@@ -130,6 +132,35 @@ pub fn users(cfg: &Value, diags: &mut Vec<Diag>) -> Vec<UserSpec> {
         .filter_map(|(key, m)| user(&key, &m, diags))
         .collect()
 }
+
+/// Keys of a user mapping that cloud-init knows (the unsupported ones are warned about apart).
+const KNOWN: &[&str] = &[
+    "name",
+    "gecos",
+    "homedir",
+    "primary_group",
+    "groups",
+    "shell",
+    "sudo",
+    "lock_passwd",
+    "passwd",
+    "hashed_passwd",
+    "plain_text_passwd",
+    "ssh_authorized_keys",
+    "system",
+    "no_create_home",
+    "uid",
+    "expiredate",
+    "inactive",
+    "create_groups",
+    "no_user_group",
+    "ssh_import_id",
+    "ssh_redirect_user",
+    "selinux_user",
+    "snapuser",
+    "doas",
+    "no_log_init",
+];
 
 /// One user mapping; `None` (with an Error) when it cannot be applied at all.
 fn user(key: &str, m: &Map<String, Value>, diags: &mut Vec<Diag>) -> Option<UserSpec> {
@@ -185,7 +216,7 @@ fn user(key: &str, m: &Map<String, Value>, diags: &mut Vec<Diag>) -> Option<User
             diags.push(Diag::error("invalid-name", "not a valid group name").key(at));
         }
     }
-    u.sudo = sudo(m, key, diags);
+    u.sudo = super::keys::sudo(m, key, diags);
     u.keys = list_at(m, "ssh_authorized_keys", key, diags)
         .unwrap_or_default()
         .iter()
@@ -253,89 +284,9 @@ fn user(key: &str, m: &Map<String, Value>, diags: &mut Vec<Diag>) -> Option<User
             diags.push(Diag::warning("unsupported-key", why).key(k(f)));
         }
     }
+    for f in m.keys().filter(|f| !KNOWN.contains(&f.as_str())) {
+        diags.push(Diag::warning("unknown-key", "not a key of a user: ignored").key(k(f)));
+    }
     let errors = diags.iter().skip(before).filter(|d| d.is_error()).count();
     (errors == 0).then_some(u)
-}
-
-/// `sudo`: a rule, a list of rules, `null` for none, or the deprecated `false`.
-fn sudo(m: &Map<String, Value>, key: &str, diags: &mut Vec<Diag>) -> Vec<String> {
-    let k = format!("{key}.sudo");
-    let rules = match m.get("sudo") {
-        None | Some(Value::Null) => return Vec::new(),
-        Some(Value::Bool(false)) => {
-            diags.push(
-                Diag::deprecated(
-                    "deprecated",
-                    "`sudo: false` is deprecated: use `null` or leave sudo out",
-                )
-                .key(k),
-            );
-            return Vec::new();
-        }
-        Some(Value::String(s)) => vec![s.clone()],
-        Some(Value::Array(a)) if a.iter().all(Value::is_string) => a
-            .iter()
-            .filter_map(|v| Some(v.as_str()?.to_string()))
-            .collect(),
-        Some(_) => {
-            diags.push(type_error(&k, "a sudo rule or a list of rules"));
-            return Vec::new();
-        }
-    };
-    if rules.iter().any(|r| r.contains('\n')) {
-        diags.push(Diag::error("invalid-value", "a sudo rule is one line").key(k));
-        return Vec::new();
-    }
-    rules
-}
-
-/// `groups`: names (a list, or a comma string), or mappings of a name to its members.
-pub fn groups(cfg: &Value, diags: &mut Vec<Diag>) -> Vec<(String, String, Vec<String>)> {
-    let mut out = Vec::new();
-    let mut one = |key: String, name: &str, members: Option<&Value>, diags: &mut Vec<Diag>| {
-        let members = match members {
-            None | Some(Value::Null) => Some(Vec::new()),
-            Some(v) => super::fields::names(v),
-        };
-        match members {
-            Some(ms) if name_ok(name) && ms.iter().all(|m| name_ok(m)) => {
-                out.push((key, name.to_string(), ms))
-            }
-            Some(_) => {
-                diags.push(Diag::error("invalid-name", "not a valid group or user name").key(key))
-            }
-            None => diags.push(type_error(&key, "a list of member names")),
-        }
-    };
-    match cfg.get("groups") {
-        None | Some(Value::Null) => {}
-        Some(Value::String(s)) => {
-            for n in s.split(',').map(str::trim).filter(|n| !n.is_empty()) {
-                one("groups".into(), n, None, diags);
-            }
-        }
-        Some(Value::Object(m)) => {
-            for (n, v) in m {
-                one(format!("groups.{n}"), n, Some(v), diags);
-            }
-        }
-        Some(Value::Array(a)) => {
-            for (i, v) in a.iter().enumerate() {
-                match v {
-                    Value::String(n) => one(format!("groups.{i}"), n, None, diags),
-                    Value::Object(m) => {
-                        for (n, members) in m {
-                            one(format!("groups.{i}.{n}"), n, Some(members), diags);
-                        }
-                    }
-                    _ => diags.push(type_error(
-                        &format!("groups.{i}"),
-                        "a group name or a mapping",
-                    )),
-                }
-            }
-        }
-        Some(_) => diags.push(type_error("groups", "a list of groups")),
-    }
-    out
 }
