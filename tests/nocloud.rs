@@ -5,7 +5,7 @@ mod common;
 use common::{have, stdout, Machine};
 
 const META: &str = "instance-id: iid-local01\nlocal-hostname: cloudimg\n";
-const USER: &str = "#cloud-config\nhostname: seeded\npassword: SECRET-pw-4242\nchpasswd: {expire: false}\nssh_pwauth: true\nruncmd:\n  - echo hi\n";
+const USER: &str = "#cloud-config\nhostname: seeded\nusers: [default]\nsystem_info: {default_user: {name: cloudy}}\npassword: SECRET-pw-4242\nchpasswd: {expire: false}\nssh_pwauth: true\nruncmd:\n  - echo hi\n";
 const NET: &str = "version: 2\nethernets:\n  eth0:\n    dhcp4: true\n";
 
 fn seed() -> Vec<(&'static str, &'static str)> {

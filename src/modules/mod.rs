@@ -12,7 +12,9 @@ use serde_json::Value;
 
 pub mod accounts;
 pub mod hostname;
+pub mod set_passwords;
 pub mod ssh;
+pub mod users;
 pub mod write_files;
 
 /// What a module works with. Everything it writes goes through `root`.
@@ -50,6 +52,7 @@ pub const LOCAL: &[&dyn Module] = &[
     &hostname::SetHostname,
     &hostname::UpdateHostname,
     &hostname::UpdateEtcHosts,
-    // users_groups and set_passwords come here, before ssh (keys go to existing users).
+    &users::UsersGroups,
     &ssh::Ssh,
+    &set_passwords::SetPasswords,
 ];

@@ -5,10 +5,10 @@
 //! Per-user keys from `users:` are the users module's job. `AuthorizedKeysFile` is not read:
 //! keys go to `~/.ssh/authorized_keys`.
 
-use super::authorized_keys::{add_keys, with_options};
 use super::cfg_bool;
 use crate::error::Diag;
 use crate::modules::accounts::{Account, Accounts};
+use crate::modules::users::authorized_keys::{add_keys, with_options};
 use crate::modules::ModuleCtx;
 use serde_json::Value;
 

@@ -6,7 +6,6 @@
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#ssh>
 
 mod authkeys;
-mod authorized_keys;
 mod console;
 mod hostkeys;
 mod keygen;

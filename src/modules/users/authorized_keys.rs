@@ -1,10 +1,6 @@
 //! authorized_keys files: lines parsed into options and key, merged without duplicates, and
-//! written into a user's home with the right modes and owner.
-//!
-//! SWAP: a private stand-in for mod-users' shared
-//! `crate::modules::users::authorized_keys::add_keys(root, account, keys)`; the integrator
-//! replaces `add_keys` here with that one (root's lines already carry their options, see
-//! `with_options`, so a plain "add these lines" suffices).
+//! written into a user's home with the right modes and owner. Shared by `users` (per-user
+//! keys from user-data) and `ssh` (the default user's and root's keys from meta-data).
 
 use crate::error::Diag;
 use crate::modules::accounts::Account;
@@ -79,20 +75,21 @@ pub fn merge(existing: &str, lines: &[String]) -> Option<String> {
     (text != existing).then_some(text)
 }
 
-// SWAP: see the module doc.
 /// Adds `lines` to `<home>/.ssh/authorized_keys` (0600, directory 0700, both owned by the
 /// user), without duplicates.
 pub fn add_keys(root: &Root, account: &Account, lines: &[String]) -> Result<(), Diag> {
+    if lines.is_empty() {
+        return Ok(());
+    }
     let home = account.home.trim_end_matches('/');
     let file = format!("{home}/.ssh/authorized_keys");
     let fail = |e: crate::root::RootError| Diag::error("ssh-authkeys", e.to_string());
-    if home.is_empty() || !root.exists(home) {
-        return Err(Diag::warning(
-            "ssh-home-missing",
-            format!(
-                "home directory of {} missing: no authorized keys written",
-                account.name
-            ),
+    // A home that does not exist is made on the way, as cloud-init's ensure_dir does; only
+    // ~/.ssh is given to the user.
+    if !home.starts_with('/') {
+        return Err(Diag::error(
+            "ssh-home-invalid",
+            format!("home directory of {} is not an absolute path", account.name),
         ));
     }
     let owner = Owner {

@@ -1,0 +1,168 @@
+//! Password work shared by `users` and `chpasswd`: SHA-512 crypt with a random salt, random
+//! passwords from getrandom (RELIABILITY rule 4), hash detection, and shadow's day counts.
+//! Clear-text passwords only ever travel inside `Secret`.
+
+use crate::secret::Secret;
+use sha_crypt::{PasswordHasher, PasswordVerifier, ShaCrypt};
+
+/// Bytes from the kernel's CSPRNG; `None` only if getrandom itself fails.
+fn random_bytes(n: usize) -> Option<Vec<u8>> {
+    let mut buf = vec![0u8; n];
+    let mut filled = 0;
+    while filled < n {
+        match rustix::rand::getrandom(&mut buf[filled..], rustix::rand::GetRandomFlags::empty()) {
+            Ok(k) => filled += k,
+            Err(rustix::io::Errno::INTR) => {}
+            Err(_) => return None,
+        }
+    }
+    Some(buf)
+}
+
+/// `$6$…` for `plain`, with a 96-bit random salt (16 crypt characters, the maximum).
+pub fn hash(plain: &Secret<String>) -> Option<Secret<String>> {
+    let salt = random_bytes(12)?;
+    let h = ShaCrypt::SHA512
+        .hash_password_with_salt(plain.expose().as_bytes(), &salt)
+        .ok()?;
+    Some(Secret::new(h.as_str().to_string()))
+}
+
+/// Whether `hash` (a `$5$`/`$6$` crypt string) is the hash of `plain`; false for other schemes.
+pub fn verifies(plain: &Secret<String>, hash: &str) -> bool {
+    let Ok(h) = sha_crypt::PasswordHashRef::new(hash) else {
+        return false;
+    };
+    ShaCrypt::default()
+        .verify_password(plain.expose().as_bytes(), h)
+        .is_ok()
+}
+
+/// Letters and digits only: nothing a console, a shell or a `user:password` line mangles.
+const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+
+/// A random password of 20 characters from 62: 119 bits. Rejection sampling keeps every
+/// character uniform (bytes of 248 and above are dropped).
+pub fn random_password() -> Option<Secret<String>> {
+    let mut out = String::with_capacity(20);
+    while out.len() < 20 {
+        for b in random_bytes(32)? {
+            if b < 248 && out.len() < 20 {
+                out.push(ALPHABET[usize::from(b) % ALPHABET.len()] as char);
+            }
+        }
+    }
+    Some(Secret::new(out))
+}
+
+/// Whether a chpasswd `list` value is already a crypt hash, as cloud-init decides it
+/// (`$1$`, `$2a$`, `$2y$`, `$5$`, `$6$` followed by two more `$` fields).
+pub fn looks_hashed(value: &str) -> bool {
+    let Some(rest) = value.strip_prefix('$') else {
+        return false;
+    };
+    let mut parts = rest.splitn(2, '$');
+    let id = parts.next().unwrap_or("");
+    let tail = parts.next().unwrap_or("");
+    ["1", "2a", "2y", "5", "6"].contains(&id)
+        && tail.split('$').count() >= 2
+        && tail.split('$').all(|p| !p.is_empty())
+}
+
+/// Today in days since the epoch (shadow's last-change field).
+pub fn today() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| (d.as_secs() / 86400) as i64)
+}
+
+/// `YYYY-MM-DD` to days since the epoch (shadow's expire field), `None` if not a real date.
+pub fn days_from_date(s: &str) -> Option<i64> {
+    let mut it = s.trim().splitn(3, '-');
+    let y: i64 = it.next()?.parse().ok()?;
+    let m: i64 = it.next()?.parse().ok()?;
+    let d: i64 = it.next()?.parse().ok()?;
+    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let month_len = [
+        31,
+        if leap { 29 } else { 28 },
+        31,
+        30,
+        31,
+        30,
+        31,
+        31,
+        30,
+        31,
+        30,
+        31,
+    ];
+    if !(1..=12).contains(&m) || d < 1 || d > month_len[(m - 1) as usize] || y < 1970 {
+        return None;
+    }
+    // Days from civil (Howard Hinnant's algorithm).
+    let (y2, m2) = if m <= 2 { (y - 1, m + 9) } else { (y, m - 3) };
+    let era = y2.div_euclid(400);
+    let yoe = y2 - era * 400;
+    let doy = (153 * m2 + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    Some(era * 146097 + doe - 719468)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hashes_verify_and_salts_differ() {
+        let pw = Secret::new("correct horse".to_string());
+        let (a, b) = (hash(&pw).unwrap(), hash(&pw).unwrap());
+        assert!(a.expose().starts_with("$6$"));
+        assert_ne!(a.expose(), b.expose());
+        assert!(verifies(&pw, a.expose()));
+        assert!(!verifies(&Secret::new("wrong".into()), a.expose()));
+        assert!(!verifies(&pw, "!"));
+        // A hash made elsewhere (`openssl passwd -6 -salt saltsalt hello`).
+        let glibc = "$6$saltsalt$YTeBOLnmm3CoeJTzBuijUEtOEWCqrw/nQ8/AeMmON4LGp3k0ZiMjC1OdqzWFUAfDQBvYkOch9BWtQTBcZ1E/p0";
+        assert!(verifies(&Secret::new("hello".into()), glibc));
+    }
+
+    #[test]
+    fn random_passwords_are_long_and_plain() {
+        let a = random_password().unwrap();
+        assert_eq!(a.expose().len(), 20);
+        assert!(a.expose().bytes().all(|b| b.is_ascii_alphanumeric()));
+        assert_ne!(a.expose(), random_password().unwrap().expose());
+    }
+
+    #[test]
+    fn hashed_detection() {
+        let cases = [
+            ("$6$salt$hash", true),
+            ("$6$rounds=5000$salt$hash", true),
+            ("$1$a$b", true),
+            ("$7$a$b", false),
+            ("$6$only", false),
+            ("plain", false),
+            ("R", false),
+        ];
+        for (v, want) in cases {
+            assert_eq!(looks_hashed(v), want, "{v}");
+        }
+    }
+
+    #[test]
+    fn dates() {
+        let cases = [
+            ("1970-01-01", Some(0)),
+            ("2012-09-01", Some(15584)),
+            ("2000-02-29", Some(11016)),
+            ("2001-02-29", None),
+            ("2024-13-01", None),
+            ("soon", None),
+        ];
+        for (s, want) in cases {
+            assert_eq!(days_from_date(s), want, "{s}");
+        }
+    }
+}

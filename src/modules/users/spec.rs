@@ -1,0 +1,292 @@
+//! The `users` and `groups` keys read into checked values: every wrong type is an Error naming
+//! its key path (`users.2.groups`), never the value, and fails that user or group only.
+//! <https://docs.cloud-init.io/en/latest/reference/modules.html#users-and-groups>
+
+use super::fields::{bool_at, list_at, name_ok, str_at, text_ok, type_error};
+use crate::error::Diag;
+use crate::secret::Secret;
+use serde_json::{Map, Value};
+
+/// One user to create or update. Passwords stay in `Secret`.
+#[derive(Default)]
+pub struct UserSpec {
+    /// Where it came from, for diagnostics: `users.2`, or `system_info.default_user`.
+    pub key: String,
+    pub name: String,
+    pub gecos: Option<String>,
+    pub homedir: Option<String>,
+    pub primary_group: Option<String>,
+    pub groups: Vec<String>,
+    pub shell: Option<String>,
+    /// Sudo rules; empty for none.
+    pub sudo: Vec<String>,
+    pub lock_passwd: bool,
+    pub passwd: Option<Secret<String>>,
+    pub hashed_passwd: Option<Secret<String>>,
+    pub plain_text_passwd: Option<Secret<String>>,
+    pub keys: Vec<String>,
+    pub system: bool,
+    pub no_create_home: bool,
+    pub uid: Option<u32>,
+    pub expiredate: Option<i64>,
+    pub inactive: Option<String>,
+    /// Create missing `groups` and (issue text) a user-private group.
+    pub create_groups: bool,
+    pub no_user_group: bool,
+}
+
+/// The image's default user config (`system_info.default_user`), if it names one.
+fn default_user_cfg(cfg: &Value) -> Option<&Map<String, Value>> {
+    let d = cfg.get("system_info")?.get("default_user")?.as_object()?;
+    d.get("name")?.as_str().filter(|n| !n.is_empty())?;
+    Some(d)
+}
+
+/// The entries of `users` as `(key path, value)`; a comma string is a list of names.
+fn entries(cfg: &Value, diags: &mut Vec<Diag>) -> Vec<(String, Value)> {
+    match cfg.get("users") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::String(s)) => s
+            .split(',')
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .map(|n| ("users".to_string(), Value::String(n.to_string())))
+            .collect(),
+        Some(Value::Array(a)) => a
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (format!("users.{i}"), v.clone()))
+            .collect(),
+        Some(_) => {
+            diags.push(type_error(
+                "users",
+                "a list of users or a comma-separated string",
+            ));
+            Vec::new()
+        }
+    }
+}
+
+/// Whether `users` asks for the default user (the only way cloud-init has one).
+pub fn wants_default(cfg: &Value) -> bool {
+    entries(cfg, &mut Vec::new())
+        .iter()
+        .any(|(_, v)| v.as_str() == Some("default"))
+}
+
+/// The default user's name, when `users` asks for it and the image names one.
+pub fn default_user_name(cfg: &Value) -> Option<String> {
+    let d = default_user_cfg(cfg).filter(|_| wants_default(cfg))?;
+    Some(d.get("name")?.as_str()?.to_string())
+}
+
+pub use super::keys::groups;
+
+/// Every user asked for, in order; the default user's config merged under a later entry of
+/// the same name (the entry's keys win), as cloud-init merges them.
+pub fn users(cfg: &Value, diags: &mut Vec<Diag>) -> Vec<UserSpec> {
+    let mut objs: Vec<(String, Map<String, Value>)> = Vec::new();
+    for (key, v) in entries(cfg, diags) {
+        let obj = match v {
+            Value::String(s) if s == "default" => match default_user_cfg(cfg) {
+                Some(d) => ("system_info.default_user".to_string(), d.clone()),
+                None => {
+                    diags.push(
+                        Diag::warning(
+                            "no-default-user",
+                            "`default` asks for the image's default user, but \
+                             system_info.default_user names none: skipped",
+                        )
+                        .key(key),
+                    );
+                    continue;
+                }
+            },
+            Value::String(s) => {
+                let mut m = Map::new();
+                m.insert("name".into(), Value::String(s));
+                (key, m)
+            }
+            Value::Object(m) => (key, m),
+            _ => {
+                diags.push(type_error(&key, "a user name or a mapping"));
+                continue;
+            }
+        };
+        let name = obj
+            .1
+            .get("name")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        match objs.iter_mut().find(|(_, o)| {
+            name.is_some() && o.get("name").and_then(Value::as_str) == name.as_deref()
+        }) {
+            Some((k, o)) => {
+                o.extend(obj.1);
+                *k = obj.0;
+            }
+            None => objs.push(obj),
+        }
+    }
+    objs.into_iter()
+        .filter_map(|(key, m)| user(&key, &m, diags))
+        .collect()
+}
+
+/// Keys of a user mapping that cloud-init knows (the unsupported ones are warned about apart).
+const KNOWN: &[&str] = &[
+    "name",
+    "gecos",
+    "homedir",
+    "primary_group",
+    "groups",
+    "shell",
+    "sudo",
+    "lock_passwd",
+    "passwd",
+    "hashed_passwd",
+    "plain_text_passwd",
+    "ssh_authorized_keys",
+    "system",
+    "no_create_home",
+    "uid",
+    "expiredate",
+    "inactive",
+    "create_groups",
+    "no_user_group",
+    "ssh_import_id",
+    "ssh_redirect_user",
+    "selinux_user",
+    "snapuser",
+    "doas",
+    "no_log_init",
+];
+
+/// One user mapping; `None` (with an Error) when it cannot be applied at all.
+fn user(key: &str, m: &Map<String, Value>, diags: &mut Vec<Diag>) -> Option<UserSpec> {
+    let before = diags.iter().filter(|d| d.is_error()).count();
+    let k = |f: &str| format!("{key}.{f}");
+    let name = str_at(m, "name", key, diags);
+    let Some(name) = name else {
+        if !diags.iter().skip(before).any(|d| d.is_error()) {
+            diags.push(Diag::error("missing-key", "a user needs a name").key(k("name")));
+        }
+        return None;
+    };
+    if !name_ok(&name) {
+        diags.push(Diag::error("invalid-name", "not a valid user name").key(k("name")));
+        return None;
+    }
+    let mut u = UserSpec {
+        key: key.to_string(),
+        name,
+        lock_passwd: true,
+        create_groups: true,
+        ..UserSpec::default()
+    };
+    let secret = |f: &str, diags: &mut Vec<Diag>| {
+        str_at(m, f, key, diags)
+            .filter(|s| text_ok(s, &k(f), diags))
+            .map(Secret::new)
+    };
+    u.passwd = secret("passwd", diags);
+    u.hashed_passwd = secret("hashed_passwd", diags);
+    u.plain_text_passwd = secret("plain_text_passwd", diags);
+    let text = |f: &str, diags: &mut Vec<Diag>| {
+        str_at(m, f, key, diags).filter(|s| text_ok(s, &k(f), diags))
+    };
+    u.gecos = text("gecos", diags);
+    u.shell = text("shell", diags);
+    u.homedir = text("homedir", diags);
+    if u.homedir.as_deref().is_some_and(|h| !h.starts_with('/')) {
+        diags.push(
+            Diag::error("invalid-value", "homedir must be an absolute path").key(k("homedir")),
+        );
+        u.homedir = None;
+    }
+    u.primary_group = str_at(m, "primary_group", key, diags);
+    u.groups = list_at(m, "groups", key, diags).unwrap_or_default();
+    for (i, g) in u.primary_group.iter().chain(&u.groups).enumerate() {
+        if !name_ok(g) {
+            let at = if i == 0 && u.primary_group.is_some() {
+                k("primary_group")
+            } else {
+                k("groups")
+            };
+            diags.push(Diag::error("invalid-name", "not a valid group name").key(at));
+        }
+    }
+    u.sudo = super::keys::sudo(m, key, diags);
+    u.keys = list_at(m, "ssh_authorized_keys", key, diags)
+        .unwrap_or_default()
+        .iter()
+        .flat_map(|s| {
+            s.lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        })
+        .map(str::to_string)
+        .collect();
+    u.lock_passwd = bool_at(m, "lock_passwd", key, diags).unwrap_or(true);
+    u.system = bool_at(m, "system", key, diags).unwrap_or(false);
+    u.no_create_home = bool_at(m, "no_create_home", key, diags).unwrap_or(false);
+    u.create_groups = bool_at(m, "create_groups", key, diags).unwrap_or(true);
+    u.no_user_group = bool_at(m, "no_user_group", key, diags).unwrap_or(false);
+    u.uid = match m.get("uid") {
+        None | Some(Value::Null) => None,
+        Some(v) => match v.as_u64().or_else(|| v.as_str()?.parse().ok()) {
+            Some(n) if n < u64::from(u32::MAX) => Some(n as u32),
+            _ => {
+                diags.push(type_error(&k("uid"), "a number"));
+                None
+            }
+        },
+    };
+    u.expiredate = str_at(m, "expiredate", key, diags).and_then(|s| {
+        let days = super::password::days_from_date(&s);
+        if days.is_none() {
+            diags.push(
+                Diag::error("invalid-value", "expected a date as YYYY-MM-DD").key(k("expiredate")),
+            );
+        }
+        days
+    });
+    u.inactive = match m.get("inactive") {
+        None | Some(Value::Null) => None,
+        Some(v) => match v.as_u64().map(|n| n.to_string()).or_else(|| {
+            v.as_str()
+                .filter(|s| s.parse::<u64>().is_ok())
+                .map(str::to_string)
+        }) {
+            Some(s) => Some(s),
+            None => {
+                diags.push(type_error(&k("inactive"), "a number of days"));
+                None
+            }
+        },
+    };
+    for (i, f) in [
+        "ssh_import_id",
+        "ssh_redirect_user",
+        "selinux_user",
+        "snapuser",
+        "doas",
+    ]
+    .iter()
+    .enumerate()
+    {
+        if m.contains_key(*f) {
+            let why = if i == 0 {
+                "ssh_import_id needs the network and ssh-import-id, which the initramfs has not: not imported"
+            } else {
+                "not supported in the initramfs: ignored"
+            };
+            diags.push(Diag::warning("unsupported-key", why).key(k(f)));
+        }
+    }
+    for f in m.keys().filter(|f| !KNOWN.contains(&f.as_str())) {
+        diags.push(Diag::warning("unknown-key", "not a key of a user: ignored").key(k(f)));
+    }
+    let errors = diags.iter().skip(before).filter(|d| d.is_error()).count();
+    (errors == 0).then_some(u)
+}
