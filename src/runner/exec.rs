@@ -15,6 +15,8 @@ pub const OUTPUT_LOG: &str = "/var/log/cloud-init-output.log";
 const LOG_SPEC: FileSpec = FileSpec::mode(0o640);
 /// systemd's default PATH: a chrooted command must not search the host's tool directories.
 const PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+/// Exports the `NAME=value` words up to `--`, then becomes the command with stderr on stdout.
+const SHIM: &str = "while [ \"$1\" != -- ]; do export \"$1\"; shift; done; shift; exec \"$@\" 2>&1";
 
 pub struct Exec<'a> {
     root: &'a Root,
@@ -80,9 +82,10 @@ impl<'a> Exec<'a> {
         }
     }
 
-    /// Runs `argv` (looked up on PATH in the target) with extra environment, stdin closed and
-    /// stderr merged into stdout so the log keeps their order. `/bin/sh` does the merge, so
-    /// it is the one program the target must have.
+    /// Runs `argv` (looked up on PATH in the target) with extra environment (names and values
+    /// that are not secret: they show in the process list), stdin closed and stderr merged into
+    /// stdout so the log keeps their order. `/bin/sh` does that, so it is the one program the
+    /// target must have.
     pub fn run(&self, argv: &[&str], env: &[(&str, &str)]) -> Outcome {
         let mut cmd = if self.chroot {
             let mut c = Command::new("chroot");
@@ -91,14 +94,18 @@ impl<'a> Exec<'a> {
         } else {
             Command::new("/bin/sh")
         };
-        cmd.args(["-c", "exec \"$@\" 2>&1", "sh"]).args(argv);
+        // The environment goes through the shell too (`NAME=value` words before `--`): std's
+        // `Command::env` would link an environment map into the light runner for two names.
+        cmd.args(["-c", SHIM, "sh"])
+            .arg(format!("PATH={PATH}"))
+            .args(env.iter().map(|(k, v)| format!("{k}={v}")))
+            .arg("--")
+            .args(argv);
         if self.chroot {
             // Relative to the target's root, not the runner's working directory.
             cmd.current_dir(&self.target);
         }
-        cmd.env("PATH", PATH)
-            .envs(env.iter().copied())
-            .stdin(Stdio::null())
+        cmd.stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         let mut child = match cmd.spawn() {
