@@ -3,8 +3,13 @@
 //! datasources or the user-data code, so the runner stays small.
 
 mod clock;
+mod early;
 mod emit_yaml;
+mod exec;
+mod finish;
+mod modules;
 mod query;
+mod stage_cmd;
 mod status_cmd;
 mod verdict;
 
@@ -121,6 +126,16 @@ const COMMANDS: &[Command] = &[
         name: "query",
         summary: "print instance-data values by dotted key",
         run: query::run,
+    },
+    Command {
+        name: "init",
+        summary: "early boot: boothooks, bootcmd, pending host keys and SELinux labels",
+        run: stage_cmd::init,
+    },
+    Command {
+        name: "modules",
+        summary: "run the handoff's modules: --mode config or --mode final",
+        run: stage_cmd::modules,
     },
     Command {
         name: "help",

@@ -30,7 +30,13 @@ pub struct Recorder {
 
 /// Creates `<run>/ember` and `<run>/cloud-init` and opens the run directory.
 pub fn open_run(ctx: &Ctx) -> Result<Root, Diag> {
-    let run_path = ctx.run.run();
+    open_run_at(&ctx.run)
+}
+
+/// `open_run` for a caller without the initramfs context (the runner: it must not link the
+/// image config and its YAML parser).
+pub fn open_run_at(paths: &RunPaths) -> Result<Root, Diag> {
+    let run_path = paths.run();
     std::fs::create_dir_all(run_path)
         .map_err(|e| Diag::error("run-dir", e.to_string()).file(run_path.display().to_string()))?;
     // /run is a tmpfs: syncing it would cost time and buy nothing across a power cut.
@@ -44,8 +50,13 @@ pub fn open_run(ctx: &Ctx) -> Result<Root, Diag> {
 
 impl Recorder {
     pub fn begin(ctx: &Ctx, name: &'static str) -> Result<Recorder, Diag> {
-        let run = open_run(ctx)?;
-        let paths = ctx.run.clone();
+        Recorder::begin_at(&ctx.run, name)
+    }
+
+    /// `begin` with only the run directory, as the runner records its config and final stages.
+    pub fn begin_at(paths: &RunPaths, name: &'static str) -> Result<Recorder, Diag> {
+        let run = open_run_at(paths)?;
+        let paths = paths.clone();
         let status = run
             .read_file(RunPaths::STATUS, 16 * 1024 * 1024)
             .ok()

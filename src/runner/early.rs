@@ -1,0 +1,150 @@
+//! The early unit's own work (`ember init`), besides `bootcmd`: boothooks, SELinux labels for
+//! what ember-initrd wrote (`restorecon`, which needs the booted system's policy), and host
+//! keys ember-initrd left for `ssh-keygen` in the target. Each returns `None` when there was
+//! nothing to do, so no step is recorded for it.
+
+use super::modules::{once, run_script, ModCtx};
+use crate::error::Diag;
+use crate::root::FileSpec;
+use crate::state::{Frequency, EMBER_LIB};
+
+pub const PENDING_HOSTKEYS: &str = "/var/lib/ember/pending-hostkeys";
+pub const RESTORECON_LIST: &str = "/var/lib/ember/restorecon.list";
+/// Host key types ssh-keygen knows; anything else in the list is dropped with an error.
+const KEY_TYPES: &[&str] = &["rsa", "dsa", "ecdsa", "ed25519", "ecdsa-sk", "ed25519-sk"];
+
+fn root_err(e: crate::root::RootError) -> Diag {
+    Diag::error(e.code(), e.to_string())
+}
+
+/// `#cloud-boothook` parts, each per its frequency, with `INSTANCE_ID` in the environment.
+pub fn boothooks(ctx: &ModCtx, diags: &mut Vec<Diag>) -> Option<String> {
+    if ctx.handoff.boothooks.is_empty() {
+        return None;
+    }
+    let env = [("INSTANCE_ID", ctx.handoff.instance_id.as_str())];
+    for hook in &ctx.handoff.boothooks {
+        let base = hook.path.rsplit('/').next().unwrap_or(&hook.path);
+        // cloud-init runs boothooks on every boot; ember-initrd says so in the frequency.
+        let freq = Frequency::parse(&hook.frequency).unwrap_or(Frequency::PerBoot);
+        once(ctx, &format!("boothook.{base}"), freq, diags, |d| {
+            run_script(ctx, &hook.path, &env, d)
+        });
+    }
+    Some("ok".into())
+}
+
+/// Lines of a small list file in ember's state directory; `None` when it does not exist.
+fn read_list(ctx: &ModCtx, rel: &str, diags: &mut Vec<Diag>) -> Option<Vec<String>> {
+    debug_assert!(rel.starts_with(EMBER_LIB));
+    match ctx.root.read_file(rel, 64 * 1024) {
+        Ok(Some(data)) => Some(
+            String::from_utf8_lossy(&data)
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .map(str::to_string)
+                .collect(),
+        ),
+        Ok(None) => None,
+        Err(e) => {
+            diags.push(root_err(e));
+            None
+        }
+    }
+}
+
+/// Rewrites a list with what is left, or removes it when nothing is.
+fn write_list(ctx: &ModCtx, rel: &str, left: &[String], diags: &mut Vec<Diag>) {
+    let done = if left.is_empty() {
+        ctx.root.remove_file(rel)
+    } else {
+        let text = left.join("\n") + "\n";
+        ctx.root
+            .write_file(rel, text.as_bytes(), &FileSpec::mode(0o600))
+    };
+    if let Err(e) = done {
+        diags.push(root_err(e));
+    }
+}
+
+/// `ssh-keygen -q -N '' -t <type> -f /etc/ssh/ssh_host_<type>_key` in the target for each
+/// pending type; an entry is removed once its key exists, kept (for the next boot) on failure.
+pub fn host_keys(ctx: &ModCtx, diags: &mut Vec<Diag>) -> Option<String> {
+    let pending = read_list(ctx, PENDING_HOSTKEYS, diags)?;
+    if let Err(e) = ctx.root.create_dir_all("/etc/ssh", &FileSpec::DIR) {
+        diags.push(root_err(e));
+        return Some("error".into());
+    }
+    let mut left = Vec::new();
+    for (i, t) in pending.iter().enumerate() {
+        let line = format!("{PENDING_HOSTKEYS}:{}", i + 1);
+        if !KEY_TYPES.contains(&t.as_str()) {
+            let msg = "unknown host key type; entry dropped";
+            diags.push(Diag::error("hostkey-type", msg).file(line));
+            continue;
+        }
+        let key = format!("/etc/ssh/ssh_host_{t}_key");
+        if ctx.root.exists(&key) {
+            continue; // Never replace a key that exists: clients already trust it.
+        }
+        let argv = ["ssh-keygen", "-q", "-N", "", "-t", t, "-f", &key];
+        let outcome = ctx.exec.run(&argv, &[]);
+        if !outcome.ok() {
+            let msg = format!("ssh-keygen {}; kept for the next boot", outcome.describe());
+            diags.push(Diag::error("hostkey-failed", msg).file(line));
+            left.push(t.clone());
+        }
+    }
+    write_list(ctx, PENDING_HOSTKEYS, &left, diags);
+    Some(
+        if diags.iter().any(Diag::is_error) {
+            "error"
+        } else {
+            "ok"
+        }
+        .into(),
+    )
+}
+
+/// The first of `names` present in the target.
+fn tool(ctx: &ModCtx, names: &[&'static str]) -> Option<&'static str> {
+    names.iter().copied().find(|p| ctx.root.exists(p))
+}
+
+/// `restorecon -F -R` on the listed paths when the target runs SELinux; the list stays for a
+/// later boot when SELinux or restorecon is missing, and is removed once labels are restored.
+pub fn restorecon(ctx: &ModCtx, diags: &mut Vec<Diag>) -> Option<String> {
+    let paths = read_list(ctx, RESTORECON_LIST, diags)?;
+    let enabled = tool(ctx, &["/usr/sbin/selinuxenabled", "/sbin/selinuxenabled"])
+        .is_some_and(|t| ctx.exec.run(&[t], &[]).ok());
+    let restorecon = tool(ctx, &["/usr/sbin/restorecon", "/sbin/restorecon"]);
+    let (true, Some(restorecon)) = (enabled, restorecon) else {
+        return Some("skipped (SELinux not enabled or no restorecon)".into());
+    };
+    let (good, bad): (Vec<&String>, Vec<&String>) = paths.iter().partition(|p| p.starts_with('/'));
+    if !bad.is_empty() {
+        let msg = format!("{} entries are not absolute paths; dropped", bad.len());
+        diags.push(Diag::error("restorecon-path", msg).file(RESTORECON_LIST));
+    }
+    let mut argv = vec![restorecon, "-F", "-R"];
+    argv.extend(good.iter().map(|p| p.as_str()));
+    let outcome = ctx.exec.run(&argv, &[]);
+    if outcome.ok() {
+        write_list(ctx, RESTORECON_LIST, &[], diags);
+    } else {
+        let msg = format!(
+            "restorecon {}; list kept for the next boot",
+            outcome.describe()
+        );
+        diags.push(Diag::error("restorecon-failed", msg).file(RESTORECON_LIST));
+    }
+    Some(
+        if diags.iter().any(Diag::is_error) {
+            "error"
+        } else {
+            "ok"
+        }
+        .into(),
+    )
+}

@@ -1,0 +1,224 @@
+//! The runner's modules: what the handoff lists for the `init`, `config` and `final` stages,
+//! one file per module behind one small trait, found by cloud-init's name in `TABLE`. Each
+//! runs as a timed step under its semaphore; a failing one never stops the next. A module the
+//! handoff lists with config that ember cannot run yet is a warning naming its keys, never
+//! silently dropped.
+//! <https://docs.cloud-init.io/en/latest/reference/modules.html>
+
+mod bootcmd;
+mod final_message;
+mod power_state;
+mod runcmd;
+mod scripts;
+pub mod shell;
+mod timezone;
+
+use super::exec::Exec;
+use crate::error::Diag;
+use crate::handoff::{Handoff, ModuleCall};
+use crate::root::Root;
+use crate::stages::record::Recorder;
+use crate::state::{Frequency, Semaphores};
+use crate::status::Step;
+use serde_json::Value;
+use std::cell::RefCell;
+
+/// What a module works with. Writes go through `root`, commands through `exec`.
+pub struct ModCtx<'a> {
+    pub root: &'a Root,
+    pub exec: &'a Exec<'a>,
+    pub handoff: &'a Handoff,
+    pub sems: &'a Semaphores<'a>,
+    /// cloud-init's instance directory, `/var/lib/cloud/instances/<encoded id>`, which
+    /// `/var/lib/cloud/instance` links to.
+    pub ci_instance: String,
+    /// cloud-init's description of the datasource (`DataSourceNoCloud [seed=/dev/sr0]`).
+    pub datasource: String,
+    /// The `shutdown` command `power_state_change` asks for, run once the final stage has
+    /// recorded its end (so result.json and boot-finished exist before the machine goes down).
+    pub power: RefCell<Option<Vec<String>>>,
+}
+
+/// How the runner guards a module with its semaphore.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Guard {
+    /// Replayable: marked done only when it recorded no error, so a failure retries next boot.
+    Idempotent,
+    /// Runs user code or acts on the machine: marked started before and done after, whatever
+    /// the result, so it runs at most once per period and an interrupted run is reported
+    /// rather than repeated (RELIABILITY rule 11). Per-boot ones simply run each boot.
+    AtMostOnce,
+    /// Runs every time; the module guards each of its items (scripts with their own frequency).
+    PerItem,
+}
+
+pub trait RunnerModule: Sync {
+    /// cloud-init's module name: `runcmd`, `scripts_user`, ...
+    fn name(&self) -> &'static str;
+    fn guard(&self) -> Guard {
+        Guard::Idempotent
+    }
+    /// Whether the module has nothing to do unless the handoff carries config keys for it.
+    fn needs_config(&self) -> bool {
+        true
+    }
+    /// Applies the module; problems go to `diags` (an error fails this module only).
+    fn run(&self, ctx: &ModCtx, cfg: &Value, diags: &mut Vec<Diag>);
+}
+
+const TABLE: &[&dyn RunnerModule] = &[
+    &bootcmd::Bootcmd,
+    &runcmd::Runcmd,
+    &timezone::Timezone,
+    &scripts::Vendor,
+    &scripts::PER_ONCE,
+    &scripts::PER_BOOT,
+    &scripts::PER_INSTANCE,
+    &scripts::User,
+    &final_message::FinalMessage,
+    &power_state::PowerState,
+];
+
+/// Listed in cloud-init's config stage but applied by ember-initrd's local stage.
+const IN_INITRD: &[&str] = &["set_passwords"];
+
+pub use scripts::run_script;
+
+/// Runs the handoff's modules for `stage` in order. `prefix` starts step and file names
+/// (`init/` for the early unit's steps, which are kept in the config stage's record).
+pub fn run_stage(rec: &mut Recorder, ctx: &ModCtx, stage: &str, prefix: &str) {
+    for call in ctx.handoff.modules.iter().filter(|c| c.stage == stage) {
+        let label = format!("{prefix}module {}", call.name);
+        let has_config = call.config.as_object().is_some_and(|m| !m.is_empty());
+        let Some(module) = TABLE.iter().find(|m| m.name() == call.name) else {
+            let result = unsupported(rec, call, &label);
+            skipped(rec, &label, result);
+            continue;
+        };
+        if module.needs_config() && !has_config {
+            skipped(rec, &label, "skipped (no config)".into());
+            continue;
+        }
+        let freq = match Frequency::parse(&call.frequency) {
+            Some(f) => f,
+            None => {
+                let d = Diag::warning(
+                    "frequency-unknown",
+                    "unknown frequency; once-per-instance used",
+                )
+                .file(label.clone());
+                rec.record(d);
+                Frequency::PerInstance
+            }
+        };
+        let name = module.name();
+        if module.guard() != Guard::PerItem && ctx.sems.done(name, freq) {
+            let result = format!("skipped ({} done)", freq.cloud_init_name());
+            skipped(rec, &label, result);
+            continue;
+        }
+        rec.step(&label, |rec| {
+            let mut diags = Vec::new();
+            match module.guard() {
+                Guard::PerItem => module.run(ctx, &call.config, &mut diags),
+                Guard::AtMostOnce => {
+                    once(ctx, name, freq, &mut diags, |d| {
+                        module.run(ctx, &call.config, d);
+                    });
+                }
+                Guard::Idempotent => {
+                    module.run(ctx, &call.config, &mut diags);
+                    if !diags.iter().any(Diag::is_error) {
+                        if let Err(e) = ctx.sems.mark_done(name, freq) {
+                            diags.push(Diag::error(e.code(), e.to_string()));
+                        }
+                    }
+                }
+            }
+            rec.record_all(diags.into_iter().map(|d| match d.file {
+                Some(_) => d,
+                None => d.file(label.clone()),
+            }));
+        });
+    }
+}
+
+/// Runs `f` at most once per `freq` period under the semaphore `name` (see `Guard`). Returns
+/// whether it ran.
+pub fn once(
+    ctx: &ModCtx,
+    name: &str,
+    freq: Frequency,
+    diags: &mut Vec<Diag>,
+    f: impl FnOnce(&mut Vec<Diag>),
+) -> bool {
+    let sem_err = |e: crate::root::RootError| Diag::error(e.code(), e.to_string());
+    if ctx.sems.done(name, freq) {
+        return false;
+    }
+    let started = format!("{name}.started");
+    if freq != Frequency::PerBoot {
+        if ctx.sems.done(&started, freq) {
+            diags.push(Diag::error(
+                "interrupted",
+                format!("{name} started on an earlier boot and did not finish; not run again"),
+            ));
+            if let Err(e) = ctx.sems.mark_done(name, freq) {
+                diags.push(sem_err(e));
+            }
+            return false;
+        }
+        if let Err(e) = ctx.sems.mark_done(&started, freq) {
+            // Without the marker an interruption would go unnoticed: do not run.
+            diags.push(sem_err(e));
+            return false;
+        }
+    }
+    f(diags);
+    if let Err(e) = ctx.sems.mark_done(name, freq) {
+        diags.push(sem_err(e));
+    }
+    true
+}
+
+fn skipped(rec: &mut Recorder, name: &str, result: String) {
+    rec.stage().steps.push(Step {
+        name: name.to_string(),
+        duration_us: 0,
+        result,
+    });
+}
+
+/// A module ember does not run: a warning per key it would have read, so nothing the user
+/// asked for disappears without a word. Returns the step's result.
+fn unsupported(rec: &mut Recorder, call: &ModuleCall, label: &str) -> String {
+    if IN_INITRD.contains(&call.name.as_str()) {
+        return "skipped (applied by ember-initrd)".into();
+    }
+    let name = call.name.as_str();
+    let warn = |key: String| {
+        Diag::warning(
+            "module-unsupported",
+            format!("module {name} not supported yet"),
+        )
+        .key(key)
+        .file(label.to_string())
+    };
+    let mut keys = Vec::new();
+    if name == "write_files_deferred" {
+        // ember-initrd writes every entry without `defer: true`; only deferred ones are left.
+        let files = call.config.get("write_files").and_then(Value::as_array);
+        for (i, f) in files.into_iter().flatten().enumerate() {
+            if f.get("defer") == Some(&Value::Bool(true)) {
+                keys.push(format!("write_files.{i}"));
+            }
+        }
+    } else if let Some(map) = call.config.as_object() {
+        keys.extend(map.keys().cloned());
+    }
+    if keys.is_empty() {
+        return "skipped (no config)".into();
+    }
+    rec.record_all(keys.into_iter().map(warn));
+    "skipped (not supported yet)".into()
+}

@@ -1,0 +1,134 @@
+//! The script modules: `scripts_user` (user-data scripts, then the runcmd script),
+//! `scripts_vendor` (vendor-data scripts, unless user-data says `vendor_data: {enabled:
+//! false}`), and `scripts_per_boot`/`_per_instance`/`_per_once` (the image's folders under
+//! /var/lib/cloud/scripts, executable files in name order). A failing script is an error and
+//! the next one still runs. <https://docs.cloud-init.io/en/latest/reference/modules.html>
+
+use super::{once, runcmd, Guard, ModCtx, RunnerModule};
+use crate::error::Diag;
+use crate::handoff::ScriptRef;
+use crate::state::Frequency;
+use serde_json::Value;
+
+/// Runs one script in the target; a failure is an error naming the script's path.
+pub fn run_script(ctx: &ModCtx, path: &str, env: &[(&str, &str)], diags: &mut Vec<Diag>) {
+    let outcome = ctx.exec.run(&[path], env);
+    if !outcome.ok() {
+        let msg = format!("script {path} {}", outcome.describe());
+        diags.push(Diag::error("script-failed", msg));
+    }
+}
+
+/// Each script at most once per its own frequency, under `<module>.<file name>` (the names
+/// are unique in their directory: ember-initrd makes them so).
+fn run_refs(ctx: &ModCtx, module: &str, refs: &[ScriptRef], diags: &mut Vec<Diag>) {
+    for s in refs {
+        let base = s.path.rsplit('/').next().unwrap_or(&s.path);
+        let freq = Frequency::parse(&s.frequency).unwrap_or(Frequency::PerInstance);
+        once(ctx, &format!("{module}.{base}"), freq, diags, |d| {
+            run_script(ctx, &s.path, &[], d)
+        });
+    }
+}
+
+pub struct User;
+
+impl RunnerModule for User {
+    fn name(&self) -> &'static str {
+        "scripts_user"
+    }
+    fn guard(&self) -> Guard {
+        Guard::PerItem
+    }
+    fn needs_config(&self) -> bool {
+        false
+    }
+    /// The handoff's order, then runcmd: cloud-init runs its scripts folder in name order,
+    /// where `runcmd` sorts after ember-initrd's `part-NNN` names.
+    fn run(&self, ctx: &ModCtx, _cfg: &Value, diags: &mut Vec<Diag>) {
+        run_refs(ctx, "scripts_user", &ctx.handoff.scripts, diags);
+        let rc = runcmd::script_path(ctx);
+        if ctx.root.exists(&rc) {
+            let freq = Frequency::PerInstance;
+            once(ctx, "scripts_user.runcmd", freq, diags, |d| {
+                run_script(ctx, &rc, &[], d)
+            });
+        }
+    }
+}
+
+pub struct Vendor;
+
+impl RunnerModule for Vendor {
+    fn name(&self) -> &'static str {
+        "scripts_vendor"
+    }
+    fn guard(&self) -> Guard {
+        Guard::PerItem
+    }
+    fn needs_config(&self) -> bool {
+        false
+    }
+    fn run(&self, ctx: &ModCtx, cfg: &Value, diags: &mut Vec<Diag>) {
+        let enabled = cfg.pointer("/vendor_data/enabled");
+        let off = matches!(enabled, Some(Value::Bool(false)))
+            || enabled
+                .and_then(Value::as_str)
+                .is_some_and(|s| s.eq_ignore_ascii_case("false"));
+        if off {
+            return;
+        }
+        if cfg.pointer("/vendor_data/prefix").is_some() {
+            let msg = "vendor_data.prefix not supported yet: scripts run without it";
+            diags.push(Diag::warning("key-unsupported", msg).key("vendor_data.prefix"));
+        }
+        run_refs(ctx, "scripts_vendor", &ctx.handoff.vendor_scripts, diags);
+    }
+}
+
+/// A folder of the image's scripts; the module's own semaphore gives the frequency.
+pub struct Folder {
+    name: &'static str,
+    dir: &'static str,
+}
+
+pub const PER_BOOT: Folder = Folder {
+    name: "scripts_per_boot",
+    dir: "/var/lib/cloud/scripts/per-boot",
+};
+pub const PER_INSTANCE: Folder = Folder {
+    name: "scripts_per_instance",
+    dir: "/var/lib/cloud/scripts/per-instance",
+};
+pub const PER_ONCE: Folder = Folder {
+    name: "scripts_per_once",
+    dir: "/var/lib/cloud/scripts/per-once",
+};
+
+impl RunnerModule for Folder {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn guard(&self) -> Guard {
+        Guard::AtMostOnce
+    }
+    fn needs_config(&self) -> bool {
+        false
+    }
+    fn run(&self, ctx: &ModCtx, _cfg: &Value, diags: &mut Vec<Diag>) {
+        let names = match ctx.root.list_dir(self.dir) {
+            Ok(n) => n,
+            Err(e) => {
+                diags.push(Diag::error(e.code(), e.to_string()));
+                return;
+            }
+        };
+        for name in names {
+            let path = format!("{}/{name}", self.dir);
+            // As cloud-init's run-parts: what is not an executable file is passed over.
+            if ctx.exec.executable(&path) {
+                run_script(ctx, &path, &[], diags);
+            }
+        }
+    }
+}

@@ -1,0 +1,108 @@
+//! cloud-init's command lists (`runcmd`, `bootcmd`) as one `#!/bin/sh` script: a string item
+//! is a line of shell, a list item one command whose words are quoted. It runs nothing.
+//! <https://docs.cloud-init.io/en/latest/reference/modules.html#runcmd>
+
+use crate::error::Diag;
+use serde_json::Value;
+
+/// The script for the list under `key`; a bad item is an error naming `key.N` (never its
+/// value) and is left out, the others are kept.
+pub fn script(key: &str, value: &Value, diags: &mut Vec<Diag>) -> Option<String> {
+    let items: Vec<&Value> = match value {
+        Value::Array(items) => items.iter().collect(),
+        // cloud-init accepts a single string too (one line of shell).
+        Value::String(_) => vec![value],
+        _ => {
+            diags.push(Diag::error("config-type", "expected a list of commands").key(key));
+            return None;
+        }
+    };
+    let mut out = String::from("#!/bin/sh\n");
+    for (i, item) in items.iter().enumerate() {
+        match line(item) {
+            Some(l) => {
+                out.push_str(&l);
+                out.push('\n');
+            }
+            None => diags.push(
+                Diag::error(
+                    "config-type",
+                    "expected a string or a list of strings; item skipped",
+                )
+                .key(format!("{key}.{i}")),
+            ),
+        }
+    }
+    Some(out)
+}
+
+fn line(item: &Value) -> Option<String> {
+    match item {
+        Value::String(s) => Some(s.clone()),
+        Value::Array(words) => {
+            let words: Option<Vec<String>> = words.iter().map(word).collect();
+            Some(
+                words?
+                    .iter()
+                    .map(|w| quote(w))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            )
+        }
+        _ => None,
+    }
+}
+
+/// A word of a list command: strings, and numbers as YAML wrote them (`[sleep, 5]`).
+fn word(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+/// POSIX shell quoting: plain words stay as they are, others go in single quotes.
+pub fn quote(w: &str) -> String {
+    let plain = !w.is_empty()
+        && w.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"@%+=:,./-_".contains(&b));
+    if plain {
+        w.to_string()
+    } else {
+        format!("'{}'", w.replace('\'', "'\"'\"'"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn strings_and_lists() {
+        let mut d = Vec::new();
+        let v = json!(["echo hi > /x", ["ls", "-l", "/a b", "it's"], ["sleep", 5], 7, {"a": 1}]);
+        let s = script("runcmd", &v, &mut d).unwrap();
+        assert_eq!(
+            s,
+            "#!/bin/sh\necho hi > /x\nls -l '/a b' 'it'\"'\"'s'\nsleep 5\n"
+        );
+        let keys: Vec<_> = d.iter().map(|d| d.key.clone().unwrap()).collect();
+        assert_eq!(keys, ["runcmd.3", "runcmd.4"]);
+        assert!(d.iter().all(|d| !d.message.contains('7')));
+    }
+
+    #[test]
+    fn single_string_and_wrong_type() {
+        let mut d = Vec::new();
+        assert_eq!(
+            script("bootcmd", &json!("date"), &mut d).unwrap(),
+            "#!/bin/sh\ndate\n"
+        );
+        assert!(script("bootcmd", &json!(3), &mut d).is_none());
+        assert_eq!(d[0].key.as_deref(), Some("bootcmd"));
+        assert_eq!(quote(""), "''");
+    }
+}

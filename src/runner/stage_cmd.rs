@@ -1,0 +1,287 @@
+//! `ember init` and `ember modules --mode config|final`: the runner's stages, executing the
+//! handoff ember-initrd left in `<run>/ember/handoff.json`. Without a handoff there is nothing
+//! to do and they say so. `init` is cloud-init's early unit (boothooks, bootcmd, host keys,
+//! SELinux labels); its steps are kept, prefixed `init/`, in the `config` stage's record, since
+//! ember's stage list is detect, fetch, local, config, final.
+
+use super::early;
+use super::exec::Exec;
+use super::finish;
+use super::modules::{run_stage, ModCtx};
+use super::{global_flag, CliError, Ctx};
+use crate::error::Diag;
+use crate::handoff::Handoff;
+use crate::paths::RunPaths;
+use crate::root::Root;
+use crate::stages::record::{boot_seconds, wall_seconds, Recorder};
+use crate::state::{check_instance_id, encode_instance_id, Semaphores, CLOUD_LIB};
+use crate::status::{StageState, Status, Step};
+use lexopt::prelude::*;
+use std::cell::RefCell;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Init,
+    Config,
+    Final,
+}
+
+impl Kind {
+    fn stage(self) -> &'static str {
+        match self {
+            Kind::Init | Kind::Config => "config",
+            Kind::Final => "final",
+        }
+    }
+    /// cloud-init's words in its "running 'modules:config'" line.
+    fn words(self) -> &'static str {
+        match self {
+            Kind::Init => "init",
+            Kind::Config => "modules:config",
+            Kind::Final => "modules:final",
+        }
+    }
+}
+
+const INIT_PREFIX: &str = "init/";
+/// Env var naming this boot's id instead of /proc/sys/kernel/random/boot_id: how tests
+/// simulate several boots of one machine.
+pub const BOOT_ID_ENV: &str = "EMBER_BOOT_ID";
+
+/// `ember init [--local]`.
+pub fn init(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> {
+    let mut local = false;
+    while let Some(arg) = parser.next()? {
+        match arg {
+            Short('l') | Long("local") => local = true,
+            other => match global_flag(&other) {
+                Some(flag) => ctx.set_global(flag, parser)?,
+                None => return Err(other.unexpected().into()),
+            },
+        }
+    }
+    if local {
+        println!(
+            "{}: init --local: ember-initrd ran the local stage in the initramfs",
+            ctx.prog
+        );
+        return Ok(0);
+    }
+    run(ctx, Kind::Init)
+}
+
+/// `ember modules --mode config|final`.
+pub fn modules(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> {
+    let mut kind = None;
+    while let Some(arg) = parser.next()? {
+        match arg {
+            Short('m') | Long("mode") => {
+                kind = match parser.value()?.string()?.as_str() {
+                    "config" => Some(Kind::Config),
+                    "final" => Some(Kind::Final),
+                    other => {
+                        let msg = format!("--mode: invalid choice '{other}' (config, final)");
+                        return Err(CliError::Usage(msg));
+                    }
+                }
+            }
+            other => match global_flag(&other) {
+                Some(flag) => ctx.set_global(flag, parser)?,
+                None => return Err(other.unexpected().into()),
+            },
+        }
+    }
+    let kind = kind.ok_or_else(|| CliError::Usage("--mode config|final is required".into()))?;
+    run(ctx, kind)
+}
+
+fn boot_id() -> String {
+    if let Some(id) = std::env::var_os(BOOT_ID_ENV) {
+        return id.to_string_lossy().trim().to_string();
+    }
+    // The running system's id, never the target's: it names this boot.
+    std::fs::read_to_string("/proc/sys/kernel/random/boot_id")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|_| format!("unknown-{}", wall_seconds() as u64))
+}
+
+fn read_status(paths: &RunPaths) -> Option<Status> {
+    let data = std::fs::read(paths.status()).ok()?;
+    serde_json::from_slice(&data).ok()
+}
+
+/// The config stage keeps what `ember init` recorded earlier in this boot (/run is a tmpfs,
+/// so any record there is this boot's): its start, its `init/` steps and their diagnostics.
+fn carry_init(rec: &mut Recorder, prior: Option<Status>) {
+    let Some(old) = prior.and_then(|mut s| s.stages.remove("config")) else {
+        return;
+    };
+    let steps: Vec<Step> = old
+        .steps
+        .into_iter()
+        .filter(|s| s.name.starts_with(INIT_PREFIX))
+        .collect();
+    if steps.is_empty() {
+        return;
+    }
+    let from_init = |d: &Diag| {
+        d.file
+            .as_deref()
+            .is_some_and(|f| f.starts_with(INIT_PREFIX))
+    };
+    let stage = rec.stage();
+    stage.start = old.start;
+    stage.start_wall = old.start_wall;
+    stage.steps = steps;
+    stage.errors = old.errors.into_iter().filter(from_init).collect();
+    stage.recoverable_errors = old
+        .recoverable_errors
+        .into_iter()
+        .filter(from_init)
+        .collect();
+    rec.save();
+}
+
+fn run(ctx: &Ctx, kind: Kind) -> Result<i32, CliError> {
+    let paths = ctx.run_paths();
+    let data = match std::fs::read(paths.handoff()) {
+        Ok(d) => d,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let shown = paths.handoff();
+            println!(
+                "{}: no handoff at {}: nothing to do",
+                ctx.prog,
+                shown.display()
+            );
+            return Ok(0);
+        }
+        Err(e) => return Err(CliError::file(&paths.handoff(), e)),
+    };
+    let prior = read_status(&paths);
+    let mut rec =
+        Recorder::begin_at(&paths, kind.stage()).map_err(|d| CliError::Failed(d.to_string()))?;
+    if kind == Kind::Config {
+        carry_init(&mut rec, prior);
+    }
+    let before = rec.stage().errors.len();
+    let label = |d: Diag| d.file(paths.handoff().display().to_string());
+    // serde's messages quote the offending value, which may be user-data: position only.
+    let handoff: Option<Handoff> = match serde_json::from_slice(&data) {
+        Ok(h) => Some(h),
+        Err(e) => {
+            let msg = format!(
+                "not a valid handoff ({:?} at line {})",
+                e.classify(),
+                e.line()
+            );
+            rec.record(label(Diag::error("handoff-invalid", msg)));
+            None
+        }
+    };
+    let handoff = handoff.filter(|h| match check_instance_id(&h.instance_id) {
+        Ok(()) => true,
+        Err(why) => {
+            rec.record(label(Diag::error("instance-id", why.to_string())));
+            false
+        }
+    });
+    let root = Root::open_deferred(&ctx.target);
+    match (handoff, root) {
+        (Some(h), Ok(root)) => stage(&mut rec, ctx, kind, &h, &root),
+        (_, Err(e)) => rec.record(Diag::error(e.code(), e.to_string())),
+        (None, Ok(_)) => {}
+    }
+    let failed = rec.stage().errors.len() > before;
+    rec.finish(StageState::Done);
+    Ok(i32::from(failed))
+}
+
+fn stage(rec: &mut Recorder, ctx: &Ctx, kind: Kind, h: &Handoff, root: &Root) {
+    let enc = encode_instance_id(&h.instance_id);
+    let boot = boot_id();
+    let sems = Semaphores::new(root, &enc, &boot);
+    let exec = Exec::new(root, &ctx.target);
+    let datasource = rec.status.datasource_detail.clone();
+    let mctx = ModCtx {
+        root,
+        exec: &exec,
+        handoff: h,
+        sems: &sems,
+        ci_instance: format!("{CLOUD_LIB}/instances/{enc}"),
+        datasource: datasource.unwrap_or_else(|| h.datasource.clone()),
+        power: RefCell::new(None),
+    };
+    exec.say(&format!(
+        "ember v. {} running '{}' at {}. Up {:.2} seconds.",
+        env!("CARGO_PKG_VERSION"),
+        kind.words(),
+        super::clock::format_utc(wall_seconds()),
+        boot_seconds()
+    ));
+    match kind {
+        Kind::Init => {
+            type Early = fn(&ModCtx, &mut Vec<Diag>) -> Option<String>;
+            let early: [(&str, Early); 3] = [
+                ("restorecon", early::restorecon),
+                ("boothooks", early::boothooks),
+                ("hostkeys", early::host_keys),
+            ];
+            for (i, (name, f)) in early.into_iter().enumerate() {
+                if i == 2 {
+                    // bootcmd runs after the boothooks and before the host keys.
+                    run_stage(rec, &mctx, "init", INIT_PREFIX);
+                }
+                early_step(rec, &format!("{INIT_PREFIX}{name}"), |d| f(&mctx, d));
+            }
+        }
+        Kind::Config => run_stage(rec, &mctx, "config", ""),
+        Kind::Final => {
+            run_stage(rec, &mctx, "final", "");
+            finish::write_results(rec, &exec, &mctx.ci_instance);
+        }
+    }
+    let power = mctx.power.take();
+    if let Some(argv) = power {
+        // The stage's end is recorded by the caller after this; record it now, since a
+        // shutdown may not leave the time to.
+        let stage = rec.stage();
+        stage.state = StageState::Done;
+        stage.finished = Some(boot_seconds());
+        rec.save();
+        finish::power_change(&exec, &argv);
+    }
+}
+
+/// A step whose function says whether there was anything to do (`None`: no step recorded).
+fn early_step(rec: &mut Recorder, name: &str, f: impl FnOnce(&mut Vec<Diag>) -> Option<String>) {
+    let t0 = std::time::Instant::now();
+    let mut diags = Vec::new();
+    let Some(result) = f(&mut diags) else {
+        rec.record_all(diags.into_iter().map(|d| d.file(name.to_string())));
+        return;
+    };
+    let failed = diags.iter().any(Diag::is_error);
+    rec.record_all(diags.into_iter().map(|d| match &d.file {
+        Some(f) if f.starts_with(INIT_PREFIX) => d,
+        // Keep where it happened in the message, and the step in `file` for the carry-over.
+        Some(f) => {
+            let f = f.clone();
+            Diag {
+                message: format!("{f}: {}", d.message),
+                ..d
+            }
+            .file(name.to_string())
+        }
+        None => d.file(name.to_string()),
+    }));
+    let result = if failed && result == "ok" {
+        "error".into()
+    } else {
+        result
+    };
+    rec.stage().steps.push(Step {
+        name: name.to_string(),
+        duration_us: t0.elapsed().as_micros() as u64,
+        result,
+    });
+}
