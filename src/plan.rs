@@ -8,6 +8,9 @@ use serde_json::{Map, Value};
 /// (module, default frequency, keys it reads).
 type Row = (&'static str, &'static str, &'static [&'static str]);
 
+/// The runner's early stage (`ember init`): every boot, before ssh starts.
+const INIT: &[Row] = &[("bootcmd", "always", &["bootcmd"])];
+
 const CONFIG: &[Row] = &[
     (
         "ssh_import_id",
@@ -122,7 +125,13 @@ fn stage_calls(stage: &str, table: &[Row], listed: Option<&Value>, cfg: &Value) 
 
 /// The runner's modules for this instance, from the merged cloud-config.
 pub fn runner_modules(cfg: &Value) -> Vec<ModuleCall> {
-    let mut calls = stage_calls("config", CONFIG, cfg.get("cloud_config_modules"), cfg);
+    let mut calls = stage_calls("init", INIT, None, cfg);
+    calls.extend(stage_calls(
+        "config",
+        CONFIG,
+        cfg.get("cloud_config_modules"),
+        cfg,
+    ));
     calls.extend(stage_calls(
         "final",
         FINAL,
@@ -156,11 +165,16 @@ mod tests {
         let calls = runner_modules(&cfg);
         let names: Vec<_> = calls
             .iter()
-            .map(|c| (c.name.as_str(), c.frequency.as_str()))
+            .map(|c| (c.name.as_str(), c.stage.as_str(), c.frequency.as_str()))
             .collect();
+        // bootcmd belongs to the early stage, which cloud_init_modules (ember-initrd's) does not list.
         assert_eq!(
             names,
-            [("runcmd", "once-per-instance"), ("timezone", "always")]
+            [
+                ("bootcmd", "init", "always"),
+                ("runcmd", "config", "once-per-instance"),
+                ("timezone", "config", "always")
+            ]
         );
     }
 }
