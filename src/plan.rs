@@ -15,7 +15,7 @@ const CONFIG: &[Row] = &[
     (
         "ssh_import_id",
         "once-per-instance",
-        &["ssh_import_id", "users"],
+        &["ssh_import_id"], // per-user ones are reported by users_groups
     ),
     ("keyboard", "once-per-instance", &["keyboard"]),
     (

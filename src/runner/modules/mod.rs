@@ -12,6 +12,7 @@ mod runcmd;
 mod scripts;
 pub mod shell;
 mod timezone;
+mod write_files_deferred;
 
 use super::exec::Exec;
 use crate::error::Diag;
@@ -70,6 +71,7 @@ const TABLE: &[&dyn RunnerModule] = &[
     &bootcmd::Bootcmd,
     &runcmd::Runcmd,
     &timezone::Timezone,
+    &write_files_deferred::WriteFilesDeferred,
     &scripts::Vendor,
     &scripts::PER_ONCE,
     &scripts::PER_BOOT,
@@ -205,15 +207,7 @@ fn unsupported(rec: &mut Recorder, call: &ModuleCall, label: &str) -> String {
         .file(label.to_string())
     };
     let mut keys = Vec::new();
-    if name == "write_files_deferred" {
-        // ember-initrd writes every entry without `defer: true`; only deferred ones are left.
-        let files = call.config.get("write_files").and_then(Value::as_array);
-        for (i, f) in files.into_iter().flatten().enumerate() {
-            if f.get("defer") == Some(&Value::Bool(true)) {
-                keys.push(format!("write_files.{i}"));
-            }
-        }
-    } else if let Some(map) = call.config.as_object() {
+    if let Some(map) = call.config.as_object() {
         keys.extend(map.keys().cloned());
     }
     if keys.is_empty() {
