@@ -117,6 +117,23 @@ const KNOWN: &[&str] = &[
     "zypper",
 ];
 
+/// Keys of cloud-init modules ember has no module for yet, and which no runner module takes
+/// from the handoff either: reported as warnings so they are never silently dropped. (Keys of
+/// modules the handoff lists, such as `locale`, are reported by the runner.)
+const UNSUPPORTED: &[&str] = &[
+    "ansible", "apk_repos", "apt", "apt_pipelining", "autoinstall", "byobu_by_default", "chef",
+    "device_aliases", "disk_setup", "drivers", "fan", "fs_setup", "growpart", "grub-dpkg",
+    "grub_dpkg", "landscape", "lxd", "manage_resolv_conf", "mcollective", "mount_default_fields",
+    "mounts", "puppet", "random_seed", "resize_rootfs", "resolv_conf", "rh_subscription",
+    "rsyslog", "salt_minion", "snap", "spacewalk", "swap", "ubuntu_advantage", "ubuntu_pro",
+    "wireguard", "yum_repo_dir", "yum_repos", "zypper",
+];
+
+/// True for a key whose module ember does not have yet.
+pub fn is_unsupported(key: &str) -> bool {
+    UNSUPPORTED.binary_search(&key).is_ok()
+}
+
 pub fn is_known(key: &str) -> bool {
     KNOWN.binary_search(&key).is_ok()
 }
@@ -126,6 +143,9 @@ mod tests {
     #[test]
     fn list_is_sorted_for_binary_search() {
         assert!(super::KNOWN.windows(2).all(|w| w[0] < w[1]));
+        assert!(super::UNSUPPORTED.windows(2).all(|w| w[0] < w[1]));
+        assert!(super::UNSUPPORTED.iter().all(|k| super::is_known(k)));
+        assert!(super::is_unsupported("snap") && !super::is_unsupported("runcmd"));
         assert!(super::is_known("write_files"));
         assert!(!super::is_known("write_file"));
     }

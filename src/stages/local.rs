@@ -139,9 +139,16 @@ fn warn_unknown_keys(rec: &mut Recorder, name: &str, doc: &yaml::Doc) {
     let Some(map) = doc.value.as_object() else {
         return;
     };
-    for key in map.keys().filter(|k| !known_keys::is_known(k)) {
+    for key in map.keys() {
+        let (code, msg) = if !known_keys::is_known(key) {
+            ("unknown-key", "unknown cloud-config key, ignored")
+        } else if known_keys::is_unsupported(key) {
+            ("module-unsupported", "no ember module handles this key yet, ignored")
+        } else {
+            continue;
+        };
         rec.record(
-            Diag::warning("unknown-key", "unknown cloud-config key, ignored")
+            Diag::warning(code, msg)
                 .file(name)
                 .key(key.as_str())
                 .line(doc.line_of(key)),
