@@ -1,10 +1,15 @@
 //! Reading a URL with a size budget and deadlines: `file://` and plain paths (under the host
 //! prefix), and http(s) with retries. Never through a proxy from the environment.
 
+mod http;
+#[cfg(test)]
+mod tests;
+
 use crate::context::Ctx;
 use crate::host::Host;
+use rustls::pki_types::{pem::PemObject, CertificateDer};
 use std::io::Read;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 /// Anything that can read a URL into memory, refusing more than `max_bytes`.
@@ -68,7 +73,7 @@ impl std::fmt::Display for FetchError {
 
 pub use crate::redact::redact_url;
 
-/// Attempts per URL for errors worth retrying (connection failures, 5xx).
+/// Attempts per URL for errors worth retrying (connection failures, timeouts, 5xx).
 const ATTEMPTS: u32 = 3;
 
 /// CA bundles looked for, first in the target root, then in the initramfs.
@@ -86,6 +91,8 @@ pub struct Fetcher {
     target: std::path::PathBuf,
     request_timeout: Duration,
     deadline: Instant,
+    /// Built on the first https request, from the CA bundle found then.
+    tls: OnceLock<Result<Arc<rustls::ClientConfig>, String>>,
 }
 
 impl Fetcher {
@@ -96,6 +103,7 @@ impl Fetcher {
             target: ctx.target_path.clone(),
             request_timeout: Duration::from_millis(limits.request_timeout_ms),
             deadline: Instant::now() + Duration::from_millis(limits.datasource_timeout_ms),
+            tls: OnceLock::new(),
         }
     }
 
@@ -121,7 +129,11 @@ impl Fetcher {
         headers: &[(String, String)],
         max_bytes: u64,
     ) -> Result<Vec<u8>, FetchError> {
-        let agent = self.agent(url.starts_with("https://"))?;
+        let tls = || {
+            self.tls
+                .get_or_init(|| http::tls_config(self.ca_certificates()))
+                .clone()
+        };
         let mut last = FetchError::Failed {
             url: url.into(),
             reason: "no attempt".into(),
@@ -134,53 +146,38 @@ impl Fetcher {
             if attempt > 0 {
                 std::thread::sleep(Duration::from_millis(250 << attempt).min(left));
             }
-            match get_with(
-                &agent,
-                url,
-                headers,
-                max_bytes,
-                self.request_timeout.min(left),
-            ) {
-                Err(FetchError::Failed { reason, .. }) => {
-                    last = FetchError::Failed {
+            // The request's own deadline, never past the datasource's.
+            let deadline = Instant::now() + self.request_timeout.min(left);
+            let failed = |reason: String| FetchError::Failed {
+                url: url.into(),
+                reason: self.explain(reason),
+            };
+            match http::get(url, headers, max_bytes, deadline, &tls) {
+                Ok(body) => return Ok(body),
+                Err(http::Error::NotFound) => return Err(FetchError::NotFound { url: url.into() }),
+                Err(http::Error::TooLarge) => {
+                    return Err(FetchError::TooLarge {
                         url: url.into(),
-                        reason: self.explain(reason),
-                    };
+                        max_bytes,
+                    })
                 }
-                other => return other,
+                Err(http::Error::Failed(reason)) => return Err(failed(reason)),
+                Err(http::Error::Transient(reason)) => last = failed(reason),
             }
         }
         Err(last)
     }
 
-    fn agent(&self, tls: bool) -> Result<ureq::Agent, FetchError> {
-        let mut config = ureq::Agent::config_builder()
-            .proxy(None)
-            .http_status_as_error(false)
-            .max_redirects(5)
-            .user_agent("ember");
-        if tls {
-            let _ = rustls::crypto::ring::default_provider().install_default();
-            let certs = self.ca_certificates();
-            let roots = ureq::tls::RootCerts::Specific(Arc::new(certs));
-            config = config.tls_config(ureq::tls::TlsConfig::builder().root_certs(roots).build());
-        }
-        Ok(config.build().into())
-    }
-
     /// Certificates of the first CA bundle found in the target, else in the initramfs.
-    fn ca_certificates(&self) -> Vec<ureq::tls::Certificate<'static>> {
+    fn ca_certificates(&self) -> Vec<CertificateDer<'static>> {
         let roots = [self.target.clone(), self.host.prefix().to_path_buf()];
         for root in roots {
             for bundle in CA_BUNDLES {
                 let Ok(pem) = std::fs::read(root.join(bundle.trim_start_matches('/'))) else {
                     continue;
                 };
-                let certs: Vec<_> = ureq::tls::parse_pem(&pem)
-                    .filter_map(|item| match item {
-                        Ok(ureq::tls::PemItem::Certificate(c)) => Some(c),
-                        _ => None,
-                    })
+                let certs: Vec<_> = CertificateDer::pem_slice_iter(&pem)
+                    .filter_map(Result::ok)
                     .collect();
                 if !certs.is_empty() {
                     return certs;
@@ -201,46 +198,6 @@ impl Fetcher {
             reason
         }
     }
-}
-
-fn get_with(
-    agent: &ureq::Agent,
-    url: &str,
-    headers: &[(String, String)],
-    max_bytes: u64,
-    timeout: Duration,
-) -> Result<Vec<u8>, FetchError> {
-    let failed = |reason: String| FetchError::Failed {
-        url: url.into(),
-        reason,
-    };
-    let mut req = agent.get(url);
-    for (name, value) in headers {
-        req = req.header(name.as_str(), value.as_str());
-    }
-    let mut config = req.config().timeout_global(Some(timeout));
-    if !headers.is_empty() {
-        // Headers are often tokens: a 3xx is then a failure rather than a hop to another host.
-        config = config.max_redirects(0);
-    }
-    let req = config.build();
-    let mut resp = req.call().map_err(|e| failed(e.to_string()))?;
-    match resp.status().as_u16() {
-        200..=299 => {}
-        404 | 410 => return Err(FetchError::NotFound { url: url.into() }),
-        code => return Err(failed(format!("HTTP status {code}"))),
-    }
-    resp.body_mut()
-        .with_config()
-        .limit(max_bytes)
-        .read_to_vec()
-        .map_err(|e| match e {
-            ureq::Error::BodyExceedsLimit(_) => FetchError::TooLarge {
-                url: url.into(),
-                max_bytes,
-            },
-            e => failed(e.to_string()),
-        })
 }
 
 /// Reads at most `max_bytes`, failing rather than truncating.
@@ -287,22 +244,5 @@ impl UrlReader for Fetcher {
         } else {
             Err(FetchError::Unsupported { url: url.into() })
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn capped_read_fails_rather_than_truncates() {
-        assert_eq!(read_capped(&b"abc"[..], "u", 3).unwrap(), b"abc");
-        assert_eq!(
-            read_capped(&b"abcd"[..], "u", 3),
-            Err(FetchError::TooLarge {
-                url: "u".into(),
-                max_bytes: 3
-            })
-        );
     }
 }
