@@ -9,7 +9,12 @@ use serde_json::{Map, Value};
 type Row = (&'static str, &'static str, &'static [&'static str]);
 
 /// The runner's early stage (`ember init`): every boot, before ssh starts.
-const INIT: &[Row] = &[("bootcmd", "always", &["bootcmd"])];
+/// `ca_certs` is in cloud-init's init stage (after `bootcmd`), which ember-initrd's list
+/// (`cloud_init_modules`) does not carry to the runner: it runs here, before ssh starts.
+const INIT: &[Row] = &[
+    ("bootcmd", "always", &["bootcmd"]),
+    ("ca_certs", "once-per-instance", &["ca_certs", "ca-certs"]),
+];
 
 const CONFIG: &[Row] = &[
     (
@@ -72,7 +77,12 @@ const FINAL: &[Row] = &[
             "ssh_key_console_blacklist",
         ],
     ),
-    ("phone_home", "once-per-instance", &["phone_home"]),
+    // hostname and fqdn: what it posts under those names.
+    (
+        "phone_home",
+        "once-per-instance",
+        &["phone_home", "hostname", "fqdn"],
+    ),
     ("final_message", "always", &["final_message"]),
     ("power_state_change", "once-per-instance", &["power_state"]),
 ];
@@ -172,6 +182,7 @@ mod tests {
             names,
             [
                 ("bootcmd", "init", "always"),
+                ("ca_certs", "init", "once-per-instance"),
                 ("runcmd", "config", "once-per-instance"),
                 ("timezone", "config", "always")
             ]

@@ -183,9 +183,9 @@ fn handoff(m: &Machine, id: &str, runcmd: Value) -> Value {
             module("bootcmd", "init", "always", json!({"bootcmd": ["echo boot $INSTANCE_ID >> /bootcmd.log"]})),
             module("runcmd", "config", "once-per-instance", json!({"runcmd": runcmd})),
             module("timezone", "config", "once-per-instance", json!({"timezone": "Europe/Berlin"})),
-            module("ntp", "config", "once-per-instance", json!({"ntp": {"enabled": true}})),
+            module("locale", "config", "once-per-instance", json!({"locale": "C.UTF-8"})),
             module("keyboard", "config", "once-per-instance", json!({})),
-            module("package_update_upgrade_install", "final", "once-per-instance", json!({"packages": ["vim"]})),
+            module("ssh_authkey_fingerprints", "final", "once-per-instance", json!({"no_ssh_fingerprints": true})),
             module("scripts_vendor", "final", "once-per-instance", json!({})),
             module("scripts_per_once", "final", "once", json!({})),
             module("scripts_per_boot", "final", "always", json!({})),
@@ -306,7 +306,7 @@ fn three_boots_follow_the_semaphores() {
         "skipped (no config)"
     );
     assert_eq!(
-        step_result(&st, "config", "module ntp"),
+        step_result(&st, "config", "module locale"),
         "skipped (not supported yet)"
     );
     let warns: Vec<(String, String)> = ["config", "final"]
@@ -325,7 +325,10 @@ fn three_boots_follow_the_semaphores() {
         })
         .collect();
     let unsupported = |k: &str| ("module-unsupported".to_string(), k.to_string());
-    assert_eq!(warns, [unsupported("ntp"), unsupported("packages")]);
+    assert_eq!(
+        warns,
+        [unsupported("locale"), unsupported("no_ssh_fingerprints")]
+    );
     let ci: Value =
         serde_json::from_slice(&std::fs::read(m.run.join("cloud-init/status.json")).unwrap())
             .unwrap();

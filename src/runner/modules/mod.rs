@@ -6,7 +6,12 @@
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html>
 
 mod bootcmd;
+mod ca_certs;
+mod distro;
 mod final_message;
+mod ntp;
+mod packages;
+mod phone_home;
 mod power_state;
 mod runcmd;
 mod scripts;
@@ -69,6 +74,10 @@ pub trait RunnerModule: Sync {
 
 const TABLE: &[&dyn RunnerModule] = &[
     &bootcmd::Bootcmd,
+    &ca_certs::CaCerts,
+    &ntp::Ntp,
+    &packages::Packages,
+    &phone_home::PhoneHome,
     &runcmd::Runcmd,
     &timezone::Timezone,
     &write_files_deferred::WriteFilesDeferred,

@@ -1,0 +1,225 @@
+//! `ca_certs` (and the deprecated `ca-certs`): each `trusted` certificate written to the
+//! distribution's anchor directory as `cloud-init-ca-cert-N.crt`, then the store rebuilt with
+//! the target's own `update-ca-certificates` or `update-ca-trust`. `remove_defaults` is done
+//! as cloud-init does on Debian, Ubuntu and Alpine: every entry of `/etc/ca-certificates.conf`
+//! deselected with `!`. On Red Hat and SUSE, where cloud-init deletes the whole system trust
+//! directories, ember refuses with a warning: too destructive to replay from a runner.
+//! It runs in ember's early unit, as cloud-init's init stage runs it.
+//! <https://docs.cloud-init.io/en/latest/reference/modules.html#ca-certificates>
+
+use super::distro::{flag, which, Family, OsRelease};
+use super::{ModCtx, RunnerModule};
+use crate::error::Diag;
+use crate::root::FileSpec;
+use serde_json::Value;
+
+pub struct CaCerts;
+
+const CONF: &str = "/etc/ca-certificates.conf";
+const CONF_HEADER: &str = "# Modified by cloud-init to deselect certs due to user-data";
+const DEBCONF: &str = "/var/lib/ember/ca-certificates.debconf";
+const PREFIX: &str = "cloud-init-ca-cert-";
+
+/// The anchor directory and the rebuild command.
+fn store(family: Family) -> (&'static str, &'static str) {
+    match family {
+        // cloud-init uses /usr/share/pki/ca-trust-source/anchors (the packaged-trust
+        // directory); ember follows its issue text, the administrator's directory.
+        Family::RedHat => ("/etc/pki/ca-trust/source/anchors", "update-ca-trust"),
+        Family::Suse => ("/usr/share/pki/trust/anchors", "update-ca-certificates"),
+        _ => ("/usr/local/share/ca-certificates", "update-ca-certificates"),
+    }
+}
+
+/// `/etc/ca-certificates.conf` with every selected entry deselected (`!`), under cloud-init's
+/// header line. Comments, blank lines and deselected entries stay; a second pass changes
+/// nothing.
+pub fn deselect(conf: &str) -> String {
+    let mut out = Vec::new();
+    let mut header = false;
+    for line in conf.lines() {
+        if line == CONF_HEADER {
+            header = true;
+            out.push(line.to_string());
+        } else if line.is_empty() || line.starts_with('#') || line.starts_with('!') {
+            out.push(line.to_string());
+        } else {
+            if !header {
+                out.push(CONF_HEADER.to_string());
+                header = true;
+            }
+            out.push(format!("!{line}"));
+        }
+    }
+    let mut text = out.join("\n");
+    text.push('\n');
+    text
+}
+
+/// `trusted`: one certificate or a list; bad items are errors naming `<key>.trusted.N`.
+fn certs(cfg: &Value, key: &str, diags: &mut Vec<Diag>) -> Vec<String> {
+    let items = match cfg.get("trusted") {
+        None | Some(Value::Null) => return Vec::new(),
+        Some(Value::String(s)) => return vec![s.clone()],
+        Some(Value::Array(items)) => items,
+        Some(_) => {
+            let msg = "expected a list of certificates";
+            diags.push(Diag::error("config-type", msg).key(format!("{key}.trusted")));
+            return Vec::new();
+        }
+    };
+    let mut out = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        match item.as_str() {
+            Some(s) if !s.is_empty() => out.push(s.to_string()),
+            _ => {
+                let msg = "expected a certificate (PEM text); item skipped";
+                diags.push(Diag::error("config-type", msg).key(format!("{key}.trusted.{i}")));
+            }
+        }
+    }
+    out
+}
+
+impl RunnerModule for CaCerts {
+    fn name(&self) -> &'static str {
+        "ca_certs"
+    }
+    fn run(&self, ctx: &ModCtx, cfg: &Value, diags: &mut Vec<Diag>) {
+        let (key, cc) = match (cfg.get("ca_certs"), cfg.get("ca-certs")) {
+            (None, None) => return,
+            (Some(new), old) => {
+                if old.is_some() {
+                    let msg = "both ca_certs and the deprecated ca-certs given: ca-certs ignored";
+                    diags.push(Diag::warning("duplicate-key", msg).key("ca-certs"));
+                }
+                ("ca_certs", new)
+            }
+            (None, Some(old)) => {
+                let msg = "deprecated: use ca_certs";
+                diags.push(Diag::deprecated("deprecated-key", msg).key("ca-certs"));
+                ("ca-certs", old)
+            }
+        };
+        if !cc.is_object() {
+            diags.push(Diag::error("config-type", "expected a mapping").key(key));
+            return;
+        }
+        let os = OsRelease::read(ctx.root);
+        let family = os.family();
+        let (dir, update) = store(family);
+        let root_err = |e: crate::root::RootError| Diag::error(e.code(), e.to_string()).key(key);
+
+        let old_key = format!("{key}.remove-defaults");
+        let remove = match flag(
+            cc.get("remove_defaults"),
+            &format!("{key}.remove_defaults"),
+            diags,
+        ) {
+            Some(b) => b,
+            None => {
+                let old = flag(cc.get("remove-defaults"), &old_key, diags);
+                if old.is_some() {
+                    let msg = "deprecated: use remove_defaults";
+                    diags.push(Diag::deprecated("deprecated-key", msg).key(old_key));
+                }
+                old.unwrap_or(false)
+            }
+        };
+        if remove {
+            if let Err(d) = remove_defaults(ctx, family, key) {
+                diags.push(d);
+            }
+        }
+
+        let certs = certs(cc, key, diags);
+        let spec = FileSpec::mode(0o644);
+        for (i, pem) in certs.iter().enumerate() {
+            let path = format!("{dir}/{PREFIX}{}.crt", i + 1);
+            if let Err(e) = ctx.root.write_file(&path, pem.as_bytes(), &spec) {
+                diags.push(root_err(e));
+            }
+        }
+        // Certificates a previous instance listed beyond this one's count are no longer trusted.
+        match ctx.root.list_dir(dir) {
+            Ok(names) => {
+                for name in names {
+                    let n = name
+                        .strip_prefix(PREFIX)
+                        .and_then(|r| r.strip_suffix(".crt"));
+                    if n.and_then(|n| n.parse::<usize>().ok())
+                        .is_some_and(|n| n > certs.len())
+                    {
+                        if let Err(e) = ctx.root.remove_file(&format!("{dir}/{name}")) {
+                            diags.push(root_err(e));
+                        }
+                    }
+                }
+            }
+            Err(e) => diags.push(root_err(e)),
+        }
+
+        if which(ctx.root, update).is_none() {
+            let msg = format!("{update} not found in the target: certificate store not rebuilt");
+            diags.push(Diag::error("ca-certs-tool-missing", msg).key(key));
+            return;
+        }
+        ctx.exec.say(&format!("ca_certs: running {update}"));
+        let outcome = ctx.exec.run(&[update], &[]);
+        if !outcome.ok() {
+            let msg = format!("{update} {}", outcome.describe());
+            diags.push(Diag::error("ca-certs-update-failed", msg).key(key));
+        }
+    }
+}
+
+/// Deselects the distribution's certificates (Debian family and Alpine), and on Debian tells
+/// debconf not to trust new ones either, as cloud-init does.
+fn remove_defaults(ctx: &ModCtx, family: Family, key: &str) -> Result<(), Diag> {
+    let dkey = format!("{key}.remove_defaults");
+    let root_err = |e: crate::root::RootError| Diag::error(e.code(), e.to_string()).key(&dkey);
+    if !matches!(family, Family::Debian | Family::Alpine | Family::Other) {
+        let msg = "not supported on this distribution: the default certificates stay trusted";
+        return Err(Diag::warning("ca-certs-remove-unsupported", msg).key(&dkey));
+    }
+    if let Some(conf) = ctx.root.read_file(CONF, 4 << 20).map_err(root_err)? {
+        let text = String::from_utf8_lossy(&conf);
+        if !text.is_empty() {
+            let out = deselect(&text);
+            if out != text {
+                let spec = FileSpec::mode(0o644);
+                ctx.root
+                    .write_file(CONF, out.as_bytes(), &spec)
+                    .map_err(root_err)?;
+            }
+        }
+    }
+    if family == Family::Debian && which(ctx.root, "debconf-set-selections").is_some() {
+        let sel = "ca-certificates ca-certificates/trust_new_crts select no\n";
+        ctx.root
+            .write_file(DEBCONF, sel.as_bytes(), &FileSpec::mode(0o644))
+            .map_err(root_err)?;
+        let outcome = ctx.exec.run(&["debconf-set-selections", DEBCONF], &[]);
+        if !outcome.ok() {
+            let msg = format!("debconf-set-selections {}", outcome.describe());
+            return Err(Diag::error("ca-certs-debconf-failed", msg).key(&dkey));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deselects_once() {
+        let conf = "# comment\nmozilla/A.crt\n\n!mozilla/B.crt\nmozilla/C.crt\n";
+        let once = deselect(conf);
+        assert_eq!(
+            once,
+            format!("# comment\n{CONF_HEADER}\n!mozilla/A.crt\n\n!mozilla/B.crt\n!mozilla/C.crt\n")
+        );
+        assert_eq!(deselect(&once), once);
+    }
+}

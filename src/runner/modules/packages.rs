@@ -1,0 +1,222 @@
+//! `package_update_upgrade_install`: refreshes the package sources, upgrades, installs
+//! `packages` (names or `[name, version]`) with the target's own package manager (apt-get,
+//! dnf, yum, apk, zypper), and with `package_reboot_if_required` asks for a reboot when the
+//! distribution's marker says one is needed. As in cloud-init, installing or upgrading
+//! refreshes the sources first. Not supported: `snap` entries of the mapping form.
+//! <https://docs.cloud-init.io/en/latest/reference/modules.html#package-update-upgrade-install>
+
+use super::distro::{which, Family, OsRelease};
+use super::{Guard, ModCtx, RunnerModule};
+use crate::error::Diag;
+use serde_json::Value;
+
+mod list;
+use list::either;
+pub use list::package_list;
+
+pub struct Packages;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Manager {
+    Apt,
+    Dnf,
+    Yum,
+    Apk,
+    Zypper,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    Update,
+    Upgrade,
+    Install,
+}
+
+/// Where distributions leave word that an upgrade wants a reboot: Debian's, then SUSE's.
+const REBOOT_MARKERS: &[&str] = &["/var/run/reboot-required", "/run/reboot-needed"];
+/// cloud-init's reboot command.
+const REBOOT: &str = "/sbin/reboot";
+
+impl Manager {
+    fn tool(self) -> &'static str {
+        match self {
+            Manager::Apt => "apt-get",
+            Manager::Dnf => "dnf",
+            Manager::Yum => "yum",
+            Manager::Apk => "apk",
+            Manager::Zypper => "zypper",
+        }
+    }
+
+    /// The distribution's manager when the target has it, else the first one it has.
+    pub fn detect(ctx: &ModCtx) -> Option<Manager> {
+        use Manager::*;
+        let preferred: &[Manager] = match OsRelease::read(ctx.root).family() {
+            Family::Debian => &[Apt],
+            Family::Alpine => &[Apk],
+            Family::RedHat => &[Dnf, Yum],
+            Family::Suse => &[Zypper],
+            Family::Other => &[],
+        };
+        preferred
+            .iter()
+            .chain(&[Apt, Dnf, Yum, Zypper, Apk])
+            .copied()
+            .find(|m| which(ctx.root, m.tool()).is_some())
+    }
+
+    /// `name` pinned to `version` as the manager spells it (cloud-init's choices).
+    fn pin(self, name: &str, version: &str) -> String {
+        match self {
+            Manager::Apt | Manager::Apk => format!("{name}={version}"),
+            Manager::Dnf | Manager::Yum | Manager::Zypper => format!("{name}-{version}"),
+        }
+    }
+
+    /// The command for `op`, non-interactive, as cloud-init's distro classes run it.
+    pub fn argv(self, op: Op, pkgs: &[String]) -> Vec<String> {
+        let mut argv: Vec<&str> = match self {
+            // force-confold keeps config files ember or write_files already put in place.
+            Manager::Apt => vec![
+                "apt-get",
+                "--option=Dpkg::Options::=--force-confold",
+                "--option=Dpkg::options::=--force-unsafe-io",
+                "--assume-yes",
+                "--quiet",
+            ],
+            Manager::Dnf => vec!["dnf", "-y"],
+            // -t: tolerant of packages already installed or unknown on the command line.
+            Manager::Yum => vec!["yum", "-t", "-y"],
+            Manager::Apk => vec!["apk"],
+            Manager::Zypper => vec!["zypper", "--non-interactive"],
+        };
+        argv.extend(match (self, op) {
+            (Manager::Apt, Op::Update) => &["update"][..],
+            (Manager::Apt, Op::Upgrade) => &["dist-upgrade"],
+            (Manager::Dnf | Manager::Yum, Op::Update) => &["makecache"],
+            (Manager::Dnf | Manager::Yum, Op::Upgrade) => &["upgrade"],
+            (Manager::Apk, Op::Update) => &["update"],
+            (Manager::Apk, Op::Upgrade) => &["upgrade"],
+            (Manager::Apk, Op::Install) => &["add"],
+            (Manager::Zypper, Op::Update) => &["refresh"],
+            (Manager::Zypper, Op::Upgrade) => &["update", "--auto-agree-with-licenses"],
+            (Manager::Zypper, Op::Install) => &["install", "--auto-agree-with-licenses"],
+            (_, Op::Install) => &["install"],
+        });
+        let mut out: Vec<String> = argv.into_iter().map(str::to_string).collect();
+        out.extend(pkgs.iter().cloned());
+        out
+    }
+
+    fn env(self) -> &'static [(&'static str, &'static str)] {
+        match self {
+            Manager::Apt => &[("DEBIAN_FRONTEND", "noninteractive")],
+            _ => &[],
+        }
+    }
+}
+
+impl RunnerModule for Packages {
+    fn name(&self) -> &'static str {
+        "package_update_upgrade_install"
+    }
+    /// It changes the machine: an interrupted run is reported, not repeated.
+    fn guard(&self) -> Guard {
+        Guard::AtMostOnce
+    }
+    fn run(&self, ctx: &ModCtx, cfg: &Value, diags: &mut Vec<Diag>) {
+        let update = either(cfg, "package_update", "apt_update", diags);
+        let upgrade = either(cfg, "package_upgrade", "apt_upgrade", diags);
+        let reboot = either(
+            cfg,
+            "package_reboot_if_required",
+            "apt_reboot_if_required",
+            diags,
+        );
+        let manager = Manager::detect(ctx);
+        let pkgs = match cfg.get("packages") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(v) => package_list(v, manager, diags),
+        };
+        let listed = cfg.get("packages").is_some_and(|v| !v.is_null());
+        if !(update || upgrade || listed) {
+            return;
+        }
+        let Some(m) = manager else {
+            let key = if listed {
+                "packages"
+            } else if upgrade {
+                "package_upgrade"
+            } else {
+                "package_update"
+            };
+            let msg = "no package manager (apt-get, dnf, yum, apk, zypper) in the target";
+            diags.push(Diag::error("package-manager-missing", msg).key(key));
+            return;
+        };
+        let run = |op: Op, names: &[String], key: &str, diags: &mut Vec<Diag>| {
+            let argv = m.argv(op, names);
+            ctx.exec
+                .say(&format!("packages: running {}", argv.join(" ")));
+            let args: Vec<&str> = argv.iter().map(String::as_str).collect();
+            let outcome = ctx.exec.run(&args, m.env());
+            if !outcome.ok() {
+                let msg = format!("{} {}", m.tool(), outcome.describe());
+                diags.push(Diag::error("package-command-failed", msg).key(key));
+            }
+            outcome.ok()
+        };
+        // cloud-init refreshes the sources whenever it upgrades or installs, and goes on
+        // when that fails (a stale cache may still serve the install).
+        run(Op::Update, &[], "package_update", diags);
+        if upgrade {
+            run(Op::Upgrade, &[], "package_upgrade", diags);
+        }
+        let names: Vec<String> = pkgs
+            .iter()
+            .map(|(n, v)| v.as_ref().map_or_else(|| n.clone(), |v| m.pin(n, v)))
+            .collect();
+        if !names.is_empty() {
+            run(Op::Install, &names, "packages", diags);
+        }
+        let changed = upgrade || !names.is_empty();
+        if changed && reboot && REBOOT_MARKERS.iter().any(|p| ctx.root.exists(p)) {
+            // Recorded like power_state's request: run once the final stage has recorded its
+            // end (cloud-init reboots at once; ember lets the later final modules finish first).
+            ctx.exec
+                .say("packages: a reboot is required; rebooting when the final stage ends");
+            let mut power = ctx.power.borrow_mut();
+            if power.is_none() {
+                *power = Some(vec![REBOOT.to_string()]);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands() {
+        let p = vec!["vim".to_string(), "curl=7.1".to_string()];
+        let s = |m: Manager, op| m.argv(op, &p).join(" ");
+        assert_eq!(
+            s(Manager::Apt, Op::Install),
+            "apt-get --option=Dpkg::Options::=--force-confold \
+             --option=Dpkg::options::=--force-unsafe-io --assume-yes --quiet install vim curl=7.1"
+        );
+        assert_eq!(s(Manager::Dnf, Op::Update), "dnf -y makecache vim curl=7.1");
+        assert_eq!(
+            Manager::Yum.argv(Op::Upgrade, &[]).join(" "),
+            "yum -t -y upgrade"
+        );
+        assert_eq!(Manager::Apk.argv(Op::Install, &[]).join(" "), "apk add");
+        assert_eq!(
+            Manager::Zypper.argv(Op::Update, &[]).join(" "),
+            "zypper --non-interactive refresh"
+        );
+        assert_eq!(Manager::Dnf.pin("vim", "9.0"), "vim-9.0");
+        assert_eq!(Manager::Apk.pin("vim", "9.0"), "vim=9.0");
+    }
+}

@@ -1,0 +1,230 @@
+//! `phone_home`: POSTs the instance's host public keys, id, hostname and fqdn, form-encoded,
+//! to `url` (`$INSTANCE_ID` substituted), with the target's own `curl` (or `wget`) since the
+//! runner has no HTTP client; `tries` attempts (default 10) a few seconds apart. A failure is a
+//! warning, as in cloud-init. The body goes through a 0600 file, not the command line.
+//! `hostname` is the short name of the target's /etc/hostname (or of the `hostname` key) and
+//! `fqdn` the `fqdn` key, else that name when it has a domain.
+//! <https://docs.cloud-init.io/en/latest/reference/modules.html#phone-home>
+
+use super::distro::which;
+use super::{ModCtx, RunnerModule};
+use crate::error::Diag;
+use crate::root::FileSpec;
+use serde_json::Value;
+use std::time::Duration;
+
+pub struct PhoneHome;
+
+/// What `post: all` sends, in cloud-init's order.
+pub const ALL: &[&str] = &[
+    "pub_key_rsa",
+    "pub_key_ecdsa",
+    "pub_key_ed25519",
+    "instance_id",
+    "hostname",
+    "fqdn",
+];
+const BODY: &str = "/var/lib/ember/phone-home.body";
+/// A bound on `tries`, so a typo cannot hold the final stage for hours.
+const MAX_TRIES: u64 = 30;
+/// Pause before attempt n+1: n seconds, at most this (cloud-init waits 3 s between tries).
+const MAX_PAUSE_S: u64 = 3;
+
+/// `application/x-www-form-urlencoded`, as Python's urlencode writes it.
+pub fn form_encode(fields: &[(String, String)]) -> String {
+    let enc = |s: &str| {
+        let mut out = String::new();
+        for b in s.bytes() {
+            match b {
+                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'_' | b'.' | b'-' | b'~' => {
+                    out.push(b as char)
+                }
+                b' ' => out.push('+'),
+                _ => out.push_str(&format!("%{b:02X}")),
+            }
+        }
+        out
+    };
+    let pairs: Vec<String> = fields
+        .iter()
+        .map(|(k, v)| format!("{}={}", enc(k), enc(v)))
+        .collect();
+    pairs.join("&")
+}
+
+fn read_text(ctx: &ModCtx, path: &str) -> Option<String> {
+    let data = ctx.root.read_file(path, 64 * 1024).ok()??;
+    Some(String::from_utf8_lossy(&data).into_owned())
+}
+
+/// Every value `post` may ask for; a missing one is absent (sent as `N/A`).
+fn values(ctx: &ModCtx, cfg: &Value) -> Vec<(&'static str, String)> {
+    let mut out = Vec::new();
+    for (field, kind) in [
+        ("pub_key_rsa", "rsa"),
+        ("pub_key_ecdsa", "ecdsa"),
+        ("pub_key_ed25519", "ed25519"),
+    ] {
+        // Sent as read, trailing newline included, as cloud-init does.
+        if let Some(key) = read_text(ctx, &format!("/etc/ssh/ssh_host_{kind}_key.pub")) {
+            out.push((field, key));
+        }
+    }
+    out.push(("instance_id", ctx.handoff.instance_id.clone()));
+    let etc = read_text(ctx, "/etc/hostname").map(|s| s.trim().to_string());
+    let name = cfg
+        .get("hostname")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .or(etc)
+        .filter(|s| !s.is_empty());
+    if let Some(name) = name {
+        let fqdn = cfg.get("fqdn").and_then(Value::as_str).map(str::to_string);
+        let short = name.split('.').next().unwrap_or(&name).to_string();
+        out.push(("fqdn", fqdn.unwrap_or_else(|| name.clone())));
+        out.push(("hostname", short));
+    }
+    out
+}
+
+impl RunnerModule for PhoneHome {
+    fn name(&self) -> &'static str {
+        "phone_home"
+    }
+    fn run(&self, ctx: &ModCtx, cfg: &Value, diags: &mut Vec<Diag>) {
+        let Some(ph) = cfg.get("phone_home") else {
+            return;
+        };
+        let bad = |k: &str, m: &str| Diag::error("config-type", m).key(format!("phone_home{k}"));
+        if !ph.is_object() {
+            diags.push(bad("", "expected a mapping"));
+            return;
+        }
+        let Some(url) = ph.get("url").and_then(Value::as_str) else {
+            diags.push(bad(".url", "expected a URL"));
+            return;
+        };
+        let url = url.replace("${INSTANCE_ID}", &ctx.handoff.instance_id);
+        let url = url.replace("$INSTANCE_ID", &ctx.handoff.instance_id);
+        if !(url.starts_with("http://") || url.starts_with("https://"))
+            || url.chars().any(|c| c.is_whitespace() || c.is_control())
+        {
+            diags.push(bad(".url", "expected an http:// or https:// URL"));
+            return;
+        }
+        let post: Vec<String> = match ph.get("post") {
+            None | Some(Value::Null) => ALL.iter().map(|s| s.to_string()).collect(),
+            Some(Value::String(s)) if s == "all" => ALL.iter().map(|s| s.to_string()).collect(),
+            Some(Value::Array(items)) if items.iter().all(Value::is_string) => items
+                .iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect(),
+            Some(_) => {
+                diags.push(bad(".post", "expected all or a list of names"));
+                return;
+            }
+        };
+        let tries = match ph.get("tries") {
+            None | Some(Value::Null) => 10,
+            Some(v) => match v
+                .as_u64()
+                .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
+            {
+                Some(n) if n >= 1 => n.min(MAX_TRIES),
+                _ => {
+                    // cloud-init falls back to 10 with a warning.
+                    let msg = "expected a positive number; 10 used";
+                    diags.push(Diag::warning("config-type", msg).key("phone_home.tries"));
+                    10
+                }
+            },
+        };
+        let have = values(ctx, cfg);
+        let mut fields = Vec::new();
+        for (i, name) in post.iter().enumerate() {
+            let v = have.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
+            if v.is_none() {
+                let msg = "value not available; N/A sent";
+                let d = Diag::warning("phone-home-value-missing", msg);
+                diags.push(d.key(format!("phone_home.post.{i}")));
+            }
+            fields.push((name.clone(), v.unwrap_or_else(|| "N/A".into())));
+        }
+        let spec = FileSpec::mode(0o600);
+        if let Err(e) = ctx
+            .root
+            .write_file(BODY, form_encode(&fields).as_bytes(), &spec)
+        {
+            diags.push(Diag::error(e.code(), e.to_string()).key("phone_home"));
+            return;
+        }
+        let argv: Vec<String> = if which(ctx.root, "curl").is_some() {
+            let ct = "Content-Type: application/x-www-form-urlencoded";
+            let data = format!("@{BODY}");
+            let opts = [
+                "-fsS",
+                "--connect-timeout",
+                "10",
+                "--max-time",
+                "30",
+                "-o",
+                "/dev/null",
+            ];
+            let tail = ["-H", ct, "--data-binary", &data, &url];
+            ["curl"]
+                .iter()
+                .chain(&opts)
+                .chain(&tail)
+                .map(|s| s.to_string())
+                .collect()
+        } else if which(ctx.root, "wget").is_some() {
+            let post = format!("--post-file={BODY}");
+            let words = ["wget", "-q", "-T", "30", "-O", "/dev/null", &post, &url];
+            words.iter().map(|s| s.to_string()).collect()
+        } else {
+            let msg = "no curl or wget in the target: not posted";
+            diags.push(Diag::warning("phone-home-failed", msg).key("phone_home"));
+            return;
+        };
+        let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+        let mut last = None;
+        for n in 1..=tries {
+            let outcome = ctx.exec.run(&argv, &[]);
+            if outcome.ok() {
+                last = None;
+                break;
+            }
+            last = Some(outcome);
+            if n < tries {
+                std::thread::sleep(Duration::from_secs(n.min(MAX_PAUSE_S)));
+            }
+        }
+        let _ = ctx.root.remove_file(BODY);
+        if let Some(outcome) = last {
+            let msg = format!(
+                "not posted in {tries} tries: {} {}",
+                argv[0],
+                outcome.describe()
+            );
+            diags.push(Diag::warning("phone-home-failed", msg).key("phone_home"));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encodes_like_urlencode() {
+        let f = |k: &str, v: &str| (k.to_string(), v.to_string());
+        let body = form_encode(&[
+            f("pub_key_rsa", "ssh-rsa AAAA+/= x@y\n"),
+            f("instance_id", "i-1"),
+        ]);
+        assert_eq!(
+            body,
+            "pub_key_rsa=ssh-rsa+AAAA%2B%2F%3D+x%40y%0A&instance_id=i-1"
+        );
+    }
+}
