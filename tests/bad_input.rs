@@ -197,7 +197,10 @@ fn unknown_keys_are_warnings_with_lines_and_exit_2_from_status() {
     assert_eq!(d["severity"], "warning");
     // A known key whose module ember lacks is said too, never silently dropped.
     let d = m.diag_with_code("module-unsupported").unwrap();
-    assert_eq!((d["key"].as_str(), d["line"].as_u64()), (Some("snap"), Some(5)));
+    assert_eq!(
+        (d["key"].as_str(), d["line"].as_u64()),
+        (Some("snap"), Some(5))
+    );
     let st = m.ember(&["status"]);
     assert_eq!(
         st.status.code(),

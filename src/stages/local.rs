@@ -143,7 +143,10 @@ fn warn_unknown_keys(rec: &mut Recorder, name: &str, doc: &yaml::Doc) {
         let (code, msg) = if !known_keys::is_known(key) {
             ("unknown-key", "unknown cloud-config key, ignored")
         } else if known_keys::is_unsupported(key) {
-            ("module-unsupported", "no ember module handles this key yet, ignored")
+            (
+                "module-unsupported",
+                "no ember module handles this key yet, ignored",
+            )
         } else {
             continue;
         };
