@@ -138,6 +138,16 @@ const COMMANDS: &[Command] = &[
         run: stage_cmd::modules,
     },
     Command {
+        name: "config",
+        summary: "the config stage (same as modules --mode config)",
+        run: stage_cmd::config,
+    },
+    Command {
+        name: "final",
+        summary: "the final stage (same as modules --mode final)",
+        run: stage_cmd::final_stage,
+    },
+    Command {
         name: "help",
         summary: "print this help",
         run: help,

@@ -95,6 +95,28 @@ pub fn modules(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliErr
     run(ctx, kind)
 }
 
+/// `ember config` and `ember final`: short for `modules --mode config|final`.
+pub fn config(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> {
+    no_more_args(ctx, parser)?;
+    run(ctx, Kind::Config)
+}
+
+pub fn final_stage(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> {
+    no_more_args(ctx, parser)?;
+    run(ctx, Kind::Final)
+}
+
+/// Only the global flags may follow.
+fn no_more_args(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<(), CliError> {
+    while let Some(arg) = parser.next()? {
+        match global_flag(&arg) {
+            Some(flag) => ctx.set_global(flag, parser)?,
+            None => return Err(arg.unexpected().into()),
+        }
+    }
+    Ok(())
+}
+
 fn boot_id() -> String {
     if let Some(id) = std::env::var_os(BOOT_ID_ENV) {
         return id.to_string_lossy().trim().to_string();
