@@ -3,7 +3,13 @@
 //! Clear-text passwords only ever travel inside `Secret`.
 
 use crate::secret::Secret;
-use sha_crypt::{PasswordHasher, PasswordVerifier, ShaCrypt};
+
+// A sibling file (users/sha512_crypt.rs), private to this module.
+#[path = "sha512_crypt.rs"]
+mod sha512_crypt;
+
+/// Rounds written into new hashes (`rounds=5000$`, crypt's default, spelled out).
+const ROUNDS: u32 = 5000;
 
 /// Bytes from the kernel's CSPRNG; `None` only if getrandom itself fails.
 fn random_bytes(n: usize) -> Option<Vec<u8>> {
@@ -19,23 +25,21 @@ fn random_bytes(n: usize) -> Option<Vec<u8>> {
     Some(buf)
 }
 
-/// `$6$…` for `plain`, with a 96-bit random salt (16 crypt characters, the maximum).
+/// `$6$rounds=5000$…` for `plain`, with a 96-bit random salt (16 crypt characters, the
+/// maximum; each random byte's low six bits pick one, so every character is uniform).
 pub fn hash(plain: &Secret<String>) -> Option<Secret<String>> {
-    let salt = random_bytes(12)?;
-    let h = ShaCrypt::SHA512
-        .hash_password_with_salt(plain.expose().as_bytes(), &salt)
-        .ok()?;
-    Some(Secret::new(h.as_str().to_string()))
+    let salt: String = random_bytes(16)?
+        .iter()
+        .map(|b| char::from(sha512_crypt::ALPHABET[usize::from(b & 0x3f)]))
+        .collect();
+    let h = sha512_crypt::hash(plain.expose().as_bytes(), &salt, Some(ROUNDS));
+    Some(Secret::new(h))
 }
 
-/// Whether `hash` (a `$5$`/`$6$` crypt string) is the hash of `plain`; false for other schemes.
+/// Whether `hash` (a `$6$` crypt string) is the hash of `plain`; false for other schemes
+/// (a `$5$` or older hash is then replaced by a fresh `$6$` one, never kept as matching).
 pub fn verifies(plain: &Secret<String>, hash: &str) -> bool {
-    let Ok(h) = sha_crypt::PasswordHashRef::new(hash) else {
-        return false;
-    };
-    ShaCrypt::default()
-        .verify_password(plain.expose().as_bytes(), h)
-        .is_ok()
+    sha512_crypt::verify(plain.expose().as_bytes(), hash)
 }
 
 /// Letters and digits only: nothing a console, a shell or a `user:password` line mangles.
@@ -117,7 +121,8 @@ mod tests {
     fn hashes_verify_and_salts_differ() {
         let pw = Secret::new("correct horse".to_string());
         let (a, b) = (hash(&pw).unwrap(), hash(&pw).unwrap());
-        assert!(a.expose().starts_with("$6$"));
+        assert!(a.expose().starts_with("$6$rounds=5000$"));
+        assert_eq!(a.expose().len(), "$6$rounds=5000$".len() + 16 + 1 + 86);
         assert_ne!(a.expose(), b.expose());
         assert!(verifies(&pw, a.expose()));
         assert!(!verifies(&Secret::new("wrong".into()), a.expose()));
