@@ -134,7 +134,23 @@ impl<'a> Semaphores<'a> {
 
     /// Syncs the module's outputs first, so "done" is never recorded ahead of them.
     pub fn mark_done(&self, module: &str, freq: Frequency) -> Result<(), RootError> {
+        self.mark_all_done(&[(module, freq)])
+    }
+
+    /// Several modules at once, behind one sync of everything they wrote: a power cut before
+    /// the sync leaves none marked, so all of them replay (they are idempotent).
+    pub fn mark_all_done(&self, modules: &[(&str, Frequency)]) -> Result<(), RootError> {
+        if modules.is_empty() {
+            return Ok(());
+        }
         self.root.sync()?;
+        for (module, freq) in modules {
+            self.write_mark(module, *freq)?;
+        }
+        Ok(())
+    }
+
+    fn write_mark(&self, module: &str, freq: Frequency) -> Result<(), RootError> {
         let content = match freq {
             Frequency::PerBoot => self.boot_id.clone(),
             _ => String::new(),

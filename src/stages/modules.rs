@@ -1,6 +1,6 @@
 //! Runs the local stage's modules in order, each as a timed step, each under its semaphore:
 //! a module is marked done only when it finished without error (and after its outputs are
-//! synced, see `Semaphores::mark_done`), so an interrupted or failed one runs again next boot.
+//! synced, see `Semaphores::mark_all_done`), so an interrupted or failed one runs again next boot.
 
 use super::instance::Chosen;
 use super::record::Recorder;
@@ -39,6 +39,7 @@ pub fn run(ctx: &Ctx, rec: &mut Recorder, root: &Root, chosen: &Chosen, cfg: &Va
         console: &console,
         urls: &urls,
     };
+    let mut succeeded = Vec::new();
     for module in LOCAL {
         let (name, freq) = (module.name(), module.frequency());
         let step = format!("module {name}");
@@ -60,10 +61,13 @@ pub fn run(ctx: &Ctx, rec: &mut Recorder, root: &Root, chosen: &Chosen, cfg: &Va
                 None => d.file(format!("module {name}")),
             }));
             if !failed {
-                if let Err(e) = sems.mark_done(name, freq) {
-                    rec.record(Diag::error(e.code(), e.to_string()).file(format!("module {name}")));
-                }
+                succeeded.push((name, freq));
             }
         });
+    }
+    // One sync for all the modules' outputs, then their semaphores (synced with the
+    // instance-id marker at the end of the stage).
+    if let Err(e) = sems.mark_all_done(&succeeded) {
+        rec.record(Diag::error(e.code(), e.to_string()).file("module semaphores"));
     }
 }
