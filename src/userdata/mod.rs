@@ -5,7 +5,7 @@
 //! <https://docs.cloud-init.io/en/latest/explanation/format.html>
 
 mod cloudconfig;
-mod gzip;
+pub(crate) mod gzip;
 mod include;
 pub mod jinja;
 mod jsonpatch;

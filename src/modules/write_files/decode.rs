@@ -1,10 +1,9 @@
 //! `write_files` `encoding`: cloud-init's names for base64 and gzip content, decoded with the
 //! inflated size capped. Errors say what was wrong, never the content (it may be a secret).
 
+use crate::userdata::gzip::{self, is_gzip};
 use base64::engine::general_purpose::{GeneralPurpose, NO_PAD_INDIFFERENT};
 use base64::Engine as _;
-use flate2::read::MultiGzDecoder;
-use std::io::Read;
 
 /// How `content` is encoded; cloud-init's `text/plain` is the default.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,34 +85,12 @@ pub fn decode(content: &str, encoding: Encoding, cap: u64) -> Result<Vec<u8>, De
     }
 }
 
-fn is_gzip(data: &[u8]) -> bool {
-    data.starts_with(&[0x1f, 0x8b])
-}
-
-/// All gzip members of `data`, stopping as soon as the output passes `cap` (a gzip bomb costs
-/// at most `cap` bytes of memory).
+/// The one capped inflater (shared with user-data): a gzip bomb costs at most `cap` bytes.
 fn inflate(data: &[u8], cap: u64) -> Result<Vec<u8>, DecodeError> {
-    let cap = usize::try_from(cap).unwrap_or(usize::MAX);
-    let mut decoder = MultiGzDecoder::new(data);
-    let mut out = Vec::new();
-    let mut chunk = [0u8; 32 * 1024];
-    loop {
-        let n = match decoder.read(&mut chunk) {
-            Ok(0) => return Ok(out),
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(_) => return Err(DecodeError::GzipCorrupt),
-        };
-        if out.len() + n > cap {
-            return Err(DecodeError::TooLarge);
-        }
-        if out.capacity() - out.len() < n {
-            // Grow by doubling, but never reserve past the cap.
-            let want = out.capacity().saturating_mul(2).max(out.len() + n).min(cap);
-            out.reserve_exact(want - out.len());
-        }
-        out.extend_from_slice(&chunk[..n]);
-    }
+    gzip::inflate(data, cap).map_err(|e| match e {
+        gzip::InflateError::TooLarge => DecodeError::TooLarge,
+        gzip::InflateError::Corrupt => DecodeError::GzipCorrupt,
+    })
 }
 
 #[cfg(test)]
