@@ -22,6 +22,9 @@ pub struct Handoff {
     /// `vendor_data: {enabled: false}`).
     #[serde(default)]
     pub vendor_scripts: Vec<ScriptRef>,
+    /// cloud-init's `output:` setting, where the runner's commands' output goes.
+    #[serde(default)]
+    pub output: Value,
     /// `#cloud-boothook` parts: run by the runner at the start of its config stage.
     #[serde(default)]
     pub boothooks: Vec<ScriptRef>,

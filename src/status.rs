@@ -77,6 +77,10 @@ pub struct StageStatus {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Step {
     pub name: String,
+    /// Seconds since boot when it started (its end is `start` + `duration_us`); absent for a
+    /// step skipped without running.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<f64>,
     pub duration_us: u64,
     /// `ok`, `error`, `skipped`.
     pub result: String,

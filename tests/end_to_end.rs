@@ -25,7 +25,9 @@ write_files:
     defer: true
 bootcmd:
   - echo boot >> /var/tmp/bootcmd.log
+output: {all: ">> /var/log/e2e.log"}
 runcmd:
+  - echo said-to-the-log
   - echo ran > /var/tmp/runcmd.out
   - [sh, -c, "id -u alice > /var/tmp/alice.uid"]
 "#;
@@ -103,6 +105,11 @@ fn seed_to_final_stage() {
     }
     assert_eq!(m.target_file("var/tmp/bootcmd.log"), "boot\n");
     assert_eq!(m.target_file("var/tmp/runcmd.out"), "ran\n");
+    // `output:` chose the log: the commands' output is there, not in the default one.
+    assert!(m
+        .target_file("var/log/e2e.log")
+        .contains("said-to-the-log\n"));
+    assert!(!t.join("var/log/cloud-init-output.log").exists());
     assert_eq!(m.target_file("var/tmp/alice.uid"), "1000\n");
     let late = t.join("home/alice/late.txt");
     assert_eq!(std::fs::read_to_string(&late).unwrap(), "late\n");

@@ -30,6 +30,11 @@ fn check_first_boot(m: &Machine, seed_name: &str, hostname: &str) {
         "{}",
         st["datasource_detail"]
     );
+    // Every step that ran says when it started (seconds since boot) and how long it took.
+    for step in st["stages"]["local"]["steps"].as_array().unwrap() {
+        assert!(step["start"].as_f64().is_some(), "{step}");
+        assert!(step["duration_us"].as_u64().is_some(), "{step}");
+    }
     for stage in ["detect", "fetch", "local"] {
         assert_eq!(st["stages"][stage]["state"], "done", "{stage}");
         assert_eq!(

@@ -2,7 +2,8 @@
 //! since `pre_exec` would need unsafe code outside `src/sys/`) when the target is not `/`,
 //! directly otherwise. Output is streamed to our stdout (the console and journal under the
 //! units) and appended to the target's `/var/log/cloud-init-output.log`, cloud-init's minimal
-//! `output: {all: "| tee -a /var/log/cloud-init-output.log"}`. It does not interpret output.
+//! `output: {all: "| tee -a /var/log/cloud-init-output.log"}`, or to the file the `output:`
+//! setting names (see `output.rs`). It does not interpret output.
 
 use crate::root::{FileSpec, Root};
 use std::io::{Read, Write};
@@ -22,6 +23,8 @@ pub struct Exec<'a> {
     root: &'a Root,
     target: PathBuf,
     chroot: bool,
+    /// The output log in the target.
+    log: String,
 }
 
 /// How a command ended.
@@ -50,6 +53,7 @@ impl Outcome {
 }
 
 impl<'a> Exec<'a> {
+    /// Output goes to cloud-init's default log; see `with_log`.
     pub fn new(root: &'a Root, target: &Path) -> Exec<'a> {
         // chroot runs in the target's directory (see `run`), so a relative path would not do.
         let target = std::path::absolute(target).unwrap_or_else(|_| target.to_path_buf());
@@ -57,7 +61,14 @@ impl<'a> Exec<'a> {
             root,
             chroot: target != Path::new("/"),
             target,
+            log: OUTPUT_LOG.to_string(),
         }
+    }
+
+    /// Sends the output to `log` (a path in the target) instead: the `output:` setting.
+    pub fn with_log(mut self, log: String) -> Exec<'a> {
+        self.log = log;
+        self
     }
 
     pub fn root(&self) -> &'a Root {
@@ -77,8 +88,8 @@ impl<'a> Exec<'a> {
     }
 
     fn log(&self, data: &[u8]) {
-        if let Err(e) = self.root.append_file(OUTPUT_LOG, data, &LOG_SPEC) {
-            eprintln!("ember: cannot append to {OUTPUT_LOG}: {e}");
+        if let Err(e) = self.root.append_file(&self.log, data, &LOG_SPEC) {
+            eprintln!("ember: cannot append to {}: {e}", self.log);
         }
     }
 

@@ -8,6 +8,7 @@ mod emit_yaml;
 mod exec;
 mod finish;
 mod modules;
+mod output;
 mod query;
 mod stage_cmd;
 mod status_cmd;

@@ -33,6 +33,14 @@ impl Kind {
             Kind::Final => "final",
         }
     }
+    /// The `output:` key for this stage.
+    fn output_stage(self) -> &'static str {
+        match self {
+            Kind::Init => "init",
+            Kind::Config => "config",
+            Kind::Final => "final",
+        }
+    }
     /// cloud-init's words in its "running 'modules:config'" line.
     fn words(self) -> &'static str {
         match self {
@@ -222,7 +230,10 @@ fn stage(rec: &mut Recorder, ctx: &Ctx, kind: Kind, h: &Handoff, root: &Root) {
     let enc = encode_instance_id(&h.instance_id);
     let boot = boot_id();
     let sems = Semaphores::new(root, &enc, &boot);
-    let exec = Exec::new(root, &ctx.target);
+    let mut output_diags = Vec::new();
+    let log = super::output::log_for(&h.output, kind.output_stage(), &mut output_diags);
+    rec.record_all(output_diags);
+    let exec = Exec::new(root, &ctx.target).with_log(log);
     let datasource = rec.status.datasource_detail.clone();
     let mctx = ModCtx {
         root,
@@ -276,6 +287,7 @@ fn stage(rec: &mut Recorder, ctx: &Ctx, kind: Kind, h: &Handoff, root: &Root) {
 
 /// A step whose function says whether there was anything to do (`None`: no step recorded).
 fn early_step(rec: &mut Recorder, name: &str, f: impl FnOnce(&mut Vec<Diag>) -> Option<String>) {
+    let started = Some(boot_seconds());
     let t0 = std::time::Instant::now();
     let mut diags = Vec::new();
     let Some(result) = f(&mut diags) else {
@@ -302,6 +314,7 @@ fn early_step(rec: &mut Recorder, name: &str, f: impl FnOnce(&mut Vec<Diag>) -> 
         result
     };
     rec.stage().steps.push(Step {
+        start: started,
         name: name.to_string(),
         duration_us: t0.elapsed().as_micros() as u64,
         result,

@@ -46,6 +46,7 @@ pub fn run(ctx: &Ctx, rec: &mut Recorder, root: &Root, chosen: &Chosen, cfg: &Va
         if sems.done(name, freq) {
             let result = format!("skipped ({} done)", freq.cloud_init_name());
             rec.stage().steps.push(Step {
+                start: None,
                 name: step,
                 duration_us: 0,
                 result,

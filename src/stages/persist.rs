@@ -237,6 +237,7 @@ pub fn record(
         modules: plan::runner_modules(&merged.config),
         scripts,
         vendor_scripts,
+        output: merged.config.get("output").cloned().unwrap_or(Value::Null),
         boothooks,
     };
     rec.write_run(

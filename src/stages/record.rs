@@ -96,6 +96,7 @@ impl Recorder {
     /// Runs `f` as a named, timed step; its result is `error` if it recorded new errors.
     pub fn step<T>(&mut self, name: &str, f: impl FnOnce(&mut Recorder) -> T) -> T {
         let before = self.stage().errors.len();
+        let start = Some(boot_seconds());
         let t0 = Instant::now();
         let out = f(self);
         let duration_us = t0.elapsed().as_micros() as u64;
@@ -105,6 +106,7 @@ impl Recorder {
             "ok"
         };
         self.stage().steps.push(Step {
+            start,
             name: name.into(),
             duration_us,
             result: result.into(),

@@ -194,6 +194,7 @@ pub fn once(
 
 fn skipped(rec: &mut Recorder, name: &str, result: String) {
     rec.stage().steps.push(Step {
+        start: None,
         name: name.to_string(),
         duration_us: 0,
         result,
