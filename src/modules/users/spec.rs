@@ -57,10 +57,33 @@ fn entries(cfg: &Value, diags: &mut Vec<Diag>) -> Vec<(String, Value)> {
             .enumerate()
             .map(|(i, v)| (format!("users.{i}"), v.clone()))
             .collect(),
+        // cloud-init's older mapping form: `name: true` asks for that user (`default: true`
+        // for the default user), `name: {config}` configures it. (Keys come in name order: the
+        // JSON model does not keep YAML's.)
+        Some(Value::Object(m)) => m
+            .iter()
+            .filter_map(|(name, v)| {
+                let key = format!("users.{name}");
+                match v {
+                    Value::Object(cfg) => {
+                        let mut cfg = cfg.clone();
+                        cfg.entry("name")
+                            .or_insert_with(|| Value::String(name.clone()));
+                        Some((key, Value::Object(cfg)))
+                    }
+                    Value::Bool(true) => Some((key, Value::String(name.clone()))),
+                    Value::Bool(false) | Value::Null => None,
+                    _ => {
+                        diags.push(type_error(&key, "true or a mapping"));
+                        None
+                    }
+                }
+            })
+            .collect(),
         Some(_) => {
             diags.push(type_error(
                 "users",
-                "a list of users or a comma-separated string",
+                "a list of users, a mapping of names or a comma-separated string",
             ));
             Vec::new()
         }
@@ -289,4 +312,31 @@ fn user(key: &str, m: &Map<String, Value>, diags: &mut Vec<Diag>) -> Option<User
     }
     let errors = diags.iter().skip(before).filter(|d| d.is_error()).count();
     (errors == 0).then_some(u)
+}
+
+#[cfg(test)]
+mod mapping_form_tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_older_mapping_form_names_its_users() {
+        let cfg = json!({"users": {"alice": {"shell": "/bin/sh"}, "bob": true, "carol": false, "dave": 3}});
+        let mut diags = Vec::new();
+        let got: Vec<(String, Value)> = entries(&cfg, &mut diags);
+        let names: Vec<String> = got
+            .iter()
+            .map(|(_, v)| {
+                v.get("name")
+                    .and_then(Value::as_str)
+                    .or(v.as_str())
+                    .unwrap()
+                    .to_string()
+            })
+            .collect();
+        assert_eq!(names, ["alice", "bob"]);
+        assert_eq!(got[0].1["shell"], "/bin/sh");
+        assert_eq!(diags.len(), 1);
+        assert_eq!(diags[0].key.as_deref(), Some("users.dave"));
+    }
 }
