@@ -216,6 +216,12 @@ fn image_scripts(m: &Machine) {
         "#!/bin/sh\necho b >> /perboot.log\n",
         0o755,
     );
+    // ember's own folder runs after cloud-init's.
+    m.write(
+        "/var/lib/ember/scripts/per-boot/05-ember",
+        "#!/bin/sh\necho ember >> /perboot.log\n",
+        0o755,
+    );
     m.write(
         &format!("{d}/per-boot/30-notexec"),
         "#!/bin/sh\necho x >> /perboot.log\n",
@@ -269,7 +275,7 @@ fn three_boots_follow_the_semaphores() {
     );
     assert_eq!(m.mode(rc), 0o700);
     assert_eq!(m.lines("/bootcmd.log"), ["boot i-1"]);
-    assert_eq!(m.lines("/perboot.log"), ["a", "b"]);
+    assert_eq!(m.lines("/perboot.log"), ["a", "b", "ember"]);
     assert_eq!(m.lines("/perinstance.log"), ["i"]);
     assert_eq!(m.lines("/peronce.log"), ["o"]);
     assert_eq!(m.lines("/vendor.log"), ["vendor"]);
@@ -369,7 +375,10 @@ fn three_boots_follow_the_semaphores() {
     assert!(!String::from_utf8_lossy(&out.stdout).contains("power_state: would run"));
     assert_eq!(m.lines("/order.log"), ["user1", "user2", "runcmd", "user2"]);
     assert_eq!(m.lines("/bootcmd.log"), ["boot i-1", "boot i-1"]);
-    assert_eq!(m.lines("/perboot.log"), ["a", "b", "a", "b"]);
+    assert_eq!(
+        m.lines("/perboot.log"),
+        ["a", "b", "ember", "a", "b", "ember"]
+    );
     assert_eq!(m.lines("/perinstance.log"), ["i"]);
     assert_eq!(m.lines("/peronce.log"), ["o"]);
     assert_eq!(m.lines("/vendor.log"), ["vendor"]);
@@ -397,7 +406,7 @@ fn three_boots_follow_the_semaphores() {
         m.lines("/bootcmd.log"),
         ["boot i-1", "boot i-1", "boot i-2"]
     );
-    assert_eq!(m.lines("/perboot.log").len(), 6);
+    assert_eq!(m.lines("/perboot.log").len(), 9);
     assert_eq!(m.lines("/perinstance.log"), ["i", "i"]);
     assert_eq!(m.lines("/peronce.log"), ["o"]);
     assert_eq!(m.lines("/vendor.log"), ["vendor", "vendor"]);
@@ -439,7 +448,7 @@ fn failing_runcmd_fails_final_and_the_rest_still_runs() {
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     // The other modules ran: scripts after runcmd's, the per-boot folder, final_message.
     assert_eq!(m.lines("/order.log"), ["user1", "user2", "before"]);
-    assert_eq!(m.lines("/perboot.log"), ["a", "b"]);
+    assert_eq!(m.lines("/perboot.log"), ["a", "b", "ember"]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("done via "));
     let st = m.status();
     assert_eq!(step_result(&st, "final", "module scripts_user"), "error");

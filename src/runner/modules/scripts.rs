@@ -86,23 +86,33 @@ impl RunnerModule for Vendor {
     }
 }
 
-/// A folder of the image's scripts; the module's own semaphore gives the frequency.
+/// Folders of the image's scripts, cloud-init's and then ember's own; the module's own
+/// semaphore gives the frequency.
 pub struct Folder {
     name: &'static str,
-    dir: &'static str,
+    dirs: [&'static str; 2],
 }
 
 pub const PER_BOOT: Folder = Folder {
     name: "scripts_per_boot",
-    dir: "/var/lib/cloud/scripts/per-boot",
+    dirs: [
+        "/var/lib/cloud/scripts/per-boot",
+        "/var/lib/ember/scripts/per-boot",
+    ],
 };
 pub const PER_INSTANCE: Folder = Folder {
     name: "scripts_per_instance",
-    dir: "/var/lib/cloud/scripts/per-instance",
+    dirs: [
+        "/var/lib/cloud/scripts/per-instance",
+        "/var/lib/ember/scripts/per-instance",
+    ],
 };
 pub const PER_ONCE: Folder = Folder {
     name: "scripts_per_once",
-    dir: "/var/lib/cloud/scripts/per-once",
+    dirs: [
+        "/var/lib/cloud/scripts/per-once",
+        "/var/lib/ember/scripts/per-once",
+    ],
 };
 
 impl RunnerModule for Folder {
@@ -116,18 +126,20 @@ impl RunnerModule for Folder {
         false
     }
     fn run(&self, ctx: &ModCtx, _cfg: &Value, diags: &mut Vec<Diag>) {
-        let names = match ctx.root.list_dir(self.dir) {
-            Ok(n) => n,
-            Err(e) => {
-                diags.push(Diag::error(e.code(), e.to_string()));
-                return;
-            }
-        };
-        for name in names {
-            let path = format!("{}/{name}", self.dir);
-            // As cloud-init's run-parts: what is not an executable file is passed over.
-            if ctx.exec.executable(&path) {
-                run_script(ctx, &path, &[], diags);
+        for dir in self.dirs {
+            let names = match ctx.root.list_dir(dir) {
+                Ok(n) => n,
+                Err(e) => {
+                    diags.push(Diag::error(e.code(), e.to_string()));
+                    continue;
+                }
+            };
+            for name in names {
+                let path = format!("{dir}/{name}");
+                // As cloud-init's run-parts: what is not an executable file is passed over.
+                if ctx.exec.executable(&path) {
+                    run_script(ctx, &path, &[], diags);
+                }
             }
         }
     }
