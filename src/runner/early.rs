@@ -97,14 +97,7 @@ pub fn host_keys(ctx: &ModCtx, diags: &mut Vec<Diag>) -> Option<String> {
         }
     }
     write_list(ctx, PENDING_HOSTKEYS, &left, diags);
-    Some(
-        if diags.iter().any(Diag::is_error) {
-            "error"
-        } else {
-            "ok"
-        }
-        .into(),
-    )
+    Some(step_result(diags))
 }
 
 /// The first of `names` present in the target.
@@ -139,12 +132,11 @@ pub fn restorecon(ctx: &ModCtx, diags: &mut Vec<Diag>) -> Option<String> {
         );
         diags.push(Diag::error("restorecon-failed", msg).file(RESTORECON_LIST));
     }
-    Some(
-        if diags.iter().any(Diag::is_error) {
-            "error"
-        } else {
-            "ok"
-        }
-        .into(),
-    )
+    Some(step_result(diags))
+}
+
+/// A step's result word from what it recorded.
+fn step_result(diags: &[Diag]) -> String {
+    let failed = diags.iter().any(Diag::is_error);
+    if failed { "error" } else { "ok" }.into()
 }
