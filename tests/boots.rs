@@ -86,14 +86,8 @@ fn unreachable_datasource_later_is_no_news() {
         m.target_file("var/lib/ember/data/instance-id"),
         "i-cached\n"
     );
-    let handoff = m.json("ember/handoff.json");
-    assert_eq!(handoff["first_boot"], false);
-    let runcmd = handoff["modules"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["name"] == "runcmd")
-        .unwrap();
+    assert_eq!(m.json("ember/handoff.json")["first_boot"], false);
+    let runcmd = m.handoff_module("runcmd");
     assert_eq!(
         runcmd["config"]["runcmd"][0], "ls",
         "the cached config is handed on"

@@ -109,29 +109,11 @@ fn check_first_boot(m: &Machine, seed_name: &str, hostname: &str) {
     let net = m.json("ember/network-config.json");
     assert_eq!(net["config"]["ethernets"]["eth0"]["dhcp4"], true);
 
-    let handoff = m.json("ember/handoff.json");
-    assert_eq!(handoff["instance_id"], "iid-local01");
-    let runcmd = handoff["modules"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["name"] == "runcmd")
-        .unwrap();
-    assert_eq!(runcmd["config"]["runcmd"][0], "echo hi");
+    assert_eq!(m.json("ember/handoff.json")["instance_id"], "iid-local01");
+    assert_eq!(m.handoff_module("runcmd")["config"]["runcmd"][0], "echo hi");
 
     // The secret in user-data is in no world-readable file ember wrote.
-    for (rel, mode) in Machine::tree(&m.dir) {
-        let path = m.dir.join(&rel);
-        let written =
-            rel.starts_with("run/") || (rel.starts_with("target/") && !rel.contains("/seed/"));
-        if written && mode & 0o004 != 0 && path.is_file() {
-            let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
-            assert!(
-                !text.contains("SECRET-pw-4242"),
-                "secret in world-readable {rel}"
-            );
-        }
-    }
+    m.assert_secret_not_world_readable("SECRET-pw-4242");
 
     let status = m.ember(&["status"]);
     assert_eq!(

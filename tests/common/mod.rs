@@ -232,6 +232,30 @@ impl Machine {
         out
     }
 
+    /// The handoff's call of runner module `name`.
+    pub fn handoff_module(&self, name: &str) -> Value {
+        let handoff = self.json("ember/handoff.json");
+        let calls = handoff["modules"].as_array().cloned().unwrap_or_default();
+        calls
+            .into_iter()
+            .find(|c| c["name"] == name)
+            .unwrap_or_else(|| panic!("no {name} in the handoff"))
+    }
+
+    /// No world-readable file ember wrote (the run directory, the target outside its seed
+    /// directories) contains `secret`.
+    pub fn assert_secret_not_world_readable(&self, secret: &str) {
+        for (rel, mode) in Machine::tree(&self.dir) {
+            let path = self.dir.join(&rel);
+            let written =
+                rel.starts_with("run/") || (rel.starts_with("target/") && !rel.contains("/seed/"));
+            if written && mode & 0o004 != 0 && path.is_file() {
+                let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
+                assert!(!text.contains(secret), "secret in world-readable {rel}");
+            }
+        }
+    }
+
     pub fn mode(path: &Path) -> u32 {
         std::fs::symlink_metadata(path)
             .unwrap()
