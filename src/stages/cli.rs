@@ -118,6 +118,13 @@ pub fn main(args: impl Iterator<Item = OsString>) -> i32 {
             if super::detect::load(&ctx).is_some_and(|d| d.disabled.is_some()) {
                 return 0;
             }
+            // In the initramfs detect ran before the root was mounted: its marker files
+            // (/etc/cloud/cloud-init.disabled) are visible only now.
+            ctx.reopen_target();
+            if let Some(reason) = crate::detect::disabled_reason(&ctx) {
+                let status = super::detect::record_disabled(&ctx, &reason);
+                return report(&ctx, &status);
+            }
             super::local::run(&mut ctx)
         }
         _ => super::all(&mut ctx),

@@ -45,7 +45,7 @@ pub fn run(ctx: &Ctx) -> (Detection, Status) {
 }
 
 /// Disabled: a small status saying why, in `<run>/ember` only; nothing else anywhere.
-fn record_disabled(ctx: &Ctx, reason: &str) -> Status {
+pub(crate) fn record_disabled(ctx: &Ctx, reason: &str) -> Status {
     let mut status = Status::new();
     status.disabled = Some(reason.to_string());
     let now = super::record::boot_seconds();
