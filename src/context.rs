@@ -57,7 +57,7 @@ impl Ctx {
 
 /// The kernel command line, or in a container what cloud-init reads instead:
 /// `$KERNEL_CMDLINE`, else PID 1's command line.
-fn read_cmdline(host: &Host, kernel_cmdline_env: Option<String>) -> (String, String) {
+pub(crate) fn read_cmdline(host: &Host, kernel_cmdline_env: Option<String>) -> (String, String) {
     let limit = Limits::default().cmdline_bytes as usize;
     if in_container(host) {
         if let Some(line) = kernel_cmdline_env {

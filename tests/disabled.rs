@@ -116,3 +116,27 @@ fn words_after_double_dash_belong_to_init() {
     assert_eq!(out.status.code(), Some(0));
     assert!(m.status()["disabled"].is_null());
 }
+
+/// In the initramfs detect and fetch run before the root is mounted; the target's marker
+/// file is seen by the local stage, which then writes nothing into the target.
+#[test]
+fn target_marker_seen_only_once_the_root_is_mounted() {
+    let m = Machine::new("late-marker");
+    m.cmdline("ro ds=nocloud;i=i-late;h=late");
+    let mounted = m.target.with_extension("unmounted");
+    std::fs::rename(&m.target, &mounted).unwrap();
+    for stage in ["detect", "fetch"] {
+        let out = m.initrd(stage);
+        assert_eq!(out.status.code(), Some(0), "{}", common::stderr(&out));
+    }
+    std::fs::rename(&mounted, &m.target).unwrap();
+    m.write(&m.target, "etc/cloud/cloud-init.disabled", b"");
+    let before = Machine::tree(&m.target);
+    let out = m.initrd("local");
+    assert_eq!(out.status.code(), Some(0), "{}", common::stderr(&out));
+    assert!(m.status()["disabled"]
+        .as_str()
+        .unwrap()
+        .contains("cloud-init.disabled"));
+    assert_eq!(Machine::tree(&m.target), before, "target changed");
+}

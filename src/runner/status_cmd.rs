@@ -97,12 +97,24 @@ fn observe(paths: &RunPaths, grace: f64) -> Result<(Verdict, Option<Status>), Cl
     let obs = Observed {
         status: status.as_ref(),
         marker_disabled: paths.ci_disabled_marker().exists(),
+        cmdline_disabled: cmdline_disabled(),
         now: clock::boottime(),
         grace,
     };
     // The real /proc: the stages ran in this system's pid namespace, whatever --target is.
     let alive = |pid| clock::pid_alive(Path::new("/proc"), pid);
     Ok((derive(&obs, &alive), status))
+}
+
+/// The booted system's command line (or a container's `KERNEL_CMDLINE`), as ember-initrd reads it.
+fn cmdline_disabled() -> bool {
+    let host = crate::host::Host::new(Path::new("/"));
+    let (_, line) = crate::context::read_cmdline(&host, std::env::var("KERNEL_CMDLINE").ok());
+    let params = crate::cmdline::split(&line);
+    matches!(
+        crate::cmdline::toggle(&params),
+        crate::cmdline::Toggle::Disabled(_)
+    )
 }
 
 pub fn run(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> {

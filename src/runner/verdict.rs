@@ -50,6 +50,9 @@ pub struct Observed<'a> {
     pub status: Option<&'a Status>,
     /// `<run>/cloud-init/disabled` exists.
     pub marker_disabled: bool,
+    /// The kernel command line disables ember (`ember=disabled`, `cloud-init=disabled`): the
+    /// initramfs then skips ember-initrd altogether, so no status.json says so.
+    pub cmdline_disabled: bool,
     /// CLOCK_BOOTTIME now, in seconds: the clock status.json's times are on.
     pub now: f64,
     /// How long a stage may take to start after the previous one finished.
@@ -134,7 +137,11 @@ pub fn derive(obs: &Observed<'_>, alive: &dyn Fn(u32) -> bool) -> Verdict {
         stale: false,
     };
     let Some(st) = obs.status else {
-        if obs.marker_disabled {
+        if obs.cmdline_disabled {
+            v.running = Phase::Disabled;
+            v.boot_status_code = "disabled-by-kernel-cmdline";
+            v.detail = "disabled on the kernel command line".into();
+        } else if obs.marker_disabled {
             v.running = Phase::Disabled;
             v.boot_status_code = disabled_code(None);
             v.detail = "disabled by the cloud-init/disabled marker".into();

@@ -44,6 +44,7 @@ fn words(st: Option<&Status>, marker: bool, now: f64) -> (String, String, i32) {
     let obs = Observed {
         status: st,
         marker_disabled: marker,
+        cmdline_disabled: false,
         now,
         grace: 300.0,
     };
@@ -196,6 +197,7 @@ fn dead_stage_and_missing_stage_are_named() {
     let obs = Observed {
         status: Some(&st),
         marker_disabled: false,
+        cmdline_disabled: false,
         now: 10.0,
         grace: 300.0,
     };
@@ -227,6 +229,7 @@ fn missing_status_goes_stale_after_grace() {
     let obs = Observed {
         status: None,
         marker_disabled: false,
+        cmdline_disabled: false,
         now: 10.0,
         grace: 300.0,
     };
@@ -244,6 +247,7 @@ fn detail_and_last_update() {
     let obs = Observed {
         status: Some(&st),
         marker_disabled: false,
+        cmdline_disabled: false,
         now: 10.0,
         grace: 300.0,
     };
@@ -262,4 +266,20 @@ fn detail_and_last_update() {
         derive(&obs, &alive).detail,
         "Running in stage: modules-config"
     );
+}
+
+#[test]
+fn disabled_on_the_command_line_without_any_status_is_disabled_not_waiting() {
+    let obs = Observed {
+        status: None,
+        marker_disabled: false,
+        cmdline_disabled: true,
+        now: 1000.0,
+        grace: 300.0,
+    };
+    let v = derive(&obs, &alive);
+    assert_eq!(v.words().0, "disabled");
+    assert_eq!(v.boot_status_code, "disabled-by-kernel-cmdline");
+    assert!(v.settled() && !v.stale);
+    assert_eq!(v.exit_code(), 0);
 }

@@ -1,0 +1,159 @@
+# shellcheck shell=bash
+# Shared by qemu-tests/run, its cases, scripts/demo and scripts/bench-boot: the kernel from
+# Debian's linux-image-amd64 (cached, never installed), ember's binaries and initramfs, GPT
+# disk images built from a directory, seed images, QEMU boots, and reading a disk after
+# power-off with debugfs (no mount, no root needed for that part).
+
+EMBER_REPO=${EMBER_REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+EMBER_QEMU_CACHE=${EMBER_QEMU_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ember-qemu}
+mkdir -p "$EMBER_QEMU_CACHE"
+
+die() { echo "qemu-tests: $*" >&2; exit 1; }
+
+# Kernel and modules: KVER, KERNEL (vmlinuz), MODDIR (its /lib/modules/KVER with modules.dep).
+ensure_kernel() {
+    local dir=$EMBER_QEMU_CACHE/kernel meta pkg
+    if [ ! -f "$dir/ready" ]; then
+        rm -rf "$dir" && mkdir -p "$dir/deb"
+        meta=$(cd "$dir/deb" && apt-get download linux-image-amd64 >/dev/null 2>&1 && ls) ||
+            die "apt-get download linux-image-amd64 failed (apt-get update first?)"
+        pkg=$(dpkg-deb -f "$dir/deb/$meta" Depends | grep -o 'linux-image-[^ ,]*-amd64' | head -n1)
+        (cd "$dir/deb" && apt-get download "$pkg" >/dev/null 2>&1) || die "apt-get download $pkg failed"
+        dpkg-deb -x "$dir/deb/${pkg}_"*.deb "$dir/root"
+        KVER=$(ls "$dir/root/lib/modules")
+        depmod -b "$dir/root" "$KVER"
+        rm -rf "$dir/deb"
+        echo "$KVER" >"$dir/ready"
+    fi
+    KVER=$(cat "$dir/ready")
+    KERNEL=$dir/root/boot/vmlinuz-$KVER
+    MODDIR=$dir/root/lib/modules/$KVER
+}
+
+# ember's static binaries: EMBER_INITRD and EMBER (the runner).
+ensure_bins() {
+    [ -n "${EMBER_BINS:-}" ] || EMBER_BINS=$("$EMBER_REPO/scripts/build-static" | tail -n 1)
+    EMBER_INITRD=$EMBER_BINS/ember-initrd
+    EMBER=$EMBER_BINS/ember
+}
+
+# The busybox initramfs, built once per run into $WORK.
+ensure_initramfs() {
+    ensure_kernel
+    ensure_bins
+    INITRD=$WORK/initrd.img
+    [ -f "$INITRD" ] ||
+        "$EMBER_REPO/scripts/mkinitramfs" --moddir "$MODDIR" --ember-initrd "$EMBER_INITRD" -o "$INITRD" >/dev/null
+}
+
+# A small target root: static busybox, the runner (also as cloud-init), a Debian-like /etc
+# and qemu-tests/lib/target-init as /sbin/init, which runs the runner's stages and powers off.
+make_busybox_root() {
+    local root=$1 applet
+    ensure_bins
+    mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,etc/ssh,etc/cloud,proc,sys,dev,run,tmp,root,home,var/lib,var/tmp,var/log}
+    cp /bin/busybox "$root/bin/busybox"
+    for applet in $(/bin/busybox --list); do
+        [ "$applet" = busybox ] || ln -sf busybox "$root/bin/$applet"
+    done
+    cp "$EMBER" "$root/usr/bin/ember"
+    ln -s ember "$root/usr/bin/cloud-init"
+    install -m 0755 "$EMBER_REPO/qemu-tests/lib/target-init" "$root/sbin/init"
+    printf 'root:x:0:0:root:/root:/bin/sh\n' >"$root/etc/passwd"
+    printf 'root:x:0:\nadm:x:4:\nsudo:x:27:\nshadow:x:42:\nusers:x:100:\n' >"$root/etc/group"
+    printf 'root:*:19000:0:99999:7:::\n' >"$root/etc/shadow"
+    chmod 0640 "$root/etc/shadow"
+    printf 'ID=debian\nVERSION_ID="12"\nVERSION_CODENAME=bookworm\n' >"$root/etc/os-release"
+    echo localhost >"$root/etc/hostname"
+    printf '127.0.0.1 localhost\n' >"$root/etc/hosts"
+    printf 'PasswordAuthentication yes\n' >"$root/etc/ssh/sshd_config"
+    cat >"$root/etc/cloud/cloud.cfg" <<'CFG'
+system_info:
+  default_user: {name: debian, groups: [adm, sudo], shell: /bin/sh}
+CFG
+}
+
+# make_disk DIR OUT [MIB]: a GPT disk whose one partition (name root, label root) is an ext4
+# filesystem holding DIR. The partition starts at 1 MiB: PART_OFFSET for debugfs.
+PART_OFFSET=1048576
+make_disk() {
+    local dir=$1 out=$2 mib=${3:-64} part
+    part=$out.part
+    rm -f "$out" "$part"
+    mke2fs -q -t ext4 -L root -d "$dir" -E root_owner=0:0 "$part" "$((mib - 2))M" ||
+        die "mke2fs failed for $dir"
+    truncate -s "${mib}M" "$out"
+    printf 'label: gpt\nstart=2048, size=%d, type=0FC63DAF-8483-4772-8E79-3D69D8477DE4, name=root\n' \
+        "$(((mib - 2) * 2048))" | sfdisk -q "$out" >/dev/null || die "sfdisk failed on $out"
+    dd if="$part" of="$out" bs=1M seek=1 conv=notrunc,sparse status=none
+    rm -f "$part"
+}
+
+# Reading the root partition of a powered-off disk image.
+disk_debugfs() { debugfs -R "$2" "$1?offset=$PART_OFFSET" 2>/dev/null; }
+disk_cat() { disk_debugfs "$1" "cat $2"; }
+disk_exists() { disk_debugfs "$1" "stat $2" | grep -q '^Inode:'; }
+# disk_mode DISK PATH: the permission bits in octal, as stat -c %a prints them.
+disk_mode() {
+    disk_debugfs "$1" "stat $2" | sed -n 's/.*Mode: *0*\([0-7]*\).*/\1/p' | head -n1
+}
+# disk_extract DISK DIR: a copy of the whole root filesystem (for "what was written" checks).
+disk_extract() {
+    rm -rf "$2" && mkdir -p "$2"
+    disk_debugfs "$1" "rdump / $2" >/dev/null
+}
+
+# NoCloud seeds from a directory: an ISO9660 volume labelled cidata, or a VFAT one labelled CIDATA.
+make_iso_seed() { xorriso -as mkisofs -quiet -V cidata -J -R -o "$2" "$1" 2>/dev/null || die "xorriso failed"; }
+make_vfat_seed() {
+    rm -f "$2"
+    mkfs.vfat -C -n CIDATA "$2" 2048 >/dev/null || die "mkfs.vfat failed"
+    mcopy -oi "$2" "$1"/* ::
+}
+
+# A free loopback TCP port.
+free_port() {
+    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+# boot NAME [--disk F]… [--cdrom F] [--net PORT] [--ssh PORT] [--append ARGS] [--initrd F]
+#      [--timeout S]
+# Boots the kernel under TCG with the serial console in $WORK/NAME.console. QEMU's user
+# network is always restricted; --net PORT forwards the guest's 169.254.169.254:80 to the
+# loopback port, --ssh PORT forwards loopback PORT to the guest's port 22.
+# Returns QEMU's status (124 on timeout). BOOT_SECONDS holds the wall time.
+boot() {
+    local name=$1 timeout=60 append="" initrd=${INITRD:-} net="" ssh="" args=() started
+    shift
+    while [ $# -gt 0 ]; do
+        case "$1" in
+            --disk) args+=(-drive "file=$2,format=raw,if=virtio"); shift 2 ;;
+            --disk-ro) args+=(-drive "file=$2,format=raw,if=virtio,readonly=on"); shift 2 ;;
+            --cdrom) args+=(-drive "file=$2,media=cdrom,if=ide,readonly=on"); shift 2 ;;
+            --net) net=$2; shift 2 ;;
+            --ssh) ssh=$2; shift 2 ;;
+            --append) append=$2; shift 2 ;;
+            --initrd) initrd=$2; shift 2 ;;
+            --timeout) timeout=$2; shift 2 ;;
+            --memory) args+=(-m "$2"); shift 2 ;;
+            *) die "boot: unknown option $1" ;;
+        esac
+    done
+    if [ -n "$net$ssh" ]; then
+        local netdev="user,id=n0,restrict=on,net=169.254.169.0/24,host=169.254.169.2,dhcpstart=169.254.169.15"
+        [ -z "$net" ] || netdev+=",guestfwd=tcp:169.254.169.254:80-cmd:socat - TCP:127.0.0.1:$net"
+        [ -z "$ssh" ] || netdev+=",hostfwd=tcp:127.0.0.1:$ssh-:22"
+        args+=(-netdev "$netdev" -device virtio-net-pci,netdev=n0)
+    else
+        args+=(-nic none)
+    fi
+    started=$(date +%s.%N)
+    local rc=0
+    timeout --foreground "$timeout" qemu-system-x86_64 -accel tcg -machine pc -m 512 -smp 1 \
+        -nodefaults -display none -no-reboot -serial "file:$WORK/$name.console" \
+        -device virtio-rng-pci -kernel "$KERNEL" -initrd "$initrd" \
+        -append "console=ttyS0 panic=-1 rd.emergency=poweroff $append" "${args[@]}" \
+        </dev/null >"$WORK/$name.qemu.log" 2>&1 || rc=$?
+    BOOT_SECONDS=$(awk -v a="$started" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+    return $rc
+}
