@@ -70,6 +70,8 @@ make_busybox_root() {
     cat >"$root/etc/cloud/cloud.cfg" <<'CFG'
 system_info:
   default_user: {name: debian, groups: [adm, sudo], shell: /bin/sh}
+# This small root has no ssh-keygen, which RSA keys need: the types ember makes itself.
+ssh_genkeytypes: [ed25519, ecdsa]
 CFG
 }
 
@@ -80,7 +82,7 @@ make_disk() {
     local dir=$1 out=$2 mib=${3:-64} part
     part=$out.part
     rm -f "$out" "$part"
-    mke2fs -q -t ext4 -L root -d "$dir" -E root_owner=0:0 "$part" "$((mib - 2))M" ||
+    mke2fs -q -t ext4 -L root -d "$dir" -E root_owner=0:0 "$part" "$((mib - 2))M" >/dev/null ||
         die "mke2fs failed for $dir"
     truncate -s "${mib}M" "$out"
     printf 'label: gpt\nstart=2048, size=%d, type=0FC63DAF-8483-4772-8E79-3D69D8477DE4, name=root\n' \
