@@ -268,7 +268,7 @@ impl Gen {
             match w {
                 "detect" | "fetch" => out.push(format!("ember-initrd --target {} {w}", self.early)),
                 "local" => out.push(format!("ember-initrd --target {} local", self.root)),
-                "rw" | "ro" => out.push(format!("mount -o remount,{w} {}", self.root)),
+                "rw" | "ro" => out.push(format!("mount -o remount,{w} /dev/vda1 {}", self.root)),
                 "mounted" => out.push("root mounted".into()),
                 "switch" => out.push("switch_root".into()),
                 "fail1" => out.extend(strings(self.fail1)),

@@ -6,7 +6,7 @@ make_iso_seed "$EMBER_REPO/qemu-tests/seeds/broken" "$CASE_DIR/seed.iso"
 rc=0
 WORK=$CASE_DIR boot boot --disk "$CASE_DIR/disk.img" --cdrom "$CASE_DIR/seed.iso" \
     --append "root=/dev/vda1 ro ember.on-error=halt" || rc=$?
-CONSOLE=$CASE_DIR/boot.console
+use_console boot
 [ $rc -ne 124 ] || fail "no power-off within the time limit"
 console_has 'ember asked to stop the boot'
 console_lacks 'switch_root'

@@ -11,10 +11,13 @@ boot_case() {
     local name=$1 rc=0
     shift
     WORK=$CASE_DIR boot "$name" "$@" || rc=$?
-    CONSOLE=$CASE_DIR/$name.console
+    use_console "$name"
     [ $rc -ne 124 ] || fail "$name: no power-off within the time limit"
     grep -q 'EMBER-TARGET: done' "$CONSOLE" || fail "$name: the target never finished booting"
 }
+
+# use_console NAME: the checks below read CASE_DIR/NAME.console (boot_case sets it itself).
+use_console() { CONSOLE=$CASE_DIR/$1.console; }
 
 console_has() { grep -qE -- "$1" "$CONSOLE" || fail "console lacks /$1/"; }
 console_lacks() { ! grep -qE -- "$1" "$CONSOLE" || fail "console has /$1/"; }

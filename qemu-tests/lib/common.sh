@@ -145,6 +145,7 @@ boot() {
         local netdev="user,id=n0,restrict=on,net=169.254.169.0/24,host=169.254.169.2,dhcpstart=169.254.169.15"
         [ -z "$net" ] || netdev+=",guestfwd=tcp:169.254.169.254:80-cmd:socat - TCP:127.0.0.1:$net"
         [ -z "$ssh" ] || netdev+=",hostfwd=tcp:127.0.0.1:$ssh-:22"
+        # shellcheck disable=SC2054 # QEMU's own comma-separated option syntax
         args+=(-netdev "$netdev" -device virtio-net-pci,netdev=n0)
     else
         args+=(-nic none)
@@ -156,6 +157,7 @@ boot() {
         -device virtio-rng-pci -kernel "$KERNEL" -initrd "$initrd" \
         -append "console=ttyS0 panic=-1 rd.emergency=poweroff $append" "${args[@]}" \
         </dev/null >"$WORK/$name.qemu.log" 2>&1 || rc=$?
+    # shellcheck disable=SC2034 # read by scripts/demo and scripts/bench-boot
     BOOT_SECONDS=$(awk -v a="$started" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
     return $rc
 }

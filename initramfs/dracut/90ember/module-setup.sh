@@ -1,4 +1,5 @@
 #!/bin/bash
+# shellcheck disable=SC2154 # dracut sets moddir, initdir and systemdsystemunitdir
 # dracut module for ember: detect and fetch before the root is mounted, local on the mounted
 # root. Shell hooks in a shell-based initrd, the shared systemd units when dracut builds with
 # its systemd module. dracut sources this file; the functions below are its module interface.
