@@ -63,15 +63,18 @@ DEBIAN_MODULES="virtio_pci virtio_blk virtio_net virtio_rng virtio_console virti
 sr_mod ext4 isofs vfat nls_ascii nls_cp437 nls_utf8 autofs4 loop fuse configfs efivarfs evdev
 serio_raw psmouse i2c_piix4 pcspkr button"
 
-# debian_image_root DEST: a copy of the cached root prepared as an image that has never booted:
-# no host keys (ember makes them), an empty machine id, the booted kernel's modules, fstab,
-# and a network config of the image's own.
+# debian_image_root DEST [SRC]: a copy of the cached root (or SRC, another cached tree)
+# prepared as an image that has never booted: no host keys (whoever provisions makes them), an
+# empty machine id, the booted kernel's modules, fstab, and a network config of its own.
 debian_image_root() {
-    local root=$1 kroot=$EMBER_QEMU_CACHE/kernel/root path
+    local root=$1 src=${2:-} kroot=$EMBER_QEMU_CACHE/kernel/root path
     ensure_kernel
-    ensure_debian_root || return 1
+    if [ -z "$src" ]; then
+        ensure_debian_root || return 1
+        src=$DEBIAN_ROOT
+    fi
     rm -rf "$root"
-    cp -a --reflink=auto "$DEBIAN_ROOT" "$root" || die "cannot copy $DEBIAN_ROOT"
+    cp -a --reflink=auto "$src" "$root" || die "cannot copy $src"
     rm -f "$root"/etc/ssh/ssh_host_*
     : >"$root/etc/machine-id"
     ln -sf /etc/machine-id "$root/var/lib/dbus/machine-id"
@@ -135,4 +138,36 @@ users:
 runcmd:
   - echo instance >> /var/log/ember-test-runcmd
 SEED
+}
+
+# ensure_debian_cloud_init_root: DEBIAN_CI_ROOT, the cached root plus Debian's own cloud-init
+# (apt-get install in a chroot of a copy; its postinst enables cloud-init's units), for
+# scripts/bench-boot's comparison. Cached beside the root it came from, built the same way.
+ensure_debian_cloud_init_root() {
+    ensure_debian_root || return 1
+    DEBIAN_CI_ROOT=$DEBIAN_ROOT-cloud-init
+    [ -x "$DEBIAN_CI_ROOT/usr/bin/cloud-init" ] && return 0
+    local tmp
+    tmp=$(mktemp -d "$EMBER_QEMU_CACHE/.debian-build.XXXXXX")
+    echo "debian: installing cloud-init into a copy of $DEBIAN_ROOT (once)" >&2
+    cp -a "$DEBIAN_ROOT" "$tmp/root"
+    # No service starts in the chroot; /proc lives in a mount namespace that ends with it.
+    printf '#!/bin/sh\nexit 101\n' >"$tmp/root/usr/sbin/policy-rc.d"
+    chmod 0755 "$tmp/root/usr/sbin/policy-rc.d"
+    # shellcheck disable=SC2016 # expanded by the inner shell
+    if ! unshare --mount --propagation private sh -c '
+        mount -t proc proc "$1/proc" &&
+        chroot "$1" apt-get update -q &&
+        DEBIAN_FRONTEND=noninteractive chroot "$1" apt-get install -y -q cloud-init &&
+        chroot "$1" apt-get clean' sh "$tmp/root" >"$tmp.log" 2>&1; then
+        echo "debian: installing cloud-init failed; the last lines of $tmp.log:" >&2
+        tail -n 15 "$tmp.log" >&2
+        rm -rf "$tmp"
+        return 1
+    fi
+    rm -f "$tmp/root/usr/sbin/policy-rc.d" "$tmp.log"
+    rm -rf "$tmp/root/var/lib/apt/lists/"*
+    mv -T "$tmp/root" "$DEBIAN_CI_ROOT" 2>/dev/null || true
+    rm -rf "$tmp"
+    [ -x "$DEBIAN_CI_ROOT/usr/bin/cloud-init" ]
 }
