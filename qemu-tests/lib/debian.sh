@@ -36,6 +36,8 @@ ensure_debian_root() {
     DEBIAN_ROOT=$EMBER_QEMU_CACHE/debian-$DEBIAN_SUITE-$(debian_key)
     [ -f "$DEBIAN_ROOT/etc/debian_version" ] && return 0
     local tmp started
+    # What an interrupted build left (a running one is younger than two hours).
+    find "$EMBER_QEMU_CACHE" -maxdepth 1 -name '.debian-build.*' -mmin +120 -exec rm -rf {} +
     tmp=$(mktemp -d "$EMBER_QEMU_CACHE/.debian-build.XXXXXX")
     started=$(date +%s)
     echo "debian: debootstrap $DEBIAN_SUITE into $tmp (once; cached as $DEBIAN_ROOT)" >&2
