@@ -569,6 +569,44 @@ fn init_runs_boothooks_host_keys_and_restorecon() {
     assert!(!errors[0]["message"].as_str().unwrap().contains("bogus"));
 }
 
+/// `ember init` runs before sshd and may take long (RSA host keys under emulation took 16 s
+/// in the Debian QEMU boot): its time is part of the config stage's duration, which `ember
+/// status` shows, not only of its steps.
+#[test]
+fn config_duration_counts_the_init_work() {
+    if cannot_chroot() {
+        return;
+    }
+    let m = Machine::new("init-time");
+    let h = handoff(&m, "i-t", json!([]));
+    m.write(
+        "/usr/bin/ssh-keygen",
+        "#!/bin/sh\nsleep 1\nwhile [ $# -gt 0 ]; do [ \"$1\" = -f ] && f=$2; shift; done\necho key > \"$f\"\n",
+        0o755,
+    );
+    m.write("/var/lib/ember/pending-hostkeys", "rsa\n", 0o600);
+    m.boot(&h);
+    for args in [&["init"][..], &["modules", "--mode", "config"]] {
+        let out = m.ember("t1", args);
+        assert!(out.status.success(), "{args:?}: {}", text(&out));
+    }
+    let config = &m.status()["stages"]["config"];
+    let keys = config["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "init/hostkeys")
+        .expect("the host key step")["duration_us"]
+        .as_u64()
+        .unwrap();
+    assert!(keys >= 1_000_000, "ssh-keygen slept 1 s: {keys} µs");
+    let total = config["duration_us"].as_u64().unwrap();
+    assert!(
+        total > keys,
+        "config lasted {total} µs, its host keys {keys} µs"
+    );
+}
+
 #[test]
 fn without_a_handoff_there_is_nothing_to_do() {
     let m = Machine::new("none");

@@ -141,7 +141,8 @@ fn read_status(paths: &RunPaths) -> Option<Status> {
 }
 
 /// The config stage keeps what `ember init` recorded earlier in this boot (/run is a tmpfs,
-/// so any record there is this boot's): its start, its `init/` steps and their diagnostics.
+/// so any record there is this boot's): its start, its `init/` steps and their diagnostics,
+/// and its duration, so the stage's time counts the host keys and bootcmd done before sshd.
 fn carry_init(rec: &mut Recorder, prior: Option<Status>) {
     let Some(old) = prior.and_then(|mut s| s.stages.remove("config")) else {
         return;
@@ -159,6 +160,7 @@ fn carry_init(rec: &mut Recorder, prior: Option<Status>) {
             .as_deref()
             .is_some_and(|f| f.starts_with(INIT_PREFIX))
     };
+    rec.add_earlier(old.duration_us.unwrap_or(0));
     let stage = rec.stage();
     stage.start = old.start;
     stage.start_wall = old.start_wall;

@@ -26,6 +26,9 @@ pub struct Recorder {
     pub status: Status,
     name: &'static str,
     started: Instant,
+    /// Time an earlier process of this boot already spent on the stage (`ember init`'s part
+    /// of the config stage), added to this one's in the recorded duration.
+    earlier_us: u64,
 }
 
 /// Creates `<run>/ember` and `<run>/cloud-init` and opens the run directory.
@@ -69,6 +72,7 @@ impl Recorder {
             status,
             name,
             started: Instant::now(),
+            earlier_us: 0,
         };
         let stage = StageStatus::started(boot_seconds(), wall_seconds(), std::process::id());
         rec.status.stages.insert(name.to_string(), stage);
@@ -132,8 +136,13 @@ impl Recorder {
         }
     }
 
+    /// Counts `us` of work an earlier process did on this stage in its recorded duration.
+    pub fn add_earlier(&mut self, us: u64) {
+        self.earlier_us += us;
+    }
+
     pub fn finish(mut self, state: StageState) -> Status {
-        let duration_us = self.started.elapsed().as_micros() as u64;
+        let duration_us = self.earlier_us + self.started.elapsed().as_micros() as u64;
         let stage = self.stage();
         stage.state = state;
         stage.finished = Some(boot_seconds());

@@ -1,0 +1,107 @@
+# A real Debian bookworm (systemd, udev, openssh-server) with ember and its units installed
+# boots through the busybox initramfs from a NoCloud ISO seed: the seed's user logs in over ssh
+# with the seed's key, sshd offers the host keys ember made before sshd started, `cloud-init
+# status --wait` says done, and the disk shows the provisioning after `sudo poweroff`.
+# The root is debootstrapped once into the cache (lib/debian.sh).
+# shellcheck source=qemu-tests/lib/debian.sh
+. "$EMBER_REPO/qemu-tests/lib/debian.sh"
+
+why=$(debian_unavailable)
+if [ -n "$why" ]; then
+    [ -z "${CI:-}" ] || fail "the Debian root cannot be built: $why"
+    skip "$why"
+fi
+stamp() { echo "debian-ssh: [$(($(date +%s) - case_start)) s] $*"; }
+case_start=$(date +%s)
+ensure_debian_root || fail "debootstrap failed (see the log)"
+stamp "root cached at $DEBIAN_ROOT"
+
+root=$CASE_DIR/root disk=$CASE_DIR/disk.img key=$CASE_DIR/id_ed25519
+debian_image_root "$root" || fail "cannot prepare the image root"
+debian_install_ember "$root"
+ssh-keygen -q -t ed25519 -N '' -C tester@ember-debian -f "$key" || fail "ssh-keygen failed"
+debian_seed "$CASE_DIR/seed" "$key.pub"
+make_iso_seed "$CASE_DIR/seed" "$CASE_DIR/seed.iso"
+make_disk "$root" "$disk" 1024
+rm -rf "$root"
+stamp "image ready"
+
+# QEMU runs in the background while the checks talk to the guest over ssh; its own time limit
+# is the backstop, and a failing check stops it (its `timeout` passes the signal on).
+port=$(free_port)
+CONSOLE=$CASE_DIR/debian.console
+WORK=$CASE_DIR boot debian --disk "$disk" --cdrom "$CASE_DIR/seed.iso" --ssh "$port" \
+    --memory 1024 --append "root=/dev/vda1 rw" --timeout 140 &
+vm=$!
+trap 'pkill -TERM -P $vm 2>/dev/null' EXIT
+
+known=$CASE_DIR/known_hosts
+guest() {
+    timeout 60 ssh -q -o BatchMode=yes -o ConnectTimeout=10 -o StrictHostKeyChecking=no \
+        -o UserKnownHostsFile="$known" -i "$key" -p "$port" tester@127.0.0.1 "$@"
+}
+
+# Wait for the login (slirp accepts the TCP connection at once; sshd answers much later).
+deadline=$((SECONDS + 120))
+until guest true 2>/dev/null; do
+    kill -0 $vm 2>/dev/null || fail "QEMU stopped before ssh answered"
+    [ $SECONDS -lt $deadline ] || fail "no ssh login as tester within 120 s"
+    sleep 2
+done
+stamp "logged in over ssh"
+
+# Each host key sshd offers is the one on the guest's disk, and every key file is older than
+# the ssh unit's start (ed25519 and ecdsa come from the initramfs, rsa from `ember init`).
+# shellcheck disable=SC2016 # expanded in the guest
+guest 'for t in ed25519 ecdsa rsa; do
+        echo "$t $(stat -c %.6Y /etc/ssh/ssh_host_${t}_key) $(cut -d" " -f2 /etc/ssh/ssh_host_${t}_key.pub)"
+    done
+    echo "sshd $(date -d "$(systemctl show -P InactiveExitTimestamp --timestamp=us+utc ssh.service)" +%s.%6N)"' \
+    >"$CASE_DIR/guest-keys" || fail "cannot read the host keys in the guest"
+cat "$CASE_DIR/guest-keys"
+sshd_start=$(awk '$1 == "sshd" { print $2 }' "$CASE_DIR/guest-keys")
+[ -n "$sshd_start" ] || fail "no start time for ssh.service"
+for type in ed25519 ecdsa rsa; do
+    read -r _ mtime blob < <(grep "^$type " "$CASE_DIR/guest-keys")
+    [ -n "${blob:-}" ] || fail "the guest has no $type host key"
+    offered=$(ssh-keyscan -T 20 -t "$type" -p "$port" 127.0.0.1 2>/dev/null | awk '{ print $3 }')
+    [ "$offered" = "$blob" ] || fail "sshd offers another $type key than /etc/ssh/ssh_host_${type}_key.pub"
+    awk -v k="$mtime" -v s="$sshd_start" 'BEGIN { exit !(k < s) }' ||
+        fail "the $type host key ($mtime) is not older than ssh.service's start ($sshd_start)"
+done
+grep -q "$(awk '$1 == "ed25519" { print $3 }' "$CASE_DIR/guest-keys")" "$known" ||
+    fail "the known_hosts entry is not the guest's ed25519 key"
+stamp "host keys checked"
+
+guest sudo cloud-init status --wait >"$CASE_DIR/status.out" 2>&1
+rc=$?
+cat "$CASE_DIR/status.out"
+[ $rc -eq 0 ] || fail "cloud-init status --wait exited $rc: $(tr '\n' ' ' <"$CASE_DIR/status.out")"
+grep -qx 'status: done' "$CASE_DIR/status.out" || fail "cloud-init status --wait did not say done"
+guest 'hostname; systemctl is-active ember-init ember-config ember-final; sudo cloud-init status --long;
+    systemctl --failed --no-legend' >"$CASE_DIR/guest-state" 2>&1
+cat "$CASE_DIR/guest-state"
+! grep -q 'unable to resolve host' "$CASE_DIR/guest-state" || fail "sudo cannot resolve the hostname"
+[ "$(head -n1 "$CASE_DIR/guest-state")" = ember-debian ] || fail "the running hostname is not ember-debian"
+[ "$(sed -n '2,4p' "$CASE_DIR/guest-state" | sort -u)" = active ] || fail "an ember unit is not active"
+stamp "status done"
+
+guest sudo poweroff
+wait $vm
+rc=$?
+trap - EXIT
+[ $rc -ne 124 ] || fail "no power-off within the time limit"
+stamp "powered off"
+
+grep -q 'ember-initramfs: .* ember done' "$CONSOLE" || fail "the initramfs did not run ember"
+console_lacks 'Failed to start .*ember'
+file_is "$disk" /etc/hostname ember-debian
+file_has "$disk" /etc/hosts '^127\.0\.1\.1[[:space:]]+ember-debian'
+file_has "$disk" /home/tester/.ssh/authorized_keys "$(cut -d' ' -f2 "$key.pub")"
+mode_is "$disk" /home/tester/.ssh/authorized_keys 600
+file_has "$disk" /etc/sudoers.d/90-cloud-init-users '^tester ALL=\(ALL\) NOPASSWD:ALL'
+file_is "$disk" /var/log/ember-test-runcmd instance
+disk_exists "$disk" /var/lib/cloud/instance/boot-finished || fail "no boot-finished"
+[ "$(disk_cat "$disk" /etc/ssh/ssh_host_ed25519_key.pub | cut -d' ' -f2)" = \
+    "$(awk '$1 == "ed25519" { print $3 }' "$CASE_DIR/guest-keys")" ] ||
+    fail "the ed25519 key on the disk is not the one the guest showed"
