@@ -1,0 +1,540 @@
+//! network-config version 1: a `config:` list of physical, bond, bridge, vlan, nameserver
+//! and route entries, each device with `subnets`, into the model. Subnets are folded into
+//! their interface (addresses, DHCP and IPv6 modes, gateways, DNS, routes).
+//! <https://docs.cloud-init.io/en/latest/reference/network-config-format-v1.html>
+
+use super::addr;
+use super::model::{
+    Address, BondParams, BridgeParams, Cidr, Dns, Format, Interface, Ipv6Auto, Kind, Match,
+    Network, Route,
+};
+use super::read::{join, Reader, RefKind, Refs, UNSUPPORTED};
+use super::v2::{bond_mode, one_of};
+use serde_json::{Map, Value};
+use std::net::IpAddr;
+
+type Obj = Map<String, Value>;
+
+/// Keys every device entry may have, beside its type's own.
+const DEVICE_KEYS: [&str; 9] = [
+    "type",
+    "name",
+    "mac_address",
+    "mtu",
+    "subnets",
+    "accept-ra",
+    "wakeonlan",
+    "keep_configuration",
+    "params",
+];
+
+pub(super) fn parse(map: &Obj, base: &str, rd: &mut Reader) -> Network {
+    let mut net = Network {
+        format: Format::V1,
+        ..Network::default()
+    };
+    let mut refs = Refs::default();
+    // Nameservers tied to an interface, applied once all interfaces are read.
+    let mut iface_dns: Vec<(String, String, Dns)> = Vec::new();
+    for (key, _) in map {
+        if key != "version" && key != "config" {
+            rd.unknown(&join(base, key));
+        }
+    }
+    let cpath = join(base, "config");
+    let Some(config) = map.get("config") else {
+        rd.error(&cpath, "missing: a version 1 config needs a `config` list");
+        return net;
+    };
+    for (i, entry) in rd.list(config, &cpath).iter().enumerate() {
+        let path = join(&cpath, i);
+        let Some(e) = rd.map(entry, &path) else {
+            continue;
+        };
+        let tpath = join(&path, "type");
+        let Some(ty) = e.get("type").and_then(|t| rd.string(t, &tpath)) else {
+            if !e.contains_key("type") {
+                rd.error(&path, "an entry needs a `type`");
+            }
+            continue;
+        };
+        match ty.as_str() {
+            "physical" | "infiniband" | "bond" | "bridge" | "vlan" => {
+                if let Some(iface) = device(&ty, e, &path, rd, &mut refs) {
+                    refs.paths.push(path);
+                    net.interfaces.push(iface);
+                }
+            }
+            "nameserver" => {
+                let dns = nameserver(e, &path, rd);
+                match e.get("interface") {
+                    Some(v) => {
+                        let p = join(&path, "interface");
+                        if let Some(name) = rd.string(v, &p) {
+                            refs.add(p.clone(), &name, "", RefKind::Other);
+                            iface_dns.push((p, name, dns));
+                        }
+                    }
+                    None => extend_dns(&mut net.dns, dns),
+                }
+            }
+            "route" => {
+                for (k, _) in e {
+                    let known = ["type", "destination", "network", "netmask", "prefix"];
+                    if !known.contains(&k.as_str()) && k != "gateway" && k != "metric" {
+                        rd.unknown(&join(&path, k));
+                    }
+                }
+                net.routes.extend(route(e, &path, rd));
+            }
+            "loopback" => rd.warn(UNSUPPORTED, &tpath, "loopback entries are ignored"),
+            _ => rd.error(&tpath, "unknown type"),
+        }
+    }
+    refs.check(&net, rd);
+    for (_, name, dns) in iface_dns {
+        if let Some(iface) = net.interfaces.iter_mut().find(|i| i.id == name) {
+            extend_dns(&mut iface.dns, dns);
+        }
+    }
+    net
+}
+
+fn extend_dns(into: &mut Dns, dns: Dns) {
+    for ns in dns.nameservers {
+        if !into.nameservers.contains(&ns) {
+            into.nameservers.push(ns);
+        }
+    }
+    for s in dns.search {
+        if !into.search.contains(&s) {
+            into.search.push(s);
+        }
+    }
+}
+
+fn device(ty: &str, e: &Obj, path: &str, rd: &mut Reader, refs: &mut Refs) -> Option<Interface> {
+    let npath = join(path, "name");
+    let Some(name) = e.get("name").and_then(|n| rd.string(n, &npath)) else {
+        if !e.contains_key("name") {
+            rd.error(path, "a device needs a `name`");
+        }
+        return None;
+    };
+    if name.is_empty() || name.len() > 15 {
+        rd.error(&npath, "an interface name has 1 to 15 characters");
+    }
+    let mac = e
+        .get("mac_address")
+        .and_then(|m| rd.mac(m, &join(path, "mac_address")));
+    let params = e
+        .get("params")
+        .and_then(|p| rd.map(p, &join(path, "params")));
+    let ppath = join(path, "params");
+    let (kind, mac) = match ty {
+        "bond" => (bond(&name, e, params, path, rd, refs), mac),
+        "bridge" => {
+            let (kind, hw) = bridge(&name, e, params, path, rd, refs);
+            (kind, mac.or(hw))
+        }
+        "vlan" => (vlan(&name, e, path, rd, refs)?, mac),
+        // A physical device with a MAC is matched by it and renamed to `name`.
+        _ => {
+            let mut matching = Match::default();
+            for (k, v) in params.into_iter().flatten() {
+                let p = join(&ppath, k);
+                match k.as_str() {
+                    "driver" => matching.driver = rd.strings(v, &p),
+                    _ => rd.unknown(&p),
+                }
+            }
+            let set_name = mac.is_some().then(|| name.clone());
+            matching.macaddress = mac;
+            (Kind::Physical { matching, set_name }, None)
+        }
+    };
+    let mut iface = Interface::new(name, kind);
+    iface.mac_address = mac;
+    for (k, v) in e {
+        let p = join(path, k);
+        match k.as_str() {
+            "mtu" if !v.is_null() => iface.mtu = rd.num(v, &p, 68, 65535),
+            "accept-ra" => iface.accept_ra = rd.bool(v, &p),
+            "wakeonlan" => iface.wakeonlan = rd.bool(v, &p).unwrap_or(false),
+            "keep_configuration" => iface.keep_configuration = rd.bool(v, &p).unwrap_or(false),
+            "subnets" => {
+                for (i, s) in rd.list(v, &p).iter().enumerate() {
+                    let sp = join(&p, i);
+                    if let Some(s) = rd.map(s, &sp) {
+                        subnet(&mut iface, s, &sp, rd);
+                    }
+                }
+            }
+            k if DEVICE_KEYS.contains(&k) => {}
+            "bond_interfaces" if ty == "bond" => {}
+            "bridge_interfaces" if ty == "bridge" => {}
+            "vlan_link" | "vlan_id" if ty == "vlan" => {}
+            _ => rd.unknown(&p),
+        }
+    }
+    Some(iface)
+}
+
+fn members(
+    id: &str,
+    e: &Obj,
+    key: &str,
+    path: &str,
+    rd: &mut Reader,
+    refs: &mut Refs,
+) -> Vec<String> {
+    let path = join(path, key);
+    let Some(v) = e.get(key) else {
+        rd.error(&path, "missing: the list of members (it may be empty)");
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (i, m) in rd.list(v, &path).iter().enumerate() {
+        let p = join(&path, i);
+        if let Some(m) = rd.string(m, &p) {
+            refs.add(p, &m, id, RefKind::Member);
+            out.push(m);
+        }
+    }
+    out
+}
+
+fn bond(
+    id: &str,
+    e: &Obj,
+    params: Option<&Obj>,
+    path: &str,
+    rd: &mut Reader,
+    refs: &mut Refs,
+) -> Kind {
+    let members = members(id, e, "bond_interfaces", path, rd, refs);
+    let ppath = join(path, "params");
+    let mut b = BondParams::default();
+    for (k, x) in params.into_iter().flatten() {
+        let p = join(&ppath, k);
+        // `bond-mode`, `bond_mode` and `mode` are the same parameter.
+        let name = k
+            .strip_prefix("bond")
+            .map_or(k.as_str(), |r| r.trim_start_matches(['-', '_']));
+        match name.replace('-', "_").as_str() {
+            "mode" => b.mode = bond_mode(x, &p, rd),
+            "lacp_rate" => b.lacp_rate = one_of(x, &p, rd, &["slow", "fast"]),
+            "miimon" => b.mii_monitor_interval_ms = rd.duration_ms(x, &p, 1),
+            "min_links" => b.min_links = rd.num(x, &p, 0, u32::MAX),
+            "xmit_hash_policy" => b.transmit_hash_policy = rd.string(x, &p),
+            "ad_select" => b.ad_select = rd.string(x, &p),
+            "all_slaves_active" => b.all_members_active = rd.bool(x, &p),
+            "arp_interval" => b.arp_interval_ms = rd.duration_ms(x, &p, 1),
+            "arp_ip_target" => {
+                for (i, ip) in rd.ips(x, &p).into_iter().enumerate() {
+                    match ip {
+                        IpAddr::V4(ip) => b.arp_ip_targets.push(ip),
+                        IpAddr::V6(_) => rd.error(&join(&p, i), "not an IPv4 address"),
+                    }
+                }
+            }
+            "arp_validate" => b.arp_validate = rd.string(x, &p),
+            "arp_all_targets" => b.arp_all_targets = rd.string(x, &p),
+            "updelay" => b.up_delay_ms = rd.duration_ms(x, &p, 1),
+            "downdelay" => b.down_delay_ms = rd.duration_ms(x, &p, 1),
+            "fail_over_mac" => b.fail_over_mac_policy = rd.string(x, &p),
+            "num_grat_arp" | "num_unsol_na" => b.gratuitous_arp = rd.num(x, &p, 0, 255),
+            "packets_per_slave" => b.packets_per_member = rd.num(x, &p, 0, 65535),
+            "primary_reselect" => b.primary_reselect_policy = rd.string(x, &p),
+            "resend_igmp" => b.resend_igmp = rd.num(x, &p, 0, 255),
+            "lp_interval" => b.learn_packet_interval_ms = rd.duration_ms(x, &p, 1000),
+            "primary" => {
+                b.primary = rd.string(x, &p);
+                if let Some(m) = &b.primary {
+                    refs.add(p, m, id, RefKind::Other);
+                }
+            }
+            // ifupdown's placeholder: the members are `bond_interfaces`.
+            "slaves" => {}
+            _ => rd.warn(UNSUPPORTED, &p, "bond parameter not supported, ignored"),
+        }
+    }
+    Kind::Bond { members, params: b }
+}
+
+/// The bridge, and the MAC `bridge_hw` sets.
+fn bridge(
+    id: &str,
+    e: &Obj,
+    params: Option<&Obj>,
+    path: &str,
+    rd: &mut Reader,
+    refs: &mut Refs,
+) -> (Kind, Option<String>) {
+    let members = members(id, e, "bridge_interfaces", path, rd, refs);
+    let ppath = join(path, "params");
+    let mut b = BridgeParams::default();
+    let mut hw = None;
+    for (k, x) in params.into_iter().flatten() {
+        let p = join(&ppath, k);
+        match k.as_str() {
+            "bridge_ageing" => b.ageing_time_ms = rd.duration_ms(x, &p, 1000),
+            "bridge_bridgeprio" => b.priority = rd.num(x, &p, 0, 65535),
+            "bridge_fd" => b.forward_delay_ms = rd.duration_ms(x, &p, 1000),
+            "bridge_hello" => b.hello_time_ms = rd.duration_ms(x, &p, 1000),
+            "bridge_maxage" => b.max_age_ms = rd.duration_ms(x, &p, 1000),
+            "bridge_stp" => b.stp = rd.bool(x, &p),
+            "bridge_hw" => hw = rd.mac(x, &p),
+            "bridge_pathcost" | "bridge_portprio" => {
+                // A list of "port value" strings.
+                let max = if k == "bridge_pathcost" { u32::MAX } else { 63 };
+                let items = match x {
+                    Value::String(_) => std::slice::from_ref(x),
+                    _ => rd.list(x, &p),
+                };
+                for (i, item) in items.iter().enumerate() {
+                    let ip = join(&p, i);
+                    let Some(item) = rd.text(item, &ip) else {
+                        continue;
+                    };
+                    let mut words = item.split_whitespace();
+                    let (Some(port), Some(n), None) = (words.next(), words.next(), words.next())
+                    else {
+                        rd.error(&ip, "expected a port name and a number");
+                        continue;
+                    };
+                    let Some(n) = rd.num(&Value::String(n.into()), &ip, 0, max) else {
+                        continue;
+                    };
+                    refs.add(ip, port, id, RefKind::Other);
+                    let table = if k == "bridge_pathcost" {
+                        &mut b.path_cost
+                    } else {
+                        &mut b.port_priority
+                    };
+                    table.insert(port.to_string(), n);
+                }
+            }
+            // ifupdown's own timing knobs and the member list: nothing for the model.
+            "bridge_ports" | "bridge_maxwait" | "bridge_gcint" | "bridge_waitport" => {}
+            _ => rd.unknown(&p),
+        }
+    }
+    (Kind::Bridge { members, params: b }, hw)
+}
+
+fn vlan(id: &str, e: &Obj, path: &str, rd: &mut Reader, refs: &mut Refs) -> Option<Kind> {
+    let vid = match e.get("vlan_id") {
+        Some(v) => rd.num(v, &join(path, "vlan_id"), 0, 4094),
+        None => {
+            rd.error(path, "a vlan needs a `vlan_id`");
+            None
+        }
+    };
+    let link = match e.get("vlan_link") {
+        Some(v) => {
+            let p = join(path, "vlan_link");
+            let link = rd.string(v, &p);
+            if let Some(l) = &link {
+                refs.add(p, l, id, RefKind::Other);
+            }
+            link
+        }
+        None => {
+            rd.error(path, "a vlan needs a `vlan_link`");
+            None
+        }
+    };
+    Some(Kind::Vlan {
+        id: u16::try_from(vid?).ok()?,
+        link: link?,
+    })
+}
+
+fn nameserver(e: &Obj, path: &str, rd: &mut Reader) -> Dns {
+    let mut dns = Dns::default();
+    for (k, v) in e {
+        let p = join(path, k);
+        match k.as_str() {
+            "address" => dns.nameservers = rd.ips(v, &p),
+            "search" => dns.search = rd.strings(v, &p),
+            "type" | "interface" => {}
+            _ => rd.unknown(&p),
+        }
+    }
+    if !e.contains_key("address") {
+        rd.error(path, "a nameserver entry needs an `address`");
+    }
+    dns
+}
+
+/// An address and its prefix from `key` (`addr/prefix`), else with `netmask` or `prefix`;
+/// with neither, /24 or /64 as cloud-init assumes, with a warning.
+fn network(e: &Obj, key: &str, path: &str, rd: &mut Reader) -> Option<Cidr> {
+    let kp = join(path, key);
+    let text = rd.text(e.get(key)?, &kp)?;
+    let (ip, prefix) = match addr::cidr(&text) {
+        Ok(x) => x,
+        Err(msg) => {
+            rd.error(&kp, msg);
+            return None;
+        }
+    };
+    let prefix = match (prefix, e.get("netmask"), e.get("prefix")) {
+        (Some(p), _, _) => p,
+        (None, Some(m), _) => {
+            let mp = join(path, "netmask");
+            let m = rd.text(m, &mp)?;
+            match addr::prefix_len(&m, ip) {
+                Ok(p) => p,
+                Err(msg) => {
+                    rd.error(&mp, msg);
+                    return None;
+                }
+            }
+        }
+        (None, None, Some(p)) => {
+            let max = u32::from(addr::max_prefix(ip));
+            u8::try_from(rd.num(p, &join(path, "prefix"), 0, max)?).ok()?
+        }
+        (None, None, None) => {
+            let assumed = if ip.is_ipv4() { 24 } else { 64 };
+            let msg =
+                format!("no prefix length or netmask: /{assumed} assumed, as cloud-init does");
+            rd.warn(UNSUPPORTED, &kp, msg);
+            assumed
+        }
+    };
+    Some(Cidr { ip, prefix })
+}
+
+fn route(e: &Obj, path: &str, rd: &mut Reader) -> Option<Route> {
+    let key = if e.contains_key("destination") {
+        "destination"
+    } else if e.contains_key("network") {
+        "network"
+    } else {
+        rd.error(path, "a route needs a `destination` (or `network`)");
+        return None;
+    };
+    let to = network(e, key, path, rd)?;
+    let mut r = Route::to(to);
+    if let Some(gw) = e.get("gateway") {
+        let p = join(path, "gateway");
+        r.via = rd.ip(gw, &p);
+        if r.via.is_some_and(|v| v.is_ipv4() != to.ip.is_ipv4()) {
+            rd.error(&p, "not of the same address family as the destination");
+        }
+    }
+    if let Some(m) = e.get("metric") {
+        r.metric = rd.num(m, &join(path, "metric"), 0, u32::MAX);
+    }
+    Some(r)
+}
+
+const SUBNET_KEYS: [&str; 13] = [
+    "type",
+    "address",
+    "netmask",
+    "prefix",
+    "gateway",
+    "dns_nameservers",
+    "dns_search",
+    "routes",
+    "control",
+    "broadcast",
+    "metric",
+    "ipv4",
+    "ipv6",
+];
+
+/// Folds one subnet into its interface.
+fn subnet(iface: &mut Interface, s: &Obj, path: &str, rd: &mut Reader) {
+    for k in s.keys() {
+        if !SUBNET_KEYS.contains(&k.as_str()) {
+            rd.unknown(&join(path, k));
+        }
+    }
+    let tpath = join(path, "type");
+    let Some(ty) = s.get("type").and_then(|t| rd.string(t, &tpath)) else {
+        if !s.contains_key("type") {
+            rd.error(path, "a subnet needs a `type`");
+        }
+        return;
+    };
+    let metric = s
+        .get("metric")
+        .and_then(|m| rd.num(m, &join(path, "metric"), 0, u32::MAX));
+    let mut auto6 = |mode: Ipv6Auto, rd: &mut Reader| match iface.ipv6 {
+        Some(prev) if prev != mode => rd.warn(
+            UNSUPPORTED,
+            &tpath,
+            "a second IPv6 mode on one interface, ignored",
+        ),
+        _ => iface.ipv6 = Some(mode),
+    };
+    match ty.as_str() {
+        "dhcp" | "dhcp4" => {
+            iface.dhcp4 = true;
+            iface.dhcp4_overrides.route_metric = metric.or(iface.dhcp4_overrides.route_metric);
+        }
+        "dhcp6" => {
+            auto6(Ipv6Auto::Dhcp6, rd);
+            iface.dhcp6_overrides.route_metric = metric.or(iface.dhcp6_overrides.route_metric);
+        }
+        "ipv6_slaac" => auto6(Ipv6Auto::Slaac, rd),
+        "ipv6_dhcpv6-stateless" => auto6(Ipv6Auto::Dhcp6Stateless, rd),
+        "ipv6_dhcpv6-stateful" => auto6(Ipv6Auto::Dhcp6Stateful, rd),
+        "static" | "static6" => {
+            if !s.contains_key("address") {
+                rd.error(path, "a static subnet needs an `address`");
+            } else if let Some(c) = network(s, "address", path, rd) {
+                iface.addresses.push(Address {
+                    ip: c.ip,
+                    prefix: c.prefix,
+                    label: None,
+                    lifetime: None,
+                });
+            }
+            if let Some(gw) = s.get("gateway") {
+                gateway(iface, gw, &join(path, "gateway"), rd);
+            }
+        }
+        "manual" => {}
+        _ => rd.error(&tpath, "unknown subnet type"),
+    }
+    let mut dns = Dns::default();
+    if let Some(v) = s.get("dns_nameservers") {
+        dns.nameservers = rd.ips(v, &join(path, "dns_nameservers"));
+    }
+    if let Some(v) = s.get("dns_search") {
+        dns.search = rd.strings(v, &join(path, "dns_search"));
+    }
+    extend_dns(&mut iface.dns, dns);
+    if let Some(v) = s.get("routes") {
+        let rpath = join(path, "routes");
+        for (i, r) in rd.list(v, &rpath).iter().enumerate() {
+            let p = join(&rpath, i);
+            if let Some(r) = rd.map(r, &p) {
+                iface.routes.extend(route(r, &p, rd));
+            }
+        }
+    }
+}
+
+/// A subnet's gateway: the interface's default gateway of that family; a different second
+/// one is ignored with a warning (one default route per family).
+fn gateway(iface: &mut Interface, v: &Value, p: &str, rd: &mut Reader) {
+    let taken = match rd.ip(v, p) {
+        Some(IpAddr::V4(gw)) => *iface.gateway4.get_or_insert(gw) != gw,
+        Some(IpAddr::V6(gw)) => *iface.gateway6.get_or_insert(gw) != gw,
+        None => false,
+    };
+    if taken {
+        rd.warn(
+            UNSUPPORTED,
+            p,
+            "a second default gateway on one interface, ignored",
+        );
+    }
+}

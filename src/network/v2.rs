@@ -1,0 +1,518 @@
+//! network-config version 2, netplan's format: `ethernets`, `bonds`, `bridges`, `vlans` into
+//! the model, checked as netplan checks them. Other device types (wifis, tunnels, …) and keys
+//! the model does not hold are warnings; they survive in `Network::netplan`, which the netplan
+//! renderer writes through unchanged.
+//! <https://docs.cloud-init.io/en/latest/reference/network-config-format-v2.html>
+
+use super::model::{
+    Address, BondParams, BridgeParams, DhcpOverrides, Dns, Format, Interface, Ipv6Auto, Kind,
+    LinkLocal, Match, Network, Route, Rule,
+};
+use super::read::{join, Reader, RefKind, Refs, UNSUPPORTED};
+use serde_json::{Map, Value};
+use std::net::IpAddr;
+
+type Obj = Map<String, Value>;
+
+const SECTIONS: [&str; 4] = ["ethernets", "bonds", "bridges", "vlans"];
+
+/// Device types netplan knows and ember's renderers do not.
+const PASSED_THROUGH: [&str; 8] = [
+    "wifis",
+    "tunnels",
+    "modems",
+    "vrfs",
+    "dummy-devices",
+    "virtual-ethernets",
+    "nm-devices",
+    "openvswitch",
+];
+
+pub(super) fn parse(map: &Obj, base: &str, rd: &mut Reader) -> Network {
+    let mut net = Network {
+        format: Format::V2,
+        netplan: Some(Value::Object(map.clone())),
+        ..Network::default()
+    };
+    let mut refs = Refs::default();
+    for (key, v) in map {
+        let path = join(base, key);
+        match key.as_str() {
+            "version" => {}
+            "renderer" => net.renderer = rd.string(v, &path),
+            k if SECTIONS.contains(&k) => {}
+            k if PASSED_THROUGH.contains(&k) => rd.warn(
+                UNSUPPORTED,
+                &path,
+                "not supported by ember's renderers; kept for netplan only",
+            ),
+            _ => rd.unknown(&path),
+        }
+    }
+    // In a fixed order, so members and links are read before the devices that use them.
+    for section in SECTIONS {
+        let path = join(base, section);
+        let Some(devices) = map.get(section).and_then(|v| rd.map(v, &path)) else {
+            continue;
+        };
+        for (id, dev) in devices {
+            let path = join(&path, id);
+            let Some(dev) = rd.map(dev, &path) else {
+                continue;
+            };
+            if let Some(iface) = device(section, id, dev, &path, rd, &mut refs) {
+                refs.paths.push(path);
+                net.interfaces.push(iface);
+            }
+        }
+    }
+    refs.check(&net, rd);
+    net
+}
+
+fn device(
+    section: &str,
+    id: &str,
+    dev: &Obj,
+    path: &str,
+    rd: &mut Reader,
+    refs: &mut Refs,
+) -> Option<Interface> {
+    let kind = match section {
+        "ethernets" => physical(dev, path, rd),
+        "bonds" => Kind::Bond {
+            members: members(id, dev, path, rd, refs),
+            params: dev
+                .get("parameters")
+                .map(|p| bond_params(id, p, &join(path, "parameters"), rd, refs))
+                .unwrap_or_default(),
+        },
+        "bridges" => Kind::Bridge {
+            members: members(id, dev, path, rd, refs),
+            params: dev
+                .get("parameters")
+                .map(|p| bridge_params(id, p, &join(path, "parameters"), rd, refs))
+                .unwrap_or_default(),
+        },
+        _ => vlan(id, dev, path, rd, refs)?,
+    };
+    let mut iface = Interface::new(id, kind);
+    for (key, v) in dev {
+        let p = join(path, key);
+        let specific = matches!(
+            (section, key.as_str()),
+            ("ethernets", "match" | "set-name")
+                | ("bonds" | "bridges", "interfaces" | "parameters")
+                | ("vlans", "id" | "link")
+        );
+        if !specific && !common(&mut iface, key, v, &p, rd) {
+            rd.unknown(&p);
+        }
+    }
+    Some(iface)
+}
+
+fn physical(dev: &Obj, path: &str, rd: &mut Reader) -> Kind {
+    let mut matching = Match::default();
+    if let Some(m) = dev.get("match") {
+        let mpath = join(path, "match");
+        for (key, v) in rd.map(m, &mpath).into_iter().flatten() {
+            let p = join(&mpath, key);
+            match key.as_str() {
+                "name" => matching.name = rd.string(v, &p),
+                "macaddress" => matching.macaddress = rd.mac(v, &p),
+                "driver" => matching.driver = rd.strings(v, &p),
+                _ => rd.unknown(&p),
+            }
+        }
+    }
+    let set_name = dev.get("set-name").and_then(|v| {
+        let p = join(path, "set-name");
+        if matching.is_empty() {
+            rd.error(&p, "set-name needs a match");
+        }
+        rd.string(v, &p)
+    });
+    Kind::Physical { matching, set_name }
+}
+
+fn members(id: &str, dev: &Obj, path: &str, rd: &mut Reader, refs: &mut Refs) -> Vec<String> {
+    let Some(v) = dev.get("interfaces") else {
+        return Vec::new();
+    };
+    let path = join(path, "interfaces");
+    let mut out = Vec::new();
+    for (i, m) in rd.list(v, &path).iter().enumerate() {
+        let p = join(&path, i);
+        if let Some(m) = rd.string(m, &p) {
+            refs.add(p, &m, id, RefKind::Member);
+            out.push(m);
+        }
+    }
+    out
+}
+
+fn vlan(id: &str, dev: &Obj, path: &str, rd: &mut Reader, refs: &mut Refs) -> Option<Kind> {
+    let vid = match dev.get("id") {
+        Some(v) => rd.num(v, &join(path, "id"), 0, 4094),
+        None => {
+            rd.error(path, "a vlan needs an id");
+            None
+        }
+    };
+    let link = match dev.get("link") {
+        Some(v) => {
+            let p = join(path, "link");
+            let link = rd.string(v, &p);
+            if let Some(l) = &link {
+                refs.add(p, l, id, RefKind::Other);
+            }
+            link
+        }
+        None => {
+            rd.error(path, "a vlan needs a link");
+            None
+        }
+    };
+    Some(Kind::Vlan {
+        id: u16::try_from(vid?).ok()?,
+        link: link?,
+    })
+}
+
+/// The keys every device type has; false when `key` is not one of them.
+fn common(iface: &mut Interface, key: &str, v: &Value, p: &str, rd: &mut Reader) -> bool {
+    match key {
+        "dhcp4" => iface.dhcp4 = rd.bool(v, p).unwrap_or(false),
+        "dhcp6" => {
+            if rd.bool(v, p) == Some(true) {
+                iface.ipv6 = Some(Ipv6Auto::Dhcp6);
+            }
+        }
+        "dhcp4-overrides" => iface.dhcp4_overrides = overrides(v, p, rd),
+        "dhcp6-overrides" => iface.dhcp6_overrides = overrides(v, p, rd),
+        "addresses" => iface.addresses = addresses(v, p, rd),
+        "gateway4" => match rd.ip(v, p) {
+            Some(IpAddr::V4(gw)) => iface.gateway4 = Some(gw),
+            Some(_) => rd.error(p, "not an IPv4 address"),
+            None => {}
+        },
+        "gateway6" => match rd.ip(v, p) {
+            Some(IpAddr::V6(gw)) => iface.gateway6 = Some(gw),
+            Some(_) => rd.error(p, "not an IPv6 address"),
+            None => {}
+        },
+        "nameservers" => iface.dns = nameservers(v, p, rd),
+        "macaddress" => iface.mac_address = rd.mac(v, p),
+        "mtu" => iface.mtu = rd.num(v, p, 68, 65535),
+        "optional" => iface.optional = rd.bool(v, p).unwrap_or(false),
+        "wakeonlan" => iface.wakeonlan = rd.bool(v, p).unwrap_or(false),
+        "critical" => iface.keep_configuration = rd.bool(v, p).unwrap_or(false),
+        "accept-ra" => iface.accept_ra = rd.bool(v, p),
+        "link-local" => {
+            let mut ll = LinkLocal::default();
+            for (i, s) in rd.strings(v, p).iter().enumerate() {
+                match s.as_str() {
+                    "ipv4" => ll.ipv4 = true,
+                    "ipv6" => ll.ipv6 = true,
+                    _ => rd.error(&join(p, i), "expected ipv4 or ipv6"),
+                }
+            }
+            iface.link_local = Some(ll);
+        }
+        "routes" => iface.routes = routes(v, p, rd),
+        "routing-policy" => iface.rules = rules(v, p, rd),
+        // Chooses netplan's backend per device: nothing for the model to hold.
+        "renderer" => {}
+        _ => return false,
+    }
+    true
+}
+
+fn addresses(v: &Value, path: &str, rd: &mut Reader) -> Vec<Address> {
+    let mut out = Vec::new();
+    for (i, item) in rd.list(v, path).iter().enumerate() {
+        let p = join(path, i);
+        // `- 10.0.0.5/24` or `- 10.0.0.5/24: {label: …, lifetime: …}`
+        let (addr, opts) = match item.as_object() {
+            Some(m) if m.len() == 1 => {
+                let (k, o) = m.iter().next().expect("one entry");
+                (Value::String(k.clone()), Some((k, o)))
+            }
+            Some(_) => {
+                rd.error(&p, "expected an address, or one address with its options");
+                continue;
+            }
+            None => (item.clone(), None),
+        };
+        let Some(cidr) = rd.cidr(&addr, &p) else {
+            continue;
+        };
+        let mut a = Address {
+            ip: cidr.ip,
+            prefix: cidr.prefix,
+            label: None,
+            lifetime: None,
+        };
+        if let Some((key, opts)) = opts {
+            let op = join(&p, key);
+            for (k, o) in rd.map(opts, &op).into_iter().flatten() {
+                let kp = join(&op, k);
+                match k.as_str() {
+                    "label" => a.label = rd.string(o, &kp),
+                    "lifetime" => match rd.string(o, &kp).as_deref() {
+                        Some(l @ ("forever" | "0")) => a.lifetime = Some(l.into()),
+                        Some(_) => rd.error(&kp, "expected forever or 0"),
+                        None => {}
+                    },
+                    _ => rd.unknown(&kp),
+                }
+            }
+        }
+        out.push(a);
+    }
+    out
+}
+
+pub(super) fn nameservers(v: &Value, path: &str, rd: &mut Reader) -> Dns {
+    let mut dns = Dns::default();
+    for (k, x) in rd.map(v, path).into_iter().flatten() {
+        let p = join(path, k);
+        match k.as_str() {
+            "addresses" => dns.nameservers = rd.ips(x, &p),
+            "search" => dns.search = rd.strings(x, &p),
+            _ => rd.unknown(&p),
+        }
+    }
+    dns
+}
+
+fn overrides(v: &Value, path: &str, rd: &mut Reader) -> DhcpOverrides {
+    let mut o = DhcpOverrides::default();
+    for (k, x) in rd.map(v, path).into_iter().flatten() {
+        let p = join(path, k);
+        match k.as_str() {
+            "use-dns" => o.use_dns = rd.bool(x, &p),
+            "use-ntp" => o.use_ntp = rd.bool(x, &p),
+            "use-hostname" => o.use_hostname = rd.bool(x, &p),
+            "use-mtu" => o.use_mtu = rd.bool(x, &p),
+            "use-routes" => o.use_routes = rd.bool(x, &p),
+            "send-hostname" => o.send_hostname = rd.bool(x, &p),
+            "hostname" => o.hostname = rd.string(x, &p),
+            "route-metric" => o.route_metric = rd.num(x, &p, 0, u32::MAX),
+            "use-domains" => match x {
+                Value::String(s) if s == "route" => o.use_domains = Some("route".into()),
+                _ => o.use_domains = rd.bool(x, &p).map(|b| b.to_string()),
+            },
+            _ => rd.unknown(&p),
+        }
+    }
+    o
+}
+
+fn routes(v: &Value, path: &str, rd: &mut Reader) -> Vec<Route> {
+    let mut out = Vec::new();
+    for (i, item) in rd.list(v, path).iter().enumerate() {
+        let p = join(path, i);
+        let Some(m) = rd.map(item, &p) else {
+            continue;
+        };
+        let via = m.get("via").and_then(|v| rd.ip(v, &join(&p, "via")));
+        let to = match m.get("to") {
+            Some(Value::String(s)) if s == "default" || s == "0/0" => Some(super::model::Cidr {
+                ip: match via {
+                    Some(IpAddr::V6(_)) => IpAddr::V6(0u128.into()),
+                    _ => IpAddr::V4(0u32.into()),
+                },
+                prefix: 0,
+            }),
+            Some(t) => rd.cidr_or_host(t, &join(&p, "to")),
+            None => {
+                rd.error(&p, "a route needs `to`");
+                None
+            }
+        };
+        let Some(to) = to else { continue };
+        if via.is_some_and(|v| v.is_ipv4() != to.ip.is_ipv4()) {
+            rd.error(&join(&p, "via"), "not of the same address family as `to`");
+        }
+        let mut r = Route::to(to);
+        r.via = via;
+        for (k, x) in m {
+            let kp = join(&p, k);
+            match k.as_str() {
+                "to" | "via" => {}
+                "from" => r.from = rd.ip(x, &kp),
+                "metric" => r.metric = rd.num(x, &kp, 0, u32::MAX),
+                "table" => r.table = rd.num(x, &kp, 1, u32::MAX),
+                "on-link" => r.on_link = rd.bool(x, &kp).unwrap_or(false),
+                "scope" => r.scope = one_of(x, &kp, rd, &["global", "link", "host"]),
+                "type" => {
+                    let types = [
+                        "unicast",
+                        "anycast",
+                        "blackhole",
+                        "broadcast",
+                        "local",
+                        "multicast",
+                        "nat",
+                        "prohibit",
+                        "throw",
+                        "unreachable",
+                        "xresolve",
+                    ];
+                    r.kind = one_of(x, &kp, rd, &types);
+                }
+                "mtu" => r.mtu = rd.num(x, &kp, 1, u32::MAX),
+                _ => rd.unknown(&kp),
+            }
+        }
+        out.push(r);
+    }
+    out
+}
+
+fn rules(v: &Value, path: &str, rd: &mut Reader) -> Vec<Rule> {
+    let mut out = Vec::new();
+    for (i, item) in rd.list(v, path).iter().enumerate() {
+        let p = join(path, i);
+        let Some(m) = rd.map(item, &p) else {
+            continue;
+        };
+        let mut r = Rule::default();
+        for (k, x) in m {
+            let kp = join(&p, k);
+            match k.as_str() {
+                "from" => r.from = rd.cidr_or_host(x, &kp),
+                "to" => r.to = rd.cidr_or_host(x, &kp),
+                "table" => r.table = rd.num(x, &kp, 1, u32::MAX),
+                "priority" => r.priority = rd.num(x, &kp, 0, u32::MAX),
+                "mark" => r.mark = rd.num(x, &kp, 1, u32::MAX),
+                "type-of-service" => {
+                    r.type_of_service = rd.num(x, &kp, 0, 255).and_then(|n| u8::try_from(n).ok())
+                }
+                _ => rd.unknown(&kp),
+            }
+        }
+        if r.from.is_none() && r.to.is_none() {
+            rd.error(&p, "a routing-policy rule needs `from` or `to`");
+        }
+        out.push(r);
+    }
+    out
+}
+
+/// A string that must be one of `allowed`.
+pub(super) fn one_of(v: &Value, p: &str, rd: &mut Reader, allowed: &[&str]) -> Option<String> {
+    let s = rd.string(v, p)?;
+    if allowed.contains(&s.as_str()) {
+        Some(s)
+    } else {
+        rd.error(p, format!("expected one of: {}", allowed.join(", ")));
+        None
+    }
+}
+
+pub(super) const BOND_MODES: [&str; 9] = [
+    "balance-rr",
+    "active-backup",
+    "balance-xor",
+    "broadcast",
+    "802.3ad",
+    "balance-tlb",
+    "balance-alb",
+    "balance-tcp",
+    "balance-slb",
+];
+
+/// A bond mode by name, or by the kernel's number (0 to 6).
+pub(super) fn bond_mode(v: &Value, p: &str, rd: &mut Reader) -> Option<String> {
+    match v.as_u64() {
+        Some(n) if n <= 6 => Some(BOND_MODES[n as usize].to_string()),
+        _ => one_of(v, p, rd, &BOND_MODES),
+    }
+}
+
+fn bond_params(id: &str, v: &Value, path: &str, rd: &mut Reader, refs: &mut Refs) -> BondParams {
+    let mut b = BondParams::default();
+    for (k, x) in rd.map(v, path).into_iter().flatten() {
+        let p = join(path, k);
+        match k.as_str() {
+            "mode" => b.mode = bond_mode(x, &p, rd),
+            "lacp-rate" => b.lacp_rate = one_of(x, &p, rd, &["slow", "fast"]),
+            "mii-monitor-interval" => b.mii_monitor_interval_ms = rd.duration_ms(x, &p, 1),
+            "min-links" => b.min_links = rd.num(x, &p, 0, u32::MAX),
+            "transmit-hash-policy" => b.transmit_hash_policy = rd.string(x, &p),
+            "ad-select" => b.ad_select = rd.string(x, &p),
+            "all-slaves-active" | "all-members-active" => b.all_members_active = rd.bool(x, &p),
+            "arp-interval" => b.arp_interval_ms = rd.duration_ms(x, &p, 1),
+            "arp-ip-targets" => {
+                for (i, ip) in rd.ips(x, &p).into_iter().enumerate() {
+                    match ip {
+                        IpAddr::V4(ip) => b.arp_ip_targets.push(ip),
+                        IpAddr::V6(_) => rd.error(&join(&p, i), "not an IPv4 address"),
+                    }
+                }
+            }
+            "arp-validate" => b.arp_validate = rd.string(x, &p),
+            "arp-all-targets" => b.arp_all_targets = rd.string(x, &p),
+            "up-delay" => b.up_delay_ms = rd.duration_ms(x, &p, 1),
+            "down-delay" => b.down_delay_ms = rd.duration_ms(x, &p, 1),
+            "fail-over-mac-policy" => b.fail_over_mac_policy = rd.string(x, &p),
+            "gratuitous-arp" | "gratuitious-arp" => b.gratuitous_arp = rd.num(x, &p, 1, 255),
+            "packets-per-slave" | "packets-per-member" => {
+                b.packets_per_member = rd.num(x, &p, 0, 65535)
+            }
+            "primary-reselect-policy" => b.primary_reselect_policy = rd.string(x, &p),
+            "resend-igmp" => b.resend_igmp = rd.num(x, &p, 0, 255),
+            "learn-packet-interval" => b.learn_packet_interval_ms = rd.duration_ms(x, &p, 1000),
+            "primary" => {
+                b.primary = rd.string(x, &p);
+                if let Some(m) = &b.primary {
+                    refs.add(p, m, id, RefKind::Other);
+                }
+            }
+            _ => rd.unknown(&p),
+        }
+    }
+    b
+}
+
+fn bridge_params(
+    id: &str,
+    v: &Value,
+    path: &str,
+    rd: &mut Reader,
+    refs: &mut Refs,
+) -> BridgeParams {
+    let mut b = BridgeParams::default();
+    for (k, x) in rd.map(v, path).into_iter().flatten() {
+        let p = join(path, k);
+        match k.as_str() {
+            "ageing-time" | "aging-time" => b.ageing_time_ms = rd.duration_ms(x, &p, 1000),
+            "priority" => b.priority = rd.num(x, &p, 0, 65535),
+            "forward-delay" => b.forward_delay_ms = rd.duration_ms(x, &p, 1000),
+            "hello-time" => b.hello_time_ms = rd.duration_ms(x, &p, 1000),
+            "max-age" => b.max_age_ms = rd.duration_ms(x, &p, 1000),
+            "stp" => b.stp = rd.bool(x, &p),
+            "path-cost" | "port-priority" => {
+                let max = if k == "path-cost" { u32::MAX } else { 63 };
+                for (port, n) in rd.map(x, &p).into_iter().flatten() {
+                    let pp = join(&p, port);
+                    let Some(n) = rd.num(n, &pp, 0, max) else {
+                        continue;
+                    };
+                    refs.add(pp, port, id, RefKind::Other);
+                    let table = if k == "path-cost" {
+                        &mut b.path_cost
+                    } else {
+                        &mut b.port_priority
+                    };
+                    table.insert(port.clone(), n);
+                }
+            }
+            _ => rd.unknown(&p),
+        }
+    }
+    b
+}
