@@ -156,13 +156,6 @@ fn ip(net: &mut Network, v: &str, path: &str, rd: &mut Reader) {
     let first_is_ip = f[0].is_empty() || addr::cidr(f[0]).is_ok();
     // ip=<interface>:<method>[:<mtu>[:<mac>]]
     if !first_is_ip {
-        if f.len() > 4 {
-            rd.error(
-                path,
-                "too many fields for ip=<interface>:<method>[:<mtu>[:<mac>]]",
-            );
-            return;
-        }
         let iface = entry(net, f[0]);
         if !method(iface, f[1], path, rd) {
             rd.error(path, "unknown autoconfiguration method");
@@ -171,8 +164,8 @@ fn ip(net: &mut Network, v: &str, path: &str, rd: &mut Reader) {
         return;
     }
     // ip=<client-IP>:[<peer>]:<gateway-IP>:<netmask>:<hostname>:<interface>:<method>[:…]
-    if f.len() < 7 || f.len() > 9 {
-        rd.error(path, "expected 7 to 9 colon-separated fields");
+    if f.len() < 7 {
+        rd.error(path, "expected at least 7 colon-separated fields");
         return;
     }
     let name = if f[5].is_empty() { ALL } else { f[5] };
@@ -200,6 +193,9 @@ fn ip(net: &mut Network, v: &str, path: &str, rd: &mut Reader) {
     // Then either <dns1>[:<dns2>] or <mtu>[:<mac>].
     let rest = &f[7..];
     if rest.first().is_some_and(|d| d.parse::<IpAddr>().is_ok()) {
+        if rest.len() > 2 {
+            rd.error(path, "more than two nameserver fields");
+        }
         for d in rest.iter().filter(|d| !d.is_empty()) {
             match d.parse() {
                 Ok(ns) => iface.dns.nameservers.push(ns),
@@ -229,8 +225,10 @@ fn mtu_mac(iface: &mut Interface, rest: &[&str], path: &str, rd: &mut Reader) {
             None => rd.error(path, "the MTU is not a number from 68 to 65535"),
         }
     }
-    if let Some(mac) = rest.get(1).filter(|m| !m.is_empty()) {
-        match addr::mac(mac) {
+    // The MAC is the rest, colons and all.
+    let mac = rest.get(1..).unwrap_or_default().join(":");
+    if !mac.is_empty() {
+        match addr::mac(&mac) {
             Some(mac) => iface.mac_address = Some(mac),
             None => rd.error(path, "not a MAC address"),
         }

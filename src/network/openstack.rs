@@ -103,7 +103,10 @@ pub(super) fn parse(v: &Value, macs: &BTreeMap<String, String>, rd: &mut Reader)
         let name = format!("{link}.{vid}");
         refs.add(lpath, &link, &name, RefKind::Other);
         let vid = u16::try_from(vid).unwrap_or_default();
-        let iface = Interface::new(name.clone(), Kind::Vlan { id: vid, link });
+        let mut iface = Interface::new(name.clone(), Kind::Vlan { id: vid, link });
+        iface.mac_address = l
+            .get("vlan_mac_address")
+            .and_then(|m| rd.mac(m, &join(&path, "vlan_mac_address")));
         if let Some(id) = l.get("id").and_then(Value::as_str) {
             names.insert(id.to_string(), name);
         }
