@@ -13,11 +13,22 @@ use std::net::IpAddr;
 /// The id of the interface `ip=dhcp` (no interface named) configures: every NIC.
 pub const ALL: &str = "default";
 
-/// Whether the command line carries any network parameter this parser reads.
-pub fn present(params: &[String]) -> bool {
-    ["ip", "nameserver", "ifname", "rd.route"]
+/// The parameters this parser reads, as given (`ip=dhcp`, `nameserver=10.0.0.2`).
+pub fn params(params: &[String]) -> Vec<&str> {
+    let keys = ["ip=", "nameserver=", "ifname=", "rd.route=", "rd.peerdns="];
+    params
         .iter()
-        .any(|k| value(params, k).is_some())
+        .filter(|p| keys.iter().any(|k| p.starts_with(k)))
+        .map(String::as_str)
+        .collect()
+}
+
+/// Whether the command line carries a network parameter this parser reads (`rd.peerdns=`
+/// alone configures nothing).
+pub fn present(params: &[String]) -> bool {
+    self::params(params)
+        .iter()
+        .any(|p| !p.starts_with("rd.peerdns="))
 }
 
 /// The values of every `key=` parameter, in order.
