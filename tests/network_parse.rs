@@ -7,7 +7,7 @@ use common::Machine;
 use ember::error::Diag;
 use ember::limits::Limits;
 use ember::network::model::{Ipv6Auto, Kind};
-use ember::network::{parse, Input, Network};
+use ember::network::{parse, parse_network_data, Input, Network};
 use serde_json::json;
 use std::collections::BTreeMap;
 
@@ -252,11 +252,7 @@ fn openstack_network_data() {
         "services": [{"type": "dns", "address": "192.168.77.2"}]
     });
     let macs = BTreeMap::from([("fa:16:3e:5b:00:01".to_string(), "ens3".to_string())]);
-    let p = parse(
-        "config-2: network_data.json",
-        Input::OpenStack(&data, &macs),
-    )
-    .unwrap();
+    let p = parse_network_data("config-2: network_data.json", &data, &macs).unwrap();
     assert_eq!(ids(&p.model), ["ens3", "tap3a2"]);
     assert!(p.model.interfaces[0].dhcp4);
     assert_eq!(p.model.interfaces[1].addresses[0].prefix, 26);

@@ -1,11 +1,13 @@
 //! Network configuration: one model (`model.rs`) and the parsers that make it from
-//! network-config v1, v2 (netplan), OpenStack's network_data.json and the kernel command line.
+//! network-config v1, v2 (netplan), OpenStack's network_data.json (`parse_network_data`) and
+//! the kernel command line.
 //! Parsing is pure; rendering the model for the target's network stack is not done here.
 
 mod addr;
 pub mod cmdline;
 pub mod model;
 pub mod openstack;
+mod params;
 mod read;
 pub mod v1;
 pub mod v2;
@@ -31,9 +33,6 @@ pub enum Input<'a> {
     Doc(&'a Doc),
     /// A value without lines (JSON, or YAML read earlier), with the line map if it was kept.
     Value(&'a Value, Option<&'a BTreeMap<String, u32>>),
-    /// OpenStack network_data.json, with the host's interface names by lowercase MAC (may be
-    /// empty: physical links are then matched by MAC and named after their link id).
-    OpenStack(&'a Value, &'a BTreeMap<String, String>),
     /// The kernel command line's parameters: `ip=`, `nameserver=`, `ifname=`, `rd.route=`,
     /// `rd.peerdns=`.
     Cmdline(&'a [String]),
@@ -57,11 +56,6 @@ pub fn parse(source: &str, input: Input) -> Result<Parsed, Vec<Diag>> {
         }
         Input::Doc(doc) => (&doc.value, Some(&doc.lines)),
         Input::Value(value, lines) => (value, lines),
-        Input::OpenStack(value, macs) => {
-            let mut rd = Reader::new(source, None);
-            let model = openstack::parse(value, macs, &mut rd);
-            return finish(model, rd);
-        }
         Input::Cmdline(params) => {
             let mut rd = Reader::new(source, None);
             let model = cmdline::parse(params, &mut rd);
@@ -91,6 +85,18 @@ pub fn parse(source: &str, input: Input) -> Result<Parsed, Vec<Diag>> {
             Network::default()
         }
     };
+    finish(model, rd)
+}
+
+/// Parses OpenStack's network_data.json; `macs` has the host's interface names by lowercase
+/// MAC (it may be empty: physical links are then matched by MAC and named after their link).
+pub fn parse_network_data(
+    source: &str,
+    value: &Value,
+    macs: &BTreeMap<String, String>,
+) -> Result<Parsed, Vec<Diag>> {
+    let mut rd = Reader::new(source, None);
+    let model = openstack::parse(value, macs, &mut rd);
     finish(model, rd)
 }
 

@@ -6,8 +6,8 @@
 
 use super::addr;
 use super::model::{Address, Format, Interface, Ipv6Auto, Kind, Match, Network, Route};
+use super::params;
 use super::read::{join, Reader, RefKind, Refs, UNSUPPORTED};
-use super::v2::bond_mode;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::net::IpAddr;
@@ -37,8 +37,8 @@ pub(super) fn parse(v: &Value, macs: &BTreeMap<String, String>, rd: &mut Reader)
     let links = top.get("links").map_or(&[][..], |l| rd.list(l, "links"));
     // Link id → interface id, for bond_links, vlan_link and networks' link.
     let mut names: BTreeMap<String, String> = BTreeMap::new();
-    // (link index, key path, interface), put back in link order at the end.
-    let mut built: Vec<(usize, String, Interface)> = Vec::new();
+    // By link index: (key path, interface).
+    let mut built: Vec<Option<(String, Interface)>> = vec![None; links.len()];
     let mut bonds = 0;
     // NICs and bonds first: a vlan is named after its link (`eth0.100`).
     for (i, link) in links.iter().enumerate() {
@@ -68,7 +68,7 @@ pub(super) fn parse(v: &Value, macs: &BTreeMap<String, String>, rd: &mut Reader)
             physical(l, &id, mac, &path, macs, rd)
         };
         names.insert(id, iface.id.clone());
-        built.push((i, path, iface));
+        built[i] = Some((path, iface));
     }
     for (i, link) in links.iter().enumerate() {
         let Some(l) = link.as_object() else { continue };
@@ -110,18 +110,21 @@ pub(super) fn parse(v: &Value, macs: &BTreeMap<String, String>, rd: &mut Reader)
         if let Some(id) = l.get("id").and_then(Value::as_str) {
             names.insert(id.to_string(), name);
         }
-        built.push((i, path, iface));
+        built[i] = Some((path, iface));
     }
-    built.sort_by_key(|b| b.0);
-    for (i, path, iface) in &mut built {
-        if let Some(m) = links[*i].get("mtu").filter(|m| !m.is_null()) {
+    for (i, (path, iface)) in built
+        .iter_mut()
+        .enumerate()
+        .filter_map(|(i, b)| Some((i, b.as_mut()?)))
+    {
+        if let Some(m) = links[i].get("mtu").filter(|m| !m.is_null()) {
             iface.mtu = rd.num(m, &join(path, "mtu"), 68, 65535);
         }
         let Kind::Bond { members, .. } = &mut iface.kind else {
             continue;
         };
         let mpath = join(path, "bond_links");
-        let Some(list) = links[*i].get("bond_links") else {
+        let Some(list) = links[i].get("bond_links") else {
             rd.error(path, "a bond link needs `bond_links`");
             continue;
         };
@@ -137,7 +140,7 @@ pub(super) fn parse(v: &Value, macs: &BTreeMap<String, String>, rd: &mut Reader)
             }
         }
     }
-    for (_, path, iface) in built {
+    for (path, iface) in built.into_iter().flatten() {
         refs.paths.push(path);
         net.interfaces.push(iface);
     }
@@ -217,25 +220,24 @@ fn physical(
     Interface::new(name, Kind::Physical { matching, set_name })
 }
 
-/// `bond_mode`, `bond_miimon`, `bond_xmit_hash_policy` (members are filled in later).
+/// `bond_mode`, `bond_miimon`, `bond_xmit_hash_policy`, … (members are filled in later).
 fn bond(l: &Map<String, Value>, path: &str, rd: &mut Reader) -> Kind {
-    let mut params = super::model::BondParams::default();
+    let mut bp = super::model::BondParams::default();
     for (k, v) in l {
         let p = join(path, k);
-        match k.as_str() {
-            "bond_mode" => params.mode = bond_mode(v, &p, rd),
-            "bond_miimon" => params.mii_monitor_interval_ms = rd.duration_ms(v, &p, 1),
-            "bond_xmit_hash_policy" => params.transmit_hash_policy = rd.string(v, &p),
-            "bond_links" => {}
-            k if k.starts_with("bond_") => {
-                rd.warn(UNSUPPORTED, &p, "bond parameter not supported, ignored")
+        if k == "bond_links" || !k.starts_with("bond_") {
+            continue;
+        }
+        match params::v1_bond_name(k) {
+            Some(name) => {
+                params::bond(&mut bp, name, v, p, "", rd, &mut Refs::default());
             }
-            _ => {}
+            None => rd.warn(UNSUPPORTED, &p, "bond parameter not supported, ignored"),
         }
     }
     Kind::Bond {
         members: Vec::new(),
-        params,
+        params: bp,
     }
 }
 

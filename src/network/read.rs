@@ -7,7 +7,7 @@ use super::model::{Cidr, Network};
 use crate::error::Diag;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::net::IpAddr;
 
 pub(crate) const INVALID: &str = "network-config-invalid";
@@ -273,29 +273,30 @@ impl Refs {
     }
 
     /// Every id is defined once, every reference names a defined interface other than its own,
-    /// and no interface is a member of two bonds or bridges.
+    /// and no interface is a member of two bonds or bridges. (Linear searches: a config has
+    /// at most a few hundred interfaces, and a map would cost more code than it saves time.)
     pub(crate) fn check(&self, net: &Network, rd: &mut Reader) {
-        let mut ids = BTreeSet::new();
-        for (i, iface) in net.interfaces.iter().enumerate() {
-            if !ids.insert(iface.id.as_str()) {
+        let ifaces = &net.interfaces;
+        for (i, iface) in ifaces.iter().enumerate() {
+            if ifaces[..i].iter().any(|o| o.id == iface.id) {
                 let path = self.paths.get(i).map_or("", String::as_str);
                 rd.error(path, "this id is defined twice");
             }
         }
-        let mut owner: BTreeMap<&str, &str> = BTreeMap::new();
+        let mut owner: Vec<(&str, &str)> = Vec::new();
         for (path, id, from, kind) in &self.refs {
-            if !ids.contains(id.as_str()) {
+            if !ifaces.iter().any(|o| o.id == *id) {
                 rd.error(path, "names an interface that is not defined");
             } else if id == from {
                 rd.error(path, "an interface cannot refer to itself");
             } else if *kind == RefKind::Member {
-                if let Some(prev) = owner.insert(id, from) {
-                    if prev != from {
-                        rd.error(
-                            path,
-                            "this interface is already a member of another bond or bridge",
-                        );
-                    }
+                match owner.iter().find(|(m, _)| m == id) {
+                    Some((_, prev)) if prev != from => rd.error(
+                        path,
+                        "this interface is already a member of another bond or bridge",
+                    ),
+                    Some(_) => {}
+                    None => owner.push((id, from)),
                 }
             }
         }

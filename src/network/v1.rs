@@ -8,8 +8,8 @@ use super::model::{
     Address, BondParams, BridgeParams, Cidr, Dns, Format, Interface, Ipv6Auto, Kind, Match,
     Network, Route,
 };
+use super::params;
 use super::read::{join, Reader, RefKind, Refs, UNSUPPORTED};
-use super::v2::{bond_mode, one_of};
 use serde_json::{Map, Value};
 use std::net::IpAddr;
 
@@ -217,46 +217,13 @@ fn bond(
     let mut b = BondParams::default();
     for (k, x) in params.into_iter().flatten() {
         let p = join(&ppath, k);
-        // `bond-mode`, `bond_mode` and `mode` are the same parameter.
-        let name = k
-            .strip_prefix("bond")
-            .map_or(k.as_str(), |r| r.trim_start_matches(['-', '_']));
-        match name.replace('-', "_").as_str() {
-            "mode" => b.mode = bond_mode(x, &p, rd),
-            "lacp_rate" => b.lacp_rate = one_of(x, &p, rd, &["slow", "fast"]),
-            "miimon" => b.mii_monitor_interval_ms = rd.duration_ms(x, &p, 1),
-            "min_links" => b.min_links = rd.num(x, &p, 0, u32::MAX),
-            "xmit_hash_policy" => b.transmit_hash_policy = rd.string(x, &p),
-            "ad_select" => b.ad_select = rd.string(x, &p),
-            "all_slaves_active" => b.all_members_active = rd.bool(x, &p),
-            "arp_interval" => b.arp_interval_ms = rd.duration_ms(x, &p, 1),
-            "arp_ip_target" => {
-                for (i, ip) in rd.ips(x, &p).into_iter().enumerate() {
-                    match ip {
-                        IpAddr::V4(ip) => b.arp_ip_targets.push(ip),
-                        IpAddr::V6(_) => rd.error(&join(&p, i), "not an IPv4 address"),
-                    }
-                }
-            }
-            "arp_validate" => b.arp_validate = rd.string(x, &p),
-            "arp_all_targets" => b.arp_all_targets = rd.string(x, &p),
-            "updelay" => b.up_delay_ms = rd.duration_ms(x, &p, 1),
-            "downdelay" => b.down_delay_ms = rd.duration_ms(x, &p, 1),
-            "fail_over_mac" => b.fail_over_mac_policy = rd.string(x, &p),
-            "num_grat_arp" | "num_unsol_na" => b.gratuitous_arp = rd.num(x, &p, 0, 255),
-            "packets_per_slave" => b.packets_per_member = rd.num(x, &p, 0, 65535),
-            "primary_reselect" => b.primary_reselect_policy = rd.string(x, &p),
-            "resend_igmp" => b.resend_igmp = rd.num(x, &p, 0, 255),
-            "lp_interval" => b.learn_packet_interval_ms = rd.duration_ms(x, &p, 1000),
-            "primary" => {
-                b.primary = rd.string(x, &p);
-                if let Some(m) = &b.primary {
-                    refs.add(p, m, id, RefKind::Other);
-                }
+        match params::v1_bond_name(k) {
+            Some(name) => {
+                params::bond(&mut b, name, x, p, id, rd, refs);
             }
             // ifupdown's placeholder: the members are `bond_interfaces`.
-            "slaves" => {}
-            _ => rd.warn(UNSUPPORTED, &p, "bond parameter not supported, ignored"),
+            None if k.ends_with("slaves") => {}
+            None => rd.warn(UNSUPPORTED, &p, "bond parameter not supported, ignored"),
         }
     }
     Kind::Bond { members, params: b }
@@ -278,16 +245,9 @@ fn bridge(
     for (k, x) in params.into_iter().flatten() {
         let p = join(&ppath, k);
         match k.as_str() {
-            "bridge_ageing" => b.ageing_time_ms = rd.duration_ms(x, &p, 1000),
-            "bridge_bridgeprio" => b.priority = rd.num(x, &p, 0, 65535),
-            "bridge_fd" => b.forward_delay_ms = rd.duration_ms(x, &p, 1000),
-            "bridge_hello" => b.hello_time_ms = rd.duration_ms(x, &p, 1000),
-            "bridge_maxage" => b.max_age_ms = rd.duration_ms(x, &p, 1000),
-            "bridge_stp" => b.stp = rd.bool(x, &p),
             "bridge_hw" => hw = rd.mac(x, &p),
             "bridge_pathcost" | "bridge_portprio" => {
                 // A list of "port value" strings.
-                let max = if k == "bridge_pathcost" { u32::MAX } else { 63 };
                 let items = match x {
                     Value::String(_) => std::slice::from_ref(x),
                     _ => rd.list(x, &p),
@@ -303,20 +263,14 @@ fn bridge(
                         rd.error(&ip, "expected a port name and a number");
                         continue;
                     };
-                    let Some(n) = rd.num(&Value::String(n.into()), &ip, 0, max) else {
-                        continue;
-                    };
-                    refs.add(ip, port, id, RefKind::Other);
-                    let table = if k == "bridge_pathcost" {
-                        &mut b.path_cost
-                    } else {
-                        &mut b.port_priority
-                    };
-                    table.insert(port.to_string(), n);
+                    let n = Value::String(n.into());
+                    let cost = k == "bridge_pathcost";
+                    params::port_value(&mut b, cost, port, &n, ip, id, rd, refs);
                 }
             }
             // ifupdown's own timing knobs and the member list: nothing for the model.
             "bridge_ports" | "bridge_maxwait" | "bridge_gcint" | "bridge_waitport" => {}
+            _ if params::bridge(&mut b, k, x, &p, rd) => {}
             _ => rd.unknown(&p),
         }
     }

@@ -8,6 +8,7 @@ use super::model::{
     Address, BondParams, BridgeParams, DhcpOverrides, Dns, Format, Interface, Ipv6Auto, Kind,
     LinkLocal, Match, Network, Route, Rule,
 };
+use super::params::{self, one_of};
 use super::read::{join, Reader, RefKind, Refs, UNSUPPORTED};
 use serde_json::{Map, Value};
 use std::net::IpAddr;
@@ -402,77 +403,12 @@ fn rules(v: &Value, path: &str, rd: &mut Reader) -> Vec<Rule> {
     out
 }
 
-/// A string that must be one of `allowed`.
-pub(super) fn one_of(v: &Value, p: &str, rd: &mut Reader, allowed: &[&str]) -> Option<String> {
-    let s = rd.string(v, p)?;
-    if allowed.contains(&s.as_str()) {
-        Some(s)
-    } else {
-        rd.error(p, format!("expected one of: {}", allowed.join(", ")));
-        None
-    }
-}
-
-pub(super) const BOND_MODES: [&str; 9] = [
-    "balance-rr",
-    "active-backup",
-    "balance-xor",
-    "broadcast",
-    "802.3ad",
-    "balance-tlb",
-    "balance-alb",
-    "balance-tcp",
-    "balance-slb",
-];
-
-/// A bond mode by name, or by the kernel's number (0 to 6).
-pub(super) fn bond_mode(v: &Value, p: &str, rd: &mut Reader) -> Option<String> {
-    match v.as_u64() {
-        Some(n) if n <= 6 => Some(BOND_MODES[n as usize].to_string()),
-        _ => one_of(v, p, rd, &BOND_MODES),
-    }
-}
-
 fn bond_params(id: &str, v: &Value, path: &str, rd: &mut Reader, refs: &mut Refs) -> BondParams {
     let mut b = BondParams::default();
     for (k, x) in rd.map(v, path).into_iter().flatten() {
         let p = join(path, k);
-        match k.as_str() {
-            "mode" => b.mode = bond_mode(x, &p, rd),
-            "lacp-rate" => b.lacp_rate = one_of(x, &p, rd, &["slow", "fast"]),
-            "mii-monitor-interval" => b.mii_monitor_interval_ms = rd.duration_ms(x, &p, 1),
-            "min-links" => b.min_links = rd.num(x, &p, 0, u32::MAX),
-            "transmit-hash-policy" => b.transmit_hash_policy = rd.string(x, &p),
-            "ad-select" => b.ad_select = rd.string(x, &p),
-            "all-slaves-active" | "all-members-active" => b.all_members_active = rd.bool(x, &p),
-            "arp-interval" => b.arp_interval_ms = rd.duration_ms(x, &p, 1),
-            "arp-ip-targets" => {
-                for (i, ip) in rd.ips(x, &p).into_iter().enumerate() {
-                    match ip {
-                        IpAddr::V4(ip) => b.arp_ip_targets.push(ip),
-                        IpAddr::V6(_) => rd.error(&join(&p, i), "not an IPv4 address"),
-                    }
-                }
-            }
-            "arp-validate" => b.arp_validate = rd.string(x, &p),
-            "arp-all-targets" => b.arp_all_targets = rd.string(x, &p),
-            "up-delay" => b.up_delay_ms = rd.duration_ms(x, &p, 1),
-            "down-delay" => b.down_delay_ms = rd.duration_ms(x, &p, 1),
-            "fail-over-mac-policy" => b.fail_over_mac_policy = rd.string(x, &p),
-            "gratuitous-arp" | "gratuitious-arp" => b.gratuitous_arp = rd.num(x, &p, 1, 255),
-            "packets-per-slave" | "packets-per-member" => {
-                b.packets_per_member = rd.num(x, &p, 0, 65535)
-            }
-            "primary-reselect-policy" => b.primary_reselect_policy = rd.string(x, &p),
-            "resend-igmp" => b.resend_igmp = rd.num(x, &p, 0, 255),
-            "learn-packet-interval" => b.learn_packet_interval_ms = rd.duration_ms(x, &p, 1000),
-            "primary" => {
-                b.primary = rd.string(x, &p);
-                if let Some(m) = &b.primary {
-                    refs.add(p, m, id, RefKind::Other);
-                }
-            }
-            _ => rd.unknown(&p),
+        if !params::bond(&mut b, k, x, p.clone(), id, rd, refs) {
+            rd.unknown(&p);
         }
     }
     b
@@ -489,28 +425,21 @@ fn bridge_params(
     for (k, x) in rd.map(v, path).into_iter().flatten() {
         let p = join(path, k);
         match k.as_str() {
-            "ageing-time" | "aging-time" => b.ageing_time_ms = rd.duration_ms(x, &p, 1000),
-            "priority" => b.priority = rd.num(x, &p, 0, 65535),
-            "forward-delay" => b.forward_delay_ms = rd.duration_ms(x, &p, 1000),
-            "hello-time" => b.hello_time_ms = rd.duration_ms(x, &p, 1000),
-            "max-age" => b.max_age_ms = rd.duration_ms(x, &p, 1000),
-            "stp" => b.stp = rd.bool(x, &p),
             "path-cost" | "port-priority" => {
-                let max = if k == "path-cost" { u32::MAX } else { 63 };
                 for (port, n) in rd.map(x, &p).into_iter().flatten() {
-                    let pp = join(&p, port);
-                    let Some(n) = rd.num(n, &pp, 0, max) else {
-                        continue;
-                    };
-                    refs.add(pp, port, id, RefKind::Other);
-                    let table = if k == "path-cost" {
-                        &mut b.path_cost
-                    } else {
-                        &mut b.port_priority
-                    };
-                    table.insert(port.clone(), n);
+                    params::port_value(
+                        &mut b,
+                        k == "path-cost",
+                        port,
+                        n,
+                        join(&p, port),
+                        id,
+                        rd,
+                        refs,
+                    );
                 }
             }
+            _ if params::bridge(&mut b, k, x, &p, rd) => {}
             _ => rd.unknown(&p),
         }
     }

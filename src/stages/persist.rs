@@ -139,7 +139,10 @@ fn with_model(rec: &mut Recorder, mut out: Value, input: network::Input) -> Valu
     match network::parse(&source, input) {
         Ok(parsed) => {
             rec.record_all(parsed.warnings);
-            out["model"] = serde_json::to_value(&parsed.model).unwrap_or_default();
+            // Through bytes: the compact writer is already in the binary, the Value serializer
+            // for every model type would not be.
+            let bytes = serde_json::to_vec(&parsed.model).unwrap_or_default();
+            out["model"] = serde_json::from_slice(&bytes).unwrap_or_default();
         }
         Err(diags) => rec.record_all(diags),
     }

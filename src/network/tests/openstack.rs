@@ -1,7 +1,7 @@
 use super::{error_at, warned};
 use crate::error::Diag;
 use crate::network::model::*;
-use crate::network::{parse, Input, Parsed};
+use crate::network::{parse_network_data, Parsed};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::net::IpAddr;
@@ -15,7 +15,7 @@ fn run(v: &Value, macs: &[(&str, &str)]) -> Result<Parsed, Vec<Diag>> {
         .iter()
         .map(|(m, n)| (m.to_string(), n.to_string()))
         .collect();
-    parse("network_data.json", Input::OpenStack(v, &macs))
+    parse_network_data("network_data.json", v, &macs)
 }
 
 /// A config drive's network_data.json with a bond of two NICs, a vlan on it, DHCP on a third
