@@ -10,7 +10,9 @@ pub mod openstack;
 mod params;
 mod read;
 pub mod v1;
+mod v1_subnet;
 pub mod v2;
+mod v2_ip;
 // ephemeral: the DHCP client (separate file set)
 
 pub use model::Network;
