@@ -516,3 +516,45 @@ fn the_model_serializes() {
     let back: Network = serde_json::from_value(v).unwrap();
     assert_eq!(back, p.model);
 }
+
+#[test]
+fn bad_parameters_and_overrides() {
+    let d = bad(r#"version: 2
+ethernets:
+  a: {}
+  b:
+    dhcp4-overrides: {use-domains: sometimes, route-metric: -5}
+    addresses:
+      - 10.0.0.5/24: {lifetime: 5, colour: red}
+      - {10.0.0.6/24: {}, 10.0.0.7/24: {}}
+bonds:
+  bond0:
+    interfaces: a
+    parameters: {mii-monitor-interval: soon, lacp-rate: medium, arp-ip-targets: ["fd00::1"]}
+bridges:
+  br0:
+    interfaces: [b]
+    parameters: {forward-delay: 5 fortnights, stp: perhaps}
+"#);
+    let at = |key: &str| error_at(&d, key);
+    at("ethernets.b.dhcp4-overrides.use-domains");
+    at("ethernets.b.dhcp4-overrides.route-metric");
+    assert!(at("ethernets.b.addresses.0.10.0.0.5/24.lifetime")
+        .message
+        .contains("forever or 0"));
+    assert!(at("ethernets.b.addresses.1")
+        .message
+        .contains("one address"));
+    assert_eq!(at("bonds.bond0.interfaces").message, "expected a list");
+    assert!(at("bonds.bond0.parameters.mii-monitor-interval")
+        .message
+        .contains("duration"));
+    at("bonds.bond0.parameters.lacp-rate");
+    assert_eq!(
+        at("bonds.bond0.parameters.arp-ip-targets.0").message,
+        "not an IPv4 address"
+    );
+    at("bridges.br0.parameters.forward-delay");
+    at("bridges.br0.parameters.stp");
+    assert!(warned(&d).contains(&"ethernets.b.addresses.0.10.0.0.5/24.colour"));
+}
