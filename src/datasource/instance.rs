@@ -3,6 +3,7 @@
 use crate::error::Diag;
 use crate::secret::Secret;
 use serde_json::Value;
+use std::collections::BTreeMap;
 
 #[derive(Debug, Default)]
 pub struct InstanceData {
@@ -19,6 +20,8 @@ pub struct InstanceData {
     pub vendor_data2: Option<Secret<Vec<u8>>>,
     /// The network config as given (v1/v2 YAML parsed to JSON), and where it came from.
     pub network_config: Option<(String, Value)>,
+    /// The line of each key path of `network_config`, when it was read from YAML.
+    pub network_config_lines: BTreeMap<String, u32>,
     /// The data came from removable media (a CD or USB seed): see `ember.removable_seeds`.
     pub from_removable_media: bool,
     /// Requests or files read, for status.

@@ -168,8 +168,11 @@ impl<'a> Collector<'a> {
         }
         if let Some(nc) = raw.network_config.filter(|n| !n.is_empty()) {
             let file = self.file_name(where_, "network-config");
-            match seed::parse_mapping(&nc, &file, limits) {
-                Ok(v) => self.data.network_config = Some((file, v)),
+            match seed::parse_mapping_doc(&nc, &file, limits) {
+                Ok(doc) => {
+                    self.data.network_config = Some((file, doc.value));
+                    self.data.network_config_lines = doc.lines;
+                }
                 Err(d) => self.data.diags.push(d),
             }
         }

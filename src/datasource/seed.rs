@@ -67,6 +67,11 @@ pub fn read(
 /// Parses a YAML (or JSON) file that must hold a mapping; empty means `{}`.
 /// `file` names it in diagnostics: `/dev/sr0: meta-data`.
 pub fn parse_mapping(data: &[u8], file: &str, limits: &Limits) -> Result<Value, Diag> {
+    parse_mapping_doc(data, file, limits).map(|doc| doc.value)
+}
+
+/// `parse_mapping`, keeping the line of each key path for later diagnostics.
+pub fn parse_mapping_doc(data: &[u8], file: &str, limits: &Limits) -> Result<yaml::Doc, Diag> {
     let text = std::str::from_utf8(data).map_err(|e| {
         Diag::error(
             "not-utf8",
@@ -74,10 +79,11 @@ pub fn parse_mapping(data: &[u8], file: &str, limits: &Limits) -> Result<Value, 
         )
         .file(file)
     })?;
-    let doc = yaml::parse(text, limits).map_err(|e| e.to_diag(file))?;
+    let mut doc = yaml::parse(text, limits).map_err(|e| e.to_diag(file))?;
     match doc.value {
-        Value::Null => Ok(Value::Object(Default::default())),
-        v @ Value::Object(_) => Ok(v),
-        _ => Err(Diag::error("wrong-type", "must be a mapping").file(file)),
+        Value::Null => doc.value = Value::Object(Default::default()),
+        Value::Object(_) => {}
+        _ => return Err(Diag::error("wrong-type", "must be a mapping").file(file)),
     }
+    Ok(doc)
 }

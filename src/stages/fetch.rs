@@ -12,6 +12,7 @@ use base64::engine::general_purpose::STANDARD as B64;
 use base64::Engine;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::collections::BTreeMap;
 
 /// `InstanceData` as stored between stages: payloads in base64 (they may be binary).
 #[derive(Serialize, Deserialize)]
@@ -25,6 +26,8 @@ struct Stored {
     vendor_data: Option<String>,
     vendor_data2: Option<String>,
     network_config: Option<(String, Value)>,
+    #[serde(default)]
+    network_config_lines: BTreeMap<String, u32>,
     from_removable_media: bool,
     reads: u32,
 }
@@ -48,6 +51,7 @@ pub fn store(d: &InstanceData) -> Vec<u8> {
         vendor_data: encode(&d.vendor_data),
         vendor_data2: encode(&d.vendor_data2),
         network_config: d.network_config.clone(),
+        network_config_lines: d.network_config_lines.clone(),
         from_removable_media: d.from_removable_media,
         reads: d.reads,
     };
@@ -70,6 +74,7 @@ pub fn decode_stored(raw: &[u8]) -> Option<InstanceData> {
         vendor_data: decode(s.vendor_data),
         vendor_data2: decode(s.vendor_data2),
         network_config: s.network_config,
+        network_config_lines: s.network_config_lines,
         from_removable_media: s.from_removable_media,
         reads: s.reads,
         diags: Vec::new(),

@@ -10,6 +10,7 @@ use crate::context::Ctx;
 use crate::error::Diag;
 use crate::handoff::{Handoff, ScriptRef};
 use crate::instance_data;
+use crate::network;
 use crate::paths::RunPaths;
 use crate::plan;
 use crate::root::{FileSpec, Root};
@@ -84,8 +85,10 @@ fn write_parts<'p>(
         .collect()
 }
 
-/// The network config this boot uses, and where it came from, in cloud-init's order:
-/// command line, datasource, image config. Rendering it is the network stage's job.
+/// The network config this boot uses, where it came from, and its parsed `model`, in
+/// cloud-init's order: command line, datasource, image config, then dracut's `ip=` where
+/// cloud-init would fall back. Rendering it is the network stage's job; a config that does
+/// not parse has no model, and its errors go to the status.
 fn network_config(ctx: &Ctx, rec: &mut Recorder, chosen: &Chosen, cfg: &Value) -> Value {
     match cmdline::network_config(&ctx.cmdline) {
         Some(NetworkConfigArg::Disabled) => {
@@ -93,11 +96,13 @@ fn network_config(ctx: &Ctx, rec: &mut Recorder, chosen: &Chosen, cfg: &Value) -
         }
         Some(NetworkConfigArg::Data(data)) => {
             let text = String::from_utf8_lossy(&data);
+            let source = "kernel command line: network-config=";
             match crate::yaml::parse(&text, ctx.limits()) {
                 Ok(doc) => {
-                    return json!({"source": "kernel command line: network-config=", "config": doc.value})
+                    let out = json!({"source": source, "config": doc.value});
+                    return with_model(rec, out, network::Input::Doc(&doc));
                 }
-                Err(e) => rec.record(e.to_diag("kernel command line: network-config=")),
+                Err(e) => rec.record(e.to_diag(source)),
             }
         }
         Some(NetworkConfigArg::Invalid(why)) => {
@@ -109,12 +114,39 @@ fn network_config(ctx: &Ctx, rec: &mut Recorder, chosen: &Chosen, cfg: &Value) -
         return json!({"disabled": "config: network: {config: disabled}"});
     }
     if let Some((source, config)) = &chosen.data.network_config {
-        return json!({"source": source, "config": config});
+        if network::is_disabled(config) {
+            return json!({"disabled": format!("{source}: config: disabled")});
+        }
+        let lines = Some(&chosen.data.network_config_lines);
+        let out = json!({"source": source, "config": config});
+        return with_model(rec, out, network::Input::Value(config, lines));
     }
-    match cfg.get("network") {
-        Some(net) => json!({"source": "config: network", "config": net}),
-        None => json!({"source": "fallback", "config": null}),
+    if let Some(net) = cfg.get("network") {
+        let out = json!({"source": "config: network", "config": net});
+        return with_model(rec, out, network::Input::Value(net, None));
     }
+    if network::cmdline::present(&ctx.cmdline) {
+        let params = network::cmdline::params(&ctx.cmdline);
+        let out = json!({"source": "kernel command line", "config": params});
+        return with_model(rec, out, network::Input::Cmdline(&ctx.cmdline));
+    }
+    json!({"source": "fallback", "config": null})
+}
+
+/// `out` with the `model` its input parses to; the diagnostics go to the status either way.
+fn with_model(rec: &mut Recorder, mut out: Value, input: network::Input) -> Value {
+    let source = out["source"].as_str().unwrap_or_default().to_string();
+    match network::parse(&source, input) {
+        Ok(parsed) => {
+            rec.record_all(parsed.warnings);
+            // Through bytes: the compact writer is already in the binary, the Value serializer
+            // for every model type would not be.
+            let bytes = serde_json::to_vec(&parsed.model).unwrap_or_default();
+            out["model"] = serde_json::from_slice(&bytes).unwrap_or_default();
+        }
+        Err(diags) => rec.record_all(diags),
+    }
+    out
 }
 
 pub fn record(

@@ -1,0 +1,128 @@
+//! Network configuration: one model (`model.rs`) and the parsers that make it from
+//! network-config v1, v2 (netplan), OpenStack's network_data.json (`parse_network_data`) and
+//! the kernel command line.
+//! Parsing is pure; rendering the model for the target's network stack is not done here.
+
+mod addr;
+pub mod cmdline;
+pub mod model;
+pub mod openstack;
+mod params;
+mod read;
+pub mod v1;
+mod v1_subnet;
+pub mod v2;
+mod v2_ip;
+// ephemeral: the DHCP client (separate file set)
+
+pub use model::Network;
+
+#[cfg(test)]
+mod tests;
+
+use crate::error::Diag;
+use crate::limits::Limits;
+use crate::yaml::Doc;
+use read::Reader;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// What to parse.
+pub enum Input<'a> {
+    /// network-config YAML (or JSON) text: v1 or v2, bare or under `network:`.
+    Text(&'a str, &'a Limits),
+    /// An already read YAML document: its line map puts a line on each diagnostic.
+    Doc(&'a Doc),
+    /// A value without lines (JSON, or YAML read earlier), with the line map if it was kept.
+    Value(&'a Value, Option<&'a BTreeMap<String, u32>>),
+    /// The kernel command line's parameters: `ip=`, `nameserver=`, `ifname=`, `rd.route=`,
+    /// `rd.peerdns=`.
+    Cmdline(&'a [String]),
+}
+
+/// A parsed configuration and the warnings it gave (unknown keys, assumed values).
+#[derive(Debug)]
+pub struct Parsed {
+    pub model: Network,
+    pub warnings: Vec<Diag>,
+}
+
+/// Parses `input`; `source` names it in diagnostics (`/dev/sr0: network-config`). On error,
+/// every problem found is returned (errors and warnings), each naming its key path and, for
+/// YAML input, its line.
+pub fn parse(source: &str, input: Input) -> Result<Parsed, Vec<Diag>> {
+    let (value, lines) = match input {
+        Input::Text(text, limits) => {
+            let doc = crate::yaml::parse(text, limits).map_err(|e| vec![e.to_diag(source)])?;
+            return parse(source, Input::Doc(&doc));
+        }
+        Input::Doc(doc) => (&doc.value, Some(&doc.lines)),
+        Input::Value(value, lines) => (value, lines),
+        Input::Cmdline(params) => {
+            let mut rd = Reader::new(source, None);
+            let model = cmdline::parse(params, &mut rd);
+            return finish(model, rd);
+        }
+    };
+    let mut rd = Reader::new(source, lines);
+    let (value, base) = unwrap(value);
+    let Some(map) = rd.map(value, base) else {
+        return finish(Network::default(), rd);
+    };
+    let version_path = read::join(base, "version");
+    let model = match map.get("version") {
+        Some(v) if v.as_u64() == Some(1) => v1::parse(map, base, &mut rd),
+        Some(v) if v.as_u64() == Some(2) => v2::parse(map, base, &mut rd),
+        Some(_) => {
+            rd.error(&version_path, "unsupported version (1 or 2)");
+            Network::default()
+        }
+        None if map.contains_key("network-interfaces") => {
+            let msg = "ENI-style network-interfaces is not supported; use version 1 or 2";
+            rd.warn(read::UNSUPPORTED, "network-interfaces", msg);
+            return Err(rd.diags);
+        }
+        None => {
+            rd.error(&version_path, "missing: version 1 or 2 is required");
+            Network::default()
+        }
+    };
+    finish(model, rd)
+}
+
+/// Parses OpenStack's network_data.json; `macs` has the host's interface names by lowercase
+/// MAC (it may be empty: physical links are then matched by MAC and named after their link).
+pub fn parse_network_data(
+    source: &str,
+    value: &Value,
+    macs: &BTreeMap<String, String>,
+) -> Result<Parsed, Vec<Diag>> {
+    let mut rd = Reader::new(source, None);
+    let model = openstack::parse(value, macs, &mut rd);
+    finish(model, rd)
+}
+
+fn finish(model: Network, rd: Reader) -> Result<Parsed, Vec<Diag>> {
+    if rd.has_errors() {
+        Err(rd.diags)
+    } else {
+        Ok(Parsed {
+            model,
+            warnings: rd.diags,
+        })
+    }
+}
+
+/// The config inside a `network:` wrapper (and its key path), or the value itself.
+fn unwrap(value: &Value) -> (&Value, &'static str) {
+    match value.get("network") {
+        Some(inner) if value.get("version").is_none() => (inner, "network"),
+        _ => (value, ""),
+    }
+}
+
+/// Whether the config says `config: disabled` (bare or under `network:`), as cloud-init's
+/// `is_disabled_cfg` reads it.
+pub fn is_disabled(value: &Value) -> bool {
+    unwrap(value).0.get("config").and_then(Value::as_str) == Some("disabled")
+}

@@ -1,0 +1,370 @@
+use super::{bad, error_at, ok, warned};
+use crate::network::model::*;
+use std::net::IpAddr;
+
+fn ip(s: &str) -> IpAddr {
+    s.parse().unwrap()
+}
+
+#[test]
+fn physical_devices_and_every_subnet_type() {
+    let p = ok(r#"
+version: 1
+config:
+  - type: physical
+    name: eth0
+    mac_address: "52:54:00:12:34:AA"
+    mtu: 1450
+    accept-ra: "true"
+    wakeonlan: true
+    keep_configuration: true
+    subnets:
+      - type: dhcp
+        metric: 50
+      - type: static
+        address: 192.168.10.5/24
+        gateway: 192.168.10.1
+        dns_nameservers: [192.168.10.2]
+        dns_search: [lab.example]
+        control: auto
+      - type: static
+        address: 192.168.11.5
+        netmask: 255.255.254.0
+      - type: static6
+        address: "2001:db8:10::5/64"
+        gateway: "2001:db8:10::1"
+      - type: static
+        address: 172.16.0.5
+        prefix: 16
+  - type: physical
+    name: eth1
+    params: {driver: virtio_net}
+    subnets:
+      - {type: dhcp6, metric: 70}
+  - type: physical
+    name: eth2
+    subnets: [{type: ipv6_slaac}]
+  - type: physical
+    name: eth3
+    subnets: [{type: ipv6_dhcpv6-stateless}, {type: dhcp4}]
+  - type: physical
+    name: eth4
+    mtu: null
+    subnets: [{type: ipv6_dhcpv6-stateful}]
+  - type: physical
+    name: eth5
+    subnets: [{type: manual}]
+"#);
+    assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+    let net = &p.model;
+    assert_eq!(net.format, Format::V1);
+    let eth0 = net.interface("eth0").unwrap();
+    // A physical device with a MAC is matched by it and renamed to its name.
+    let Kind::Physical { matching, set_name } = &eth0.kind else {
+        panic!()
+    };
+    assert_eq!(matching.macaddress.as_deref(), Some("52:54:00:12:34:aa"));
+    assert_eq!(set_name.as_deref(), Some("eth0"));
+    assert_eq!(eth0.mac_address, None, "the MAC matches; it is not set");
+    assert_eq!(eth0.mtu, Some(1450));
+    assert_eq!(eth0.accept_ra, Some(true));
+    assert!(eth0.wakeonlan && eth0.keep_configuration && eth0.dhcp4);
+    assert_eq!(eth0.dhcp4_overrides.route_metric, Some(50));
+    let addrs: Vec<_> = eth0.addresses.iter().map(|a| (a.ip, a.prefix)).collect();
+    assert_eq!(
+        addrs,
+        [
+            (ip("192.168.10.5"), 24),
+            (ip("192.168.11.5"), 23),
+            (ip("2001:db8:10::5"), 64),
+            (ip("172.16.0.5"), 16)
+        ]
+    );
+    assert_eq!(eth0.gateway4, Some("192.168.10.1".parse().unwrap()));
+    assert_eq!(eth0.gateway6, Some("2001:db8:10::1".parse().unwrap()));
+    assert_eq!(eth0.dns.nameservers, [ip("192.168.10.2")]);
+    assert_eq!(eth0.dns.search, ["lab.example"]);
+    let eth1 = net.interface("eth1").unwrap();
+    assert_eq!(eth1.ipv6, Some(Ipv6Auto::Dhcp6));
+    assert_eq!(eth1.dhcp6_overrides.route_metric, Some(70));
+    assert!(
+        matches!(&eth1.kind, Kind::Physical { matching, set_name: None } if matching.driver == ["virtio_net"])
+    );
+    assert_eq!(eth1.device_name(), None, "matched by driver only");
+    assert_eq!(net.interface("eth2").unwrap().ipv6, Some(Ipv6Auto::Slaac));
+    let eth3 = net.interface("eth3").unwrap();
+    assert_eq!(eth3.ipv6, Some(Ipv6Auto::Dhcp6Stateless));
+    assert!(eth3.dhcp4);
+    assert_eq!(
+        net.interface("eth4").unwrap().ipv6,
+        Some(Ipv6Auto::Dhcp6Stateful)
+    );
+    assert_eq!(net.interface("eth4").unwrap().mtu, None);
+    let eth5 = net.interface("eth5").unwrap();
+    assert!(!eth5.has_addressing());
+    assert_eq!(eth5.device_name(), Some("eth5"));
+}
+
+#[test]
+fn bonds_bridges_vlans_in_both_param_spellings() {
+    let p = ok(r#"
+network:
+  version: 1
+  config:
+    - {type: physical, name: ens3, mac_address: "52:54:00:00:00:03"}
+    - {type: physical, name: ens4, mac_address: "52:54:00:00:00:04"}
+    - {type: physical, name: ens5}
+    - type: bond
+      name: bond0
+      mac_address: "52:54:00:00:00:b0"
+      bond_interfaces: [ens3, ens4]
+      mtu: 9000
+      params:
+        bond-mode: active-backup
+        bond-miimon: 100
+        bond_xmit_hash_policy: layer2
+        bond-lacp-rate: slow
+        bond-updelay: 10
+        bond-downdelay: 20
+        bond-primary: ens3
+        bond-num-grat-arp: 2
+        bond-arp-ip-target: "10.0.0.1 10.0.0.2"
+        bond-slaves: none
+        min_links: 1
+      subnets: [{type: static, address: 10.0.0.10/24}]
+    - type: bridge
+      name: br0
+      bridge_interfaces: [ens5]
+      params:
+        bridge_ageing: 250
+        bridge_bridgeprio: 22
+        bridge_fd: 1
+        bridge_hello: 1
+        bridge_maxage: 10
+        bridge_stp: "off"
+        bridge_hw: "52:54:00:00:00:be"
+        bridge_pathcost: ["ens5 40"]
+        bridge_portprio: ["ens5 20"]
+        bridge_maxwait: 0
+        bridge_ports: [ens5]
+      subnets: [{type: dhcp4}]
+    - type: vlan
+      name: bond0.200
+      vlan_link: bond0
+      vlan_id: 200
+      mtu: 1500
+      subnets:
+        - type: static
+          address: 10.200.0.2/24
+          routes:
+            - {gateway: 10.200.0.1, network: 10.201.0.0, netmask: 255.255.0.0, metric: 3}
+            - {gateway: 10.200.0.1, destination: 10.202.0.0/16}
+"#);
+    assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+    let net = &p.model;
+    let bond = net.interface("bond0").unwrap();
+    assert_eq!(bond.mac_address.as_deref(), Some("52:54:00:00:00:b0"));
+    assert_eq!(bond.mtu, Some(9000));
+    let Kind::Bond { members, params: b } = &bond.kind else {
+        panic!()
+    };
+    assert_eq!(members, &["ens3", "ens4"]);
+    assert_eq!(b.mode.as_deref(), Some("active-backup"));
+    assert_eq!(b.mii_monitor_interval_ms, Some(100));
+    assert_eq!(b.transmit_hash_policy.as_deref(), Some("layer2"));
+    assert_eq!(b.lacp_rate.as_deref(), Some("slow"));
+    assert_eq!((b.up_delay_ms, b.down_delay_ms), (Some(10), Some(20)));
+    assert_eq!(b.primary.as_deref(), Some("ens3"));
+    assert_eq!((b.gratuitous_arp, b.min_links), (Some(2), Some(1)));
+    assert_eq!(b.arp_ip_targets.len(), 2);
+    let br = net.interface("br0").unwrap();
+    assert_eq!(br.mac_address.as_deref(), Some("52:54:00:00:00:be"));
+    let Kind::Bridge { members, params: b } = &br.kind else {
+        panic!()
+    };
+    assert_eq!(members, &["ens5"]);
+    assert_eq!(
+        (b.ageing_time_ms, b.priority, b.forward_delay_ms),
+        (Some(250_000), Some(22), Some(1000))
+    );
+    assert_eq!(
+        (b.hello_time_ms, b.max_age_ms, b.stp),
+        (Some(1000), Some(10_000), Some(false))
+    );
+    assert_eq!((b.path_cost["ens5"], b.port_priority["ens5"]), (40, 20));
+    let vlan = net.interface("bond0.200").unwrap();
+    assert_eq!(
+        vlan.kind,
+        Kind::Vlan {
+            id: 200,
+            link: "bond0".into()
+        }
+    );
+    let r: Vec<_> = vlan
+        .routes
+        .iter()
+        .map(|r| (r.to.to_string(), r.via, r.metric))
+        .collect();
+    assert_eq!(
+        r,
+        [
+            ("10.201.0.0/16".into(), Some(ip("10.200.0.1")), Some(3)),
+            ("10.202.0.0/16".into(), Some(ip("10.200.0.1")), None)
+        ]
+    );
+}
+
+#[test]
+fn nameservers_and_global_routes() {
+    let p = ok(r#"
+version: 1
+config:
+  - {type: physical, name: eth0, subnets: [{type: dhcp}]}
+  - type: nameserver
+    address: [192.0.2.53, "2001:db8::53"]
+    search: [corp.example, lab.example]
+  - type: nameserver
+    address: 198.51.100.53
+    search: [eth0.example]
+    interface: eth0
+  - type: route
+    destination: 203.0.113.0/24
+    gateway: 192.0.2.1
+    metric: 5
+  - type: route
+    network: 0.0.0.0
+    netmask: 0.0.0.0
+    gateway: 192.0.2.1
+"#);
+    let net = &p.model;
+    assert_eq!(net.dns.nameservers, [ip("192.0.2.53"), ip("2001:db8::53")]);
+    assert_eq!(net.dns.search, ["corp.example", "lab.example"]);
+    let eth0 = net.interface("eth0").unwrap();
+    assert_eq!(eth0.dns.nameservers, [ip("198.51.100.53")]);
+    assert_eq!(eth0.dns.search, ["eth0.example"]);
+    assert_eq!(net.routes.len(), 2);
+    assert_eq!(net.routes[0].to.to_string(), "203.0.113.0/24");
+    assert_eq!(net.routes[0].metric, Some(5));
+    assert!(net.routes[1].to.is_default());
+}
+
+#[test]
+fn warnings_for_assumed_and_ignored_things() {
+    let p = ok(r#"
+version: 1
+config:
+  - type: physical
+    name: eth0
+    colour: red
+    subnets:
+      - type: static
+        address: 10.9.0.5
+        pointopoint: 10.9.0.6
+      - type: static
+        address: 10.8.0.5/24
+        gateway: 10.8.0.1
+      - type: static
+        address: 10.7.0.5/24
+        gateway: 10.7.0.1
+      - {type: dhcp6}
+      - {type: ipv6_slaac}
+  - {type: bond, name: bond0, bond_interfaces: [], params: {bond-use-carrier: 1}}
+  - {type: loopback, name: lo}
+"#);
+    assert_eq!(
+        warned(&p.warnings),
+        [
+            "config.0.colour",
+            "config.0.subnets.0.pointopoint",
+            "config.0.subnets.0.address",
+            "config.0.subnets.2.gateway",
+            "config.0.subnets.4.type",
+            "config.1.params.bond-use-carrier",
+            "config.2.type"
+        ]
+    );
+    let lines: Vec<_> = p.warnings.iter().map(|w| w.line).collect();
+    assert_eq!(lines[0], Some(6));
+    let eth0 = p.model.interface("eth0").unwrap();
+    // cloud-init's default prefix for an address with no netmask.
+    assert_eq!(eth0.addresses[0].prefix, 24);
+    assert_eq!(eth0.gateway4, Some("10.8.0.1".parse().unwrap()));
+    assert_eq!(eth0.ipv6, Some(Ipv6Auto::Dhcp6));
+    assert!(p.model.interface("lo").is_none());
+}
+
+#[test]
+fn errors_name_the_entry_key_and_line() {
+    let d = bad(r#"version: 1
+config:
+  - type: physical
+    name: eth0
+    mac_address: "52:54:00:12:34"
+    mtu: jumbo
+    subnets:
+      - type: static
+        address: 10.0.0.5/40
+      - type: static
+      - type: dhcp9
+      - address: 10.0.0.7/24
+      - type: static
+        address: 10.0.0.8
+        netmask: 255.0.255.0
+  - type: bond
+    name: bond0
+    bond_interfaces: [eth0, eth8]
+    params: {bond-mode: round-robin}
+  - type: bridge
+    name: br0
+    params: {bridge_stp: sometimes, bridge_pathcost: ["eth0"]}
+  - {type: vlan, name: vlan5, vlan_link: eth9, vlan_id: 5}
+  - {type: vlan, name: vlan6, vlan_link: eth0, vlan_id: 5000}
+  - {type: vlan, name: vlan7, vlan_id: 7}
+  - {type: physical, name: averyveryverylongname}
+  - {type: physical}
+  - {type: nameserver, address: [not-an-ip], interface: eth4}
+  - {type: route, gateway: 10.0.0.1}
+  - {type: route, destination: "2001:db8::/32", gateway: 10.0.0.1}
+  - {type: tunnel, name: tun0}
+  - {name: eth1}
+"#);
+    let at = |key: &str| error_at(&d, key);
+    assert!(at("config.0.mac_address").message.contains("MAC"));
+    assert_eq!(at("config.0.mac_address").line, Some(5));
+    assert_eq!(at("config.0.mtu").line, Some(6));
+    assert!(at("config.0.subnets.0.address")
+        .message
+        .contains("out of range"));
+    assert_eq!(at("config.0.subnets.0.address").line, Some(9));
+    assert!(at("config.0.subnets.1")
+        .message
+        .contains("needs an `address`"));
+    assert_eq!(at("config.0.subnets.2.type").message, "unknown subnet type");
+    assert!(at("config.0.subnets.3").message.contains("needs a `type`"));
+    assert!(at("config.0.subnets.4.netmask")
+        .message
+        .contains("contiguous"));
+    assert_eq!(at("config.1.bond_interfaces.1").line, Some(18));
+    assert!(at("config.1.bond_interfaces.1")
+        .message
+        .contains("not defined"));
+    at("config.1.params.bond-mode");
+    assert!(at("config.2.bridge_interfaces").message.contains("missing"));
+    at("config.2.params.bridge_stp");
+    at("config.2.params.bridge_pathcost.0");
+    assert!(at("config.3.vlan_link").message.contains("not defined"));
+    at("config.4.vlan_id");
+    assert!(at("config.5").message.contains("vlan_link"));
+    assert!(at("config.6.name").message.contains("15 characters"));
+    assert!(at("config.7").message.contains("needs a `name`"));
+    at("config.8.address.0");
+    assert!(at("config.8.interface").message.contains("not defined"));
+    assert!(at("config.9").message.contains("destination"));
+    assert!(at("config.10.gateway").message.contains("family"));
+    assert_eq!(at("config.11.type").message, "unknown type");
+    assert!(at("config.12").message.contains("needs a `type`"));
+    let e = bad("version: 1\n");
+    assert!(error_at(&e, "config").message.contains("missing"));
+    let e = bad("version: 1\nconfig: {type: physical}\n");
+    assert_eq!(error_at(&e, "config").message, "expected a list");
+}

@@ -1,0 +1,306 @@
+//! network-config version 1: a `config:` list of physical, bond, bridge, vlan, nameserver
+//! and route entries, each device with `subnets`, into the model. Subnets are folded into
+//! their interface (addresses, DHCP and IPv6 modes, gateways, DNS, routes).
+//! <https://docs.cloud-init.io/en/latest/reference/network-config-format-v1.html>
+
+use super::model::{BondParams, BridgeParams, Dns, Format, Interface, Kind, Match, Network};
+use super::params;
+use super::read::{join, Reader, RefKind, Refs, UNSUPPORTED};
+use super::v1_subnet::{extend_dns, route, subnet};
+use serde_json::{Map, Value};
+
+type Obj = Map<String, Value>;
+
+/// Keys every device entry may have, beside its type's own.
+const DEVICE_KEYS: [&str; 9] = [
+    "type",
+    "name",
+    "mac_address",
+    "mtu",
+    "subnets",
+    "accept-ra",
+    "wakeonlan",
+    "keep_configuration",
+    "params",
+];
+
+pub(super) fn parse(map: &Obj, base: &str, rd: &mut Reader) -> Network {
+    let mut net = Network {
+        format: Format::V1,
+        ..Network::default()
+    };
+    let mut refs = Refs::default();
+    // Nameservers tied to an interface, applied once all interfaces are read.
+    let mut iface_dns: Vec<(String, String, Dns)> = Vec::new();
+    for (key, _) in map {
+        if key != "version" && key != "config" {
+            rd.unknown(&join(base, key));
+        }
+    }
+    let cpath = join(base, "config");
+    let Some(config) = map.get("config") else {
+        rd.error(&cpath, "missing: a version 1 config needs a `config` list");
+        return net;
+    };
+    for (i, entry) in rd.list(config, &cpath).iter().enumerate() {
+        let path = join(&cpath, i);
+        let Some(e) = rd.map(entry, &path) else {
+            continue;
+        };
+        let tpath = join(&path, "type");
+        let Some(ty) = e.get("type").and_then(|t| rd.string(t, &tpath)) else {
+            if !e.contains_key("type") {
+                rd.error(&path, "an entry needs a `type`");
+            }
+            continue;
+        };
+        match ty.as_str() {
+            "physical" | "infiniband" | "bond" | "bridge" | "vlan" => {
+                if let Some(iface) = device(&ty, e, &path, rd, &mut refs) {
+                    refs.paths.push(path);
+                    net.interfaces.push(iface);
+                }
+            }
+            "nameserver" => {
+                let dns = nameserver(e, &path, rd);
+                match e.get("interface") {
+                    Some(v) => {
+                        let p = join(&path, "interface");
+                        if let Some(name) = rd.string(v, &p) {
+                            refs.add(p.clone(), &name, "", RefKind::Other);
+                            iface_dns.push((p, name, dns));
+                        }
+                    }
+                    None => extend_dns(&mut net.dns, dns),
+                }
+            }
+            "route" => {
+                for (k, _) in e {
+                    let known = ["type", "destination", "network", "netmask", "prefix"];
+                    if !known.contains(&k.as_str()) && k != "gateway" && k != "metric" {
+                        rd.unknown(&join(&path, k));
+                    }
+                }
+                net.routes.extend(route(e, &path, rd));
+            }
+            "loopback" => rd.warn(UNSUPPORTED, &tpath, "loopback entries are ignored"),
+            _ => rd.error(&tpath, "unknown type"),
+        }
+    }
+    refs.check(&net, rd);
+    for (_, name, dns) in iface_dns {
+        if let Some(iface) = net.interfaces.iter_mut().find(|i| i.id == name) {
+            extend_dns(&mut iface.dns, dns);
+        }
+    }
+    net
+}
+
+fn device(ty: &str, e: &Obj, path: &str, rd: &mut Reader, refs: &mut Refs) -> Option<Interface> {
+    let npath = join(path, "name");
+    let Some(name) = e.get("name").and_then(|n| rd.string(n, &npath)) else {
+        if !e.contains_key("name") {
+            rd.error(path, "a device needs a `name`");
+        }
+        return None;
+    };
+    if name.is_empty() || name.len() > 15 {
+        rd.error(&npath, "an interface name has 1 to 15 characters");
+    }
+    let mac = e
+        .get("mac_address")
+        .and_then(|m| rd.mac(m, &join(path, "mac_address")));
+    let params = e
+        .get("params")
+        .and_then(|p| rd.map(p, &join(path, "params")));
+    let ppath = join(path, "params");
+    let (kind, mac) = match ty {
+        "bond" => (bond(&name, e, params, path, rd, refs), mac),
+        "bridge" => {
+            let (kind, hw) = bridge(&name, e, params, path, rd, refs);
+            (kind, mac.or(hw))
+        }
+        "vlan" => (vlan(&name, e, path, rd, refs)?, mac),
+        // A physical device with a MAC is matched by it and renamed to `name`.
+        _ => {
+            let mut matching = Match::default();
+            for (k, v) in params.into_iter().flatten() {
+                let p = join(&ppath, k);
+                match k.as_str() {
+                    "driver" => matching.driver = rd.strings(v, &p),
+                    _ => rd.unknown(&p),
+                }
+            }
+            let set_name = mac.is_some().then(|| name.clone());
+            matching.macaddress = mac;
+            (Kind::Physical { matching, set_name }, None)
+        }
+    };
+    let mut iface = Interface::new(name, kind);
+    iface.mac_address = mac;
+    for (k, v) in e {
+        let p = join(path, k);
+        match k.as_str() {
+            "mtu" if !v.is_null() => iface.mtu = rd.num(v, &p, 68, 65535),
+            "accept-ra" => iface.accept_ra = rd.bool(v, &p),
+            "wakeonlan" => iface.wakeonlan = rd.bool(v, &p).unwrap_or(false),
+            "keep_configuration" => iface.keep_configuration = rd.bool(v, &p).unwrap_or(false),
+            "subnets" => {
+                for (i, s) in rd.list(v, &p).iter().enumerate() {
+                    let sp = join(&p, i);
+                    if let Some(s) = rd.map(s, &sp) {
+                        subnet(&mut iface, s, &sp, rd);
+                    }
+                }
+            }
+            k if DEVICE_KEYS.contains(&k) => {}
+            "bond_interfaces" if ty == "bond" => {}
+            "bridge_interfaces" if ty == "bridge" => {}
+            "vlan_link" | "vlan_id" if ty == "vlan" => {}
+            _ => rd.unknown(&p),
+        }
+    }
+    Some(iface)
+}
+
+fn members(
+    id: &str,
+    e: &Obj,
+    key: &str,
+    path: &str,
+    rd: &mut Reader,
+    refs: &mut Refs,
+) -> Vec<String> {
+    let path = join(path, key);
+    let Some(v) = e.get(key) else {
+        rd.error(&path, "missing: the list of members (it may be empty)");
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (i, m) in rd.list(v, &path).iter().enumerate() {
+        let p = join(&path, i);
+        if let Some(m) = rd.string(m, &p) {
+            refs.add(p, &m, id, RefKind::Member);
+            out.push(m);
+        }
+    }
+    out
+}
+
+fn bond(
+    id: &str,
+    e: &Obj,
+    params: Option<&Obj>,
+    path: &str,
+    rd: &mut Reader,
+    refs: &mut Refs,
+) -> Kind {
+    let members = members(id, e, "bond_interfaces", path, rd, refs);
+    let ppath = join(path, "params");
+    let mut b = BondParams::default();
+    for (k, x) in params.into_iter().flatten() {
+        let p = join(&ppath, k);
+        match params::v1_bond_name(k) {
+            Some(name) => {
+                params::bond(&mut b, name, x, p, id, rd, refs);
+            }
+            // ifupdown's placeholder: the members are `bond_interfaces`.
+            None if k.ends_with("slaves") => {}
+            None => rd.warn(UNSUPPORTED, &p, "bond parameter not supported, ignored"),
+        }
+    }
+    Kind::Bond { members, params: b }
+}
+
+/// The bridge, and the MAC `bridge_hw` sets.
+fn bridge(
+    id: &str,
+    e: &Obj,
+    params: Option<&Obj>,
+    path: &str,
+    rd: &mut Reader,
+    refs: &mut Refs,
+) -> (Kind, Option<String>) {
+    let members = members(id, e, "bridge_interfaces", path, rd, refs);
+    let ppath = join(path, "params");
+    let mut b = BridgeParams::default();
+    let mut hw = None;
+    for (k, x) in params.into_iter().flatten() {
+        let p = join(&ppath, k);
+        match k.as_str() {
+            "bridge_hw" => hw = rd.mac(x, &p),
+            "bridge_pathcost" | "bridge_portprio" => {
+                // A list of "port value" strings.
+                let items = match x {
+                    Value::String(_) => std::slice::from_ref(x),
+                    _ => rd.list(x, &p),
+                };
+                for (i, item) in items.iter().enumerate() {
+                    let ip = join(&p, i);
+                    let Some(item) = rd.text(item, &ip) else {
+                        continue;
+                    };
+                    let mut words = item.split_whitespace();
+                    let (Some(port), Some(n), None) = (words.next(), words.next(), words.next())
+                    else {
+                        rd.error(&ip, "expected a port name and a number");
+                        continue;
+                    };
+                    let n = Value::String(n.into());
+                    let cost = k == "bridge_pathcost";
+                    params::port_value(&mut b, cost, port, &n, ip, id, rd, refs);
+                }
+            }
+            // ifupdown's own timing knobs and the member list: nothing for the model.
+            "bridge_ports" | "bridge_maxwait" | "bridge_gcint" | "bridge_waitport" => {}
+            _ if params::bridge(&mut b, k, x, &p, rd) => {}
+            _ => rd.unknown(&p),
+        }
+    }
+    (Kind::Bridge { members, params: b }, hw)
+}
+
+fn vlan(id: &str, e: &Obj, path: &str, rd: &mut Reader, refs: &mut Refs) -> Option<Kind> {
+    let vid = match e.get("vlan_id") {
+        Some(v) => rd.num(v, &join(path, "vlan_id"), 0, 4094),
+        None => {
+            rd.error(path, "a vlan needs a `vlan_id`");
+            None
+        }
+    };
+    let link = match e.get("vlan_link") {
+        Some(v) => {
+            let p = join(path, "vlan_link");
+            let link = rd.string(v, &p);
+            if let Some(l) = &link {
+                refs.add(p, l, id, RefKind::Other);
+            }
+            link
+        }
+        None => {
+            rd.error(path, "a vlan needs a `vlan_link`");
+            None
+        }
+    };
+    Some(Kind::Vlan {
+        id: u16::try_from(vid?).ok()?,
+        link: link?,
+    })
+}
+
+fn nameserver(e: &Obj, path: &str, rd: &mut Reader) -> Dns {
+    let mut dns = Dns::default();
+    for (k, v) in e {
+        let p = join(path, k);
+        match k.as_str() {
+            "address" => dns.nameservers = rd.ips(v, &p),
+            "search" => dns.search = rd.strings(v, &p),
+            "type" | "interface" => {}
+            _ => rd.unknown(&p),
+        }
+    }
+    if !e.contains_key("address") {
+        rd.error(path, "a nameserver entry needs an `address`");
+    }
+    dns
+}

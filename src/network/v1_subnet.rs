@@ -1,0 +1,194 @@
+//! v1 subnets folded into their interface: addresses (with cloud-init's default prefix),
+//! DHCP and IPv6 modes, gateways, DNS and routes; and v1's route entries.
+
+use super::addr;
+use super::model::{Address, Cidr, Dns, Interface, Ipv6Auto, Route};
+use super::read::{join, Reader, UNSUPPORTED};
+use serde_json::{Map, Value};
+use std::net::IpAddr;
+
+type Obj = Map<String, Value>;
+
+pub(super) fn extend_dns(into: &mut Dns, dns: Dns) {
+    for ns in dns.nameservers {
+        if !into.nameservers.contains(&ns) {
+            into.nameservers.push(ns);
+        }
+    }
+    for s in dns.search {
+        if !into.search.contains(&s) {
+            into.search.push(s);
+        }
+    }
+}
+
+/// An address and its prefix from `key` (`addr/prefix`), else with `netmask` or `prefix`;
+/// with neither, /24 or /64 as cloud-init assumes, with a warning.
+fn network(e: &Obj, key: &str, path: &str, rd: &mut Reader) -> Option<Cidr> {
+    let kp = join(path, key);
+    let text = rd.text(e.get(key)?, &kp)?;
+    let (ip, prefix) = match addr::cidr(&text) {
+        Ok(x) => x,
+        Err(msg) => {
+            rd.error(&kp, msg);
+            return None;
+        }
+    };
+    let prefix = match (prefix, e.get("netmask"), e.get("prefix")) {
+        (Some(p), _, _) => p,
+        (None, Some(m), _) => {
+            let mp = join(path, "netmask");
+            let m = rd.text(m, &mp)?;
+            match addr::prefix_len(&m, ip) {
+                Ok(p) => p,
+                Err(msg) => {
+                    rd.error(&mp, msg);
+                    return None;
+                }
+            }
+        }
+        (None, None, Some(p)) => {
+            let max = u32::from(addr::max_prefix(ip));
+            u8::try_from(rd.num(p, &join(path, "prefix"), 0, max)?).ok()?
+        }
+        (None, None, None) => {
+            let assumed = if ip.is_ipv4() { 24 } else { 64 };
+            let msg =
+                format!("no prefix length or netmask: /{assumed} assumed, as cloud-init does");
+            rd.warn(UNSUPPORTED, &kp, msg);
+            assumed
+        }
+    };
+    Some(Cidr { ip, prefix })
+}
+
+pub(super) fn route(e: &Obj, path: &str, rd: &mut Reader) -> Option<Route> {
+    let key = if e.contains_key("destination") {
+        "destination"
+    } else if e.contains_key("network") {
+        "network"
+    } else {
+        rd.error(path, "a route needs a `destination` (or `network`)");
+        return None;
+    };
+    let to = network(e, key, path, rd)?;
+    let mut r = Route::to(to);
+    if let Some(gw) = e.get("gateway") {
+        let p = join(path, "gateway");
+        r.via = rd.ip(gw, &p);
+        if r.via.is_some_and(|v| v.is_ipv4() != to.ip.is_ipv4()) {
+            rd.error(&p, "not of the same address family as the destination");
+        }
+    }
+    if let Some(m) = e.get("metric") {
+        r.metric = rd.num(m, &join(path, "metric"), 0, u32::MAX);
+    }
+    Some(r)
+}
+
+const SUBNET_KEYS: [&str; 13] = [
+    "type",
+    "address",
+    "netmask",
+    "prefix",
+    "gateway",
+    "dns_nameservers",
+    "dns_search",
+    "routes",
+    "control",
+    "broadcast",
+    "metric",
+    "ipv4",
+    "ipv6",
+];
+
+/// Folds one subnet into its interface.
+pub(super) fn subnet(iface: &mut Interface, s: &Obj, path: &str, rd: &mut Reader) {
+    for k in s.keys() {
+        if !SUBNET_KEYS.contains(&k.as_str()) {
+            rd.unknown(&join(path, k));
+        }
+    }
+    let tpath = join(path, "type");
+    let Some(ty) = s.get("type").and_then(|t| rd.string(t, &tpath)) else {
+        if !s.contains_key("type") {
+            rd.error(path, "a subnet needs a `type`");
+        }
+        return;
+    };
+    let metric = s
+        .get("metric")
+        .and_then(|m| rd.num(m, &join(path, "metric"), 0, u32::MAX));
+    let mut auto6 = |mode: Ipv6Auto, rd: &mut Reader| match iface.ipv6 {
+        Some(prev) if prev != mode => rd.warn(
+            UNSUPPORTED,
+            &tpath,
+            "a second IPv6 mode on one interface, ignored",
+        ),
+        _ => iface.ipv6 = Some(mode),
+    };
+    match ty.as_str() {
+        "dhcp" | "dhcp4" => {
+            iface.dhcp4 = true;
+            iface.dhcp4_overrides.route_metric = metric.or(iface.dhcp4_overrides.route_metric);
+        }
+        "dhcp6" => {
+            auto6(Ipv6Auto::Dhcp6, rd);
+            iface.dhcp6_overrides.route_metric = metric.or(iface.dhcp6_overrides.route_metric);
+        }
+        "ipv6_slaac" => auto6(Ipv6Auto::Slaac, rd),
+        "ipv6_dhcpv6-stateless" => auto6(Ipv6Auto::Dhcp6Stateless, rd),
+        "ipv6_dhcpv6-stateful" => auto6(Ipv6Auto::Dhcp6Stateful, rd),
+        "static" | "static6" => {
+            if !s.contains_key("address") {
+                rd.error(path, "a static subnet needs an `address`");
+            } else if let Some(c) = network(s, "address", path, rd) {
+                iface.addresses.push(Address {
+                    ip: c.ip,
+                    prefix: c.prefix,
+                    label: None,
+                    lifetime: None,
+                });
+            }
+            if let Some(gw) = s.get("gateway") {
+                gateway(iface, gw, &join(path, "gateway"), rd);
+            }
+        }
+        "manual" => {}
+        _ => rd.error(&tpath, "unknown subnet type"),
+    }
+    let mut dns = Dns::default();
+    if let Some(v) = s.get("dns_nameservers") {
+        dns.nameservers = rd.ips(v, &join(path, "dns_nameservers"));
+    }
+    if let Some(v) = s.get("dns_search") {
+        dns.search = rd.strings(v, &join(path, "dns_search"));
+    }
+    extend_dns(&mut iface.dns, dns);
+    if let Some(v) = s.get("routes") {
+        let rpath = join(path, "routes");
+        for (i, r) in rd.list(v, &rpath).iter().enumerate() {
+            let p = join(&rpath, i);
+            if let Some(r) = rd.map(r, &p) {
+                iface.routes.extend(route(r, &p, rd));
+            }
+        }
+    }
+}
+
+/// A subnet's gateway: the interface's default gateway of that family; a different second
+/// one is ignored with a warning (one default route per family).
+fn gateway(iface: &mut Interface, v: &Value, p: &str, rd: &mut Reader) {
+    let taken = match rd.ip(v, p) {
+        Some(IpAddr::V4(gw)) => *iface.gateway4.get_or_insert(gw) != gw,
+        Some(IpAddr::V6(gw)) => *iface.gateway6.get_or_insert(gw) != gw,
+        None => false,
+    };
+    if taken {
+        rd.warn(
+            UNSUPPORTED,
+            p,
+            "a second default gateway on one interface, ignored",
+        );
+    }
+}

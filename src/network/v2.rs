@@ -1,0 +1,274 @@
+//! network-config version 2, netplan's format: `ethernets`, `bonds`, `bridges`, `vlans` into
+//! the model, checked as netplan checks them. Other device types (wifis, tunnels, …) and keys
+//! the model does not hold are warnings; they survive in `Network::netplan`, which the netplan
+//! renderer writes through unchanged.
+//! <https://docs.cloud-init.io/en/latest/reference/network-config-format-v2.html>
+
+use super::model::{
+    BondParams, BridgeParams, Format, Interface, Ipv6Auto, Kind, LinkLocal, Match, Network,
+};
+use super::params;
+use super::read::{join, Reader, RefKind, Refs, UNSUPPORTED};
+use super::v2_ip::{addresses, nameservers, overrides, routes, rules};
+use serde_json::{Map, Value};
+use std::net::IpAddr;
+
+type Obj = Map<String, Value>;
+
+const SECTIONS: [&str; 4] = ["ethernets", "bonds", "bridges", "vlans"];
+
+/// Device types netplan knows and ember's renderers do not.
+const PASSED_THROUGH: [&str; 8] = [
+    "wifis",
+    "tunnels",
+    "modems",
+    "vrfs",
+    "dummy-devices",
+    "virtual-ethernets",
+    "nm-devices",
+    "openvswitch",
+];
+
+pub(super) fn parse(map: &Obj, base: &str, rd: &mut Reader) -> Network {
+    let mut net = Network {
+        format: Format::V2,
+        netplan: Some(Value::Object(map.clone())),
+        ..Network::default()
+    };
+    let mut refs = Refs::default();
+    for (key, v) in map {
+        let path = join(base, key);
+        match key.as_str() {
+            "version" => {}
+            "renderer" => net.renderer = rd.string(v, &path),
+            k if SECTIONS.contains(&k) => {}
+            k if PASSED_THROUGH.contains(&k) => rd.warn(
+                UNSUPPORTED,
+                &path,
+                "not supported by ember's renderers; kept for netplan only",
+            ),
+            _ => rd.unknown(&path),
+        }
+    }
+    // In a fixed order, so members and links are read before the devices that use them.
+    for section in SECTIONS {
+        let path = join(base, section);
+        let Some(devices) = map.get(section).and_then(|v| rd.map(v, &path)) else {
+            continue;
+        };
+        for (id, dev) in devices {
+            let path = join(&path, id);
+            let Some(dev) = rd.map(dev, &path) else {
+                continue;
+            };
+            if let Some(iface) = device(section, id, dev, &path, rd, &mut refs) {
+                refs.paths.push(path);
+                net.interfaces.push(iface);
+            }
+        }
+    }
+    refs.check(&net, rd);
+    net
+}
+
+fn device(
+    section: &str,
+    id: &str,
+    dev: &Obj,
+    path: &str,
+    rd: &mut Reader,
+    refs: &mut Refs,
+) -> Option<Interface> {
+    let kind = match section {
+        "ethernets" => physical(dev, path, rd),
+        "bonds" => Kind::Bond {
+            members: members(id, dev, path, rd, refs),
+            params: dev
+                .get("parameters")
+                .map(|p| bond_params(id, p, &join(path, "parameters"), rd, refs))
+                .unwrap_or_default(),
+        },
+        "bridges" => Kind::Bridge {
+            members: members(id, dev, path, rd, refs),
+            params: dev
+                .get("parameters")
+                .map(|p| bridge_params(id, p, &join(path, "parameters"), rd, refs))
+                .unwrap_or_default(),
+        },
+        _ => vlan(id, dev, path, rd, refs)?,
+    };
+    let mut iface = Interface::new(id, kind);
+    for (key, v) in dev {
+        let p = join(path, key);
+        let specific = matches!(
+            (section, key.as_str()),
+            ("ethernets", "match" | "set-name")
+                | ("bonds" | "bridges", "interfaces" | "parameters")
+                | ("vlans", "id" | "link")
+        );
+        if !specific && !common(&mut iface, key, v, &p, rd) {
+            rd.unknown(&p);
+        }
+    }
+    Some(iface)
+}
+
+fn physical(dev: &Obj, path: &str, rd: &mut Reader) -> Kind {
+    let mut matching = Match::default();
+    if let Some(m) = dev.get("match") {
+        let mpath = join(path, "match");
+        for (key, v) in rd.map(m, &mpath).into_iter().flatten() {
+            let p = join(&mpath, key);
+            match key.as_str() {
+                "name" => matching.name = rd.string(v, &p),
+                "macaddress" => matching.macaddress = rd.mac(v, &p),
+                "driver" => matching.driver = rd.strings(v, &p),
+                _ => rd.unknown(&p),
+            }
+        }
+    }
+    let set_name = dev.get("set-name").and_then(|v| {
+        let p = join(path, "set-name");
+        if matching.is_empty() {
+            rd.error(&p, "set-name needs a match");
+        }
+        rd.string(v, &p)
+    });
+    Kind::Physical { matching, set_name }
+}
+
+fn members(id: &str, dev: &Obj, path: &str, rd: &mut Reader, refs: &mut Refs) -> Vec<String> {
+    let Some(v) = dev.get("interfaces") else {
+        return Vec::new();
+    };
+    let path = join(path, "interfaces");
+    let mut out = Vec::new();
+    for (i, m) in rd.list(v, &path).iter().enumerate() {
+        let p = join(&path, i);
+        if let Some(m) = rd.string(m, &p) {
+            refs.add(p, &m, id, RefKind::Member);
+            out.push(m);
+        }
+    }
+    out
+}
+
+fn vlan(id: &str, dev: &Obj, path: &str, rd: &mut Reader, refs: &mut Refs) -> Option<Kind> {
+    let vid = match dev.get("id") {
+        Some(v) => rd.num(v, &join(path, "id"), 0, 4094),
+        None => {
+            rd.error(path, "a vlan needs an id");
+            None
+        }
+    };
+    let link = match dev.get("link") {
+        Some(v) => {
+            let p = join(path, "link");
+            let link = rd.string(v, &p);
+            if let Some(l) = &link {
+                refs.add(p, l, id, RefKind::Other);
+            }
+            link
+        }
+        None => {
+            rd.error(path, "a vlan needs a link");
+            None
+        }
+    };
+    Some(Kind::Vlan {
+        id: u16::try_from(vid?).ok()?,
+        link: link?,
+    })
+}
+
+/// The keys every device type has; false when `key` is not one of them.
+fn common(iface: &mut Interface, key: &str, v: &Value, p: &str, rd: &mut Reader) -> bool {
+    match key {
+        "dhcp4" => iface.dhcp4 = rd.bool(v, p).unwrap_or(false),
+        "dhcp6" => {
+            if rd.bool(v, p) == Some(true) {
+                iface.ipv6 = Some(Ipv6Auto::Dhcp6);
+            }
+        }
+        "dhcp4-overrides" => iface.dhcp4_overrides = overrides(v, p, rd),
+        "dhcp6-overrides" => iface.dhcp6_overrides = overrides(v, p, rd),
+        "addresses" => iface.addresses = addresses(v, p, rd),
+        "gateway4" => match rd.ip(v, p) {
+            Some(IpAddr::V4(gw)) => iface.gateway4 = Some(gw),
+            Some(_) => rd.error(p, "not an IPv4 address"),
+            None => {}
+        },
+        "gateway6" => match rd.ip(v, p) {
+            Some(IpAddr::V6(gw)) => iface.gateway6 = Some(gw),
+            Some(_) => rd.error(p, "not an IPv6 address"),
+            None => {}
+        },
+        "nameservers" => iface.dns = nameservers(v, p, rd),
+        "macaddress" => iface.mac_address = rd.mac(v, p),
+        "mtu" => iface.mtu = rd.num(v, p, 68, 65535),
+        "optional" => iface.optional = rd.bool(v, p).unwrap_or(false),
+        "wakeonlan" => iface.wakeonlan = rd.bool(v, p).unwrap_or(false),
+        "critical" => iface.keep_configuration = rd.bool(v, p).unwrap_or(false),
+        "accept-ra" => iface.accept_ra = rd.bool(v, p),
+        "link-local" => {
+            let mut ll = LinkLocal::default();
+            for (i, s) in rd.strings(v, p).iter().enumerate() {
+                match s.as_str() {
+                    "ipv4" => ll.ipv4 = true,
+                    "ipv6" => ll.ipv6 = true,
+                    _ => rd.error(&join(p, i), "expected ipv4 or ipv6"),
+                }
+            }
+            iface.link_local = Some(ll);
+        }
+        "routes" => iface.routes = routes(v, p, rd),
+        "routing-policy" => iface.rules = rules(v, p, rd),
+        // Chooses netplan's backend per device: nothing for the model to hold.
+        "renderer" => {}
+        _ => return false,
+    }
+    true
+}
+
+fn bond_params(id: &str, v: &Value, path: &str, rd: &mut Reader, refs: &mut Refs) -> BondParams {
+    let mut b = BondParams::default();
+    for (k, x) in rd.map(v, path).into_iter().flatten() {
+        let p = join(path, k);
+        if !params::bond(&mut b, k, x, p.clone(), id, rd, refs) {
+            rd.unknown(&p);
+        }
+    }
+    b
+}
+
+fn bridge_params(
+    id: &str,
+    v: &Value,
+    path: &str,
+    rd: &mut Reader,
+    refs: &mut Refs,
+) -> BridgeParams {
+    let mut b = BridgeParams::default();
+    for (k, x) in rd.map(v, path).into_iter().flatten() {
+        let p = join(path, k);
+        match k.as_str() {
+            "path-cost" | "port-priority" => {
+                for (port, n) in rd.map(x, &p).into_iter().flatten() {
+                    params::port_value(
+                        &mut b,
+                        k == "path-cost",
+                        port,
+                        n,
+                        join(&p, port),
+                        id,
+                        rd,
+                        refs,
+                    );
+                }
+            }
+            _ if params::bridge(&mut b, k, x, &p, rd) => {}
+            _ => rd.unknown(&p),
+        }
+    }
+    b
+}
