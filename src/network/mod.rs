@@ -14,6 +14,7 @@ mod v1_subnet;
 pub mod v2;
 mod v2_ip;
 // ephemeral: the DHCP client (separate file set)
+pub mod render;
 
 pub use model::Network;
 

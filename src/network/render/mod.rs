@@ -1,0 +1,37 @@
+//! Renderers: the network model turned into the files one network stack reads, one file per
+//! stack. Rendering is pure (model in, files out); choosing the stack and writing the files
+//! into the target (through `Root`) is the caller's job.
+
+use crate::error::Diag;
+
+/// One file for the target root.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RenderedFile {
+    /// Absolute path inside the target (`/etc/systemd/network/10-cloud-init-eth0.network`).
+    pub path: String,
+    pub content: String,
+    /// Permission bits: keyfiles and netplan files are 0600, the rest 0644.
+    pub mode: u32,
+}
+
+/// What a renderer produced: the files, and what the stack cannot express (a warning each,
+/// naming the interface and the key).
+#[derive(Clone, Debug, Default)]
+pub struct Rendered {
+    pub files: Vec<RenderedFile>,
+    pub warnings: Vec<Diag>,
+}
+
+impl Rendered {
+    pub fn file(&mut self, path: impl Into<String>, content: String, mode: u32) {
+        self.files.push(RenderedFile {
+            path: path.into(),
+            content,
+            mode,
+        });
+    }
+
+    pub fn warn(&mut self, diag: Diag) {
+        self.warnings.push(diag);
+    }
+}
