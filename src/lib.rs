@@ -16,6 +16,7 @@ pub mod host;
 pub mod instance_data;
 pub mod limits;
 pub mod modules;
+pub mod network;
 pub mod paths;
 pub mod plan;
 pub mod redact;

@@ -1,0 +1,3 @@
+//! Networking: the ephemeral lease the network datasources need from the initramfs.
+
+pub mod ephemeral;
