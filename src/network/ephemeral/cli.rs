@@ -1,5 +1,5 @@
-//! `ember-initrd [--host DIR] dhcp [IFACE…] [--timeout S] [--keep] [--link-local]
-//! [--metadata IP] [--hold-ms N]`: a hidden command for tests and debugging. It obtains a
+//! `ember-initrd [--host DIR] dhcp [IFACE…] [--timeout S] [--per-nic S] [--keep]
+//! [--link-local] [--metadata IP] [--hold-ms N]`: a hidden command for tests and debugging. It obtains a
 //! lease on the first interface that gives one (the fallback candidates when none is named),
 //! prints it and the attempts as JSON, then tears it down (after `--hold-ms`, so a test can
 //! look at the link meanwhile) unless `--keep`. Exit codes: 0 lease, 1 none, 2 usage.
@@ -12,7 +12,8 @@ use std::net::Ipv4Addr;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-const USAGE: &str = "usage: ember-initrd [--host DIR] dhcp [IFACE...] [--timeout S] [--keep] \
+const USAGE: &str =
+    "usage: ember-initrd [--host DIR] dhcp [IFACE...] [--timeout S] [--per-nic S] [--keep] \
 [--link-local] [--metadata IP] [--hold-ms N]";
 
 /// Runs `dhcp` when it is the command in `args`; otherwise hands the arguments back for the
@@ -43,6 +44,7 @@ pub fn intercept(
 struct Args {
     nics: Vec<String>,
     timeout: Duration,
+    per_nic: Option<Duration>,
     keep: bool,
     link_local: bool,
     metadata: Option<Ipv4Addr>,
@@ -55,6 +57,7 @@ fn parse(args: &[OsString]) -> Result<Args, String> {
     let mut out = Args {
         nics: Vec::new(),
         timeout: Duration::from_secs(30),
+        per_nic: None,
         keep: false,
         link_local: false,
         metadata: None,
@@ -68,13 +71,8 @@ fn parse(args: &[OsString]) -> Result<Args, String> {
                 .map_err(|_| "not UTF-8".to_string())
         };
         match arg {
-            Long("timeout") => {
-                let s: f64 = value(&mut p)?
-                    .parse()
-                    .map_err(|_| "--timeout wants seconds")?;
-                out.timeout =
-                    Duration::try_from_secs_f64(s).map_err(|_| "--timeout wants seconds")?;
-            }
+            Long("timeout") => out.timeout = seconds(&value(&mut p)?, "--timeout")?,
+            Long("per-nic") => out.per_nic = Some(seconds(&value(&mut p)?, "--per-nic")?),
             Long("hold-ms") => {
                 let ms = value(&mut p)?
                     .parse()
@@ -99,6 +97,13 @@ fn parse(args: &[OsString]) -> Result<Args, String> {
     Ok(out)
 }
 
+fn seconds(s: &str, flag: &str) -> Result<Duration, String> {
+    s.parse::<f64>()
+        .ok()
+        .and_then(|s| Duration::try_from_secs_f64(s).ok())
+        .ok_or_else(|| format!("{flag} wants seconds"))
+}
+
 fn main(host: &Host, args: &[OsString]) -> i32 {
     let args = match parse(args) {
         Ok(a) => a,
@@ -113,7 +118,7 @@ fn main(host: &Host, args: &[OsString]) -> i32 {
         args.nics
     };
     let mut opts = Options::new(Instant::now() + args.timeout);
-    opts.per_nic = args.timeout;
+    opts.per_nic = args.per_nic.unwrap_or(args.timeout);
     opts.link_local = args.link_local;
     opts.metadata = args.metadata;
     let mut session = match Session::new(&nics, opts) {
