@@ -33,6 +33,10 @@ pub fn intercept(
                 i += 2;
             }
             "--target" | "--run" | "--format" => i += 2,
+            a if a.starts_with("--host=") => {
+                host = a["--host=".len()..].into();
+                i += 1;
+            }
             "dhcp" => return Ok(main(&Host::new(host), &args[i + 1..])),
             a if a.starts_with('-') => i += 1,
             _ => break,
@@ -156,4 +160,34 @@ fn main(host: &Host, args: &[OsString]) -> i32 {
         eprintln!("ember-initrd dhcp: teardown: {f}");
     }
     i32::from(!failed.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(a: &[&str]) -> impl Iterator<Item = OsString> {
+        a.iter().map(OsString::from).collect::<Vec<_>>().into_iter()
+    }
+
+    #[test]
+    fn only_the_dhcp_command_is_taken() {
+        for stage in [
+            &["--host", "/x", "--format", "json", "detect"][..],
+            &["all"],
+            &["--host=/x", "local", "dhcp"],
+            &[],
+        ] {
+            let back: Vec<OsString> = intercept(args(stage)).unwrap_err().collect();
+            assert_eq!(back, stage.iter().map(OsString::from).collect::<Vec<_>>());
+        }
+        assert_eq!(
+            intercept(args(&["--host", "/x", "dhcp", "--bogus"])).ok(),
+            Some(2)
+        );
+        assert_eq!(
+            intercept(args(&["--host=/x", "dhcp", "--timeout", "soon"])).ok(),
+            Some(2)
+        );
+    }
 }
