@@ -533,14 +533,20 @@ fn routes_are_planned_on_link_first_with_a_metadata_route_when_needed() {
     assert!(plan_routes(&super::linklocal::lease(ip(169, 254, 3, 4)), 3, md).is_empty());
 }
 
+/// The committed seeds, and the corpus a local `cargo fuzz run` grew (not committed), when
+/// there is one.
 #[test]
 fn the_fuzz_corpus_replays() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/dhcp_packet");
+    let fuzz = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz");
     let mut n = 0;
-    for entry in std::fs::read_dir(&dir).expect("fuzz/corpus/dhcp_packet") {
-        let data = std::fs::read(entry.unwrap().path()).unwrap();
-        packet::fuzz(&data);
-        n += 1;
+    for dir in ["seeds/dhcp_packet", "corpus/dhcp_packet"] {
+        let Ok(entries) = std::fs::read_dir(fuzz.join(dir)) else {
+            continue;
+        };
+        for entry in entries {
+            packet::fuzz(&std::fs::read(entry.unwrap().path()).unwrap());
+            n += 1;
+        }
     }
-    assert!(n >= 5, "only {n} corpus files");
+    assert!(n >= 8, "only {n} seeds in fuzz/seeds/dhcp_packet");
 }
