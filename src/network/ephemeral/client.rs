@@ -40,6 +40,7 @@ pub struct Ignored {
     pub wrong_server: u32,
     /// A request from another client, an ACK while selecting, an OFFER while requesting.
     pub unexpected: u32,
+    /// NAKs from the server asked, each starting the exchange over (not counted in `total`).
     pub naks: u32,
 }
 
@@ -52,7 +53,6 @@ impl Ignored {
             self.wrong_chaddr,
             self.wrong_server,
             self.unexpected,
-            self.naks,
         ]
         .iter()
         .fold(0u32, |a, b| a.saturating_add(*b))

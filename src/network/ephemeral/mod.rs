@@ -91,7 +91,7 @@ pub struct Attempt {
 }
 
 impl Attempt {
-    /// One line: `10.0.0.5/24 from 10.0.0.1, lease 3600 s, 0 replies ignored`.
+    /// One line: `dhcp 10.0.0.5/24 from 10.0.0.1, lease 3600 s, 0 replies ignored`.
     pub fn summary(&self) -> String {
         let mut s = match &self.address {
             Some(a) => format!("{} {a}", self.outcome),
@@ -104,6 +104,9 @@ impl Attempt {
             s += &format!(", lease {t} s");
         }
         s += &format!(", {} replies ignored", self.ignored.total());
+        if self.ignored.naks > 0 {
+            s += &format!(", {} NAKs", self.ignored.naks);
+        }
         if !self.warnings.is_empty() {
             s += &format!(", {} warnings", self.warnings.len());
         }

@@ -550,3 +550,40 @@ fn the_fuzz_corpus_replays() {
     }
     assert!(n >= 8, "only {n} seeds in fuzz/seeds/dhcp_packet");
 }
+
+#[test]
+fn attempts_become_status_steps() {
+    let mut a = super::Attempt {
+        nic: "eth0".into(),
+        outcome: "dhcp".into(),
+        address: Some("10.0.0.9/24".into()),
+        server: Some(SERVER),
+        lease_seconds: Some(3600),
+        ignored: Ignored {
+            wrong_xid: 2,
+            naks: 1,
+            ..Ignored::default()
+        },
+        elapsed_ms: 12,
+        used: true,
+        warnings: Vec::new(),
+        start: 1.5,
+    };
+    let step = a.step();
+    assert_eq!(step.name, "ephemeral network eth0");
+    assert_eq!(
+        step.result,
+        "ok (dhcp 10.0.0.9/24 from 10.0.0.1, lease 3600 s, 2 replies ignored, 1 NAKs)"
+    );
+    assert_eq!((step.start, step.duration_us), (Some(1.5), 12_000));
+    a.address = None;
+    a.server = None;
+    a.lease_seconds = None;
+    a.outcome = "dhcp-no-lease".into();
+    a.warnings
+        .push("eth0: no DHCP lease before the deadline".into());
+    assert_eq!(
+        a.step().result,
+        "error (dhcp-no-lease, 2 replies ignored, 1 NAKs, 1 warnings)"
+    );
+}
