@@ -1,7 +1,7 @@
 //! Network configuration: one model (`model.rs`) and the parsers that make it from
 //! network-config v1, v2 (netplan), OpenStack's network_data.json (`parse_network_data`) and
 //! the kernel command line.
-//! Parsing is pure; rendering the model for the target's network stack is not done here.
+//! Parsing and rendering are pure; `ephemeral` is the initramfs's own DHCP client.
 
 mod addr;
 pub mod cmdline;
@@ -13,7 +13,7 @@ pub mod v1;
 mod v1_subnet;
 pub mod v2;
 mod v2_ip;
-// ephemeral: the DHCP client (separate file set)
+pub mod ephemeral;
 pub mod render;
 
 pub use model::Network;

@@ -68,6 +68,11 @@ fn parse(args: impl Iterator<Item = OsString>) -> Result<Args, String> {
 }
 
 pub fn main(args: impl Iterator<Item = OsString>) -> i32 {
+    // `ember-initrd dhcp IFACE`: the ephemeral DHCP client on its own, for tests and operators.
+    let args = match crate::network::ephemeral::cli::intercept(args) {
+        Ok(code) => return code,
+        Err(args) => args,
+    };
     let args = match parse(args) {
         Ok(a) => a,
         Err(e) if e.is_empty() => {
