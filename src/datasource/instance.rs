@@ -27,6 +27,8 @@ pub struct InstanceData {
     /// Requests or files read, for status.
     pub reads: u32,
     pub diags: Vec<Diag>,
+    /// Work worth its own line in status.json (an ephemeral lease per NIC tried).
+    pub steps: Vec<crate::status::Step>,
 }
 
 impl InstanceData {

@@ -333,6 +333,53 @@ impl<'a> Collector<'a> {
             return Ok(());
         };
         let base = self.facts.dmi.substitute(url);
+        if needs_ephemeral_network(&self.ctx.host, &base) {
+            return self.read_seedfrom_over_ephemeral(&base);
+        }
+        self.read_seedfrom_at(&base)
+    }
+
+    /// The seedfrom URL through ember's own DHCP lease, NIC by NIC, until one gives the seed;
+    /// the lease is gone again afterwards, so the booted system starts from clean links.
+    fn read_seedfrom_over_ephemeral(&mut self, base: &str) -> Result<(), Diag> {
+        use crate::network::ephemeral::{fallback_candidates, Attempt, Options, Session};
+        let deadline = std::time::Instant::now()
+            + std::time::Duration::from_millis(self.ctx.limits().datasource_timeout_ms);
+        let shown = crate::fetch::redact_url(base);
+        let candidates = fallback_candidates(&self.ctx.host);
+        let no_network = |e: &dyn std::fmt::Display, code: &str| {
+            let msg = format!("no network to reach the seedfrom URL: {e}");
+            Diag::error(code, msg).file(shown.clone())
+        };
+        let mut session = Session::new(&candidates, Options::new(deadline))
+            .map_err(|e| no_network(&e, e.code()))?;
+        let mut result = None;
+        let outcome = session.try_each(|_lease| {
+            let read = self.read_seedfrom_at(base);
+            let ok = read.is_ok();
+            result = Some(read);
+            ok
+        });
+        let outcome = outcome.map(|_| ()).map_err(|e| no_network(&e, e.code()));
+        self.data
+            .steps
+            .extend(session.record().iter().map(Attempt::step));
+        for failed in session.down() {
+            self.data
+                .diags
+                .push(Diag::warning("ephemeral-network", failed));
+        }
+        match (outcome, result) {
+            (Ok(()), Some(read)) => read,
+            // Every NIC was tried: the last read's reasons say more than "exhausted".
+            (Err(_), Some(Err(read))) => Err(read),
+            (Err(e), _) => Err(e),
+            (Ok(()), None) => Ok(()),
+        }
+    }
+
+    fn read_seedfrom_at(&mut self, base: &str) -> Result<(), Diag> {
+        let base = base.to_string();
         let fetcher = Fetcher::new(self.ctx);
         let max = self.ctx.limits().file_bytes;
         let shown = crate::fetch::redact_url(&base);
@@ -421,6 +468,22 @@ impl<'a> Collector<'a> {
 
 /// cloud-init's `read_seeded`: `%s` in the URL stands for the file name; otherwise the name
 /// is appended, after a `/` when the URL ends in none and has no query string.
+/// An http(s) seed needs ember's own lease when the initramfs has no default route yet. Without
+/// a readable route table (a test's host tree, a container) the network is someone else's.
+fn needs_ephemeral_network(host: &crate::host::Host, url: &str) -> bool {
+    if !(url.starts_with("http://") || url.starts_with("https://")) {
+        return false;
+    }
+    let Ok(routes) = std::fs::read_to_string(host.path("/proc/net/route")) else {
+        return false;
+    };
+    // Columns: Iface Destination Gateway ...; a default route has destination 00000000.
+    !routes
+        .lines()
+        .skip(1)
+        .any(|l| l.split_whitespace().nth(1) == Some("00000000"))
+}
+
 fn seed_file_url(base: &str, name: &str) -> String {
     if base.contains("%s") {
         return base.replace("%s", name);

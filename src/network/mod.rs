@@ -5,16 +5,16 @@
 
 mod addr;
 pub mod cmdline;
+pub mod ephemeral;
 pub mod model;
 pub mod openstack;
 mod params;
 mod read;
+pub mod render;
 pub mod v1;
 mod v1_subnet;
 pub mod v2;
 mod v2_ip;
-pub mod ephemeral;
-pub mod render;
 
 pub use model::Network;
 

@@ -78,6 +78,7 @@ pub fn decode_stored(raw: &[u8]) -> Option<InstanceData> {
         from_removable_media: s.from_removable_media,
         reads: s.reads,
         diags: Vec::new(),
+        steps: Vec::new(),
     })
 }
 
@@ -108,6 +109,8 @@ pub fn run(ctx: &Ctx, detection: &Detection) -> Status {
             if let Some(step) = rec.stage().steps.last_mut() {
                 step.result = format!("ok ({} reads)", data.reads);
             }
+            let steps = std::mem::take(&mut data.steps);
+            rec.stage().steps.extend(steps);
             rec.write_run(RunPaths::FETCHED, &store(&data), 0o600);
         }
         Err(diag) if diag.file.is_some() => rec.record(diag),
