@@ -1,10 +1,9 @@
 # The disk boots again with another instance id: it is provisioned again (runcmd runs, the
 # new hostname and new host keys), as cloud-init does for a new instance.
-make_busybox_root "$CASE_DIR/root"
-make_disk "$CASE_DIR/root" "$CASE_DIR/disk.img"
+busybox_disk
 make_iso_seed "$EMBER_REPO/qemu-tests/seeds/basic" "$CASE_DIR/first.iso"
 make_iso_seed "$EMBER_REPO/qemu-tests/seeds/second" "$CASE_DIR/second.iso"
-disk=$CASE_DIR/disk.img
+disk=$DISK
 boot_case first --disk "$disk" --cdrom "$CASE_DIR/first.iso" --append "root=/dev/vda1 ro"
 key_before=$(disk_cat "$disk" /etc/ssh/ssh_host_ed25519_key.pub)
 boot_case second --disk "$disk" --cdrom "$CASE_DIR/second.iso" --append "root=/dev/vda1 ro"
