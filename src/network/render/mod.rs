@@ -3,6 +3,7 @@
 //! into the target (through `Root`) is the caller's job.
 
 pub mod eni;
+pub mod nm;
 
 use crate::error::Diag;
 
