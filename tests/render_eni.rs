@@ -112,3 +112,110 @@ fn golden(name: &str, render: fn(&Network) -> Rendered) -> usize {
 fn golden_cases() {
     assert!(golden("eni", eni::render) >= 7);
 }
+
+fn rendered(text: &str) -> Rendered {
+    eni::render(&model(text))
+}
+
+fn content<'a>(out: &'a Rendered, path: &str) -> &'a str {
+    let f = out.files.iter().find(|f| f.path == path).expect(path);
+    &f.content
+}
+
+fn warned(out: &Rendered) -> Vec<String> {
+    out.warnings.iter().map(|d| d.to_string()).collect()
+}
+
+#[test]
+fn two_files_both_world_readable() {
+    let out = rendered("version: 2\nethernets: {eth0: {dhcp4: true}}\n");
+    let files: Vec<(&str, u32)> = out
+        .files
+        .iter()
+        .map(|f| (f.path.as_str(), f.mode))
+        .collect();
+    assert_eq!(files, [(eni::PATH, 0o644), (eni::RULES, 0o644)]);
+    assert!(content(&out, eni::PATH).ends_with("auto eth0\niface eth0 inet dhcp\n"));
+    assert_eq!(
+        content(&out, eni::RULES),
+        "",
+        "written empty, replacing old rules"
+    );
+}
+
+#[test]
+fn nics_are_named_by_id_when_matched_by_mac_and_left_out_otherwise() {
+    let out = rendered(
+        r#"version: 2
+ethernets:
+  uplink:
+    match: {macaddress: "52:54:00:0d:00:01", driver: virtio_net}
+    dhcp4: true
+  fast:
+    match: {driver: mlx5_core}
+    dhcp4: true
+  "a-name-too-long-for-linux":
+    dhcp4: true
+"#,
+    );
+    let eni = content(&out, eni::PATH);
+    assert!(
+        eni.contains("auto uplink\niface uplink inet dhcp\n"),
+        "{eni}"
+    );
+    assert!(!eni.contains("fast") && !eni.contains("a-name"), "{eni}");
+    assert_eq!(
+        content(&out, eni::RULES),
+        "SUBSYSTEM==\"net\", ACTION==\"add\", DRIVERS==\"virtio_net\", \
+         ATTR{address}==\"52:54:00:0d:00:01\", NAME=\"uplink\"\n"
+    );
+    assert_eq!(
+        warned(&out),
+        [
+            "a-name-too-long-for-linux.name: not a valid interface name; left out",
+            "fast.match: matched by driver or name pattern only: ENI needs the device's name; \
+             left out"
+        ]
+    );
+}
+
+#[test]
+fn values_that_would_start_a_line_are_left_out() {
+    // A newline in a value would give ifupdown a command to run as root.
+    let out = rendered(
+        r#"version: 2
+ethernets:
+  eth0: {}
+  eth1: {}
+  "eth2\npost-up touch /pwned-by-name": {dhcp4: true}
+bonds:
+  bond0:
+    interfaces: [eth0, eth1]
+    parameters: {transmit-hash-policy: "layer2\npost-up touch /pwned-by-policy"}
+    addresses: [10.1.0.2/24]
+    nameservers: {search: ["ok.example", "x.example\npre-up touch /pwned-by-domain"]}
+"#,
+    );
+    let eni = content(&out, eni::PATH);
+    assert!(!eni.contains("pwned"), "{eni}");
+    assert!(eni.contains("    dns-search ok.example\n"), "{eni}");
+    assert_eq!(out.warnings.len(), 3, "{:#?}", warned(&out));
+}
+
+#[test]
+fn bridges_without_ports_and_routes_without_gateways() {
+    let out = rendered(
+        r#"version: 2
+bridges:
+  br0:
+    addresses: [10.3.0.1/24]
+    routes: [{to: 10.4.0.0/16}]
+"#,
+    );
+    let eni = content(&out, eni::PATH);
+    assert!(eni.contains("    bridge_ports none\n"), "{eni}");
+    assert!(
+        eni.contains("    post-up route add -net 10.4.0.0/16 dev br0 || true\n"),
+        "{eni}"
+    );
+}

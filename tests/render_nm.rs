@@ -119,3 +119,79 @@ fn golden(name: &str, render: fn(&Network) -> Rendered) -> usize {
 fn golden_cases() {
     assert!(golden("nm", nm::render) >= 7);
 }
+
+fn rendered(text: &str) -> Rendered {
+    nm::render(&model(text))
+}
+
+fn profile<'a>(out: &'a Rendered, name: &str) -> &'a str {
+    let path = format!("{}/cloud-init-{name}.nmconnection", nm::DIR);
+    let f = out.files.iter().find(|f| f.path == path).expect(name);
+    &f.content
+}
+
+const BOND: &str = r#"version: 2
+ethernets:
+  eth0: {}
+  eth1: {}
+bonds:
+  bond0:
+    interfaces: [eth0, eth1]
+    parameters: {mode: active-backup, primary: eth1}
+    dhcp4: true
+"#;
+
+#[test]
+fn profiles_are_private_and_the_same_for_the_same_config() {
+    let out = rendered(BOND);
+    let files: Vec<(&str, u32)> = out
+        .files
+        .iter()
+        .map(|f| (f.path.as_str(), f.mode))
+        .collect();
+    let dir = nm::DIR;
+    assert_eq!(
+        files,
+        [
+            (
+                format!("{dir}/cloud-init-eth0.nmconnection").as_str(),
+                0o600
+            ),
+            (&format!("{dir}/cloud-init-eth1.nmconnection"), 0o600),
+            (&format!("{dir}/cloud-init-bond0.nmconnection"), 0o600),
+            (nm::CONF, 0o600),
+        ]
+    );
+    assert_eq!(out.files, rendered(BOND).files);
+    // Members point at the bond's UUID, the one cloud-init gives a connection named bond0.
+    let bond_uuid = "54317911-f840-516b-a10d-82cb4c1f075c";
+    assert!(profile(&out, "bond0").contains(&format!("uuid={bond_uuid}\n")));
+    for m in ["eth0", "eth1"] {
+        let p = profile(&out, m);
+        assert!(
+            p.contains(&format!("slave-type=bond\nmaster={bond_uuid}\n")),
+            "{p}"
+        );
+        assert!(!p.contains("[ipv4]"), "{p}");
+    }
+    assert!(profile(&out, "bond0").contains("[bond]\nmode=active-backup\nprimary=eth1\n"));
+}
+
+#[test]
+fn values_that_would_start_a_line_or_a_list_item_are_left_out() {
+    let out = rendered(
+        r#"version: 2
+ethernets:
+  eth0:
+    dhcp4: true
+    dhcp4-overrides: {hostname: "h\n[ipv6]"}
+    nameservers: {search: ["a.example;b.example", "c.example"]}
+  "../../../etc/x": {dhcp4: true}
+"#,
+    );
+    assert_eq!(out.files.len(), 2, "the profile of ../ is left out");
+    let p = profile(&out, "eth0");
+    assert!(p.contains("dns-search=c.example;\n"), "{p}");
+    assert!(!p.contains("dhcp-hostname") && !p.contains("[ipv6]"), "{p}");
+    assert_eq!(out.warnings.len(), 3, "{:#?}", out.warnings);
+}

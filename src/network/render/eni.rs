@@ -68,12 +68,13 @@ pub fn render(net: &Network) -> Rendered {
         .iter()
         .map(|i| name(net, i, &mut out))
         .collect();
-    let name_of = |id: &str| -> String {
-        net.interfaces
-            .iter()
-            .position(|i| i.id == id)
-            .and_then(|k| names[k].clone())
-            .unwrap_or_else(|| id.to_string())
+    // What members and links are called: their name, else an id that can be one (a device
+    // left out still has its warning).
+    let name_of = |id: &str| -> Option<String> {
+        let k = net.interfaces.iter().position(|i| i.id == id)?;
+        names[k]
+            .clone()
+            .or_else(|| ifname(id).then(|| id.to_string()))
     };
     // Each bond's option lines, once (its members repeat them, as cloud-init writes them).
     let mut master = vec![None; net.interfaces.len()];
@@ -124,7 +125,9 @@ pub fn render(net: &Network) -> Rendered {
         let name = names[k].as_deref().unwrap_or_default();
         let mut attrs = attrs(iface, &name_of);
         if let Some(b) = master[k] {
-            attrs.push(format!("bond-master {}", name_of(&net.interfaces[b].id)));
+            if let Some(m) = name_of(&net.interfaces[b].id) {
+                attrs.push(format!("bond-master {m}"));
+            }
             attrs.extend(bond_lines[b].iter().cloned());
         }
         if matches!(iface.kind, Kind::Bond { .. }) {
@@ -220,11 +223,11 @@ fn name(net: &Network, i: &Interface, out: &mut Rendered) -> Option<String> {
 }
 
 /// The interface's own options, for its first stanza.
-fn attrs(i: &Interface, name_of: &dyn Fn(&str) -> String) -> Vec<String> {
+fn attrs(i: &Interface, name_of: &dyn Fn(&str) -> Option<String>) -> Vec<String> {
     let mut a = Vec::new();
     match &i.kind {
         Kind::Bridge { members, params: p } => {
-            let ports: Vec<String> = members.iter().map(|m| name_of(m)).collect();
+            let ports: Vec<String> = members.iter().filter_map(|m| name_of(m)).collect();
             // bridge-utils sets a bridge up only when it has `bridge_ports`.
             let ports = if ports.is_empty() {
                 "none".into()
@@ -250,14 +253,20 @@ fn attrs(i: &Interface, name_of: &dyn Fn(&str) -> String) -> Vec<String> {
                 a.push(format!("bridge_stp {}", if stp { "on" } else { "off" }));
             }
             for (port, cost) in &p.path_cost {
-                a.push(format!("bridge_pathcost {} {cost}", name_of(port)));
+                if let Some(port) = name_of(port) {
+                    a.push(format!("bridge_pathcost {port} {cost}"));
+                }
             }
             for (port, prio) in &p.port_priority {
-                a.push(format!("bridge_portprio {} {prio}", name_of(port)));
+                if let Some(port) = name_of(port) {
+                    a.push(format!("bridge_portprio {port} {prio}"));
+                }
             }
         }
         Kind::Vlan { id, link } => {
-            a.push(format!("vlan-raw-device {}", name_of(link)));
+            if let Some(link) = name_of(link) {
+                a.push(format!("vlan-raw-device {link}"));
+            }
             a.push(format!("vlan_id {id}"));
         }
         Kind::Physical { .. } | Kind::Bond { .. } => {}

@@ -50,7 +50,7 @@ pub(crate) fn secs(ms: u32) -> String {
 pub(crate) fn bond_options(
     p: &BondParams,
     id: &str,
-    name: &dyn Fn(&str) -> String,
+    name: &dyn Fn(&str) -> Option<String>,
     out: &mut Rendered,
 ) -> Vec<(&'static str, String)> {
     let num = |v: Option<u32>| v.map(|v| v.to_string());
@@ -64,7 +64,7 @@ pub(crate) fn bond_options(
         ("updelay", num(p.up_delay_ms)),
         ("fail_over_mac", text(&p.fail_over_mac_policy)),
         ("primary_reselect", text(&p.primary_reselect_policy)),
-        ("primary", p.primary.as_deref().map(name)),
+        ("primary", p.primary.as_deref().and_then(name)),
         ("lacp_rate", text(&p.lacp_rate)),
         ("ad_select", text(&p.ad_select)),
         ("min_links", num(p.min_links)),

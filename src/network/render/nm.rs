@@ -51,10 +51,8 @@ pub fn render(net: &Network) -> Rendered {
     let names: Vec<Option<String>> = net.interfaces.iter().map(|i| name(i, &mut out)).collect();
     // Members point at their bond or bridge, vlans at their link, by connection UUID.
     let uuid_of = |id: &str| -> String {
-        match net.interfaces.iter().position(|i| i.id == id) {
-            Some(k) => uuid(names[k].as_deref().unwrap_or(id)),
-            None => id.to_string(),
-        }
+        let k = net.interfaces.iter().position(|i| i.id == id);
+        uuid(k.and_then(|k| names[k].as_deref()).unwrap_or(id))
     };
     let mut master = vec![None; net.interfaces.len()];
     for (k, i) in net.interfaces.iter().enumerate() {
@@ -210,10 +208,8 @@ fn device(
         Kind::Bond { params, .. } => {
             kf.section("bond");
             let name_of = |id: &str| {
-                net.interface(id)
-                    .and_then(|x| kernel_name(net, x))
-                    .unwrap_or(id)
-                    .to_string()
+                let x = net.interface(id).and_then(|x| kernel_name(net, x));
+                Some(x.unwrap_or(id).to_string())
             };
             for (key, value) in bond_options(params, &i.id, &name_of, out) {
                 kf.set("bond", key, value);
