@@ -195,3 +195,23 @@ ethernets:
     assert!(!p.contains("dhcp-hostname") && !p.contains("[ipv6]"), "{p}");
     assert_eq!(out.warnings.len(), 3, "{:#?}", out.warnings);
 }
+
+#[test]
+fn a_route_tied_to_no_interface_goes_where_its_gateway_is() {
+    let out = rendered(
+        r#"version: 1
+config:
+  - {type: physical, name: eth0, subnets: [{type: static, address: 10.8.0.2/24}]}
+  - {type: physical, name: eth1, subnets: [{type: dhcp}]}
+  - {type: route, destination: 10.9.0.0/16, gateway: 10.8.0.1}
+  - {type: route, destination: 10.10.0.0/16, gateway: 172.16.0.1}
+"#,
+    );
+    assert!(profile(&out, "eth0").contains("route1=10.9.0.0/16,10.8.0.1\n"));
+    assert!(!profile(&out, "eth1").contains("route1"));
+    let w: Vec<String> = out.warnings.iter().map(|d| d.to_string()).collect();
+    assert_eq!(
+        w,
+        ["routes.1: no interface has an address whose subnet holds its gateway; left out"]
+    );
+}

@@ -119,7 +119,7 @@ pub fn render(net: &Network) -> Rendered {
     let mut order: Vec<usize> = (0..net.interfaces.len())
         .filter(|&k| names[k].is_some())
         .collect();
-    order.sort_by_key(|&k| (rank(&net.interfaces[k]), names[k].clone()));
+    order.sort_by_key(|&k| (rank(&net.interfaces[k]), names[k].as_deref()));
     for k in order {
         let iface = &net.interfaces[k];
         let name = names[k].as_deref().unwrap_or_default();

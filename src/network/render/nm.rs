@@ -68,15 +68,13 @@ pub fn render(net: &Network) -> Rendered {
         }
     }
     let mut global: Vec<Vec<&Route>> = vec![Vec::new(); net.interfaces.len()];
-    for r in &net.routes {
+    for (n, r) in net.routes.iter().enumerate() {
         match owner(net, r.via) {
             Some(k) => global[k].push(r),
-            None => warn(
-                &mut out,
-                "routes",
-                &r.to.to_string(),
-                "no interface has an address whose subnet holds its gateway; left out",
-            ),
+            None => {
+                let msg = "no interface has an address whose subnet holds its gateway; left out";
+                warn(&mut out, "routes", &n.to_string(), msg);
+            }
         }
     }
     for (k, i) in net.interfaces.iter().enumerate() {
