@@ -4,6 +4,8 @@
 
 use crate::error::Diag;
 
+pub mod networkd;
+
 /// One file for the target root.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RenderedFile {
