@@ -4,6 +4,7 @@
 
 use crate::error::Diag;
 
+pub mod netplan;
 pub mod networkd;
 
 /// One file for the target root.

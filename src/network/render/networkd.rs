@@ -131,15 +131,19 @@ fn network(
     };
     // Written when off too, as cloud-init writes it.
     ini.key("DHCP", dhcp);
-    if let Some(ll) = iface.link_local {
-        let v = match (ll.ipv4, ll.ipv6) {
+    let link_local = match iface.link_local {
+        Some(ll) => Some(match (ll.ipv4, ll.ipv6) {
             (true, true) => "yes",
             (true, false) => "ipv4",
             (false, true) => "ipv6",
             (false, false) => "no",
-        };
-        ini.key("LinkLocalAddressing", v);
-    }
+        }),
+        // A member of a bond or bridge with no addressing of its own: no link-local address
+        // either (networkd's default for bridge ports, netplan's for both).
+        None if plan.master[i].is_some() && !iface.has_addressing() => Some("no"),
+        None => None,
+    };
+    ini.opt("LinkLocalAddressing", link_local);
     // SLAAC and stateless DHCPv6 need router advertisements; an explicit accept-ra wins.
     let ra = matches!(iface.ipv6, Some(Ipv6Auto::Slaac | Ipv6Auto::Dhcp6Stateless));
     ini.flag("IPv6AcceptRA", iface.accept_ra.or(ra.then_some(true)));
@@ -265,18 +269,28 @@ fn dhcp_overrides(iface: &Interface, ini: &mut Ini, out: &mut Rendered) {
     }
     ini.opt("RouteMetric", o.route_metric)
         .flag("UseMTU", o.use_mtu);
+    // netplan wants the same overrides for both families when both are on: one that DHCPv4
+    // applies already is no loss.
+    let o4 = iface.dhcp4.then_some(&iface.dhcp4_overrides);
+    let slaac = mode == Ipv6Auto::Slaac;
     let unsupported = [
-        ("use-routes", o.use_routes.is_some()),
-        ("send-hostname", o.send_hostname.is_some()),
-        ("hostname", o.hostname.is_some()),
-        ("use-ntp", mode == Ipv6Auto::Slaac && o.use_ntp.is_some()),
         (
-            "use-hostname",
-            mode == Ipv6Auto::Slaac && o.use_hostname.is_some(),
+            "use-routes",
+            o.use_routes.is_some() && o.use_routes != o4.and_then(|o| o.use_routes),
         ),
+        (
+            "send-hostname",
+            o.send_hostname.is_some() && o.send_hostname != o4.and_then(|o| o.send_hostname),
+        ),
+        (
+            "hostname",
+            o.hostname.is_some() && o.hostname != o4.and_then(|o| o.hostname.clone()),
+        ),
+        ("use-ntp", slaac && o.use_ntp.is_some()),
+        ("use-hostname", slaac && o.use_hostname.is_some()),
     ];
-    for (key, set) in unsupported {
-        if set {
+    for (key, lost) in unsupported {
+        if lost {
             let msg = "networkd has no such setting for IPv6: not rendered";
             out.warn(warn(&iface.id, &format!("dhcp6-overrides.{key}"), msg));
         }

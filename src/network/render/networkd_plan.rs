@@ -8,16 +8,16 @@ use std::collections::BTreeMap;
 use std::net::IpAddr;
 
 /// The code of every renderer warning: the model holds something the stack cannot express.
-pub(super) const UNSUPPORTED: &str = "network-render-unsupported";
+pub(in crate::network::render) const UNSUPPORTED: &str = "network-render-unsupported";
 
 /// A warning about interface `id`'s `key` (netplan's name for it).
-pub(super) fn warn(id: &str, key: &str, msg: impl Into<String>) -> Diag {
+pub(in crate::network::render) fn warn(id: &str, key: &str, msg: impl Into<String>) -> Diag {
     Diag::warning(UNSUPPORTED, msg).key(format!("{id}.{key}"))
 }
 
 /// The bond or bridge an interface is a member of.
 #[derive(Clone, Copy)]
-pub(super) struct Master<'a> {
+pub(in crate::network::render) struct Master<'a> {
     pub id: &'a str,
     pub bridge: bool,
     pub primary: bool,
@@ -27,7 +27,7 @@ pub(super) struct Master<'a> {
 }
 
 /// Per interface, by its index in `Network::interfaces`.
-pub(super) struct Plan<'a> {
+pub(in crate::network::render) struct Plan<'a> {
     /// False for an interface that cannot be rendered: a device name the kernel would refuse
     /// (warned about here). Nothing refers to it.
     pub ok: Vec<bool>,
@@ -141,7 +141,7 @@ impl<'a> Master<'a> {
 }
 
 /// Whether `ip` is on the subnet of `addr`.
-pub(super) fn on_subnet(addr: &Address, ip: IpAddr) -> bool {
+pub(in crate::network::render) fn on_subnet(addr: &Address, ip: IpAddr) -> bool {
     match (addr.ip, ip) {
         (IpAddr::V4(a), IpAddr::V4(b)) => {
             let mask = u32::MAX
@@ -163,7 +163,10 @@ pub(super) fn on_subnet(addr: &Address, ip: IpAddr) -> bool {
 /// is given (`set-name`), else the one the config matches it by. OpenStack's match names are
 /// the names the initramfs saw, which the booted system may not keep: with a MAC to match by,
 /// they are left out.
-pub(super) fn match_name<'n>(net: &Network, iface: &'n Interface) -> Option<&'n str> {
+pub(in crate::network::render) fn match_name<'n>(
+    net: &Network,
+    iface: &'n Interface,
+) -> Option<&'n str> {
     let Kind::Physical { matching, set_name } = &iface.kind else {
         return Some(&iface.id);
     };
@@ -192,7 +195,7 @@ fn valid(net: &Network, iface: &Interface) -> bool {
 
 /// Whether `name` can be a kernel interface name (or, with `glob`, a pattern of them): 1 to 15
 /// bytes, no `/`, `:`, whitespace or control character, not `.` or `..`.
-pub(super) fn valid_name(name: &str, glob: bool) -> bool {
+pub(in crate::network::render) fn valid_name(name: &str, glob: bool) -> bool {
     let max = if glob { 64 } else { 15 };
     !name.is_empty()
         && name.len() <= max
