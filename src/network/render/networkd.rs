@@ -22,6 +22,7 @@ use crate::network::model::{
 use ini::Ini;
 use netdev::{link_file, netdev_file};
 use plan::{match_name, warn, Master, Plan};
+use std::collections::BTreeSet;
 use std::net::IpAddr;
 
 const DIR: &str = "/etc/systemd/network";
@@ -32,11 +33,17 @@ pub fn render(net: &Network) -> Rendered {
     let mut out = Rendered::default();
     out.warnings.append(&mut plan.warnings);
     let mut dns_placed = false;
+    let mut stems = BTreeSet::new();
     for (i, iface) in net.interfaces.iter().enumerate() {
         if !plan.ok[i] {
             continue;
         }
         let stem = stem(net, iface);
+        if !stems.insert(stem.clone()) {
+            let msg = "another interface renders to the same files: this one is not rendered";
+            out.warn(warn(&iface.id, "name", msg));
+            continue;
+        }
         // Global resolvers go where they can be reached: interfaces with addresses of their
         // own, not the members of a bond or bridge.
         let global_dns = iface.has_addressing() && plan.master[i].is_none();
@@ -80,13 +87,11 @@ fn add(out: &mut Rendered, iface: &Interface, stem: &str, ext: &str, ini: &Ini) 
             "the value holds a line break or a control character: left out",
         ));
     }
-    let path = format!("{DIR}/10-cloud-init-{stem}.{ext}");
-    if out.files.iter().any(|f| f.path == path) {
-        let msg = "another interface renders to the same file: this one is not rendered";
-        out.warn(warn(&iface.id, "name", msg));
-        return;
-    }
-    out.file(path, ini.finish(), 0o644);
+    out.file(
+        format!("{DIR}/10-cloud-init-{stem}.{ext}"),
+        ini.finish(),
+        0o644,
+    );
 }
 
 /// The `.network` file: how the device is matched and configured.

@@ -3,8 +3,8 @@
 //! of interfaces and routes.
 
 use crate::error::Diag;
-use crate::network::model::{Address, Format, Interface, Kind, Network, Route};
-use std::collections::BTreeMap;
+use crate::network::model::{Format, Interface, Kind, Network, Route};
+use std::collections::{BTreeMap, BTreeSet};
 use std::net::IpAddr;
 
 /// The code of every renderer warning: the model holds something the stack cannot express.
@@ -89,17 +89,9 @@ impl<'a> Plan<'a> {
                 Kind::Physical { .. } => {}
             }
         }
+        let subnets = Subnets::new(net, &plan.ok);
         for (r, route) in net.routes.iter().enumerate() {
-            let found = route.via.and_then(|via| {
-                (0..n).find(|&i| {
-                    plan.ok[i]
-                        && net.interfaces[i]
-                            .addresses
-                            .iter()
-                            .any(|a| on_subnet(a, via))
-                })
-            });
-            match found {
+            match route.via.and_then(|via| subnets.find(via)) {
                 Some(i) => plan.routes[i].push(route),
                 None => plan.warnings.push(
                     Diag::warning(
@@ -140,22 +132,51 @@ impl<'a> Master<'a> {
     }
 }
 
-/// Whether `ip` is on the subnet of `addr`.
-pub(in crate::network::render) fn on_subnet(addr: &Address, ip: IpAddr) -> bool {
-    match (addr.ip, ip) {
-        (IpAddr::V4(a), IpAddr::V4(b)) => {
-            let mask = u32::MAX
-                .checked_shl(32 - u32::from(addr.prefix))
-                .unwrap_or(0);
-            u32::from(a) & mask == u32::from(b) & mask
+/// The subnets of the static addresses, for finding the interface a gateway is on in a time
+/// that does not grow with the number of interfaces: one lookup per prefix length in use.
+struct Subnets {
+    /// (IPv6, prefix length, network) → the first interface with an address there.
+    by_net: BTreeMap<(bool, u8, u128), usize>,
+    prefixes: BTreeSet<(bool, u8)>,
+}
+
+impl Subnets {
+    fn new(net: &Network, ok: &[bool]) -> Subnets {
+        let mut s = Subnets {
+            by_net: BTreeMap::new(),
+            prefixes: BTreeSet::new(),
+        };
+        for (i, iface) in net.interfaces.iter().enumerate().filter(|(i, _)| ok[*i]) {
+            for a in &iface.addresses {
+                let key = network(a.ip, a.prefix);
+                s.prefixes.insert((key.0, key.1));
+                s.by_net.entry(key).or_insert(i);
+            }
         }
-        (IpAddr::V6(a), IpAddr::V6(b)) => {
-            let mask = u128::MAX
-                .checked_shl(128 - u32::from(addr.prefix))
-                .unwrap_or(0);
-            u128::from(a) & mask == u128::from(b) & mask
+        s
+    }
+
+    /// The first interface (in model order) with an address on a subnet holding `ip`.
+    fn find(&self, ip: IpAddr) -> Option<usize> {
+        let v6 = ip.is_ipv6();
+        self.prefixes
+            .range((v6, 0)..=(v6, u8::MAX))
+            .filter_map(|&(_, prefix)| self.by_net.get(&network(ip, prefix)).copied())
+            .min()
+    }
+}
+
+/// The network of `ip` with `prefix` bits: (IPv6, prefix, masked address).
+fn network(ip: IpAddr, prefix: u8) -> (bool, u8, u128) {
+    match ip {
+        IpAddr::V4(a) => {
+            let mask = u32::MAX.checked_shl(32 - u32::from(prefix)).unwrap_or(0);
+            (false, prefix, u128::from(u32::from(a) & mask))
         }
-        _ => false,
+        IpAddr::V6(a) => {
+            let mask = u128::MAX.checked_shl(128 - u32::from(prefix)).unwrap_or(0);
+            (true, prefix, u128::from(a) & mask)
+        }
     }
 }
 
@@ -209,26 +230,55 @@ pub(in crate::network::render) fn valid_name(name: &str, glob: bool) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::network::model::Address;
 
-    fn addr(s: &str, prefix: u8) -> Address {
-        Address {
-            ip: s.parse().unwrap(),
-            prefix,
-            label: None,
-            lifetime: None,
+    fn iface(id: &str, addrs: &[(&str, u8)]) -> Interface {
+        let mut i = Interface::new(
+            id,
+            Kind::Physical {
+                matching: Default::default(),
+                set_name: None,
+            },
+        );
+        for (ip, prefix) in addrs {
+            i.addresses.push(Address {
+                ip: ip.parse().unwrap(),
+                prefix: *prefix,
+                label: None,
+                lifetime: None,
+            });
         }
+        i
     }
 
     #[test]
-    fn subnets_hold_their_addresses() {
-        let ip = |s: &str| s.parse::<IpAddr>().unwrap();
-        assert!(on_subnet(&addr("10.0.1.5", 24), ip("10.0.1.1")));
-        assert!(!on_subnet(&addr("10.0.1.5", 24), ip("10.0.2.1")));
-        assert!(on_subnet(&addr("10.0.1.5", 0), ip("192.0.2.1")));
-        assert!(on_subnet(&addr("10.0.1.5", 32), ip("10.0.1.5")));
-        assert!(on_subnet(&addr("2001:db8::5", 64), ip("2001:db8::1")));
-        assert!(!on_subnet(&addr("2001:db8::5", 64), ip("2001:db9::1")));
-        assert!(!on_subnet(&addr("10.0.1.5", 0), ip("::1")));
+    fn a_gateway_finds_the_first_interface_on_its_subnet() {
+        let net = Network {
+            interfaces: vec![
+                iface("a", &[("10.0.1.5", 24), ("2001:db8::5", 64)]),
+                iface("b", &[("10.0.0.5", 16), ("10.0.1.6", 24)]),
+                iface("c", &[("192.0.2.5", 32), ("172.16.0.1", 0)]),
+            ],
+            ..Network::default()
+        };
+        let s = Subnets::new(&net, &[true, true, true]);
+        let find = |ip: &str| s.find(ip.parse().unwrap());
+        assert_eq!(find("10.0.1.1"), Some(0));
+        assert_eq!(find("10.0.2.1"), Some(1));
+        assert_eq!(find("192.0.2.5"), Some(2));
+        assert_eq!(
+            find("203.0.113.1"),
+            Some(2),
+            "a /0 holds every IPv4 address"
+        );
+        assert_eq!(find("2001:db8::1"), Some(0));
+        assert_eq!(find("2001:db9::1"), None);
+        let s = Subnets::new(&net, &[false, true, true]);
+        assert_eq!(
+            s.find("10.0.1.1".parse().unwrap()),
+            Some(1),
+            "a skipped interface holds none"
+        );
     }
 
     #[test]
