@@ -14,15 +14,14 @@ mod netdev;
 #[path = "networkd_plan.rs"]
 pub(super) mod plan;
 
-use super::Rendered;
+use super::{Rendered, RenderedFile};
 use crate::error::Diag;
 use crate::network::model::{
     is_glob, DhcpOverrides, Interface, Ipv6Auto, Kind, Network, Route, Rule,
 };
 use ini::Ini;
 use netdev::{link_file, netdev_file};
-use plan::{match_name, warn, Master, Plan};
-use std::collections::BTreeSet;
+use plan::{match_name, warn, Index, Master, Plan};
 use std::net::IpAddr;
 
 const DIR: &str = "/etc/systemd/network";
@@ -33,13 +32,19 @@ pub fn render(net: &Network) -> Rendered {
     let mut out = Rendered::default();
     out.warnings.append(&mut plan.warnings);
     let mut dns_placed = false;
-    let mut stems = BTreeSet::new();
+    let stems: Vec<String> = net.interfaces.iter().map(|i| stem(net, i)).collect();
+    // Skipped interfaces claim no file name.
+    let claims = stems
+        .iter()
+        .enumerate()
+        .map(|(i, s)| if plan.ok[i] { s.clone() } else { String::new() });
+    let claimed = Index::new(claims.collect());
     for (i, iface) in net.interfaces.iter().enumerate() {
         if !plan.ok[i] {
             continue;
         }
-        let stem = stem(net, iface);
-        if !stems.insert(stem.clone()) {
+        let stem = &stems[i];
+        if claimed.get(stem) != Some(i) {
             let msg = "another interface renders to the same files: this one is not rendered";
             out.warn(warn(&iface.id, "name", msg));
             continue;
@@ -50,19 +55,26 @@ pub fn render(net: &Network) -> Rendered {
         dns_placed |= global_dns;
         let mut ini = Ini::default();
         network(net, iface, &plan, i, global_dns, &mut ini, &mut out);
-        add(&mut out, iface, &stem, "network", &ini);
+        add(&mut out, iface, stem, "network", &ini);
         if let Some(ini) = netdev_file(iface, &mut out.warnings) {
-            add(&mut out, iface, &stem, "netdev", &ini);
+            add(&mut out, iface, stem, "netdev", &ini);
         }
         if let Some(ini) = link_file(iface) {
-            add(&mut out, iface, &stem, "link", &ini);
+            add(&mut out, iface, stem, "link", &ini);
         }
     }
     if !net.dns.is_empty() && !dns_placed {
         let msg = "no interface has addresses to give the global nameservers to: not rendered";
         out.warn(Diag::warning(plan::UNSUPPORTED, msg).key("nameservers"));
     }
-    out.files.sort_by(|a, b| a.path.cmp(&b.path));
+    // Sorted by path through an Index: its String sort is one the binary has already.
+    let paths = Index::new(out.files.iter().map(|f| f.path.clone()).collect());
+    let mut slots: Vec<Option<RenderedFile>> = out.files.iter().map(|_| None).collect();
+    for f in out.files.drain(..) {
+        let pos = paths.pos(&f.path);
+        slots[pos] = Some(f);
+    }
+    out.files = slots.into_iter().flatten().collect();
     out
 }
 
@@ -225,11 +237,9 @@ fn route(ini: &mut Ini, r: &Route) {
         .opt("Gateway", r.via)
         .opt("PreferredSource", r.from)
         .opt("Metric", r.metric)
-        .opt("Table", r.table);
-    if r.on_link {
-        ini.key("GatewayOnLink", "yes");
-    }
-    ini.opt("Scope", r.scope.as_ref())
+        .opt("Table", r.table)
+        .opt("GatewayOnLink", r.on_link.then_some("yes"))
+        .opt("Scope", r.scope.as_ref())
         .opt("Type", r.kind.as_ref())
         .opt("MTUBytes", r.mtu);
 }
@@ -265,8 +275,9 @@ fn dhcp_overrides(iface: &Interface, ini: &mut Ini, out: &mut Rendered) {
         ini.section("DHCPv6");
         common_overrides(ini, o);
     }
+    let slaac = mode == Ipv6Auto::Slaac;
     ini.section("IPv6AcceptRA");
-    if mode == Ipv6Auto::Slaac {
+    if slaac {
         // Addresses from advertisements only: no DHCPv6, whatever their flags say.
         ini.key("DHCPv6Client", "no")
             .flag("UseDNS", o.use_dns)
@@ -277,7 +288,6 @@ fn dhcp_overrides(iface: &Interface, ini: &mut Ini, out: &mut Rendered) {
     // netplan wants the same overrides for both families when both are on: one that DHCPv4
     // applies already is no loss.
     let o4 = iface.dhcp4.then_some(&iface.dhcp4_overrides);
-    let slaac = mode == Ipv6Auto::Slaac;
     let unsupported = [
         (
             "use-routes",

@@ -23,6 +23,19 @@ impl Ini {
 
     /// `key=value` in the current section.
     pub fn key(&mut self, key: &'static str, value: impl Display) -> &mut Self {
+        self.put(key, &value)
+    }
+
+    pub fn opt(&mut self, key: &'static str, value: Option<impl Display>) -> &mut Self {
+        match value {
+            Some(v) => self.put(key, &v),
+            None => self,
+        }
+    }
+
+    // One copy for every value type: the callers are many, and the binary small.
+    #[inline(never)]
+    fn put(&mut self, key: &'static str, value: &dyn Display) -> &mut Self {
         let value = value.to_string();
         if value.chars().any(char::is_control) {
             self.rejected.push(key);
@@ -32,13 +45,6 @@ impl Ini {
             return self;
         };
         let _ = writeln!(body, "{key}={value}");
-        self
-    }
-
-    pub fn opt(&mut self, key: &'static str, value: Option<impl Display>) -> &mut Self {
-        if let Some(v) = value {
-            self.key(key, v);
-        }
         self
     }
 

@@ -4,7 +4,6 @@
 
 use crate::error::Diag;
 use crate::network::model::{Format, Interface, Kind, Network, Route};
-use std::collections::{BTreeMap, BTreeSet};
 use std::net::IpAddr;
 
 /// The code of every renderer warning: the model holds something the stack cannot express.
@@ -50,11 +49,13 @@ impl<'a> Plan<'a> {
             warnings: Vec::new(),
         };
         // The first interface of an id wins, as the parsers' references do.
-        let mut index: BTreeMap<&str, usize> = BTreeMap::new();
+        let ids = net.interfaces.iter().enumerate().map(|(i, iface)| {
+            let id = if plan.ok[i] { iface.id.as_str() } else { "" };
+            id.to_string()
+        });
+        let index = Index::new(ids.collect());
         for (i, iface) in net.interfaces.iter().enumerate() {
-            if plan.ok[i] {
-                index.entry(iface.id.as_str()).or_insert(i);
-            } else {
+            if !plan.ok[i] {
                 plan.warnings.push(warn(
                     &iface.id,
                     "name",
@@ -82,7 +83,7 @@ impl<'a> Plan<'a> {
                     }
                 }
                 Kind::Vlan { link, .. } => {
-                    if let Some(&i) = index.get(link.as_str()) {
+                    if let Some(i) = index.get(link) {
                         plan.vlans[i].push(&iface.id);
                     }
                 }
@@ -106,8 +107,8 @@ impl<'a> Plan<'a> {
         plan
     }
 
-    fn set_master(&mut self, index: &BTreeMap<&str, usize>, member: &str, master: Master<'a>) {
-        if let Some(&i) = index.get(member) {
+    fn set_master(&mut self, index: &Index, member: &str, master: Master<'a>) {
+        if let Some(i) = index.get(member) {
             match self.master[i] {
                 Some(other) if other.id != master.id => self.warnings.push(warn(
                     member,
@@ -132,52 +133,93 @@ impl<'a> Master<'a> {
     }
 }
 
+/// Keys looked up by binary search in their sorted list, each with the first position it had
+/// in the list given. The String sort is in the binary already; a map type would add its own.
+pub(in crate::network::render) struct Index {
+    sorted: Vec<String>,
+    first: Vec<usize>,
+}
+
+impl Index {
+    pub fn new(keys: Vec<String>) -> Index {
+        let mut sorted = keys.clone();
+        sorted.sort();
+        let mut index = Index {
+            first: vec![usize::MAX; sorted.len()],
+            sorted,
+        };
+        for (i, k) in keys.iter().enumerate().rev() {
+            let pos = index.pos(k);
+            index.first[pos] = i;
+        }
+        index
+    }
+
+    /// Where `key` is, or would be, in the sorted list (the first of equal keys).
+    pub fn pos(&self, key: &str) -> usize {
+        self.sorted.partition_point(|k| k.as_str() < key)
+    }
+
+    /// The first position `key` had, if it is there.
+    pub fn get(&self, key: &str) -> Option<usize> {
+        let pos = self.pos(key);
+        (self.sorted.get(pos).map(String::as_str) == Some(key)).then(|| self.first[pos])
+    }
+}
+
 /// The subnets of the static addresses, for finding the interface a gateway is on in a time
 /// that does not grow with the number of interfaces: one lookup per prefix length in use.
 struct Subnets {
-    /// (IPv6, prefix length, network) → the first interface with an address there.
-    by_net: BTreeMap<(bool, u8, u128), usize>,
-    prefixes: BTreeSet<(bool, u8)>,
+    /// `network(address, prefix)` of every address, by interface.
+    index: Index,
+    owner: Vec<usize>,
+    /// Prefix lengths in use: IPv4 at 0 to 32, IPv6 at 33 to 161.
+    prefixes: Vec<bool>,
 }
 
 impl Subnets {
     fn new(net: &Network, ok: &[bool]) -> Subnets {
-        let mut s = Subnets {
-            by_net: BTreeMap::new(),
-            prefixes: BTreeSet::new(),
-        };
+        let mut keys = Vec::new();
+        let mut owner = Vec::new();
+        let mut prefixes = vec![false; 162];
         for (i, iface) in net.interfaces.iter().enumerate().filter(|(i, _)| ok[*i]) {
             for a in &iface.addresses {
-                let key = network(a.ip, a.prefix);
-                s.prefixes.insert((key.0, key.1));
-                s.by_net.entry(key).or_insert(i);
+                prefixes[slot(a.ip, a.prefix)] = true;
+                keys.push(network(a.ip, a.prefix));
+                owner.push(i);
             }
         }
-        s
+        Subnets {
+            index: Index::new(keys),
+            owner,
+            prefixes,
+        }
     }
 
     /// The first interface (in model order) with an address on a subnet holding `ip`.
     fn find(&self, ip: IpAddr) -> Option<usize> {
-        let v6 = ip.is_ipv6();
-        self.prefixes
-            .range((v6, 0)..=(v6, u8::MAX))
-            .filter_map(|&(_, prefix)| self.by_net.get(&network(ip, prefix)).copied())
+        let max = if ip.is_ipv4() { 32 } else { 128 };
+        (0..=max)
+            .filter(|&p| self.prefixes[slot(ip, p)])
+            .filter_map(|p| self.index.get(&network(ip, p)))
+            .map(|k| self.owner[k])
             .min()
     }
 }
 
-/// The network of `ip` with `prefix` bits: (IPv6, prefix, masked address).
-fn network(ip: IpAddr, prefix: u8) -> (bool, u8, u128) {
-    match ip {
-        IpAddr::V4(a) => {
-            let mask = u32::MAX.checked_shl(32 - u32::from(prefix)).unwrap_or(0);
-            (false, prefix, u128::from(u32::from(a) & mask))
-        }
-        IpAddr::V6(a) => {
-            let mask = u128::MAX.checked_shl(128 - u32::from(prefix)).unwrap_or(0);
-            (true, prefix, u128::from(a) & mask)
-        }
-    }
+fn slot(ip: IpAddr, prefix: u8) -> usize {
+    usize::from(prefix) + if ip.is_ipv4() { 0 } else { 33 }
+}
+
+/// The network of `ip` with `prefix` bits, as a key: family, prefix, masked address.
+fn network(ip: IpAddr, prefix: u8) -> String {
+    let (bits, v) = match ip {
+        IpAddr::V4(a) => (32, u128::from(u32::from(a))),
+        IpAddr::V6(a) => (128, u128::from(a)),
+    };
+    let host = bits - u32::from(prefix);
+    let masked = v.checked_shr(host).unwrap_or(0);
+    format!("{bits}/{prefix}/{masked:x}")
 }
 
 /// The interface name to match a physical device by, besides its MAC and driver: the name it
@@ -274,6 +316,16 @@ mod tests {
         assert_eq!(find("2001:db8::1"), Some(0));
         assert_eq!(find("2001:db9::1"), None);
         let s = Subnets::new(&net, &[false, true, true]);
+        let index = Index::new(vec!["b".into(), "a".into(), "b".into(), "c".into()]);
+        assert_eq!(
+            (
+                index.get("a"),
+                index.get("b"),
+                index.get("c"),
+                index.get("d")
+            ),
+            (Some(1), Some(0), Some(3), None)
+        );
         assert_eq!(
             s.find("10.0.1.1".parse().unwrap()),
             Some(1),
