@@ -16,7 +16,10 @@ use crate::network::model::{
     BondParams, BridgeParams, DhcpOverrides, Dns, Format, Interface, Ipv6Auto, Kind, Network, Route,
 };
 use crate::yaml::emit::block;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
+use std::net::IpAddr;
+
+type Obj = Map<String, Value>;
 
 const PATH: &str = "/etc/netplan/50-cloud-init.yaml";
 
@@ -52,14 +55,16 @@ fn passthrough(v2: &Value) -> String {
         "bridges",
         "vlans",
     ];
+    let mut top = Obj::new();
     let Value::Object(map) = v2 else {
-        return block(&json!({ "network": v2 }), 0);
+        top.insert("network".into(), v2.clone());
+        return block(&Value::Object(top), 0);
     };
     let mut out = String::from("network:\n");
     let first = FIRST.iter().filter_map(|k| map.get_key_value(*k));
     let rest = map.iter().filter(|(k, _)| !FIRST.contains(&k.as_str()));
     for (k, v) in first.chain(rest) {
-        out.push_str(&block(&json!({ k: v }), 4));
+        out.push_str(&one(k, v.clone()));
     }
     out
 }
@@ -67,69 +72,55 @@ fn passthrough(v2: &Value) -> String {
 fn convert(net: &Network, warnings: &mut Vec<Diag>) -> String {
     let mut plan = Plan::new(net);
     warnings.append(&mut plan.warnings);
-    let mut sections: [(&str, Map<String, Value>); 4] = [
-        ("ethernets", Map::new()),
-        ("bonds", Map::new()),
-        ("bridges", Map::new()),
-        ("vlans", Map::new()),
+    let mut sections: [(&str, Obj); 4] = [
+        ("ethernets", Obj::new()),
+        ("bonds", Obj::new()),
+        ("bridges", Obj::new()),
+        ("vlans", Obj::new()),
     ];
     let mut dns_placed = false;
     for (i, iface) in net.interfaces.iter().enumerate() {
         if !plan.ok[i] {
             continue;
         }
-        let mut dev = Map::new();
+        let mut dev = Obj::new();
+        let d = &mut dev;
         let section = match &iface.kind {
             Kind::Physical { matching, set_name } => {
-                let mut m = Map::new();
-                if let Some(mac) = &matching.macaddress {
-                    m.insert("macaddress".into(), json!(mac));
-                }
+                let mut m = Obj::new();
+                text(&mut m, "macaddress", matching.macaddress.as_deref());
                 // OpenStack's names are the initramfs's: with a MAC, they are left out.
-                let openstack_name =
-                    net.format == Format::OpenStack && matching.macaddress.is_some();
-                if let Some(name) = matching.name.as_ref().filter(|_| !openstack_name) {
-                    m.insert("name".into(), json!(name));
-                }
+                let openstack = net.format == Format::OpenStack && matching.macaddress.is_some();
+                text(
+                    &mut m,
+                    "name",
+                    matching.name.as_deref().filter(|_| !openstack),
+                );
                 match matching.driver.as_slice() {
                     [] => {}
-                    [one] => {
-                        m.insert("driver".into(), json!(one));
-                    }
-                    many => {
-                        m.insert("driver".into(), json!(many));
-                    }
+                    [one] => text(&mut m, "driver", Some(one)),
+                    many => set(&mut m, "driver", texts(many.iter())),
                 }
                 if !m.is_empty() {
-                    dev.insert("match".into(), Value::Object(m));
+                    set(d, "match", Value::Object(m));
                 }
-                if let Some(name) = set_name {
-                    dev.insert("set-name".into(), json!(name));
-                }
-                if iface.wakeonlan {
-                    dev.insert("wakeonlan".into(), json!(true));
-                }
+                text(d, "set-name", set_name.as_deref());
+                flag(d, "wakeonlan", iface.wakeonlan);
                 0
             }
             Kind::Bond { members, params } => {
-                dev.insert("interfaces".into(), sorted(members));
-                let p = bond_params(params);
-                if !p.is_empty() {
-                    dev.insert("parameters".into(), Value::Object(p));
-                }
+                set(d, "interfaces", sorted(members));
+                object(d, "parameters", bond_params(params));
                 1
             }
             Kind::Bridge { members, params } => {
-                dev.insert("interfaces".into(), sorted(members));
-                let p = bridge_params(params);
-                if !p.is_empty() {
-                    dev.insert("parameters".into(), Value::Object(p));
-                }
+                set(d, "interfaces", sorted(members));
+                object(d, "parameters", bridge_params(params));
                 2
             }
             Kind::Vlan { id, link } => {
-                dev.insert("id".into(), json!(id));
-                dev.insert("link".into(), json!(link));
+                num(d, "id", Some(u32::from(*id)));
+                text(d, "link", Some(link));
                 3
             }
         };
@@ -145,10 +136,8 @@ fn convert(net: &Network, warnings: &mut Vec<Diag>) -> String {
         if global {
             extend(&mut dns, &net.dns);
         }
-        common(iface, &dns, &plan.routes[i], &mut dev);
-        sections[section]
-            .1
-            .insert(iface.id.clone(), Value::Object(dev));
+        common(iface, &dns, &plan.routes[i], d);
+        set(&mut sections[section].1, &iface.id, Value::Object(dev));
     }
     if !net.dns.is_empty() && !dns_placed {
         let msg = "no interface has addresses to give the global nameservers to: not rendered";
@@ -158,80 +147,119 @@ fn convert(net: &Network, warnings: &mut Vec<Diag>) -> String {
     let mut out = String::from("network:\n    version: 2\n");
     for (name, devices) in sections {
         if !devices.is_empty() {
-            out.push_str(&block(&json!({ name: devices }), 4));
+            out.push_str(&one(name, Value::Object(devices)));
         }
     }
     out
 }
 
+/// `key: value` one level under `network:`.
+fn one(key: &str, v: Value) -> String {
+    let mut m = Obj::new();
+    set(&mut m, key, v);
+    block(&Value::Object(m), 4)
+}
+
+// Setters that take values as they are, one copy each: many call sites, a small binary.
+
+#[inline(never)]
+fn set(m: &mut Obj, key: &str, v: Value) {
+    m.insert(key.to_string(), v);
+}
+
+fn text(m: &mut Obj, key: &str, v: Option<&str>) {
+    if let Some(v) = v {
+        set(m, key, Value::String(v.to_string()));
+    }
+}
+
+fn num(m: &mut Obj, key: &str, v: Option<u32>) {
+    if let Some(v) = v {
+        set(m, key, Value::from(v));
+    }
+}
+
+fn boolean(m: &mut Obj, key: &str, v: Option<bool>) {
+    if let Some(v) = v {
+        set(m, key, Value::Bool(v));
+    }
+}
+
+/// `key: true` when `on`.
+fn flag(m: &mut Obj, key: &str, on: bool) {
+    boolean(m, key, on.then_some(true));
+}
+
+fn object(m: &mut Obj, key: &str, v: Obj) {
+    if !v.is_empty() {
+        set(m, key, Value::Object(v));
+    }
+}
+
+fn texts<T: ToString>(items: impl Iterator<Item = T>) -> Value {
+    Value::Array(items.map(|t| Value::String(t.to_string())).collect())
+}
+
 fn sorted(ids: &[String]) -> Value {
     let mut ids = ids.to_vec();
     ids.sort();
-    json!(ids)
+    texts(ids.iter())
 }
 
 /// The keys every device type has.
-fn common(iface: &Interface, dns: &Dns, global_routes: &[&Route], dev: &mut Map<String, Value>) {
-    let mut set = |k: &str, v: Value| {
-        dev.insert(k.to_string(), v);
-    };
+fn common(iface: &Interface, dns: &Dns, global_routes: &[&Route], d: &mut Obj) {
     if iface.dhcp4 {
-        set("dhcp4", json!(true));
-        if !iface.dhcp4_overrides.is_empty() {
-            set("dhcp4-overrides", overrides(&iface.dhcp4_overrides));
-        }
+        flag(d, "dhcp4", true);
+        object(d, "dhcp4-overrides", overrides(&iface.dhcp4_overrides));
     }
     match iface.ipv6 {
         // Addresses from router advertisements only: RAs without DHCPv6.
-        Some(Ipv6Auto::Slaac) => set("accept-ra", json!(true)),
+        Some(Ipv6Auto::Slaac) => flag(d, "accept-ra", true),
         Some(_) => {
-            set("dhcp6", json!(true));
-            if !iface.dhcp6_overrides.is_empty() {
-                set("dhcp6-overrides", overrides(&iface.dhcp6_overrides));
-            }
+            flag(d, "dhcp6", true);
+            object(d, "dhcp6-overrides", overrides(&iface.dhcp6_overrides));
         }
         None => {}
     }
-    if let Some(ra) = iface.accept_ra {
-        set("accept-ra", json!(ra));
-    }
+    boolean(d, "accept-ra", iface.accept_ra);
     if let Some(ll) = iface.link_local {
-        let mut v = Vec::new();
-        if ll.ipv4 {
-            v.push("ipv4");
-        }
-        if ll.ipv6 {
-            v.push("ipv6");
-        }
-        set("link-local", json!(v));
+        let on = [("ipv4", ll.ipv4), ("ipv6", ll.ipv6)];
+        set(
+            d,
+            "link-local",
+            texts(on.iter().filter(|x| x.1).map(|x| x.0)),
+        );
     }
     if !iface.addresses.is_empty() {
         let addrs = iface.addresses.iter().map(|a| {
             let cidr = format!("{}/{}", a.ip, a.prefix);
-            let mut opts = Map::new();
-            if let Some(l) = &a.label {
-                opts.insert("label".into(), json!(l));
-            }
-            if let Some(l) = &a.lifetime {
-                opts.insert("lifetime".into(), json!(l));
-            }
+            let mut opts = Obj::new();
+            text(&mut opts, "label", a.label.as_deref());
+            text(&mut opts, "lifetime", a.lifetime.as_deref());
             if opts.is_empty() {
-                json!(cidr)
-            } else {
-                json!({ cidr: opts })
+                return Value::String(cidr);
             }
+            let mut one = Obj::new();
+            set(&mut one, &cidr, Value::Object(opts));
+            Value::Object(one)
         });
-        set("addresses", Value::Array(addrs.collect()));
+        set(d, "addresses", Value::Array(addrs.collect()));
     }
     // Default gateways as default routes: netplan deprecates gateway4 and gateway6.
-    let mut routes: Vec<Value> = [
-        iface.gateway4.map(|g| g.to_string()),
-        iface.gateway6.map(|g| g.to_string()),
-    ]
-    .into_iter()
-    .flatten()
-    .map(|via| json!({"to": "default", "via": via}))
-    .collect();
+    let gateways = [
+        iface.gateway4.map(IpAddr::V4),
+        iface.gateway6.map(IpAddr::V6),
+    ];
+    let mut routes: Vec<Value> = gateways
+        .into_iter()
+        .flatten()
+        .map(|via| {
+            let mut m = Obj::new();
+            text(&mut m, "to", Some("default"));
+            text(&mut m, "via", Some(&via.to_string()));
+            Value::Object(m)
+        })
+        .collect();
     routes.extend(
         iface
             .routes
@@ -240,62 +268,53 @@ fn common(iface: &Interface, dns: &Dns, global_routes: &[&Route], dev: &mut Map<
             .map(route),
     );
     if !routes.is_empty() {
-        set("routes", Value::Array(routes));
+        set(d, "routes", Value::Array(routes));
     }
     if !iface.rules.is_empty() {
         let rules = iface.rules.iter().map(|r| {
-            let mut m = Map::new();
-            put(&mut m, "from", r.from.map(|c| c.to_string()));
-            put(&mut m, "to", r.to.map(|c| c.to_string()));
-            put(&mut m, "table", r.table);
-            put(&mut m, "priority", r.priority);
-            put(&mut m, "mark", r.mark);
-            put(&mut m, "type-of-service", r.type_of_service);
+            let mut m = Obj::new();
+            text(&mut m, "from", r.from.map(|c| c.to_string()).as_deref());
+            text(&mut m, "to", r.to.map(|c| c.to_string()).as_deref());
+            num(&mut m, "table", r.table);
+            num(&mut m, "priority", r.priority);
+            num(&mut m, "mark", r.mark);
+            num(&mut m, "type-of-service", r.type_of_service.map(u32::from));
             Value::Object(m)
         });
-        set("routing-policy", Value::Array(rules.collect()));
+        set(d, "routing-policy", Value::Array(rules.collect()));
     }
     if !dns.is_empty() {
-        set("nameservers", nameservers(dns));
+        let mut m = Obj::new();
+        if !dns.nameservers.is_empty() {
+            set(&mut m, "addresses", texts(dns.nameservers.iter()));
+        }
+        if !dns.search.is_empty() {
+            set(&mut m, "search", texts(dns.search.iter()));
+        }
+        set(d, "nameservers", Value::Object(m));
     }
-    if let Some(mac) = &iface.mac_address {
-        set("macaddress", json!(mac));
-    }
-    if let Some(mtu) = iface.mtu {
-        set("mtu", json!(mtu));
-    }
-    if iface.optional {
-        set("optional", json!(true));
-    }
-    if iface.keep_configuration {
-        set("critical", json!(true));
-    }
-}
-
-fn put(m: &mut Map<String, Value>, key: &str, v: Option<impl Into<Value>>) {
-    if let Some(v) = v {
-        m.insert(key.to_string(), v.into());
-    }
+    text(d, "macaddress", iface.mac_address.as_deref());
+    num(d, "mtu", iface.mtu);
+    flag(d, "optional", iface.optional);
+    flag(d, "critical", iface.keep_configuration);
 }
 
 fn route(r: &Route) -> Value {
-    let mut m = Map::new();
+    let mut m = Obj::new();
     let to = if r.to.is_default() && r.via.is_some() {
         "default".to_string()
     } else {
         r.to.to_string()
     };
-    m.insert("to".into(), json!(to));
-    put(&mut m, "via", r.via.map(|v| v.to_string()));
-    put(&mut m, "from", r.from.map(|v| v.to_string()));
-    put(&mut m, "metric", r.metric);
-    put(&mut m, "table", r.table);
-    if r.on_link {
-        m.insert("on-link".into(), json!(true));
-    }
-    put(&mut m, "scope", r.scope.clone());
-    put(&mut m, "type", r.kind.clone());
-    put(&mut m, "mtu", r.mtu);
+    text(&mut m, "to", Some(&to));
+    text(&mut m, "via", r.via.map(|v| v.to_string()).as_deref());
+    text(&mut m, "from", r.from.map(|v| v.to_string()).as_deref());
+    num(&mut m, "metric", r.metric);
+    num(&mut m, "table", r.table);
+    flag(&mut m, "on-link", r.on_link);
+    text(&mut m, "scope", r.scope.as_deref());
+    text(&mut m, "type", r.kind.as_deref());
+    num(&mut m, "mtu", r.mtu);
     Value::Object(m)
 }
 
@@ -313,108 +332,91 @@ fn extend(into: &mut Dns, more: &Dns) {
     }
 }
 
-fn nameservers(dns: &Dns) -> Value {
-    let mut m = Map::new();
-    if !dns.nameservers.is_empty() {
-        let a: Vec<String> = dns.nameservers.iter().map(|n| n.to_string()).collect();
-        m.insert("addresses".into(), json!(a));
+fn overrides(o: &DhcpOverrides) -> Obj {
+    let mut m = Obj::new();
+    boolean(&mut m, "use-dns", o.use_dns);
+    boolean(&mut m, "use-ntp", o.use_ntp);
+    boolean(&mut m, "use-hostname", o.use_hostname);
+    boolean(&mut m, "use-mtu", o.use_mtu);
+    boolean(&mut m, "use-routes", o.use_routes);
+    boolean(&mut m, "send-hostname", o.send_hostname);
+    text(&mut m, "hostname", o.hostname.as_deref());
+    num(&mut m, "route-metric", o.route_metric);
+    match o.use_domains.as_deref() {
+        Some("true") => boolean(&mut m, "use-domains", Some(true)),
+        Some("false") => boolean(&mut m, "use-domains", Some(false)),
+        other => text(&mut m, "use-domains", other),
     }
-    if !dns.search.is_empty() {
-        m.insert("search".into(), json!(dns.search));
-    }
-    Value::Object(m)
-}
-
-fn overrides(o: &DhcpOverrides) -> Value {
-    let mut m = Map::new();
-    put(&mut m, "use-dns", o.use_dns);
-    put(&mut m, "use-ntp", o.use_ntp);
-    put(&mut m, "use-hostname", o.use_hostname);
-    put(&mut m, "use-mtu", o.use_mtu);
-    put(&mut m, "use-routes", o.use_routes);
-    put(&mut m, "send-hostname", o.send_hostname);
-    put(&mut m, "hostname", o.hostname.clone());
-    put(&mut m, "route-metric", o.route_metric);
-    if let Some(d) = o.use_domains.as_deref() {
-        let v = match d {
-            "true" => json!(true),
-            "false" => json!(false),
-            other => json!(other),
-        };
-        m.insert("use-domains".into(), v);
-    }
-    Value::Object(m)
+    m
 }
 
 /// A duration netplan reads as seconds when bare: whole seconds bare, else with `ms`.
-fn seconds(ms: u32) -> Value {
-    if ms % 1000 == 0 {
-        json!(ms / 1000)
-    } else {
-        json!(format!("{ms}ms"))
+fn seconds(m: &mut Obj, key: &str, ms: Option<u32>) {
+    match ms {
+        Some(ms) if ms % 1000 != 0 => text(m, key, Some(&format!("{ms}ms"))),
+        _ => num(m, key, ms.map(|ms| ms / 1000)),
     }
 }
 
 /// Bond parameters by netplan's names; the intervals netplan reads as milliseconds when bare
 /// are bare. The older spellings (`all-slaves-active`, `packets-per-slave`) are the ones every
 /// netplan release reads.
-fn bond_params(b: &BondParams) -> Map<String, Value> {
-    let mut m = Map::new();
-    put(&mut m, "mode", b.mode.clone());
-    put(&mut m, "lacp-rate", b.lacp_rate.clone());
-    put(&mut m, "mii-monitor-interval", b.mii_monitor_interval_ms);
-    put(&mut m, "min-links", b.min_links);
-    put(
+fn bond_params(b: &BondParams) -> Obj {
+    let mut m = Obj::new();
+    text(&mut m, "mode", b.mode.as_deref());
+    text(&mut m, "lacp-rate", b.lacp_rate.as_deref());
+    num(&mut m, "mii-monitor-interval", b.mii_monitor_interval_ms);
+    num(&mut m, "min-links", b.min_links);
+    text(
         &mut m,
         "transmit-hash-policy",
-        b.transmit_hash_policy.clone(),
+        b.transmit_hash_policy.as_deref(),
     );
-    put(&mut m, "ad-select", b.ad_select.clone());
-    put(&mut m, "all-slaves-active", b.all_members_active);
-    put(&mut m, "arp-interval", b.arp_interval_ms);
+    text(&mut m, "ad-select", b.ad_select.as_deref());
+    boolean(&mut m, "all-slaves-active", b.all_members_active);
+    num(&mut m, "arp-interval", b.arp_interval_ms);
     if !b.arp_ip_targets.is_empty() {
-        let t: Vec<String> = b.arp_ip_targets.iter().map(|t| t.to_string()).collect();
-        m.insert("arp-ip-targets".into(), json!(t));
+        set(&mut m, "arp-ip-targets", texts(b.arp_ip_targets.iter()));
     }
-    put(&mut m, "arp-validate", b.arp_validate.clone());
-    put(&mut m, "arp-all-targets", b.arp_all_targets.clone());
-    put(&mut m, "up-delay", b.up_delay_ms);
-    put(&mut m, "down-delay", b.down_delay_ms);
-    put(
+    text(&mut m, "arp-validate", b.arp_validate.as_deref());
+    text(&mut m, "arp-all-targets", b.arp_all_targets.as_deref());
+    num(&mut m, "up-delay", b.up_delay_ms);
+    num(&mut m, "down-delay", b.down_delay_ms);
+    text(
         &mut m,
         "fail-over-mac-policy",
-        b.fail_over_mac_policy.clone(),
+        b.fail_over_mac_policy.as_deref(),
     );
-    put(&mut m, "gratuitous-arp", b.gratuitous_arp);
-    put(&mut m, "packets-per-slave", b.packets_per_member);
-    put(
+    num(&mut m, "gratuitous-arp", b.gratuitous_arp);
+    num(&mut m, "packets-per-slave", b.packets_per_member);
+    text(
         &mut m,
         "primary-reselect-policy",
-        b.primary_reselect_policy.clone(),
+        b.primary_reselect_policy.as_deref(),
     );
-    put(&mut m, "resend-igmp", b.resend_igmp);
-    put(
-        &mut m,
-        "learn-packet-interval",
-        b.learn_packet_interval_ms.map(seconds),
-    );
-    put(&mut m, "primary", b.primary.clone());
+    num(&mut m, "resend-igmp", b.resend_igmp);
+    seconds(&mut m, "learn-packet-interval", b.learn_packet_interval_ms);
+    text(&mut m, "primary", b.primary.as_deref());
     m
 }
 
-fn bridge_params(b: &BridgeParams) -> Map<String, Value> {
-    let mut m = Map::new();
-    put(&mut m, "ageing-time", b.ageing_time_ms.map(seconds));
-    put(&mut m, "priority", b.priority);
-    put(&mut m, "forward-delay", b.forward_delay_ms.map(seconds));
-    put(&mut m, "hello-time", b.hello_time_ms.map(seconds));
-    put(&mut m, "max-age", b.max_age_ms.map(seconds));
-    put(&mut m, "stp", b.stp);
-    if !b.path_cost.is_empty() {
-        m.insert("path-cost".into(), json!(b.path_cost));
-    }
-    if !b.port_priority.is_empty() {
-        m.insert("port-priority".into(), json!(b.port_priority));
+fn bridge_params(b: &BridgeParams) -> Obj {
+    let mut m = Obj::new();
+    seconds(&mut m, "ageing-time", b.ageing_time_ms);
+    num(&mut m, "priority", b.priority);
+    seconds(&mut m, "forward-delay", b.forward_delay_ms);
+    seconds(&mut m, "hello-time", b.hello_time_ms);
+    seconds(&mut m, "max-age", b.max_age_ms);
+    boolean(&mut m, "stp", b.stp);
+    for (key, ports) in [
+        ("path-cost", &b.path_cost),
+        ("port-priority", &b.port_priority),
+    ] {
+        let mut p = Obj::new();
+        for (port, n) in ports {
+            num(&mut p, port, Some(*n));
+        }
+        object(&mut m, key, p);
     }
     m
 }
