@@ -9,15 +9,19 @@
 //! <https://docs.cloud-init.io/en/latest/reference/network-config-format-v2.html>,
 //! <https://netplan.readthedocs.io/en/stable/netplan-yaml/>
 
+#[path = "netplan_values.rs"]
+mod values;
+
 use super::networkd::plan::{warn, Plan};
 use super::Rendered;
 use crate::error::Diag;
 use crate::network::model::{
-    BondParams, BridgeParams, DhcpOverrides, Dns, Format, Interface, Ipv6Auto, Kind, Network, Route,
+    DhcpOverrides, Dns, Format, Interface, Ipv6Auto, Kind, Network, Route,
 };
 use crate::yaml::emit::block;
 use serde_json::{Map, Value};
 use std::net::IpAddr;
+use values::{bond_params, boolean, bridge_params, flag, num, object, set, text, texts};
 
 type Obj = Map<String, Value>;
 
@@ -158,46 +162,6 @@ fn one(key: &str, v: Value) -> String {
     let mut m = Obj::new();
     set(&mut m, key, v);
     block(&Value::Object(m), 4)
-}
-
-// Setters that take values as they are, one copy each: many call sites, a small binary.
-
-#[inline(never)]
-fn set(m: &mut Obj, key: &str, v: Value) {
-    m.insert(key.to_string(), v);
-}
-
-fn text(m: &mut Obj, key: &str, v: Option<&str>) {
-    if let Some(v) = v {
-        set(m, key, Value::String(v.to_string()));
-    }
-}
-
-fn num(m: &mut Obj, key: &str, v: Option<u32>) {
-    if let Some(v) = v {
-        set(m, key, Value::from(v));
-    }
-}
-
-fn boolean(m: &mut Obj, key: &str, v: Option<bool>) {
-    if let Some(v) = v {
-        set(m, key, Value::Bool(v));
-    }
-}
-
-/// `key: true` when `on`.
-fn flag(m: &mut Obj, key: &str, on: bool) {
-    boolean(m, key, on.then_some(true));
-}
-
-fn object(m: &mut Obj, key: &str, v: Obj) {
-    if !v.is_empty() {
-        set(m, key, Value::Object(v));
-    }
-}
-
-fn texts<T: ToString>(items: impl Iterator<Item = T>) -> Value {
-    Value::Array(items.map(|t| Value::String(t.to_string())).collect())
 }
 
 fn sorted(ids: &[String]) -> Value {
@@ -346,77 +310,6 @@ fn overrides(o: &DhcpOverrides) -> Obj {
         Some("true") => boolean(&mut m, "use-domains", Some(true)),
         Some("false") => boolean(&mut m, "use-domains", Some(false)),
         other => text(&mut m, "use-domains", other),
-    }
-    m
-}
-
-/// A duration netplan reads as seconds when bare: whole seconds bare, else with `ms`.
-fn seconds(m: &mut Obj, key: &str, ms: Option<u32>) {
-    match ms {
-        Some(ms) if ms % 1000 != 0 => text(m, key, Some(&format!("{ms}ms"))),
-        _ => num(m, key, ms.map(|ms| ms / 1000)),
-    }
-}
-
-/// Bond parameters by netplan's names; the intervals netplan reads as milliseconds when bare
-/// are bare. The older spellings (`all-slaves-active`, `packets-per-slave`) are the ones every
-/// netplan release reads.
-fn bond_params(b: &BondParams) -> Obj {
-    let mut m = Obj::new();
-    text(&mut m, "mode", b.mode.as_deref());
-    text(&mut m, "lacp-rate", b.lacp_rate.as_deref());
-    num(&mut m, "mii-monitor-interval", b.mii_monitor_interval_ms);
-    num(&mut m, "min-links", b.min_links);
-    text(
-        &mut m,
-        "transmit-hash-policy",
-        b.transmit_hash_policy.as_deref(),
-    );
-    text(&mut m, "ad-select", b.ad_select.as_deref());
-    boolean(&mut m, "all-slaves-active", b.all_members_active);
-    num(&mut m, "arp-interval", b.arp_interval_ms);
-    if !b.arp_ip_targets.is_empty() {
-        set(&mut m, "arp-ip-targets", texts(b.arp_ip_targets.iter()));
-    }
-    text(&mut m, "arp-validate", b.arp_validate.as_deref());
-    text(&mut m, "arp-all-targets", b.arp_all_targets.as_deref());
-    num(&mut m, "up-delay", b.up_delay_ms);
-    num(&mut m, "down-delay", b.down_delay_ms);
-    text(
-        &mut m,
-        "fail-over-mac-policy",
-        b.fail_over_mac_policy.as_deref(),
-    );
-    num(&mut m, "gratuitous-arp", b.gratuitous_arp);
-    num(&mut m, "packets-per-slave", b.packets_per_member);
-    text(
-        &mut m,
-        "primary-reselect-policy",
-        b.primary_reselect_policy.as_deref(),
-    );
-    num(&mut m, "resend-igmp", b.resend_igmp);
-    seconds(&mut m, "learn-packet-interval", b.learn_packet_interval_ms);
-    text(&mut m, "primary", b.primary.as_deref());
-    m
-}
-
-fn bridge_params(b: &BridgeParams) -> Obj {
-    let mut m = Obj::new();
-    seconds(&mut m, "ageing-time", b.ageing_time_ms);
-    num(&mut m, "priority", b.priority);
-    seconds(&mut m, "forward-delay", b.forward_delay_ms);
-    seconds(&mut m, "hello-time", b.hello_time_ms);
-    seconds(&mut m, "max-age", b.max_age_ms);
-    boolean(&mut m, "stp", b.stp);
-    for (key, ports) in [
-        ("path-cost", &b.path_cost),
-        ("port-priority", &b.port_priority),
-    ] {
-        let mut p = Obj::new();
-        for (port, n) in ports {
-            num(&mut p, port, Some(*n));
-        }
-        object(&mut m, key, p);
     }
     m
 }
