@@ -57,10 +57,8 @@ pub fn apply(
         // No model: the config did not parse, and its errors are in the status already.
         network.get("model").and_then(|m| Network::deserialize(m).ok())
     };
+    // No NIC for the fallback: nothing was asked for, so nothing to say.
     let Some(model) = model else {
-        if source == "fallback" {
-            rec.record(Diag::warning("network-no-nic", "no NIC for the fallback network config"));
-        }
         return;
     };
     let wanted: Option<Vec<String>> = cfg
@@ -73,8 +71,12 @@ pub fn apply(
         rec.record(d);
     }
     let Some(chosen) = chosen else {
-        let msg = "the target has none of the network stacks ember renders for (ifupdown, netplan, NetworkManager, systemd-networkd): network config not written";
-        rec.record(Diag::warning("network-no-renderer", msg));
+        // Only a config someone gave is worth a warning; a root without a network stack (a
+        // container image, a rescue system) does not want the fallback.
+        if source != "fallback" {
+            let msg = "the target has none of the network stacks ember renders for (ifupdown, netplan, NetworkManager, systemd-networkd): network config not written";
+            rec.record(Diag::warning("network-no-renderer", msg).file(source.to_string()));
+        }
         return;
     };
     let out = chosen.render(&model);
