@@ -5,6 +5,7 @@
 
 mod addr;
 pub mod cmdline;
+pub mod convert;
 pub mod ephemeral;
 pub mod fallback;
 pub mod model;
