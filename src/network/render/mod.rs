@@ -2,6 +2,9 @@
 //! stack. Rendering is pure (model in, files out); choosing the stack and writing the files
 //! into the target (through `Root`) is the caller's job.
 
+pub mod eni;
+pub mod nm;
+
 use crate::error::Diag;
 
 /// One file for the target root.

@@ -1,0 +1,221 @@
+//! Golden tests of the ENI renderer. Each folder under `tests/golden/eni/` is a case: its
+//! `network-config.yaml` is parsed with `network::parse` and rendered, and every file the
+//! renderer returns must be there at its path (`etc/network/interfaces.d/50-cloud-init`) with
+//! the same content; a missing file, an extra one or another content fails. The renderer's
+//! warnings are in `warnings.txt` (absent: none).
+//!
+//! `EMBER_BLESS=1 cargo test --test render_eni` rewrites the expected files from what the
+//! renderer gives now; review the diff before committing it.
+//!
+//! The inputs were also converted by Debian's cloud-init 22.4 (`cloud-init devel net-convert
+//! -O eni -D debian`). Differences kept on purpose:
+//! - ember's own header comment;
+//! - no `dns {…}` lines (22.4 writes a Python dict for v2 and per-interface nameservers) and
+//!   v2 nameservers are not repeated on `lo`;
+//! - a route goes in the stanza that brings up its gateway's subnet (else the first of its
+//!   family), not in the first stanza; a route tied to no interface goes with the interface
+//!   whose subnet holds its gateway (22.4 puts them after the last stanza);
+//! - `accept_ra` goes on the first inet6 stanza and `dhcp 0|1` on every `inet6 auto` stanza
+//!   (22.4 writes both only on an interface's first stanza);
+//! - `bridge_fd 0`, a bridge's MAC as `hwaddress` (also when v1 gave `bridge_hw`),
+//!   `bridge_ports none` for a bridge without ports, v2's `macaddress` of a NIC as
+//!   `hwaddress`: 22.4 drops them;
+//! - bond options named `bond-*` whichever spelling the input used;
+//! - a NIC matched by driver or name pattern only is left out with a warning.
+
+use ember::limits::Limits;
+use ember::network::render::{eni, Rendered};
+use ember::network::{parse, Input, Network};
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+const INPUT: &str = "network-config.yaml";
+const WARNINGS: &str = "warnings.txt";
+
+fn model(text: &str) -> Network {
+    parse("network-config", Input::Text(text, &Limits::default()))
+        .unwrap_or_else(|d| panic!("{d:#?}"))
+        .model
+}
+
+/// Every file under `dir`, by its path relative to `root`.
+fn files(root: &Path, dir: &Path, into: &mut BTreeMap<String, String>) {
+    for entry in fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files(root, &path, into);
+        } else {
+            let rel = path
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            into.insert(rel, fs::read_to_string(&path).unwrap());
+        }
+    }
+}
+
+/// Renders every case under `tests/golden/<name>` and compares, or rewrites when blessing.
+fn golden(name: &str, render: fn(&Network) -> Rendered) -> usize {
+    let base = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(name);
+    let bless = std::env::var_os("EMBER_BLESS").is_some_and(|v| v == "1");
+    let mut cases: Vec<PathBuf> = fs::read_dir(&base)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    cases.sort();
+    for case in &cases {
+        let out = render(&model(&fs::read_to_string(case.join(INPUT)).unwrap()));
+        let mut got: BTreeMap<String, String> = out
+            .files
+            .iter()
+            .map(|f| {
+                (
+                    f.path.trim_start_matches('/').to_string(),
+                    f.content.clone(),
+                )
+            })
+            .collect();
+        let warnings: Vec<String> = out.warnings.iter().map(|d| format!("{d}\n")).collect();
+        if !warnings.is_empty() {
+            got.insert(WARNINGS.into(), warnings.concat());
+        }
+        let mut want = BTreeMap::new();
+        files(case, case, &mut want);
+        want.remove(INPUT);
+        if bless {
+            for path in want.keys() {
+                fs::remove_file(case.join(path)).unwrap();
+            }
+            for (path, content) in &got {
+                let path = case.join(path);
+                fs::create_dir_all(path.parent().unwrap()).unwrap();
+                fs::write(path, content).unwrap();
+            }
+            continue;
+        }
+        let case = case.display();
+        let (got_paths, want_paths): (Vec<_>, Vec<_>) =
+            (got.keys().collect(), want.keys().collect());
+        assert_eq!(got_paths, want_paths, "{case}: the files rendered");
+        for (path, content) in &got {
+            assert_eq!(content, &want[path], "{case}: {path}");
+        }
+    }
+    cases.len()
+}
+
+#[test]
+fn golden_cases() {
+    assert!(golden("eni", eni::render) >= 7);
+}
+
+fn rendered(text: &str) -> Rendered {
+    eni::render(&model(text))
+}
+
+fn content<'a>(out: &'a Rendered, path: &str) -> &'a str {
+    let f = out.files.iter().find(|f| f.path == path).expect(path);
+    &f.content
+}
+
+fn warned(out: &Rendered) -> Vec<String> {
+    out.warnings.iter().map(|d| d.to_string()).collect()
+}
+
+#[test]
+fn two_files_both_world_readable() {
+    let out = rendered("version: 2\nethernets: {eth0: {dhcp4: true}}\n");
+    let files: Vec<(&str, u32)> = out
+        .files
+        .iter()
+        .map(|f| (f.path.as_str(), f.mode))
+        .collect();
+    assert_eq!(files, [(eni::PATH, 0o644), (eni::RULES, 0o644)]);
+    assert!(content(&out, eni::PATH).ends_with("auto eth0\niface eth0 inet dhcp\n"));
+    assert_eq!(
+        content(&out, eni::RULES),
+        "",
+        "written empty, replacing old rules"
+    );
+}
+
+#[test]
+fn nics_are_named_by_id_when_matched_by_mac_and_left_out_otherwise() {
+    let out = rendered(
+        r#"version: 2
+ethernets:
+  uplink:
+    match: {macaddress: "52:54:00:0d:00:01", driver: virtio_net}
+    dhcp4: true
+  fast:
+    match: {driver: mlx5_core}
+    dhcp4: true
+  "a-name-too-long-for-linux":
+    dhcp4: true
+"#,
+    );
+    let eni = content(&out, eni::PATH);
+    assert!(
+        eni.contains("auto uplink\niface uplink inet dhcp\n"),
+        "{eni}"
+    );
+    assert!(!eni.contains("fast") && !eni.contains("a-name"), "{eni}");
+    assert_eq!(
+        content(&out, eni::RULES),
+        "SUBSYSTEM==\"net\", ACTION==\"add\", DRIVERS==\"virtio_net\", \
+         ATTR{address}==\"52:54:00:0d:00:01\", NAME=\"uplink\"\n"
+    );
+    assert_eq!(
+        warned(&out),
+        [
+            "a-name-too-long-for-linux.name: not a valid interface name; left out",
+            "fast.match: matched by driver or name pattern only: ENI needs the device's name; \
+             left out"
+        ]
+    );
+}
+
+#[test]
+fn values_that_would_start_a_line_are_left_out() {
+    // A newline in a value would give ifupdown a command to run as root.
+    let out = rendered(
+        r#"version: 2
+ethernets:
+  eth0: {}
+  eth1: {}
+  "eth2\npost-up touch /pwned-by-name": {dhcp4: true}
+bonds:
+  bond0:
+    interfaces: [eth0, eth1]
+    parameters: {transmit-hash-policy: "layer2\npost-up touch /pwned-by-policy"}
+    addresses: [10.1.0.2/24]
+    nameservers: {search: ["ok.example", "x.example\npre-up touch /pwned-by-domain"]}
+"#,
+    );
+    let eni = content(&out, eni::PATH);
+    assert!(!eni.contains("pwned"), "{eni}");
+    assert!(eni.contains("    dns-search ok.example\n"), "{eni}");
+    assert_eq!(out.warnings.len(), 3, "{:#?}", warned(&out));
+}
+
+#[test]
+fn bridges_without_ports_and_routes_without_gateways() {
+    let out = rendered(
+        r#"version: 2
+bridges:
+  br0:
+    addresses: [10.3.0.1/24]
+    routes: [{to: 10.4.0.0/16}]
+"#,
+    );
+    let eni = content(&out, eni::PATH);
+    assert!(eni.contains("    bridge_ports none\n"), "{eni}");
+    assert!(
+        eni.contains("    post-up route add -net 10.4.0.0/16 dev br0 || true\n"),
+        "{eni}"
+    );
+}
