@@ -4,7 +4,6 @@
 
 mod clock;
 mod early;
-mod emit_yaml;
 mod exec;
 mod finish;
 mod modules;

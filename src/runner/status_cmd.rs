@@ -3,9 +3,10 @@
 //! (<https://docs.cloud-init.io/en/latest/howto/status.html>), plus ember's per-stage table.
 
 use super::verdict::{derive, Observed, Phase, Verdict};
-use super::{clock, emit_yaml, global_flag, CliError, Ctx};
+use super::{clock, global_flag, CliError, Ctx};
 use crate::paths::RunPaths;
 use crate::status::Status;
+use crate::yaml::emit as emit_yaml;
 use lexopt::prelude::*;
 use serde_json::{json, Map, Value};
 use std::io::{ErrorKind, Write};

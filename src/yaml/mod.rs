@@ -1,9 +1,10 @@
 //! YAML reader that reads values as cloud-init does (PyYAML `safe_load`, YAML 1.1), into JSON
 //! with the line of every key path. It refuses what safe_load refuses (unknown tags, several
-//! documents) and stops at the `yaml_nodes`, `yaml_expanded_bytes` and `yaml_depth` budgets; it
-//! never writes anything.
+//! documents) and stops at the `yaml_nodes`, `yaml_expanded_bytes` and `yaml_depth` budgets.
+//! Writing YAML is `emit`'s job, which shares nothing with the reader.
 
 mod build;
+pub mod emit;
 mod node;
 mod resolve;
 #[cfg(test)]

@@ -7,6 +7,9 @@ pub mod nm;
 
 use crate::error::Diag;
 
+pub mod netplan;
+pub mod networkd;
+
 /// One file for the target root.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RenderedFile {
