@@ -1,10 +1,9 @@
 # User-data that is not valid YAML: the machine still boots, the meta-data's hostname is
 # still set, and `cloud-init status` reports the error with the file and line.
-make_busybox_root "$CASE_DIR/root"
-make_disk "$CASE_DIR/root" "$CASE_DIR/disk.img"
+busybox_disk
 make_iso_seed "$EMBER_REPO/qemu-tests/seeds/broken" "$CASE_DIR/seed.iso"
-boot_case boot --disk "$CASE_DIR/disk.img" --cdrom "$CASE_DIR/seed.iso" --append "root=/dev/vda1 ro"
-disk=$CASE_DIR/disk.img
+boot_case boot --disk "$DISK" --cdrom "$CASE_DIR/seed.iso" --append "root=/dev/vda1 ro"
+disk=$DISK
 console_has 'status: error'
 console_has 'user-data.*line [0-9]+'
 console_has 'EMBER-TARGET: status exit 1'

@@ -1,10 +1,9 @@
 # `ember.on-error=halt` with broken user-data: the initramfs stops the boot (powers off)
 # instead of pivoting; without it the same seed boots (broken-userdata).
-make_busybox_root "$CASE_DIR/root"
-make_disk "$CASE_DIR/root" "$CASE_DIR/disk.img"
+busybox_disk
 make_iso_seed "$EMBER_REPO/qemu-tests/seeds/broken" "$CASE_DIR/seed.iso"
 rc=0
-WORK=$CASE_DIR boot boot --disk "$CASE_DIR/disk.img" --cdrom "$CASE_DIR/seed.iso" \
+WORK=$CASE_DIR boot boot --disk "$DISK" --cdrom "$CASE_DIR/seed.iso" \
     --append "root=/dev/vda1 ro ember.on-error=halt" || rc=$?
 use_console boot
 [ $rc -ne 124 ] || fail "no power-off within the time limit"

@@ -2,8 +2,7 @@
 # provisioned again (runcmd runs, the new hostname and new host keys), as cloud-init does for a
 # new instance, and the previous instance's network config is removed: the seed's config for
 # the first MAC gives way to the fallback (DHCP) matched by the new NIC's MAC.
-make_busybox_root "$CASE_DIR/root"
-make_disk "$CASE_DIR/root" "$CASE_DIR/disk.img"
+busybox_disk
 mkdir -p "$CASE_DIR/first-seed"
 cp "$EMBER_REPO"/qemu-tests/seeds/basic/* "$CASE_DIR/first-seed/"
 cat >"$CASE_DIR/first-seed/network-config" <<'NET'
@@ -15,7 +14,7 @@ ethernets:
 NET
 make_iso_seed "$CASE_DIR/first-seed" "$CASE_DIR/first.iso"
 make_iso_seed "$EMBER_REPO/qemu-tests/seeds/second" "$CASE_DIR/second.iso"
-disk=$CASE_DIR/disk.img
+disk=$DISK
 lan=/etc/systemd/network/10-cloud-init-lan.network
 boot_case first --disk "$disk" --cdrom "$CASE_DIR/first.iso" --mac 52:54:00:00:00:01 \
     --append "root=/dev/vda1 ro"

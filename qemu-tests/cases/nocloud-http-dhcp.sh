@@ -1,18 +1,11 @@
 # `ds=nocloud;s=http://…` with no `ip=` on the command line: ember brings the NIC up with its
 # own DHCP client (no udhcpc, no `ip` binary), fetches the seed, and takes the lease down again
 # before the pivot, so the booted system finds the link without an address.
-make_busybox_root "$CASE_DIR/root"
-make_disk "$CASE_DIR/root" "$CASE_DIR/disk.img"
-mkdir -p "$CASE_DIR/www/seed"
-cp "$EMBER_REPO"/qemu-tests/seeds/basic/* "$CASE_DIR/www/seed/"
-port=$(free_port)
-python3 -m http.server --bind 127.0.0.1 --directory "$CASE_DIR/www" "$port" \
-    >"$CASE_DIR/http.log" 2>&1 &
-server=$!
-trap 'kill $server 2>/dev/null' EXIT
-boot_case boot --disk "$CASE_DIR/disk.img" --net "$port" \
+busybox_disk
+serve_seed "$EMBER_REPO/qemu-tests/seeds/basic"
+boot_case boot --disk "$DISK" --net "$SEED_PORT" \
     --append "root=/dev/vda1 ro ds=nocloud;s=http://169.254.169.254/seed/"
-disk=$CASE_DIR/disk.img
+disk=$DISK
 console_has 'status: done'
 console_has 'EMBER-TARGET: ipv4 \[\]'
 grep -q 'GET /seed/user-data' "$CASE_DIR/http.log" || fail "user-data was not fetched over http"

@@ -1,10 +1,9 @@
 # NoCloud from an ISO9660 `cidata` seed on the CD drive: provisioned in the initramfs (users,
 # keys, files, hostname), the runner's stages run after the pivot, status says done.
-make_busybox_root "$CASE_DIR/root"
-make_disk "$CASE_DIR/root" "$CASE_DIR/disk.img"
+busybox_disk
 make_iso_seed "$EMBER_REPO/qemu-tests/seeds/basic" "$CASE_DIR/seed.iso"
-boot_case boot --disk "$CASE_DIR/disk.img" --cdrom "$CASE_DIR/seed.iso" --append "root=/dev/vda1 ro"
-disk=$CASE_DIR/disk.img
+boot_case boot --disk "$DISK" --cdrom "$CASE_DIR/seed.iso" --append "root=/dev/vda1 ro"
+disk=$DISK
 console_has 'ember-initramfs: .* ember done'
 console_has 'EMBER-RUNCMD-RAN'
 console_has 'status: done'

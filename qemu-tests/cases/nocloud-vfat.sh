@@ -1,9 +1,8 @@
 # NoCloud from a VFAT `CIDATA` seed on a second virtio disk.
-make_busybox_root "$CASE_DIR/root"
-make_disk "$CASE_DIR/root" "$CASE_DIR/disk.img"
+busybox_disk
 make_vfat_seed "$EMBER_REPO/qemu-tests/seeds/basic" "$CASE_DIR/seed.img"
-boot_case boot --disk "$CASE_DIR/disk.img" --disk-ro "$CASE_DIR/seed.img" --append "root=/dev/vda1 ro"
-disk=$CASE_DIR/disk.img
+boot_case boot --disk "$DISK" --disk-ro "$CASE_DIR/seed.img" --append "root=/dev/vda1 ro"
+disk=$DISK
 console_has 'status: done'
 console_has 'DataSourceNoCloud \[seed=/dev/vdb\]'
 file_is "$disk" /etc/hostname ember-qemu

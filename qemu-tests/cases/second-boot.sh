@@ -1,9 +1,8 @@
 # The same instance boots again: per-instance work (users, runcmd) is not redone, per-boot
 # work (bootcmd) is; status is done both times.
-make_busybox_root "$CASE_DIR/root"
-make_disk "$CASE_DIR/root" "$CASE_DIR/disk.img"
+busybox_disk
 make_iso_seed "$EMBER_REPO/qemu-tests/seeds/basic" "$CASE_DIR/seed.iso"
-disk=$CASE_DIR/disk.img
+disk=$DISK
 boot_case first --disk "$disk" --cdrom "$CASE_DIR/seed.iso" --append "root=/dev/vda1 ro"
 console_has 'status: done'
 key_before=$(disk_cat "$disk" /etc/ssh/ssh_host_ed25519_key.pub)

@@ -16,6 +16,26 @@ boot_case() {
     grep -q 'EMBER-TARGET: done' "$CONSOLE" || fail "$name: the target never finished booting"
 }
 
+# busybox_disk: the small busybox target root on a fresh disk, CASE_DIR/disk.img (as DISK).
+busybox_disk() {
+    make_busybox_root "$CASE_DIR/root"
+    DISK=$CASE_DIR/disk.img
+    make_disk "$CASE_DIR/root" "$DISK"
+}
+
+# serve_seed DIR: DIR's files at http://169.254.169.254/seed/ for the guest (boot --net
+# "$SEED_PORT"), from a loopback web server that stops with the case; its log is
+# CASE_DIR/http.log.
+serve_seed() {
+    mkdir -p "$CASE_DIR/www/seed"
+    cp "$1"/* "$CASE_DIR/www/seed/"
+    SEED_PORT=$(free_port)
+    python3 -m http.server --bind 127.0.0.1 --directory "$CASE_DIR/www" "$SEED_PORT" \
+        >"$CASE_DIR/http.log" 2>&1 &
+    SEED_SERVER=$!
+    trap 'kill $SEED_SERVER 2>/dev/null' EXIT
+}
+
 # use_console NAME: the checks below read CASE_DIR/NAME.console (boot_case sets it itself).
 use_console() { CONSOLE=$CASE_DIR/$1.console; }
 

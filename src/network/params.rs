@@ -1,7 +1,7 @@
 //! Bond and bridge parameters, by netplan's names; v1 and OpenStack translate their own names
 //! to these first, so each parameter is checked in one place.
 
-use super::model::{BondParams, BridgeParams};
+use super::model::{BondParams, BridgeParams, Kind};
 use super::read::{join, Reader, RefKind, Refs};
 use serde_json::Value;
 use std::net::IpAddr;
@@ -170,4 +170,42 @@ pub(super) fn port_value(
         &mut b.port_priority
     };
     table.insert(port.to_string(), n);
+}
+
+/// A vlan from its id and link keys (v1 `vlan_id`/`vlan_link`, v2 `id`/`link`); the link is
+/// checked later like every other reference.
+pub(super) fn vlan(
+    id: &str,
+    obj: &serde_json::Map<String, Value>,
+    path: &str,
+    keys: (&str, &str),
+    rd: &mut Reader,
+    refs: &mut Refs,
+) -> Option<Kind> {
+    let (id_key, link_key) = keys;
+    let vid = match obj.get(id_key) {
+        Some(v) => rd.num(v, &join(path, id_key), 0, 4094),
+        None => {
+            rd.error(path, format!("a vlan needs `{id_key}`"));
+            None
+        }
+    };
+    let link = match obj.get(link_key) {
+        Some(v) => {
+            let p = join(path, link_key);
+            let link = rd.string(v, &p);
+            if let Some(l) = &link {
+                refs.add(p, l, id, RefKind::Other);
+            }
+            link
+        }
+        None => {
+            rd.error(path, format!("a vlan needs `{link_key}`"));
+            None
+        }
+    };
+    Some(Kind::Vlan {
+        id: u16::try_from(vid?).ok()?,
+        link: link?,
+    })
 }

@@ -261,31 +261,7 @@ fn bridge(
 }
 
 fn vlan(id: &str, e: &Obj, path: &str, rd: &mut Reader, refs: &mut Refs) -> Option<Kind> {
-    let vid = match e.get("vlan_id") {
-        Some(v) => rd.num(v, &join(path, "vlan_id"), 0, 4094),
-        None => {
-            rd.error(path, "a vlan needs a `vlan_id`");
-            None
-        }
-    };
-    let link = match e.get("vlan_link") {
-        Some(v) => {
-            let p = join(path, "vlan_link");
-            let link = rd.string(v, &p);
-            if let Some(l) = &link {
-                refs.add(p, l, id, RefKind::Other);
-            }
-            link
-        }
-        None => {
-            rd.error(path, "a vlan needs a `vlan_link`");
-            None
-        }
-    };
-    Some(Kind::Vlan {
-        id: u16::try_from(vid?).ok()?,
-        link: link?,
-    })
+    params::vlan(id, e, path, ("vlan_id", "vlan_link"), rd, refs)
 }
 
 fn nameserver(e: &Obj, path: &str, rd: &mut Reader) -> Dns {

@@ -154,31 +154,7 @@ fn members(id: &str, dev: &Obj, path: &str, rd: &mut Reader, refs: &mut Refs) ->
 }
 
 fn vlan(id: &str, dev: &Obj, path: &str, rd: &mut Reader, refs: &mut Refs) -> Option<Kind> {
-    let vid = match dev.get("id") {
-        Some(v) => rd.num(v, &join(path, "id"), 0, 4094),
-        None => {
-            rd.error(path, "a vlan needs an id");
-            None
-        }
-    };
-    let link = match dev.get("link") {
-        Some(v) => {
-            let p = join(path, "link");
-            let link = rd.string(v, &p);
-            if let Some(l) = &link {
-                refs.add(p, l, id, RefKind::Other);
-            }
-            link
-        }
-        None => {
-            rd.error(path, "a vlan needs a link");
-            None
-        }
-    };
-    Some(Kind::Vlan {
-        id: u16::try_from(vid?).ok()?,
-        link: link?,
-    })
+    params::vlan(id, dev, path, ("id", "link"), rd, refs)
 }
 
 /// The keys every device type has; false when `key` is not one of them.

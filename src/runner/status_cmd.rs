@@ -99,12 +99,26 @@ fn observe(paths: &RunPaths, grace: f64) -> Result<(Verdict, Option<Status>), Cl
         status: status.as_ref(),
         marker_disabled: paths.ci_disabled_marker().exists(),
         cmdline_disabled: cmdline_disabled(),
+        initramfs_over: !in_initramfs(),
         now: clock::boottime(),
         grace,
     };
     // The real /proc: the stages ran in this system's pid namespace, whatever --target is.
     let alive = |pid| clock::pid_alive(Path::new("/proc"), pid);
     Ok((derive(&obs, &alive), status))
+}
+
+/// Whether this process's root is the initramfs (a `rootfs` mount at `/`).
+fn in_initramfs() -> bool {
+    let Ok(info) = std::fs::read_to_string("/proc/self/mountinfo") else {
+        return false;
+    };
+    // Fields: id parent major:minor root mountpoint options ... - fstype source superoptions.
+    info.lines().any(|l| {
+        let mut halves = l.splitn(2, " - ");
+        let (head, tail) = (halves.next().unwrap_or(""), halves.next().unwrap_or(""));
+        head.split(' ').nth(4) == Some("/") && tail.split(' ').next() == Some("rootfs")
+    })
 }
 
 /// The booted system's command line (or a container's `KERNEL_CMDLINE`), as ember-initrd reads it.

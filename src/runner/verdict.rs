@@ -53,6 +53,9 @@ pub struct Observed<'a> {
     /// The kernel command line disables ember (`ember=disabled`, `cloud-init=disabled`): the
     /// initramfs then skips ember-initrd altogether, so no status.json says so.
     pub cmdline_disabled: bool,
+    /// This process runs in the real root, not the initramfs: an initramfs stage that has not
+    /// started by now never will.
+    pub initramfs_over: bool,
     /// CLOCK_BOOTTIME now, in seconds: the clock status.json's times are on.
     pub now: f64,
     /// How long a stage may take to start after the previous one finished.
@@ -224,7 +227,14 @@ pub fn derive(obs: &Observed<'_>, alive: &dyn Fn(u32) -> bool) -> Verdict {
     } else if let Some(i) = last_present.filter(|i| i + 1 < STAGES.len()) {
         // Between stages: the next one has the grace period to show up.
         let (prev, next) = (STAGES[i], STAGES[i + 1]);
-        if obs.now - since > obs.grace {
+        let initramfs_stage = matches!(next, "fetch" | "local");
+        if initramfs_stage && obs.initramfs_over {
+            synthetic.push(format!(
+                "stage {next} never ran: the initramfs ended after stage {prev} (is ember's hook for it installed?)"
+            ));
+            v.stages[i + 1].state = "never started";
+            Phase::Done
+        } else if obs.now - since > obs.grace {
             synthetic.push(format!(
                 "stage {next} not started within {}s of stage {prev} finishing",
                 obs.grace

@@ -45,6 +45,7 @@ fn words(st: Option<&Status>, marker: bool, now: f64) -> (String, String, i32) {
         status: st,
         marker_disabled: marker,
         cmdline_disabled: false,
+        initramfs_over: false,
         now,
         grace: 300.0,
     };
@@ -198,6 +199,7 @@ fn dead_stage_and_missing_stage_are_named() {
         status: Some(&st),
         marker_disabled: false,
         cmdline_disabled: false,
+        initramfs_over: false,
         now: 10.0,
         grace: 300.0,
     };
@@ -230,6 +232,7 @@ fn missing_status_goes_stale_after_grace() {
         status: None,
         marker_disabled: false,
         cmdline_disabled: false,
+        initramfs_over: false,
         now: 10.0,
         grace: 300.0,
     };
@@ -248,6 +251,7 @@ fn detail_and_last_update() {
         status: Some(&st),
         marker_disabled: false,
         cmdline_disabled: false,
+        initramfs_over: false,
         now: 10.0,
         grace: 300.0,
     };
@@ -274,6 +278,7 @@ fn disabled_on_the_command_line_without_any_status_is_disabled_not_waiting() {
         status: None,
         marker_disabled: false,
         cmdline_disabled: true,
+        initramfs_over: false,
         now: 1000.0,
         grace: 300.0,
     };
@@ -282,4 +287,37 @@ fn disabled_on_the_command_line_without_any_status_is_disabled_not_waiting() {
     assert_eq!(v.boot_status_code, "disabled-by-kernel-cmdline");
     assert!(v.settled() && !v.stale);
     assert_eq!(v.exit_code(), 0);
+}
+
+#[test]
+fn local_stage_missing_after_the_pivot_is_over_not_awaited() {
+    let mut st = Status::new();
+    for (i, name) in ["detect", "fetch"].iter().enumerate() {
+        let mut s = StageStatus::started(1.0 + i as f64, 1_708_550_000.0, 1);
+        s.state = StageState::Done;
+        s.finished = Some(1.5 + i as f64);
+        st.stages.insert(name.to_string(), s);
+    }
+    let mut obs = Observed {
+        status: Some(&st),
+        marker_disabled: false,
+        cmdline_disabled: false,
+        initramfs_over: false,
+        now: 10.0,
+        grace: 300.0,
+    };
+    assert_eq!(
+        derive(&obs, &alive).words().0,
+        "running",
+        "in the initramfs: wait"
+    );
+    obs.initramfs_over = true;
+    let v = derive(&obs, &alive);
+    assert!(v.settled());
+    assert_eq!(v.words().1, "error - done");
+    assert!(
+        v.errors.iter().any(|e| e.contains("stage local never ran")),
+        "{:?}",
+        v.errors
+    );
 }

@@ -442,8 +442,8 @@ vlans:
         .contains("0 to 63"));
     assert_eq!(at("vlans.v1.link").line, Some(16));
     at("vlans.v2.id");
-    assert!(at("vlans.v3").message.contains("needs an id"));
-    assert!(at("vlans.v4").message.contains("needs a link"));
+    assert!(at("vlans.v3").message.contains("needs `id`"));
+    assert!(at("vlans.v4").message.contains("needs `link`"));
     assert!(at("vlans.eth1").message.contains("defined twice"));
 }
 
