@@ -97,10 +97,16 @@ grep -q 'ember-initramfs: .* ember done' "$CONSOLE" || fail "the initramfs did n
 console_lacks 'Failed to start .*ember'
 file_is "$disk" /etc/hostname ember-debian
 file_has "$disk" /etc/hosts '^127\.0\.1\.1[[:space:]]+ember-debian'
-file_has "$disk" /home/tester/.ssh/authorized_keys "$(cut -d' ' -f2 "$key.pub")"
+# A fixed string: base64 has `+`, which a regular expression would read as a repeat.
+disk_cat "$disk" /home/tester/.ssh/authorized_keys | grep -qF "$(cut -d' ' -f2 "$key.pub")" ||
+    fail "authorized_keys lacks the seed's key"
 mode_is "$disk" /home/tester/.ssh/authorized_keys 600
 file_has "$disk" /etc/sudoers.d/90-cloud-init-users '^tester ALL=\(ALL\) NOPASSWD:ALL'
 file_is "$disk" /var/log/ember-test-runcmd instance
+# The login came over the network ember rendered: networkd's only config is ember's fallback.
+file_has "$disk" /etc/systemd/network/10-cloud-init-eth0.network '^MACAddress=52:54:00:12:34:56$'
+file_has "$disk" /etc/systemd/network/10-cloud-init-eth0.network '^DHCP=ipv4$'
+
 disk_exists "$disk" /var/lib/cloud/instance/boot-finished || fail "no boot-finished"
 [ "$(disk_cat "$disk" /etc/ssh/ssh_host_ed25519_key.pub | cut -d' ' -f2)" = \
     "$(awk '$1 == "ed25519" { print $3 }' "$CASE_DIR/guest-keys")" ] ||

@@ -57,6 +57,10 @@ make_busybox_root() {
         [ "$applet" = busybox ] || ln -sf busybox "$root/bin/$applet"
     done
     cp "$EMBER" "$root/usr/bin/ember"
+    # Where systemd-networkd would be: ember renders the network config for it (the small
+    # root runs no daemon; the cases read the rendered files).
+    mkdir -p "$root/usr/lib/systemd"
+    : >"$root/usr/lib/systemd/systemd-networkd"
     ln -s ember "$root/usr/bin/cloud-init"
     install -m 0755 "$EMBER_REPO/qemu-tests/lib/target-init" "$root/sbin/init"
     printf 'root:x:0:0:root:/root:/bin/sh\n' >"$root/etc/passwd"
@@ -118,14 +122,15 @@ free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
 
-# boot NAME [--disk F]… [--cdrom F] [--net PORT] [--ssh PORT] [--append ARGS] [--initrd F]
-#      [--timeout S]
+# boot NAME [--disk F]… [--cdrom F] [--net PORT] [--ssh PORT] [--mac MAC] [--append ARGS]
+#      [--initrd F] [--timeout S]
 # Boots the kernel under TCG with the serial console in $WORK/NAME.console. QEMU's user
 # network is always restricted; --net PORT forwards the guest's 169.254.169.254:80 to the
-# loopback port, --ssh PORT forwards loopback PORT to the guest's port 22.
+# loopback port, --ssh PORT forwards loopback PORT to the guest's port 22; --mac gives the NIC
+# that MAC (and a NIC on a restricted network with nothing forwarded when neither is asked).
 # Returns QEMU's status (124 on timeout). BOOT_SECONDS holds the wall time.
 boot() {
-    local name=$1 timeout=60 append="" initrd=${INITRD:-} net="" ssh="" args=() started
+    local name=$1 timeout=60 append="" initrd=${INITRD:-} net="" ssh="" mac="" args=() started
     shift
     while [ $# -gt 0 ]; do
         case "$1" in
@@ -134,6 +139,7 @@ boot() {
             --cdrom) args+=(-drive "file=$2,media=cdrom,if=ide,readonly=on"); shift 2 ;;
             --net) net=$2; shift 2 ;;
             --ssh) ssh=$2; shift 2 ;;
+            --mac) mac=$2; shift 2 ;;
             --append) append=$2; shift 2 ;;
             --initrd) initrd=$2; shift 2 ;;
             --timeout) timeout=$2; shift 2 ;;
@@ -141,12 +147,12 @@ boot() {
             *) die "boot: unknown option $1" ;;
         esac
     done
-    if [ -n "$net$ssh" ]; then
+    if [ -n "$net$ssh$mac" ]; then
         local netdev="user,id=n0,restrict=on,net=169.254.169.0/24,host=169.254.169.2,dhcpstart=169.254.169.15"
         [ -z "$net" ] || netdev+=",guestfwd=tcp:169.254.169.254:80-cmd:socat - TCP:127.0.0.1:$net"
         [ -z "$ssh" ] || netdev+=",hostfwd=tcp:127.0.0.1:$ssh-:22"
         # shellcheck disable=SC2054 # QEMU's own comma-separated option syntax
-        args+=(-netdev "$netdev" -device virtio-net-pci,netdev=n0)
+        args+=(-netdev "$netdev" -device "virtio-net-pci,netdev=n0${mac:+,mac=$mac}")
     else
         args+=(-nic none)
     fi

@@ -89,11 +89,9 @@ debian_image_root() {
     printf 'LABEL=root\t/\text4\trw,errors=remount-ro\t0\t1\n' >"$root/etc/fstab"
     # systemd-firstboot would prompt on the serial console for a locale and a root password.
     ln -sf /dev/null "$root/etc/systemd/system/systemd-firstboot.service"
-    # The image's own network: DHCP on the NIC through systemd-networkd. ember renders no
-    # network config yet (that is the network renderers' issue); when it does, this file goes.
+    # systemd-networkd with no config of the image's own: the network the guest gets (and
+    # the ssh login needs) is the one ember renders, its fallback DHCP matched by MAC.
     mkdir -p "$root/etc/systemd/network"
-    printf '[Match]\nType=ether\nName=en* eth*\n\n[Network]\nDHCP=ipv4\n' \
-        >"$root/etc/systemd/network/20-image-dhcp.network"
     chroot "$root" systemctl enable -q systemd-networkd.service || die "cannot enable systemd-networkd"
     # shellcheck disable=SC2086 # the module list is words
     for path in $(modprobe -d "$kroot" -S "$KVER" -a --show-depends $DEBIAN_MODULES |

@@ -5,12 +5,15 @@
 
 mod addr;
 pub mod cmdline;
+pub mod convert;
 pub mod ephemeral;
+pub mod fallback;
 pub mod model;
 pub mod openstack;
 mod params;
 mod read;
 pub mod render;
+pub mod stack;
 pub mod v1;
 mod v1_subnet;
 pub mod v2;

@@ -73,6 +73,12 @@ pub fn main(args: impl Iterator<Item = OsString>) -> i32 {
         Ok(code) => return code,
         Err(args) => args,
     };
+    // `ember-initrd net-convert …`: render a network config offline (image builders).
+    let args: Vec<OsString> = args.collect();
+    if args.first().and_then(|a| a.to_str()) == Some("net-convert") {
+        return crate::network::convert::main(&args[1..]);
+    }
+    let args = args.into_iter();
     let args = match parse(args) {
         Ok(a) => a,
         Err(e) if e.is_empty() => {

@@ -7,6 +7,7 @@ pub mod fetch;
 mod instance;
 pub mod local;
 mod modules;
+mod network;
 mod persist;
 pub mod record;
 

@@ -260,6 +260,7 @@ pub fn record(
     }
     let network = network_config(ctx, rec, chosen, &merged.config);
     rec.write_run(RunPaths::NETWORK_CONFIG, &pretty(&network), 0o600);
+    super::network::apply(ctx, rec, root, &data.instance_id, &network, &merged.config);
     let handoff = Handoff {
         version: 1,
         instance_id: data.instance_id.clone(),

@@ -1,0 +1,136 @@
+//! `ember-initrd net-convert`: the offline tool image builders use to see what ember will
+//! render (cloud-init's `devel net-convert`). Reads a network config, renders it for one stack,
+//! and writes the files under a directory standing for the target root.
+//! Exit codes: 0 written (warnings on stderr), 1 the config or a write failed, 2 usage.
+
+use super::stack::Stack;
+use super::{parse, parse_network_data, Input, Parsed};
+use crate::limits::Limits;
+use crate::root::{FileSpec, Root};
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+const USAGE: &str = "usage: ember-initrd net-convert --kind yaml|v1|v2|network_data.json \
+--output-kind networkd|netplan|eni|network-manager --directory DIR [--mac NAME,MAC]... FILE";
+
+struct Args {
+    kind: String,
+    stack: Stack,
+    dir: PathBuf,
+    macs: BTreeMap<String, String>,
+    file: PathBuf,
+}
+
+fn parse_args(args: &[OsString]) -> Result<Args, String> {
+    use lexopt::prelude::*;
+    let mut p = lexopt::Parser::from_args(args.iter().cloned());
+    let (mut kind, mut stack, mut dir, mut file) = (None, None, None, None);
+    let mut macs = BTreeMap::new();
+    let text = |p: &mut lexopt::Parser| -> Result<String, String> {
+        p.value()
+            .map_err(|e| e.to_string())?
+            .into_string()
+            .map_err(|_| "not UTF-8".to_string())
+    };
+    while let Some(arg) = p.next().map_err(|e| e.to_string())? {
+        match arg {
+            Short('k') | Long("kind") => kind = Some(text(&mut p)?),
+            Short('O') | Long("output-kind") => {
+                stack = Some(match text(&mut p)?.as_str() {
+                    "networkd" => Stack::Networkd,
+                    "netplan" => Stack::Netplan,
+                    "eni" => Stack::Eni,
+                    "network-manager" | "nm" => Stack::NetworkManager,
+                    other => return Err(format!("unknown --output-kind {other:?}")),
+                })
+            }
+            Short('d') | Long("directory") => dir = Some(PathBuf::from(text(&mut p)?)),
+            Short('m') | Long("mac") => {
+                let v = text(&mut p)?;
+                let (name, mac) = v.split_once(',').ok_or("--mac wants NAME,MAC")?;
+                macs.insert(mac.to_ascii_lowercase(), name.to_string());
+            }
+            Value(v) if file.is_none() => file = Some(PathBuf::from(v)),
+            other => return Err(other.unexpected().to_string()),
+        }
+    }
+    Ok(Args {
+        kind: kind.ok_or("--kind is required")?,
+        stack: stack.ok_or("--output-kind is required")?,
+        dir: dir.ok_or("--directory is required")?,
+        macs,
+        file: file.ok_or("a network config FILE is required")?,
+    })
+}
+
+pub fn main(args: &[OsString]) -> i32 {
+    let a = match parse_args(args) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("ember-initrd net-convert: {e}\n{USAGE}");
+            return 2;
+        }
+    };
+    let source = a.file.display().to_string();
+    let text = match std::fs::read_to_string(&a.file) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("ember: {source}: {e}");
+            return 1;
+        }
+    };
+    let limits = Limits::default();
+    let parsed: Result<Parsed, _> = match a.kind.as_str() {
+        "yaml" | "v1" | "v2" => parse(&source, Input::Text(&text, &limits)),
+        "network_data.json" => match serde_json::from_str(&text) {
+            Ok(v) => parse_network_data(&source, &v, &a.macs),
+            Err(e) => {
+                eprintln!("ember: {source}: line {}: {e}", e.line());
+                return 1;
+            }
+        },
+        other => {
+            eprintln!("ember-initrd net-convert: unknown --kind {other:?}\n{USAGE}");
+            return 2;
+        }
+    };
+    let parsed = match parsed {
+        Ok(p) => p,
+        Err(diags) => {
+            for d in diags {
+                eprintln!("ember: {d}");
+            }
+            return 1;
+        }
+    };
+    for d in &parsed.warnings {
+        eprintln!("ember: warning: {d}");
+    }
+    if let Err(e) = std::fs::create_dir_all(&a.dir) {
+        eprintln!("ember: {}: {e}", a.dir.display());
+        return 1;
+    }
+    let root = match Root::open(&a.dir) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("ember: {e}");
+            return 1;
+        }
+    };
+    let out = a.stack.render(&parsed.model);
+    for d in &out.warnings {
+        eprintln!("ember: warning: {d}");
+    }
+    let mut rc = 0;
+    for f in &out.files {
+        match root.write_file(&f.path, f.content.as_bytes(), &FileSpec::mode(f.mode)) {
+            Ok(()) => println!("{}", f.path),
+            Err(e) => {
+                eprintln!("ember: {e}");
+                rc = 1;
+            }
+        }
+    }
+    rc
+}

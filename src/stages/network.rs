@@ -1,0 +1,131 @@
+//! The local stage's network step: render the chosen network config (or cloud-init's
+//! fallback) for the target's stack, once per instance and NIC set. When the instance or the
+//! NICs change, the previous instance's rendered files and the persistent naming rules tied to
+//! MACs that are gone are removed first, and nothing else.
+//! <https://docs.cloud-init.io/en/latest/reference/network-config.html>
+
+use super::record::Recorder;
+use crate::context::Ctx;
+use crate::error::Diag;
+use crate::network::{fallback, model::Network, stack};
+use crate::root::{FileSpec, Root};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// What was rendered, kept in the target so a later boot knows what is ember's to remove.
+const STATE: &str = "/var/lib/ember/network-rendered.json";
+/// udev's persistent naming rules, which name NICs by MAC.
+const UDEV_RULES: &str = "/etc/udev/rules.d/70-persistent-net.rules";
+
+#[derive(Default, Serialize, Deserialize)]
+struct Rendered {
+    instance_id: String,
+    macs: Vec<String>,
+    renderer: String,
+    files: Vec<String>,
+}
+
+/// `network` is `<run>/ember/network-config.json`'s content: `{disabled}` or
+/// `{source, config, model}`.
+pub fn apply(
+    ctx: &Ctx,
+    rec: &mut Recorder,
+    root: &Root,
+    instance_id: &str,
+    network: &Value,
+    cfg: &Value,
+) {
+    if network.get("disabled").is_some() {
+        return;
+    }
+    let macs = fallback::physical_macs(&ctx.host);
+    let previous: Rendered = root
+        .read_file(STATE, 1 << 20)
+        .ok()
+        .flatten()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default();
+    if previous.instance_id == instance_id && previous.macs == macs {
+        return; // Rendered for this instance and these NICs: the same on every boot.
+    }
+    forget_previous(rec, root, &previous, &macs);
+
+    let source = network["source"].as_str().unwrap_or("fallback");
+    let model: Option<Network> = if source == "fallback" {
+        fallback::config(&ctx.host)
+    } else {
+        // No model: the config did not parse, and its errors are in the status already.
+        network.get("model").and_then(|m| Network::deserialize(m).ok())
+    };
+    // No NIC for the fallback: nothing was asked for, so nothing to say.
+    let Some(model) = model else {
+        return;
+    };
+    let wanted: Option<Vec<String>> = cfg
+        .pointer("/system_info/network/renderers")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect());
+    let (chosen, problems) = stack::choose(root, wanted.as_deref());
+    for why in problems {
+        let d = Diag::warning("network-renderer", why).file("system_info.network.renderers");
+        rec.record(d);
+    }
+    let Some(chosen) = chosen else {
+        // Only a config someone gave is worth a warning; a root without a network stack (a
+        // container image, a rescue system) does not want the fallback.
+        if source != "fallback" {
+            let msg = "the target has none of the network stacks ember renders for (ifupdown, netplan, NetworkManager, systemd-networkd): network config not written";
+            rec.record(Diag::warning("network-no-renderer", msg).file(source.to_string()));
+        }
+        return;
+    };
+    let out = chosen.render(&model);
+    rec.record_all(out.warnings);
+    let mut written = Vec::new();
+    for f in &out.files {
+        match root.write_file(&f.path, f.content.as_bytes(), &FileSpec::mode(f.mode)) {
+            Ok(()) => written.push(f.path.clone()),
+            Err(e) => rec.record(Diag::error(e.code(), e.to_string()).file(f.path.clone())),
+        }
+    }
+    let state = Rendered {
+        instance_id: instance_id.to_string(),
+        macs,
+        renderer: chosen.name().to_string(),
+        files: written,
+    };
+    let json = serde_json::to_vec_pretty(&state).unwrap_or_default();
+    if let Err(e) = root.write_file(STATE, &json, &FileSpec::mode(0o644)) {
+        rec.record(Diag::error(e.code(), e.to_string()).file(STATE));
+    }
+}
+
+/// Removes what the previous instance's rendering wrote, and the udev naming rules of MACs
+/// that are no longer present; files ember did not write stay.
+fn forget_previous(rec: &mut Recorder, root: &Root, previous: &Rendered, macs: &[String]) {
+    for path in &previous.files {
+        if let Err(e) = root.remove_file(path) {
+            rec.record(Diag::warning(e.code(), e.to_string()).file(path.clone()));
+        }
+    }
+    let gone: Vec<&String> = previous.macs.iter().filter(|m| !macs.contains(m)).collect();
+    if gone.is_empty() {
+        return;
+    }
+    let Ok(Some(rules)) = root.read_file(UDEV_RULES, 1 << 20) else {
+        return;
+    };
+    let text = String::from_utf8_lossy(&rules);
+    let kept: String = text
+        .split_inclusive('\n')
+        .filter(|line| {
+            let lower = line.to_ascii_lowercase();
+            !gone.iter().any(|mac| lower.contains(mac.as_str()))
+        })
+        .collect();
+    if kept != text {
+        if let Err(e) = root.write_file(UDEV_RULES, kept.as_bytes(), &FileSpec::mode(0o644)) {
+            rec.record(Diag::error(e.code(), e.to_string()).file(UDEV_RULES));
+        }
+    }
+}
