@@ -23,7 +23,10 @@ fn renders_each_stack_into_the_directory() {
         ("networkd", "etc/systemd/network/10-cloud-init-eth0.network"),
         ("netplan", "etc/netplan/50-cloud-init.yaml"),
         ("eni", "etc/network/interfaces.d/50-cloud-init"),
-        ("network-manager", "etc/NetworkManager/system-connections/cloud-init-eth0.nmconnection"),
+        (
+            "network-manager",
+            "etc/NetworkManager/system-connections/cloud-init-eth0.nmconnection",
+        ),
     ] {
         let out_dir = dir.join(kind);
         let out = convert(&[
@@ -35,16 +38,38 @@ fn renders_each_stack_into_the_directory() {
             out_dir.to_str().unwrap(),
             input.to_str().unwrap(),
         ]);
-        assert_eq!(out.status.code(), Some(0), "{kind}: {}", common::stderr(&out));
-        let text = std::fs::read_to_string(out_dir.join(file)).unwrap_or_else(|e| panic!("{kind}: {file}: {e}"));
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{kind}: {}",
+            common::stderr(&out)
+        );
+        let text = std::fs::read_to_string(out_dir.join(file))
+            .unwrap_or_else(|e| panic!("{kind}: {file}: {e}"));
         assert!(text.contains("192.0.2.5"), "{kind}: {text}");
         assert!(common::stdout(&out).contains(&format!("/{file}")), "{kind}");
     }
     // Bad input names the line; usage errors exit 2.
-    std::fs::write(&input, "version: 2\nethernets:\n  eth0:\n    addresses: [192.0.2.5]\n").unwrap();
-    let out = convert(&["--kind", "yaml", "--output-kind", "netplan", "--directory", dir.join("bad").to_str().unwrap(), input.to_str().unwrap()]);
+    std::fs::write(
+        &input,
+        "version: 2\nethernets:\n  eth0:\n    addresses: [192.0.2.5]\n",
+    )
+    .unwrap();
+    let out = convert(&[
+        "--kind",
+        "yaml",
+        "--output-kind",
+        "netplan",
+        "--directory",
+        dir.join("bad").to_str().unwrap(),
+        input.to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(common::stderr(&out).contains("line 4"), "{}", common::stderr(&out));
+    assert!(
+        common::stderr(&out).contains("line 4"),
+        "{}",
+        common::stderr(&out)
+    );
     assert_eq!(convert(&["--kind", "yaml"]).status.code(), Some(2));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -19,15 +19,31 @@ fn machine(name: &str, instance: &str, mac: &str) -> Machine {
 
 fn nic(m: &Machine, name: &str, mac: &str) {
     let dir = format!("sys/class/net/{name}");
-    for (file, value) in [("address", mac), ("type", "1"), ("carrier", "1"), ("operstate", "up")] {
-        m.write(&m.host, &format!("{dir}/{file}"), format!("{value}\n").as_bytes());
+    for (file, value) in [
+        ("address", mac),
+        ("type", "1"),
+        ("carrier", "1"),
+        ("operstate", "up"),
+    ] {
+        m.write(
+            &m.host,
+            &format!("{dir}/{file}"),
+            format!("{value}\n").as_bytes(),
+        );
     }
-    m.write(&m.host, &format!("{dir}/uevent"), format!("INTERFACE={name}\n").as_bytes());
+    m.write(
+        &m.host,
+        &format!("{dir}/uevent"),
+        format!("INTERFACE={name}\n").as_bytes(),
+    );
 }
 
 fn seed(m: &Machine, instance: &str, network: Option<&str>) {
     let meta = format!("instance-id: {instance}\n");
-    let mut files = vec![("meta-data", meta.as_str()), ("user-data", "#cloud-config\n{}\n")];
+    let mut files = vec![
+        ("meta-data", meta.as_str()),
+        ("user-data", "#cloud-config\n{}\n"),
+    ];
     if let Some(n) = network {
         files.push(("network-config", n));
     }
@@ -46,8 +62,14 @@ fn fallback_is_dhcp_on_the_first_nic_matched_by_mac_never_named() {
     run(&m);
     let file = m.target_file(FALLBACK_FILE);
     assert!(file.contains("MACAddress=52:54:00:aa:bb:01"), "{file}");
-    assert!(!file.contains("Name=eth0"), "an initramfs name leaked: {file}");
-    assert!(file.contains("DHCP=ipv4"), "DHCPv4 only, IPv6 from RAs: {file}");
+    assert!(
+        !file.contains("Name=eth0"),
+        "an initramfs name leaked: {file}"
+    );
+    assert!(
+        file.contains("DHCP=ipv4"),
+        "DHCPv4 only, IPv6 from RAs: {file}"
+    );
 }
 
 #[test]
@@ -68,8 +90,16 @@ fn new_instance_forgets_the_previous_files_and_gone_macs_udev_rules() {
     let rules = "# kept comment\n\
         SUBSYSTEM==\"net\", ATTR{address}==\"52:54:00:aa:bb:01\", NAME=\"eth0\"\n\
         SUBSYSTEM==\"net\", ATTR{address}==\"52:54:00:ff:ff:ff\", NAME=\"eth9\"\n";
-    m.write(&m.target, "etc/udev/rules.d/70-persistent-net.rules", rules.as_bytes());
-    m.write(&m.target, "etc/systemd/network/99-admin.network", b"[Match]\n");
+    m.write(
+        &m.target,
+        "etc/udev/rules.d/70-persistent-net.rules",
+        rules.as_bytes(),
+    );
+    m.write(
+        &m.target,
+        "etc/systemd/network/99-admin.network",
+        b"[Match]\n",
+    );
     let net = "version: 2\nethernets:\n  lan:\n    match: {macaddress: \"52:54:00:aa:bb:01\"}\n    dhcp4: true\n";
     seed(&m, "i-1", Some(net));
     run(&m);
@@ -83,12 +113,21 @@ fn new_instance_forgets_the_previous_files_and_gone_macs_udev_rules() {
     std::fs::remove_file(m.target.join("var/lib/cloud/seed/nocloud/network-config")).unwrap();
     seed(&m, "i-2", None);
     run(&m);
-    assert!(!m.target.join(first).exists(), "the previous instance's file stayed");
+    assert!(
+        !m.target.join(first).exists(),
+        "the previous instance's file stayed"
+    );
     assert!(m.target_file(FALLBACK_FILE).contains("52:54:00:aa:bb:02"));
     let rules_now = m.target_file("etc/udev/rules.d/70-persistent-net.rules");
     assert!(!rules_now.contains("bb:01"), "{rules_now}");
-    assert!(rules_now.contains("# kept comment") && rules_now.contains("ff:ff:ff"), "{rules_now}");
-    assert!(m.target.join("etc/systemd/network/99-admin.network").exists());
+    assert!(
+        rules_now.contains("# kept comment") && rules_now.contains("ff:ff:ff"),
+        "{rules_now}"
+    );
+    assert!(m
+        .target
+        .join("etc/systemd/network/99-admin.network")
+        .exists());
 }
 
 #[test]
@@ -102,7 +141,9 @@ fn renderer_order_follows_system_info_then_cloud_inits_default() {
     run(&m);
     assert!(m.target.join(FALLBACK_FILE).exists());
     assert!(!m.target.join("etc/netplan/50-cloud-init.yaml").exists());
-    let warned = m.diag_with_code("network-renderer").expect("the unknown name is reported");
+    let warned = m
+        .diag_with_code("network-renderer")
+        .expect("the unknown name is reported");
     assert!(warned.to_string().contains("bogus"), "{warned}");
 
     // Without a list, cloud-init's order puts netplan before networkd.
@@ -112,7 +153,10 @@ fn renderer_order_follows_system_info_then_cloud_inits_default() {
     run(&m);
     let netplan = m.target_file("etc/netplan/50-cloud-init.yaml");
     assert!(netplan.contains("52:54:00:aa:bb:01"), "{netplan}");
-    assert_eq!(Machine::mode(&m.target.join("etc/netplan/50-cloud-init.yaml")) & 0o777, 0o600);
+    assert_eq!(
+        Machine::mode(&m.target.join("etc/netplan/50-cloud-init.yaml")) & 0o777,
+        0o600
+    );
     assert!(!m.target.join(FALLBACK_FILE).exists());
 }
 
@@ -132,5 +176,8 @@ fn disabled_or_no_stack_writes_nothing() {
     seed(&m, "i-2", Some(net));
     run(&m);
     assert!(m.diag_with_code("network-no-renderer").is_some());
-    assert!(!m.target.join("var/lib/ember/network-rendered.json").exists());
+    assert!(!m
+        .target
+        .join("var/lib/ember/network-rendered.json")
+        .exists());
 }

@@ -32,7 +32,10 @@ pub fn config(host: &Host) -> Option<Network> {
 
 pub fn mac_of(host: &Host, nic: &str) -> Option<String> {
     let path = host.path(&format!("/sys/class/net/{nic}/address"));
-    let mac = std::fs::read_to_string(path).ok()?.trim().to_ascii_lowercase();
+    let mac = std::fs::read_to_string(path)
+        .ok()?
+        .trim()
+        .to_ascii_lowercase();
     (mac.len() == 17).then_some(mac)
 }
 

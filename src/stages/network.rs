@@ -55,7 +55,9 @@ pub fn apply(
         fallback::config(&ctx.host)
     } else {
         // No model: the config did not parse, and its errors are in the status already.
-        network.get("model").and_then(|m| Network::deserialize(m).ok())
+        network
+            .get("model")
+            .and_then(|m| Network::deserialize(m).ok())
     };
     // No NIC for the fallback: nothing was asked for, so nothing to say.
     let Some(model) = model else {
@@ -64,7 +66,11 @@ pub fn apply(
     let wanted: Option<Vec<String>> = cfg
         .pointer("/system_info/network/renderers")
         .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect());
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(String::from))
+                .collect()
+        });
     let (chosen, problems) = stack::choose(root, wanted.as_deref());
     for why in problems {
         let d = Diag::warning("network-renderer", why).file("system_info.network.renderers");
