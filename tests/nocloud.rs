@@ -16,6 +16,13 @@ fn seed() -> Vec<(&'static str, &'static str)> {
     ]
 }
 
+/// A machine whose target has systemd-networkd, so the seed's network config is rendered.
+fn networkd_machine(name: &str) -> Machine {
+    let m = Machine::new(name);
+    m.write(&m.target, "usr/lib/systemd/systemd-networkd", b"");
+    m
+}
+
 /// What every successful first boot must have written, with modes.
 fn check_first_boot(m: &Machine, seed_name: &str, hostname: &str) {
     let st = m.status();
@@ -108,6 +115,11 @@ fn check_first_boot(m: &Machine, seed_name: &str, hostname: &str) {
     assert_eq!(sensitive["merged_cfg"]["hostname"], "seeded");
     let net = m.json("ember/network-config.json");
     assert_eq!(net["config"]["ethernets"]["eth0"]["dhcp4"], true);
+    let rendered = m.target_file("etc/systemd/network/10-cloud-init-eth0.network");
+    assert!(
+        rendered.contains("Name=eth0") && rendered.contains("DHCP=ipv4"),
+        "{rendered}"
+    );
 
     assert_eq!(m.json("ember/handoff.json")["instance_id"], "iid-local01");
     assert_eq!(m.handoff_module("runcmd")["config"]["runcmd"][0], "echo hi");
@@ -143,7 +155,7 @@ fn iso9660_cidata_volume() {
     if !have("xorriso") {
         return;
     }
-    let m = Machine::new("iso");
+    let m = networkd_machine("iso");
     m.dmi("sys_vendor", "QEMU");
     m.iso_seed("sr0", "cidata", &seed());
     let out = m.initrd("all");
@@ -167,7 +179,7 @@ fn vfat_upper_case_label() {
     if !have("mkfs.vfat") || !have("mcopy") {
         return;
     }
-    let m = Machine::new("vfat");
+    let m = networkd_machine("vfat");
     m.vfat_seed("vdb", "CIDATA", &seed());
     let out = m.initrd("all");
     assert_eq!(out.status.code(), Some(0), "{}", common::stderr(&out));
@@ -176,7 +188,7 @@ fn vfat_upper_case_label() {
 
 #[test]
 fn seed_directory_in_target() {
-    let m = Machine::new("seeddir");
+    let m = networkd_machine("seeddir");
     m.seed_files(&m.target, "var/lib/cloud/seed/nocloud", &seed());
     let out = m.initrd("all");
     assert_eq!(out.status.code(), Some(0), "{}", common::stderr(&out));
@@ -185,7 +197,7 @@ fn seed_directory_in_target() {
 
 #[test]
 fn cmdline_file_seed_with_overrides() {
-    let m = Machine::new("cmdline");
+    let m = networkd_machine("cmdline");
     m.seed_files(&m.host, "seed", &seed());
     // Command-line values override meta-data, as in cloud-init.
     m.cmdline("ro ds=nocloud;s=file:///seed/;h=from-cmdline");
