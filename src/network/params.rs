@@ -17,7 +17,8 @@ pub(super) fn one_of(v: &Value, p: &str, rd: &mut Reader, allowed: &[&str]) -> O
     }
 }
 
-const BOND_MODES: [&str; 9] = [
+/// netplan's bond modes: the kernel's seven, then Open vSwitch's two.
+pub(super) const BOND_MODES: [&str; 9] = [
     "balance-rr",
     "active-backup",
     "balance-xor",
@@ -208,4 +209,23 @@ pub(super) fn vlan(
         id: u16::try_from(vid?).ok()?,
         link: link?,
     })
+}
+
+/// A list of member interface ids at `path`, each recorded as a reference to check later.
+pub(super) fn members(
+    id: &str,
+    v: &Value,
+    path: &str,
+    rd: &mut Reader,
+    refs: &mut Refs,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, m) in rd.list(v, path).iter().enumerate() {
+        let p = join(path, i);
+        if let Some(m) = rd.string(m, &p) {
+            refs.add(p, &m, id, RefKind::Member);
+            out.push(m);
+        }
+    }
+    out
 }

@@ -176,15 +176,7 @@ fn members(
         rd.error(&path, "missing: the list of members (it may be empty)");
         return Vec::new();
     };
-    let mut out = Vec::new();
-    for (i, m) in rd.list(v, &path).iter().enumerate() {
-        let p = join(&path, i);
-        if let Some(m) = rd.string(m, &p) {
-            refs.add(p, &m, id, RefKind::Member);
-            out.push(m);
-        }
-    }
-    out
+    params::members(id, v, &path, rd, refs)
 }
 
 fn bond(

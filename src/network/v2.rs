@@ -8,7 +8,7 @@ use super::model::{
     BondParams, BridgeParams, Format, Interface, Ipv6Auto, Kind, LinkLocal, Match, Network,
 };
 use super::params;
-use super::read::{join, Reader, RefKind, Refs, UNSUPPORTED};
+use super::read::{join, Reader, Refs, UNSUPPORTED};
 use super::v2_ip::{addresses, nameservers, overrides, routes, rules};
 use serde_json::{Map, Value};
 use std::net::IpAddr;
@@ -141,16 +141,7 @@ fn members(id: &str, dev: &Obj, path: &str, rd: &mut Reader, refs: &mut Refs) ->
     let Some(v) = dev.get("interfaces") else {
         return Vec::new();
     };
-    let path = join(path, "interfaces");
-    let mut out = Vec::new();
-    for (i, m) in rd.list(v, &path).iter().enumerate() {
-        let p = join(&path, i);
-        if let Some(m) = rd.string(m, &p) {
-            refs.add(p, &m, id, RefKind::Member);
-            out.push(m);
-        }
-    }
-    out
+    params::members(id, v, &join(path, "interfaces"), rd, refs)
 }
 
 fn vlan(id: &str, dev: &Obj, path: &str, rd: &mut Reader, refs: &mut Refs) -> Option<Kind> {

@@ -21,17 +21,12 @@ use super::Rendered;
 use crate::network::model::{Address, DhcpOverrides, Interface, Ipv6Auto, Kind, Network, Route};
 use lines::{route, udev_rules};
 use std::net::IpAddr;
-use util::{bond_options, holds, ifname, kernel_name, owner, secs, warn, word};
+use util::{bond_options, holds, ifname, kernel_name, owner, secs, warn, word, HEADER};
 
 /// Where the interfaces file goes, as Debian's cloud-init puts it.
 pub const PATH: &str = "/etc/network/interfaces.d/50-cloud-init";
 /// The udev rules that rename NICs matched by MAC.
 pub const RULES: &str = "/etc/udev/rules.d/70-persistent-net.rules";
-
-const HEADER: &str = "\
-# Written by ember from this instance's network configuration; it is written again for
-# every new instance, so change the configuration rather than this file.
-";
 
 /// One `iface` stanza of an interface.
 struct Stanza<'a> {

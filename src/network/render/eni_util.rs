@@ -8,6 +8,12 @@ use crate::network::read::UNSUPPORTED;
 use crate::network::render::Rendered;
 use std::net::IpAddr;
 
+/// The first lines of an ENI file and of a keyfile.
+pub(crate) const HEADER: &str = "\
+# Written by ember from this instance's network configuration; it is written again for
+# every new instance, so change the configuration rather than this file.
+";
+
 /// A warning naming the interface and the key the stack cannot express.
 pub(crate) fn warn(out: &mut Rendered, id: &str, key: &str, msg: &str) {
     out.warn(Diag::warning(UNSUPPORTED, msg).key(format!("{id}.{key}")));

@@ -35,16 +35,8 @@ pub(super) fn netdev_file(iface: &Interface, warnings: &mut Vec<Diag>) -> Option
     Some(ini)
 }
 
-/// Bond modes networkd knows; netplan's other two are Open vSwitch's.
-const BOND_MODES: [&str; 7] = [
-    "balance-rr",
-    "active-backup",
-    "balance-xor",
-    "broadcast",
-    "802.3ad",
-    "balance-tlb",
-    "balance-alb",
-];
+/// Bond modes networkd knows: the kernel's, without netplan's two Open vSwitch modes.
+const BOND_MODES: &[&str] = crate::network::params::BOND_MODES.split_at(7).0;
 
 fn bond(id: &str, b: &BondParams, ini: &mut Ini, warnings: &mut Vec<Diag>) {
     ini.section("Bond");

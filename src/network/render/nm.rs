@@ -27,11 +27,7 @@ pub const DIR: &str = "/etc/NetworkManager/system-connections";
 /// NetworkManager's configuration snippet cloud-init writes beside them.
 pub const CONF: &str = "/etc/NetworkManager/conf.d/30-cloud-init-ip6-addr-gen-mode.conf";
 
-const HEADER: &str = "\
-# Written by ember from this instance's network configuration; it is written again for
-# every new instance, so change the configuration rather than this file.
-
-";
+use super::eni::util::HEADER;
 
 /// For NetworkManager 1.40 and later: addresses from router advertisements use EUI-64 unless
 /// a profile says otherwise, as cloud-init sets it.
@@ -121,7 +117,7 @@ pub fn render(net: &Network) -> Rendered {
             );
         }
         let path = format!("{DIR}/cloud-init-{name}.nmconnection");
-        out.file(path, kf.text(HEADER), 0o600);
+        out.file(path, kf.text(&format!("{HEADER}\n")), 0o600);
     }
     out.file(CONF, CONF_TEXT.to_string(), 0o600);
     out
