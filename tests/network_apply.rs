@@ -39,11 +39,12 @@ fn nic(m: &Machine, name: &str, mac: &str) {
 }
 
 fn seed(m: &Machine, instance: &str, network: Option<&str>) {
+    seed_with_user_data(m, instance, network, "#cloud-config\n{}\n");
+}
+
+fn seed_with_user_data(m: &Machine, instance: &str, network: Option<&str>, user_data: &str) {
     let meta = format!("instance-id: {instance}\n");
-    let mut files = vec![
-        ("meta-data", meta.as_str()),
-        ("user-data", "#cloud-config\n{}\n"),
-    ];
+    let mut files = vec![("meta-data", meta.as_str()), ("user-data", user_data)];
     if let Some(n) = network {
         files.push(("network-config", n));
     }
@@ -81,6 +82,22 @@ fn same_instance_and_nics_keep_the_rendered_files() {
     m.write(&m.target, FALLBACK_FILE, b"# edited\n");
     run(&m);
     assert_eq!(m.target_file(FALLBACK_FILE), "# edited\n");
+}
+
+#[test]
+fn update_on_every_boot_renders_again_and_unknown_events_are_named() {
+    let m = machine("net-every-boot", "i-1", "52:54:00:aa:bb:01");
+    m.write(&m.target, NETWORKD, b"");
+    let user_data = "#cloud-config\nupdates:\n  network:\n    when: [boot-new-instance, boot, hotplug]\n";
+    seed_with_user_data(&m, "i-1", None, user_data);
+    run(&m);
+    m.write(&m.target, FALLBACK_FILE, b"# edited\n");
+    run(&m);
+    assert!(m.target_file(FALLBACK_FILE).contains("DHCP=ipv4"));
+    let diag = m
+        .diag_with_code("unsupported-update-event")
+        .expect("the hotplug event is named");
+    assert!(diag.to_string().contains("updates.network.when"), "{diag}");
 }
 
 #[test]

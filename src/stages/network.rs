@@ -1,7 +1,8 @@
 //! The local stage's network step: render the chosen network config (or cloud-init's
 //! fallback) for the target's stack, once per instance and NIC set. When the instance or the
 //! NICs change, the previous instance's rendered files and the persistent naming rules tied to
-//! MACs that are gone are removed first, and nothing else.
+//! MACs that are gone are removed, and nothing else. cloud-init's `updates: {network: {when:
+//! [boot]}}` renders again on every boot.
 //! <https://docs.cloud-init.io/en/latest/reference/network-config.html>
 
 use super::record::Recorder;
@@ -45,11 +46,56 @@ pub fn apply(
         .flatten()
         .and_then(|b| serde_json::from_slice(&b).ok())
         .unwrap_or_default();
-    if previous.instance_id == instance_id && previous.macs == macs {
+    let unchanged = previous.instance_id == instance_id && previous.macs == macs;
+    if unchanged && !every_boot(rec, cfg) {
         return; // Rendered for this instance and these NICs: the same on every boot.
     }
-    forget_previous(rec, root, &previous, &macs);
+    let written = render(ctx, rec, root, network, cfg);
+    forget_previous(rec, root, &previous, &macs, &written);
+    let Some((renderer, files)) = written else {
+        return;
+    };
+    let state = Rendered {
+        instance_id: instance_id.to_string(),
+        macs,
+        renderer,
+        files,
+    };
+    let json = serde_json::to_vec_pretty(&state).unwrap_or_default();
+    if let Err(e) = root.write_file(STATE, &json, &FileSpec::mode(0o644)) {
+        rec.record(Diag::error(e.code(), e.to_string()).file(STATE));
+    }
+}
 
+/// cloud-init's update events: `boot` (and its older name `boot-legacy`) asks for a
+/// rendering on every boot, `boot-new-instance` is the default; `hotplug` is not ember's.
+fn every_boot(rec: &mut Recorder, cfg: &Value) -> bool {
+    let Some(when) = cfg.pointer("/updates/network/when").and_then(Value::as_array) else {
+        return false;
+    };
+    let mut boot = false;
+    for event in when {
+        match event.as_str() {
+            Some("boot" | "boot-legacy") => boot = true,
+            Some("boot-new-instance") => {}
+            _ => {
+                let msg = "an update event ember does not handle (it knows boot, boot-legacy and boot-new-instance): ignored";
+                rec.record(Diag::warning("unsupported-update-event", msg).file("updates.network.when"));
+            }
+        }
+    }
+    boot
+}
+
+/// Renders the config (or the fallback) for the chosen stack: the renderer's name and the
+/// files written, or `None` when nothing was rendered.
+fn render(
+    ctx: &Ctx,
+    rec: &mut Recorder,
+    root: &Root,
+    network: &Value,
+    cfg: &Value,
+) -> Option<(String, Vec<String>)> {
     let source = network["source"].as_str().unwrap_or("fallback");
     let model: Option<Network> = if source == "fallback" {
         fallback::config(&ctx.host)
@@ -60,9 +106,7 @@ pub fn apply(
             .and_then(|m| Network::deserialize(m).ok())
     };
     // No NIC for the fallback: nothing was asked for, so nothing to say.
-    let Some(model) = model else {
-        return;
-    };
+    let model = model?;
     let wanted: Option<Vec<String>> = cfg
         .pointer("/system_info/network/renderers")
         .and_then(Value::as_array)
@@ -83,7 +127,7 @@ pub fn apply(
             let msg = "the target has none of the network stacks ember renders for (ifupdown, netplan, NetworkManager, systemd-networkd): network config not written";
             rec.record(Diag::warning("network-no-renderer", msg).file(source.to_string()));
         }
-        return;
+        return None;
     };
     let out = chosen.render(&model);
     rec.record_all(out.warnings);
@@ -94,22 +138,21 @@ pub fn apply(
             Err(e) => rec.record(Diag::error(e.code(), e.to_string()).file(f.path.clone())),
         }
     }
-    let state = Rendered {
-        instance_id: instance_id.to_string(),
-        macs,
-        renderer: chosen.name().to_string(),
-        files: written,
-    };
-    let json = serde_json::to_vec_pretty(&state).unwrap_or_default();
-    if let Err(e) = root.write_file(STATE, &json, &FileSpec::mode(0o644)) {
-        rec.record(Diag::error(e.code(), e.to_string()).file(STATE));
-    }
+    Some((chosen.name().to_string(), written))
 }
 
-/// Removes what the previous instance's rendering wrote, and the udev naming rules of MACs
-/// that are no longer present; files ember did not write stay.
-fn forget_previous(rec: &mut Recorder, root: &Root, previous: &Rendered, macs: &[String]) {
-    for path in &previous.files {
+/// Removes what the previous rendering wrote and this one did not (written after the new
+/// files, so a power cut never leaves neither), and the udev naming rules of MACs that are no
+/// longer present; files ember did not write stay.
+fn forget_previous(
+    rec: &mut Recorder,
+    root: &Root,
+    previous: &Rendered,
+    macs: &[String],
+    written: &Option<(String, Vec<String>)>,
+) {
+    let kept: &[String] = written.as_ref().map_or(&[], |(_, files)| files);
+    for path in previous.files.iter().filter(|p| !kept.contains(p)) {
         if let Err(e) = root.remove_file(path) {
             rec.record(Diag::warning(e.code(), e.to_string()).file(path.clone()));
         }

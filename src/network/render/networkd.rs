@@ -2,7 +2,8 @@
 //! cloud-init names them (`10-cloud-init-<name>.network`), plus what cloud-init's renderer
 //! leaves out: a `.netdev` per bond, bridge and vlan, and a `.link` where a device is renamed
 //! (`set-name`) or woken on LAN. A physical device is matched by MAC where the config gives one,
-//! by the name it is given or matched by, and by driver; a name the config does not give is
+//! by the name it is given or matched by, and by driver (and, beside bonds, bridges and vlans,
+//! which take a member's MAC, by not being one); a name the config does not give is
 //! never written. What networkd cannot express is a warning naming the interface and the key.
 //! <https://docs.cloud-init.io/en/latest/reference/network-config.html>,
 //! systemd.network(5), systemd.netdev(5), systemd.link(5).
@@ -59,7 +60,7 @@ pub fn render(net: &Network) -> Rendered {
         if let Some(ini) = netdev_file(iface, &mut out.warnings) {
             add(&mut out, iface, stem, "netdev", &ini);
         }
-        if let Some(ini) = link_file(iface) {
+        if let Some(ini) = link_file(net, iface) {
             add(&mut out, iface, stem, "link", &ini);
         }
     }
@@ -106,6 +107,16 @@ fn add(out: &mut Rendered, iface: &Interface, stem: &str, ext: &str, ini: &Ini) 
     );
 }
 
+/// A bond, a vlan and often a bridge take the MAC of a member: a MAC match alone would give
+/// them the member's `.network` (or rename them by its `.link`).
+pub(super) const VIRTUAL_TYPES_EXCLUDED: &str = "!bond bridge vlan";
+
+pub(super) fn makes_virtual_devices(net: &Network) -> bool {
+    net.interfaces
+        .iter()
+        .any(|i| !matches!(i.kind, Kind::Physical { .. }))
+}
+
 /// The `.network` file: how the device is matched and configured.
 #[allow(clippy::too_many_arguments)]
 fn network(
@@ -124,6 +135,9 @@ fn network(
                 .opt("Name", match_name(net, iface));
             if !matching.driver.is_empty() {
                 ini.key("Driver", matching.driver.join(" "));
+            }
+            if matching.macaddress.is_some() && makes_virtual_devices(net) {
+                ini.key("Type", VIRTUAL_TYPES_EXCLUDED);
             }
             ini.section("Link")
                 .opt("MACAddress", iface.mac_address.as_ref());

@@ -5,7 +5,7 @@
 use super::ini::{span, yes_no, Ini};
 use super::plan::warn;
 use crate::error::Diag;
-use crate::network::model::{BondParams, BridgeParams, Interface, Kind};
+use crate::network::model::{BondParams, BridgeParams, Interface, Kind, Network};
 
 /// The `.netdev` of a virtual device; `None` for a physical one.
 pub(super) fn netdev_file(iface: &Interface, warnings: &mut Vec<Diag>) -> Option<Ini> {
@@ -86,7 +86,7 @@ fn bridge(b: &BridgeParams, ini: &mut Ini) {
 }
 
 /// The `.link` of a physical device that is renamed or woken on LAN; else `None`.
-pub(super) fn link_file(iface: &Interface) -> Option<Ini> {
+pub(super) fn link_file(net: &Network, iface: &Interface) -> Option<Ini> {
     let Kind::Physical { matching, set_name } = &iface.kind else {
         return None;
     };
@@ -99,6 +99,9 @@ pub(super) fn link_file(iface: &Interface) -> Option<Ini> {
         .opt("MACAddress", matching.macaddress.as_ref());
     if !matching.driver.is_empty() {
         ini.key("Driver", matching.driver.join(" "));
+    }
+    if matching.macaddress.is_some() && super::makes_virtual_devices(net) {
+        ini.key("Type", super::VIRTUAL_TYPES_EXCLUDED);
     }
     ini.opt(
         "OriginalName",
