@@ -73,3 +73,48 @@ fn renders_each_stack_into_the_directory() {
     assert_eq!(convert(&["--kind", "yaml"]).status.code(), Some(2));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_runner_hands_net_convert_to_ember_initrd() {
+    let dir = std::env::temp_dir().join(format!("ember-net-convert-runner-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let input = dir.join("net.yaml");
+    std::fs::write(&input, "version: 2\nethernets:\n  eth0:\n    dhcp4: true\n").unwrap();
+    let runner = |args: &[&str], initrd: &str| {
+        Command::new(env!("CARGO_BIN_EXE_ember"))
+            .args(args)
+            .env("EMBER_INITRD", initrd)
+            .output()
+            .unwrap()
+    };
+    let out_dir = dir.join("out");
+    let (d, i) = (out_dir.to_str().unwrap(), input.to_str().unwrap());
+    // cloud-init's spelling, with `-p` for the input.
+    let args = [
+        "devel",
+        "net-convert",
+        "-k",
+        "yaml",
+        "-O",
+        "networkd",
+        "-d",
+        d,
+        "-p",
+        i,
+    ];
+    let out = runner(&args, env!("CARGO_BIN_EXE_ember-initrd"));
+    assert_eq!(out.status.code(), Some(0), "{}", common::stderr(&out));
+    let file = out_dir.join("etc/systemd/network/10-cloud-init-eth0.network");
+    assert!(std::fs::read_to_string(file).unwrap().contains("DHCP=ipv4"));
+
+    // Without ember-initrd the error says what is missing.
+    let out = runner(&args[1..], "/nonexistent/ember-initrd");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        common::stderr(&out).contains("/nonexistent/ember-initrd"),
+        "{}",
+        common::stderr(&out)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

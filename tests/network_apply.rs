@@ -88,7 +88,8 @@ fn same_instance_and_nics_keep_the_rendered_files() {
 fn update_on_every_boot_renders_again_and_unknown_events_are_named() {
     let m = machine("net-every-boot", "i-1", "52:54:00:aa:bb:01");
     m.write(&m.target, NETWORKD, b"");
-    let user_data = "#cloud-config\nupdates:\n  network:\n    when: [boot-new-instance, boot, hotplug]\n";
+    let user_data =
+        "#cloud-config\nupdates:\n  network:\n    when: [boot-new-instance, boot, hotplug]\n";
     seed_with_user_data(&m, "i-1", None, user_data);
     run(&m);
     m.write(&m.target, FALLBACK_FILE, b"# edited\n");

@@ -12,7 +12,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 
 const USAGE: &str = "usage: ember-initrd net-convert --kind yaml|v1|v2|network_data.json \
---output-kind networkd|netplan|eni|network-manager --directory DIR [--mac NAME,MAC]... FILE";
+--output-kind networkd|netplan|eni|network-manager --directory DIR [--mac NAME,MAC]... FILE | --network-data FILE";
 
 struct Args {
     kind: String,
@@ -50,6 +50,10 @@ fn parse_args(args: &[OsString]) -> Result<Args, String> {
                 let v = text(&mut p)?;
                 let (name, mac) = v.split_once(',').ok_or("--mac wants NAME,MAC")?;
                 macs.insert(mac.to_ascii_lowercase(), name.to_string());
+            }
+            // `-p` is cloud-init's spelling of the input file.
+            Short('p') | Long("network-data") if file.is_none() => {
+                file = Some(PathBuf::from(text(&mut p)?))
             }
             Value(v) if file.is_none() => file = Some(PathBuf::from(v)),
             other => return Err(other.unexpected().to_string()),

@@ -7,6 +7,7 @@ mod early;
 mod exec;
 mod finish;
 mod modules;
+mod net_convert;
 mod output;
 mod query;
 mod stage_cmd;
@@ -148,6 +149,16 @@ const COMMANDS: &[Command] = &[
         run: stage_cmd::final_stage,
     },
     Command {
+        name: "net-convert",
+        summary: "render a network config offline (runs ember-initrd net-convert)",
+        run: net_convert::run,
+    },
+    Command {
+        name: "devel",
+        summary: "devel net-convert: cloud-init's spelling of net-convert",
+        run: net_convert::devel,
+    },
+    Command {
         name: "help",
         summary: "print this help",
         run: help,
@@ -160,7 +171,7 @@ fn usage(prog: &str) -> String {
          {prog} --help | --version\n\ncommands:\n"
     );
     for c in COMMANDS {
-        s.push_str(&format!("  {:<8} {}\n", c.name, c.summary));
+        s.push_str(&format!("  {:<11} {}\n", c.name, c.summary));
     }
     s.push_str(
         "\nglobal options (before or after the command):\n  \

@@ -70,7 +70,10 @@ pub fn apply(
 /// cloud-init's update events: `boot` (and its older name `boot-legacy`) asks for a
 /// rendering on every boot, `boot-new-instance` is the default; `hotplug` is not ember's.
 fn every_boot(rec: &mut Recorder, cfg: &Value) -> bool {
-    let Some(when) = cfg.pointer("/updates/network/when").and_then(Value::as_array) else {
+    let Some(when) = cfg
+        .pointer("/updates/network/when")
+        .and_then(Value::as_array)
+    else {
         return false;
     };
     let mut boot = false;
@@ -80,7 +83,9 @@ fn every_boot(rec: &mut Recorder, cfg: &Value) -> bool {
             Some("boot-new-instance") => {}
             _ => {
                 let msg = "an update event ember does not handle (it knows boot, boot-legacy and boot-new-instance): ignored";
-                rec.record(Diag::warning("unsupported-update-event", msg).file("updates.network.when"));
+                rec.record(
+                    Diag::warning("unsupported-update-event", msg).file("updates.network.when"),
+                );
             }
         }
     }
