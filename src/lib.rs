@@ -9,6 +9,7 @@ pub mod config;
 pub mod context;
 pub mod datasource;
 pub mod detect;
+pub mod disk;
 pub mod error;
 pub mod fetch;
 pub mod handoff;
