@@ -87,6 +87,9 @@ fn mkinitcpio_build_hooks_request_the_binary_modules_and_runtime_pieces() {
             ];
             if systemd {
                 want.push("add_binary sh".into());
+            }
+            want.push("add_binary chroot".into());
+            if systemd {
                 for u in UNITS {
                     let wants = "/usr/lib/systemd/system/initrd.target.wants";
                     want.push(format!(
@@ -163,6 +166,7 @@ fn initramfs_tools_build_hook_copies_the_binary_and_adds_the_modules() {
         let mut want = vec![
             format!("copy_exec $SB/{binary_at} /usr/bin/ember-initrd"),
             format!("copy_exec {SHARE}/ember-initrd-local /usr/bin/ember-initrd-local"),
+            "copy_exec /usr/sbin/chroot /usr/sbin/chroot".into(),
         ];
         want.extend(ca_line("copy_file config "));
         want.push(format!("manual_add_modules {MODULES}"));
@@ -217,6 +221,7 @@ fn dracut_module_installs_hooks_or_units_by_the_image_kind() {
         want.push(format!(
             "inst_script {SHARE}/ember-initrd-local /usr/bin/ember-initrd-local"
         ));
+        want.push("inst_multiple chroot".into());
         want.extend(ca_line("inst_simple "));
         want.push("inst_hook cmdline 90 ember-cmdline.sh".into());
         want

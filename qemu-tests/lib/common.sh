@@ -95,6 +95,20 @@ make_disk() {
     rm -f "$part"
 }
 
+# add_host_tool ROOT BINARY…: the host's dynamically linked tools (resize2fs, mkfs.*) with
+# their libraries and loader, at the same paths in ROOT, for the busybox target root.
+add_host_tool() {
+    local root=$1 bin lib
+    shift
+    for bin in "$@"; do
+        [ -x "$bin" ] || die "add_host_tool: $bin is not installed"
+        install -D -m 0755 "$bin" "$root$bin"
+        for lib in $(ldd "$bin" | grep -o '/[^ ]*'); do
+            [ -e "$root$lib" ] || install -D -m 0755 "$lib" "$root$lib"
+        done
+    done
+}
+
 # Reading the root partition of a powered-off disk image.
 disk_debugfs() { debugfs -R "$2" "$1?offset=$PART_OFFSET" 2>/dev/null; }
 disk_cat() { disk_debugfs "$1" "cat $2"; }

@@ -33,6 +33,12 @@ pub struct ModuleCtx<'a> {
     pub console: &'a dyn Fn(&str),
     /// http(s) for modules that fetch (`write_files` `source`), with the datasource's deadlines.
     pub urls: &'a dyn crate::fetch::HeaderUrlReader,
+    /// The initramfs's own /proc, /sys and /dev (the disk modules' devices).
+    pub host: &'a crate::host::Host,
+    /// Where the target root is mounted, as the host's mount table names it.
+    pub target_path: &'a std::path::Path,
+    /// The kernel command line's words (`root=`).
+    pub cmdline: &'a [String],
 }
 
 pub trait Module: Sync {

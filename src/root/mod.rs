@@ -137,6 +137,17 @@ impl Root {
     /// chowned, chmodded past the umask, written, synced, renamed over `rel` (replacing a
     /// symlink there, never following it) and the directory synced. Missing parents are made.
     pub fn write_file(&self, rel: &str, data: &[u8], spec: &FileSpec) -> Result<(), RootError> {
+        self.write_file_with(rel, spec, |file| file.write_all(data))
+    }
+
+    /// [`Root::write_file`] for content too big to hold in memory (a swap file): `fill`
+    /// writes the temporary file, which then replaces `rel` in the same way.
+    pub fn write_file_with(
+        &self,
+        rel: &str,
+        spec: &FileSpec,
+        fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+    ) -> Result<(), RootError> {
         let shown = shown(rel);
         let comps = parse(rel, &shown)?;
         let (name, parent) = file_name(&comps, &shown)?;
@@ -151,8 +162,7 @@ impl Root {
         let done = (|| {
             apply(fd.as_fd(), spec, &shown)?;
             let mut file = std::fs::File::from(fd);
-            file.write_all(data)
-                .map_err(|e| RootError::io(&shown, "write", e))?;
+            fill(&mut file).map_err(|e| RootError::io(&shown, "write", e))?;
             self.fsync_if_durable(&file)
                 .map_err(|e| RootError::io(&shown, "sync", e))?;
             renameat(dir.as_fd(), &tmp, dir.as_fd(), name)

@@ -9,6 +9,8 @@ use crate::root::FileSpec;
 use crate::state::{Frequency, EMBER_LIB};
 
 pub const PENDING_HOSTKEYS: &str = "/var/lib/ember/pending-hostkeys";
+/// Written by ember-initrd's resizefs module: `MOUNTPOINT FSTYPE DEVICE [noblock]`.
+pub const PENDING_RESIZE: &str = "/var/lib/ember/pending-resize";
 pub const RESTORECON_LIST: &str = "/var/lib/ember/restorecon.list";
 /// Host key types ssh-keygen knows; anything else in the list is dropped with an error.
 const KEY_TYPES: &[&str] = &["rsa", "dsa", "ecdsa", "ed25519", "ecdsa-sk", "ed25519-sk"];
@@ -132,6 +134,55 @@ pub fn restorecon(ctx: &ModCtx, diags: &mut Vec<Diag>) -> Option<String> {
         );
         diags.push(Diag::error("restorecon-failed", msg).file(RESTORECON_LIST));
     }
+    Some(step_result(diags))
+}
+
+/// Grows the filesystems ember-initrd found smaller than their device, online, with the
+/// system's own tool; an entry stays for the next boot when its tool fails.
+pub fn resizefs(ctx: &ModCtx, diags: &mut Vec<Diag>) -> Option<String> {
+    let pending = read_list(ctx, PENDING_RESIZE, diags)?;
+    let mut left = Vec::new();
+    for (i, entry) in pending.iter().enumerate() {
+        let at = format!("{PENDING_RESIZE}:{}", i + 1);
+        let words: Vec<&str> = entry.split_whitespace().collect();
+        let (mountpoint, fstype, device, noblock) = match words[..] {
+            [m, f, d] => (m, f, d, false),
+            [m, f, d, "noblock"] => (m, f, d, true),
+            _ => {
+                diags.push(Diag::error("resizefs-entry", "malformed entry; dropped").file(at));
+                continue;
+            }
+        };
+        let dev = format!("/dev/{device}");
+        let argv: Vec<&str> = match fstype {
+            "ext2" | "ext3" | "ext4" => vec!["resize2fs", &dev],
+            "xfs" => vec!["xfs_growfs", mountpoint],
+            "btrfs" => vec!["btrfs", "filesystem", "resize", "max", mountpoint],
+            _ => {
+                let msg = "no grow tool known for this filesystem; dropped";
+                diags.push(Diag::error("resizefs-entry", msg).file(at));
+                continue;
+            }
+        };
+        let outcome = if noblock {
+            // cloud-init's `noblock`: the tool runs on while the boot goes on.
+            let mut bg = vec!["sh", "-c", "\"$@\" >/dev/null 2>&1 &", "sh"];
+            bg.extend(&argv);
+            ctx.exec.run(&bg, &[])
+        } else {
+            ctx.exec.run(&argv, &[])
+        };
+        if outcome.ok() {
+            ctx.exec.say(&format!(
+                "ember: resizefs: {fstype} on {dev} ({mountpoint}) grown"
+            ));
+        } else {
+            let msg = format!("{} {}; kept for the next boot", argv[0], outcome.describe());
+            diags.push(Diag::error("resizefs-failed", msg).file(at));
+            left.push(entry.clone());
+        }
+    }
+    write_list(ctx, PENDING_RESIZE, &left, diags);
     Some(step_result(diags))
 }
 

@@ -256,13 +256,14 @@ fn stage(rec: &mut Recorder, ctx: &Ctx, kind: Kind, h: &Handoff, root: &Root) {
     match kind {
         Kind::Init => {
             type Early = fn(&ModCtx, &mut Vec<Diag>) -> Option<String>;
-            let early: [(&str, Early); 3] = [
+            let early: [(&str, Early); 4] = [
                 ("restorecon", early::restorecon),
+                ("resizefs", early::resizefs),
                 ("boothooks", early::boothooks),
                 ("hostkeys", early::host_keys),
             ];
             for (i, (name, f)) in early.into_iter().enumerate() {
-                if i == 2 {
+                if i == 3 {
                     // bootcmd runs after the boothooks and before the host keys.
                     run_stage(rec, &mctx, "init", INIT_PREFIX);
                 }

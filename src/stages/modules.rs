@@ -38,6 +38,9 @@ pub fn run(ctx: &Ctx, rec: &mut Recorder, root: &Root, chosen: &Chosen, cfg: &Va
         distro: &distro,
         console: &console,
         urls: &urls,
+        host: &ctx.host,
+        target_path: &ctx.target_path,
+        cmdline: &ctx.cmdline,
     };
     let mut succeeded = Vec::new();
     for module in LOCAL {

@@ -40,6 +40,8 @@ install() {
     fi
     inst_binary "$_src" /usr/bin/ember-initrd
     inst_script "$_share/ember-initrd-local" /usr/bin/ember-initrd-local
+    # fs_setup runs the target's mkfs.* in a chroot of the mounted root.
+    inst_multiple chroot
     # For https seeds; ember also tries the target's bundle once the root is mounted.
     [[ -e /etc/ssl/certs/ca-certificates.crt ]] && inst_simple /etc/ssl/certs/ca-certificates.crt
 

@@ -67,6 +67,9 @@ fn run_on(root: &Root, cfg: &Value, urls: &Urls) -> Vec<Diag> {
         distro: "debian",
         console: &|_| {},
         urls,
+        host: &crate::host::Host::new("/nonexistent"),
+        target_path: std::path::Path::new("/nonexistent"),
+        cmdline: &[],
     };
     let mut diags = Vec::new();
     WriteFiles.run(&ctx, &mut diags);

@@ -1,0 +1,162 @@
+//! cloud-init's `growpart`, every boot: the partitions under the listed mount points or
+//! devices (default `/`) grown to the end of their disk, in Rust (GPT or MBR), and the kernel
+//! told with BLKPG, which works while the partition is mounted. The filesystem is grown by
+//! `resizefs`. Skipped with /etc/growroot-disabled in the target (unless
+//! `ignore_growroot_disabled`) or `mode: off`. A partition that is not the last, a disk with
+//! no free space and a root on LVM or LUKS are reported and left alone.
+//! <https://docs.cloud-init.io/en/latest/reference/modules.html#growpart>
+
+use super::{Module, ModuleCtx};
+use crate::disk::device::{self, Underlying};
+use crate::disk::io::DeviceFile;
+use crate::disk::table::{self, Growth};
+use crate::disk::{blkpg, mib};
+use crate::error::Diag;
+use crate::state::Frequency;
+use serde_json::Value;
+use std::os::unix::fs::FileTypeExt;
+
+pub struct Growpart;
+
+const GROWROOT_DISABLED: &str = "/etc/growroot-disabled";
+
+impl Module for Growpart {
+    fn name(&self) -> &'static str {
+        "growpart"
+    }
+    fn frequency(&self) -> Frequency {
+        Frequency::PerBoot
+    }
+    fn run(&self, ctx: &ModuleCtx, diags: &mut Vec<Diag>) {
+        let Some(devices) = settings(ctx, diags) else {
+            return;
+        };
+        for (i, dev) in devices.iter().enumerate() {
+            let key = format!("growpart.devices.{i}");
+            match grow_one(ctx, dev) {
+                Ok(Some(line)) => (ctx.console)(&format!("ember: growpart: {line}")),
+                Ok(None) => {}
+                Err(d) => diags.push(d.key(key)),
+            }
+        }
+    }
+}
+
+/// The devices to grow, or `None` when growpart is off (said in a warning when asked for in
+/// an unusual way).
+fn settings(ctx: &ModuleCtx, diags: &mut Vec<Diag>) -> Option<Vec<String>> {
+    let cfg = ctx.cfg.get("growpart").cloned().unwrap_or(Value::Null);
+    if !cfg.is_null() && !cfg.is_object() {
+        diags.push(Diag::error("wrong-type", "expected a mapping").key("growpart"));
+        return None;
+    }
+    match cfg.get("mode") {
+        None | Some(Value::Null) => {}
+        Some(Value::Bool(false)) => {
+            let msg = "`mode: false` is deprecated: use `mode: off`";
+            diags.push(Diag::deprecated("deprecated-key", msg).key("growpart.mode"));
+            return None;
+        }
+        Some(Value::String(m)) if m == "off" => return None,
+        // ember grows partitions itself; `growpart` (cloud-utils) and `gpart` (FreeBSD) name
+        // the tool cloud-init would run for the same job.
+        Some(Value::String(m)) if matches!(m.as_str(), "auto" | "growpart" | "gpart") => {}
+        Some(_) => {
+            let msg = "expected auto, growpart, gpart or off";
+            diags.push(Diag::error("bad-value", msg).key("growpart.mode"));
+            return None;
+        }
+    }
+    let ignore_disabled = cfg.get("ignore_growroot_disabled") == Some(&Value::Bool(true));
+    if !ignore_disabled && ctx.root.exists(GROWROOT_DISABLED) {
+        (ctx.console)("ember: growpart: skipped: /etc/growroot-disabled exists");
+        return None;
+    }
+    let devices = match cfg.get("devices") {
+        None | Some(Value::Null) => vec!["/".to_string()],
+        Some(Value::Array(list)) => {
+            let mut out = Vec::new();
+            for (i, d) in list.iter().enumerate() {
+                match d.as_str() {
+                    Some(s) => out.push(s.to_string()),
+                    None => diags.push(
+                        Diag::error("wrong-type", "expected a path").key(format!("growpart.devices.{i}")),
+                    ),
+                }
+            }
+            out
+        }
+        Some(_) => {
+            diags.push(Diag::error("wrong-type", "expected a list").key("growpart.devices"));
+            return None;
+        }
+    };
+    Some(devices)
+}
+
+/// The kernel name of the block device under a mount point of the target (`/`, `/var`) or
+/// a device path; `root=` stands in for `/` when the target is not a mount (a test tree).
+pub(crate) fn resolve(ctx: &ModuleCtx, dev: &str) -> Option<String> {
+    if dev.starts_with("/dev/") {
+        return device::by_spec(ctx.host, dev);
+    }
+    let target = std::fs::canonicalize(ctx.target_path).unwrap_or(ctx.target_path.into());
+    let mountpoint = target.join(dev.trim_start_matches('/'));
+    let mountpoint = mountpoint.components().collect::<std::path::PathBuf>();
+    if let Some(m) = device::mount_at(ctx.host, &mountpoint) {
+        return device::by_numbers(ctx.host, m.major, m.minor);
+    }
+    if dev == "/" {
+        let spec = ctx.cmdline.iter().find_map(|w| w.strip_prefix("root="))?;
+        return device::by_spec(ctx.host, spec);
+    }
+    None
+}
+
+/// Grows one device's partition: a line for the console when something changed.
+fn grow_one(ctx: &ModuleCtx, dev: &str) -> Result<Option<String>, Diag> {
+    let err = |code: &str, msg: String| Diag::error(code, msg);
+    let name = resolve(ctx, dev)
+        .ok_or_else(|| err("growpart-no-device", format!("{dev}: no block device found under it")))?;
+    let (disk, number) = match device::describe(ctx.host, &name) {
+        Some(Underlying::Partition { disk, number, .. }) => (disk, number),
+        Some(Underlying::Disk(_)) => return Ok(None), // a whole disk has no partition to grow
+        Some(Underlying::DeviceMapper(_)) => {
+            let msg = format!("{dev} is on /dev/{name} (LVM or LUKS): ember does not grow it");
+            return Err(Diag::warning("growpart-unsupported", msg));
+        }
+        None => return Err(err("growpart-no-device", format!("{dev}: /dev/{name} is not in sysfs"))),
+    };
+    let node = ctx.host.dev(&disk);
+    let mut io = DeviceFile::open(&node, true)
+        .map_err(|e| err("growpart-failed", format!("/dev/{disk}: cannot open: {e}")))?;
+    let sector = io.sector_size();
+    let growth = table::grow(&mut io, number)
+        .map_err(|e| err("growpart-failed", format!("/dev/{disk} partition {number}: {e}")))?;
+    drop(io);
+    match growth {
+        Growth::Full { .. } => Ok(None),
+        Growth::NotLast { next } => {
+            let msg = format!("/dev/{name} is followed by partition {next} on /dev/{disk}: not grown");
+            Err(Diag::warning("growpart-not-last", msg))
+        }
+        Growth::Grown { start, old_sectors, new_sectors } => {
+            tell_kernel(&node, number, start * sector, new_sectors * sector)
+                .map_err(|e| err("growpart-failed", format!("/dev/{disk} partition {number}: the table is grown, but the kernel was not told: {e}")))?;
+            Ok(Some(format!(
+                "/dev/{name} grown from {} MiB to {} MiB",
+                mib(old_sectors * sector),
+                mib(new_sectors * sector)
+            )))
+        }
+    }
+}
+
+/// BLKPG on a block device; an image file (in tests) has no kernel view to update.
+fn tell_kernel(node: &std::path::Path, number: u32, start: u64, len: u64) -> std::io::Result<()> {
+    let file = std::fs::File::open(node)?;
+    if !file.metadata()?.file_type().is_block_device() {
+        return Ok(());
+    }
+    blkpg::resize_partition(&file, number, start, len)
+}

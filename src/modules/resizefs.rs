@@ -1,0 +1,72 @@
+//! cloud-init's `resizefs` (`resize_rootfs: true | false | noblock`), every boot: when the
+//! root filesystem is smaller than its device (after growpart, or in an image made that way),
+//! ember-initrd leaves a line in /var/lib/ember/pending-resize and `ember init` grows it
+//! online in the booted system with the distribution's own tool (resize2fs, xfs_growfs,
+//! btrfs): online, because offline resize2fs refuses a filesystem that needs a check, which
+//! is every filesystem after a power cut.
+//! <https://docs.cloud-init.io/en/latest/reference/modules.html#resizefs>
+
+use super::growpart::resolve;
+use super::{Module, ModuleCtx};
+use crate::disk::{fs_size, mib};
+use crate::error::Diag;
+use crate::root::FileSpec;
+use crate::state::Frequency;
+use serde_json::Value;
+
+pub struct Resizefs;
+
+/// Read by the runner's `init` (`runner/early.rs`): `MOUNTPOINT FSTYPE DEVICE [noblock]`.
+pub const PENDING_RESIZE: &str = "/var/lib/ember/pending-resize";
+/// Slack a grow tool leaves (a last block group too small to hold its metadata).
+const SLACK: u64 = 1 << 20;
+
+impl Module for Resizefs {
+    fn name(&self) -> &'static str {
+        "resizefs"
+    }
+    fn frequency(&self) -> Frequency {
+        Frequency::PerBoot
+    }
+    fn run(&self, ctx: &ModuleCtx, diags: &mut Vec<Diag>) {
+        let noblock = match ctx.cfg.get("resize_rootfs") {
+            None | Some(Value::Null) | Some(Value::Bool(true)) => false,
+            Some(Value::Bool(false)) => return,
+            Some(Value::String(s)) if s == "noblock" => true,
+            Some(_) => {
+                let msg = "expected true, false or noblock";
+                diags.push(Diag::error("bad-value", msg).key("resize_rootfs"));
+                return;
+            }
+        };
+        let Some(name) = resolve(ctx, "/") else {
+            return; // no block device under the root (a container, a network root)
+        };
+        let node = ctx.host.dev(&name);
+        let probed = std::fs::File::open(&node).and_then(|mut f| fs_size::probe(&mut f));
+        let Ok(Some((fstype, fs_bytes))) = probed else {
+            return; // a filesystem ember does not know how to grow: left as it is
+        };
+        let sectors = std::fs::read_to_string(ctx.host.sys_block().join(&name).join("size"));
+        let dev_bytes = sectors.ok().and_then(|s| s.trim().parse::<u64>().ok()).unwrap_or(0) * 512;
+        let line = if fs_bytes + SLACK < dev_bytes {
+            (ctx.console)(&format!(
+                "ember: resizefs: {fstype} on /dev/{name} is {} MiB of {} MiB: grown online after the pivot",
+                mib(fs_bytes),
+                mib(dev_bytes)
+            ));
+            format!("/ {fstype} {name}{}\n", if noblock { " noblock" } else { "" })
+        } else {
+            String::new()
+        };
+        let result = if line.is_empty() {
+            ctx.root.remove_file(PENDING_RESIZE)
+        } else {
+            ctx.root
+                .write_file(PENDING_RESIZE, line.as_bytes(), &FileSpec::mode(0o600))
+        };
+        if let Err(e) = result {
+            diags.push(Diag::error(e.code(), e.to_string()).file(PENDING_RESIZE));
+        }
+    }
+}
