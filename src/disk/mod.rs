@@ -20,3 +20,32 @@ pub fn mib(bytes: u64) -> u64 {
 }
 pub mod swap;
 pub mod tools;
+
+/// The node of partition `number` of the disk at `disk`: `sdb1`, or `nvme0n1p1` and
+/// `loop0p1` where the disk's name ends in a digit, as the kernel names them.
+pub fn device_node(disk: &std::path::Path, number: u32) -> std::path::PathBuf {
+    let name = disk.display().to_string();
+    let sep = if name.ends_with(|c: char| c.is_ascii_digit()) { "p" } else { "" };
+    std::path::PathBuf::from(format!("{name}{sep}{number}"))
+}
+pub mod fs_label;
+
+/// Whether the device at `path` holds a filesystem or swap, not only a partition table.
+pub fn has_filesystem(path: &std::path::Path) -> bool {
+    let Ok(mut dev) = io::DeviceFile::open(path, false) else {
+        return false;
+    };
+    matches!(signature::probe(&mut dev, 0), Ok(Some(s)) if !matches!(s, "gpt" | "dos"))
+}
+
+/// The command that grows a mounted filesystem online to fill its device: resize2fs takes
+/// the device, xfs_growfs and btrfs the mount point. `None` for other types.
+pub fn grow_command(fstype: &str, mountpoint: &str, device: &str) -> Option<Vec<String>> {
+    let argv: &[&str] = match fstype {
+        "ext2" | "ext3" | "ext4" => &["resize2fs", device],
+        "xfs" => &["xfs_growfs", mountpoint],
+        "btrfs" => &["btrfs", "filesystem", "resize", "max", mountpoint],
+        _ => return None,
+    };
+    Some(argv.iter().map(|s| s.to_string()).collect())
+}

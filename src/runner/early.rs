@@ -6,11 +6,10 @@
 use super::modules::{once, run_script, ModCtx};
 use crate::error::Diag;
 use crate::root::FileSpec;
+use crate::modules::resizefs::PENDING_RESIZE;
 use crate::state::{Frequency, EMBER_LIB};
 
 pub const PENDING_HOSTKEYS: &str = "/var/lib/ember/pending-hostkeys";
-/// Written by ember-initrd's resizefs module: `MOUNTPOINT FSTYPE DEVICE [noblock]`.
-pub const PENDING_RESIZE: &str = "/var/lib/ember/pending-resize";
 pub const RESTORECON_LIST: &str = "/var/lib/ember/restorecon.list";
 /// Host key types ssh-keygen knows; anything else in the list is dropped with an error.
 const KEY_TYPES: &[&str] = &["rsa", "dsa", "ecdsa", "ed25519", "ecdsa-sk", "ed25519-sk"];
@@ -154,16 +153,12 @@ pub fn resizefs(ctx: &ModCtx, diags: &mut Vec<Diag>) -> Option<String> {
             }
         };
         let dev = format!("/dev/{device}");
-        let argv: Vec<&str> = match fstype {
-            "ext2" | "ext3" | "ext4" => vec!["resize2fs", &dev],
-            "xfs" => vec!["xfs_growfs", mountpoint],
-            "btrfs" => vec!["btrfs", "filesystem", "resize", "max", mountpoint],
-            _ => {
-                let msg = "no grow tool known for this filesystem; dropped";
-                diags.push(Diag::error("resizefs-entry", msg).file(at));
-                continue;
-            }
+        let Some(argv) = crate::disk::grow_command(fstype, mountpoint, &dev) else {
+            let msg = "no grow tool known for this filesystem; dropped";
+            diags.push(Diag::error("resizefs-entry", msg).file(at));
+            continue;
         };
+        let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
         let outcome = if noblock {
             // cloud-init's `noblock`: the tool runs on while the boot goes on.
             let mut bg = vec!["sh", "-c", "\"$@\" >/dev/null 2>&1 &", "sh"];
