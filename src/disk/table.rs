@@ -1,1 +1,211 @@
-//! (being written)
+//! The partition-table API the rest of ember calls: probe a disk, look up a partition, grow
+//! one to the end of the disk (growpart), write a fresh table (disk_setup). GPT and MBR; MBR
+//! logical partitions are recognised, not edited. Nothing here tells the kernel (BLKPG) or
+//! touches a filesystem.
+
+use super::io::BlockIo;
+use super::layout::{NewPart, PartType};
+use super::{gpt, mbr};
+use std::{fmt, io};
+
+/// Which partition table a disk carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TableKind {
+    Mbr,
+    Gpt,
+}
+
+/// What `grow` did; sizes in sectors of `io.sector_size()`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Growth {
+    /// The partition now ends where the usable space ends. `capped`: an MBR disk is larger
+    /// than the 2^32-1 sectors MBR can address, and the partition stops there.
+    Grown {
+        start: u64,
+        old_sectors: u64,
+        new_sectors: u64,
+        capped: bool,
+    },
+    /// Already ends where the free space ends: the partition is unchanged. The tables may
+    /// still have been rewritten, when one GPT copy was damaged or an earlier grow was cut
+    /// short (so a second run finishes the job).
+    Full { sectors: u64, capped: bool },
+    /// Another partition (number `next`) starts after it: nothing done.
+    NotLast { next: u32 },
+}
+
+/// A partition as the table describes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Part {
+    /// Kernel partition number, from 1.
+    pub number: u32,
+    pub start: u64,
+    pub sectors: u64,
+    /// GPT: the type GUID in upper case; MBR: the type byte in hex ("83"), as sfdisk prints.
+    pub type_: String,
+}
+
+/// Why a table could not be read or written. The caller adds the device name.
+#[derive(Debug)]
+pub enum DiskError {
+    /// A read, write or sync failed; `what` names the structure.
+    Io { what: String, source: io::Error },
+    /// A table was found but is damaged: what is wrong and where.
+    Corrupt(String),
+    /// A valid table that ember does not edit (logical partitions, hybrid MBR, ...).
+    Unsupported(String),
+    /// There is no partition with this number.
+    NoPartition(u32),
+    /// No partition table on the disk.
+    NoTable,
+    /// `create` was given parts that do not fit the disk or the table kind.
+    Layout(String),
+}
+
+impl DiskError {
+    pub(crate) fn io(what: impl Into<String>) -> impl FnOnce(io::Error) -> DiskError {
+        let what = what.into();
+        move |source| DiskError::Io { what, source }
+    }
+
+    /// Stable short reason code for status.json.
+    pub fn reason(&self) -> &'static str {
+        match self {
+            DiskError::Io { .. } => "disk-io",
+            DiskError::Corrupt(_) => "table-corrupt",
+            DiskError::Unsupported(_) => "table-unsupported",
+            DiskError::NoPartition(_) => "no-partition",
+            DiskError::NoTable => "no-table",
+            DiskError::Layout(_) => "layout-invalid",
+        }
+    }
+}
+
+impl fmt::Display for DiskError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DiskError::Io { what, source } => write!(f, "{what}: {source}"),
+            DiskError::Corrupt(why) => write!(f, "corrupt partition table: {why}"),
+            DiskError::Unsupported(why) => write!(f, "not supported: {why}"),
+            DiskError::NoPartition(n) => write!(f, "no partition {n}"),
+            DiskError::NoTable => write!(f, "no partition table"),
+            DiskError::Layout(why) => write!(f, "partition layout: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for DiskError {}
+
+/// Reads the disk's first sector and says which table it holds: a GPT only behind a
+/// protective MBR (as the kernel and libfdisk require), an MBR by its 0x55AA signature.
+/// A protective MBR with no valid GPT header is an error, not "no table".
+pub fn probe(io: &mut dyn BlockIo) -> Result<Option<TableKind>, DiskError> {
+    match mbr::read(io)? {
+        None => Ok(None),
+        Some(m) if m.is_protective() => {
+            gpt::read(io)?;
+            Ok(Some(TableKind::Gpt))
+        }
+        Some(_) => Ok(Some(TableKind::Mbr)),
+    }
+}
+
+/// All partitions of the disk's table, by number.
+pub fn partitions(io: &mut dyn BlockIo) -> Result<Vec<Part>, DiskError> {
+    match probe(io)? {
+        None => Err(DiskError::NoTable),
+        Some(TableKind::Gpt) => Ok(gpt::read(io)?.parts()?),
+        Some(TableKind::Mbr) => mbr::read(io)?.ok_or(DiskError::NoTable)?.parts(),
+    }
+}
+
+/// Partition `number` (1-based, as the kernel numbers them), or None when that slot is empty.
+/// An MBR logical partition (5 and up) is an `Unsupported` error.
+pub fn partition(io: &mut dyn BlockIo, number: u32) -> Result<Option<Part>, DiskError> {
+    if let Some(TableKind::Mbr) = probe(io)? {
+        let m = mbr::read(io)?.ok_or(DiskError::NoTable)?;
+        m.check_primary(io, number)?;
+    }
+    Ok(partitions(io)?.into_iter().find(|p| p.number == number))
+}
+
+/// Grows partition `number` to the end of the usable space (cloud-init's growpart). GPT: the
+/// backup table moves to the disk's current end first; see `gpt::commit` for the write
+/// order that survives a power cut. MBR: one sector write. Never shrinks; a second call
+/// returns `Full`.
+/// <https://docs.cloud-init.io/en/latest/reference/modules.html#growpart>
+pub fn grow(io: &mut dyn BlockIo, number: u32) -> Result<Growth, DiskError> {
+    match probe(io)? {
+        None => Err(DiskError::NoTable),
+        Some(TableKind::Gpt) => gpt::grow(io, number),
+        Some(TableKind::Mbr) => mbr::grow(io, number),
+    }
+}
+
+/// Writes a fresh table holding `parts` (cloud-init's disk_setup), replacing whatever table
+/// was there: partitions start on 1 MiB boundaries as sfdisk puts them, sized as given in
+/// sectors; only the last may be `None`, the rest of the disk. Filesystem signatures inside
+/// the new partitions are left alone (fs_setup decides about those).
+/// <https://docs.cloud-init.io/en/latest/reference/modules.html#disk-setup>
+pub fn create(
+    io: &mut dyn BlockIo,
+    kind: TableKind,
+    parts: &[NewPart],
+) -> Result<Vec<Part>, DiskError> {
+    let ss = io.sector_size();
+    let sectors = io.size() / ss;
+    let (first, end) = match kind {
+        TableKind::Mbr => (1, sectors.min(mbr::MAX_SECTORS)),
+        TableKind::Gpt => gpt::usable(sectors, ss),
+    };
+    let max = match kind {
+        TableKind::Mbr => 4,
+        TableKind::Gpt => gpt::ENTRIES as usize,
+    };
+    if parts.is_empty() || parts.len() > max {
+        return Err(DiskError::Layout(format!(
+            "{} partitions: a {kind:?} table holds 1 to {max}",
+            parts.len()
+        )));
+    }
+    let align = ((1 << 20) / ss).max(1);
+    let mut placed = Vec::with_capacity(parts.len());
+    let mut cursor = first;
+    for (i, p) in parts.iter().enumerate() {
+        let start = cursor.div_ceil(align) * align;
+        let size = match p.sectors {
+            Some(n) if n > 0 => n,
+            Some(_) => return Err(DiskError::Layout(format!("partition {}: size 0", i + 1))),
+            None if i + 1 == parts.len() => end.saturating_sub(start),
+            None => {
+                return Err(DiskError::Layout(format!(
+                    "partition {}: only the last may take the rest of the disk",
+                    i + 1
+                )))
+            }
+        };
+        if size == 0 || start.checked_add(size).is_none_or(|e| e > end) {
+            return Err(DiskError::Layout(format!(
+                "partition {} ({size} sectors from sector {start}) does not fit a disk whose \
+                 usable space ends at sector {end}",
+                i + 1
+            )));
+        }
+        match (kind, &p.type_) {
+            (TableKind::Mbr, PartType::Mbr(_)) | (TableKind::Gpt, PartType::Gpt(_)) => {}
+            _ => {
+                return Err(DiskError::Layout(format!(
+                    "partition {}: type {:?} does not belong in a {kind:?} table",
+                    i + 1,
+                    p.type_
+                )))
+            }
+        }
+        placed.push((start, size, p.type_));
+        cursor = start + size;
+    }
+    match kind {
+        TableKind::Mbr => mbr::create(io, &placed),
+        TableKind::Gpt => gpt::create(io, &placed),
+    }
+}
