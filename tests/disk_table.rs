@@ -454,3 +454,197 @@ fn create_is_read_back_by_sfdisk() {
         Err(DiskError::Layout(_))
     ));
 }
+
+/// A power cut: every sector written after the first `left` is lost, though the writes
+/// report success (the disk's cache died with the power).
+struct PowerCut<'a> {
+    inner: &'a mut dyn BlockIo,
+    left: usize,
+    sectors: usize,
+}
+
+/// A device that fails every write call after the first `left`.
+struct FailAfter<'a> {
+    inner: &'a mut dyn BlockIo,
+    left: usize,
+    calls: usize,
+}
+
+impl BlockIo for PowerCut<'_> {
+    fn read_at(&mut self, off: u64, buf: &mut [u8]) -> io::Result<()> {
+        self.inner.read_at(off, buf)
+    }
+    fn write_at(&mut self, off: u64, buf: &[u8]) -> io::Result<()> {
+        let ss = self.inner.sector_size() as usize;
+        for (i, chunk) in buf.chunks(ss).enumerate() {
+            self.sectors += 1;
+            if self.left > 0 {
+                self.left -= 1;
+                self.inner.write_at(off + (i * ss) as u64, chunk)?;
+            }
+        }
+        Ok(())
+    }
+    fn sync(&mut self) -> io::Result<()> {
+        self.inner.sync()
+    }
+    fn size(&self) -> u64 {
+        self.inner.size()
+    }
+    fn sector_size(&self) -> u64 {
+        self.inner.sector_size()
+    }
+}
+
+impl BlockIo for FailAfter<'_> {
+    fn read_at(&mut self, off: u64, buf: &mut [u8]) -> io::Result<()> {
+        self.inner.read_at(off, buf)
+    }
+    fn write_at(&mut self, off: u64, buf: &[u8]) -> io::Result<()> {
+        self.calls += 1;
+        if self.left == 0 {
+            return Err(io::Error::other("injected write failure"));
+        }
+        self.left -= 1;
+        self.inner.write_at(off, buf)
+    }
+    fn sync(&mut self) -> io::Result<()> {
+        self.inner.sync()
+    }
+    fn size(&self) -> u64 {
+        self.inner.size()
+    }
+    fn sector_size(&self) -> u64 {
+        self.inner.sector_size()
+    }
+}
+
+/// The image's whole content, to restore before each cut.
+fn snapshot(img: &Img) -> Vec<u8> {
+    let mut d = img.open();
+    let mut all = vec![0u8; d.size() as usize];
+    d.read_at(0, &mut all).unwrap();
+    all
+}
+
+/// Grows partition 2 from the `base` content, cut after each possible number of writes
+/// (sectors, or write calls when `!sector_cuts`); each time the primary stays valid (what
+/// the kernel reads), sfdisk reads the table, partition 2 has its `old` or its `new` size
+/// (the same for both readers), and a second grow finishes the job cleanly.
+fn cut_everywhere(img: &Img, base: &[u8], old: u64, new: u64, sector_cuts: bool) {
+    let mut n = 0;
+    loop {
+        let mut d = img.open();
+        d.write_at(0, base).unwrap();
+        d.sync().unwrap();
+        let done = if sector_cuts {
+            let mut cut = PowerCut {
+                inner: &mut d,
+                left: n,
+                sectors: 0,
+            };
+            let r = table::grow(&mut cut, 2);
+            assert!(
+                matches!(r, Ok(Growth::Grown { .. })),
+                "cut after {n}: {r:?}"
+            );
+            cut.sectors <= n
+        } else {
+            let mut fail = FailAfter {
+                inner: &mut d,
+                left: n,
+                calls: 0,
+            };
+            let r = table::grow(&mut fail, 2);
+            assert_eq!(r.is_ok(), fail.calls <= n, "fail after {n}: {r:?}");
+            fail.calls <= n
+        };
+        let g = gpt::read(&mut img.open()).unwrap();
+        assert!(
+            !g.from_backup,
+            "after {n} writes the primary GPT is damaged"
+        );
+        let mine = table::partition(&mut img.open(), 2).unwrap().unwrap();
+        assert!(
+            mine.sectors == old || mine.sectors == new,
+            "after {n}: {mine:?}"
+        );
+        assert_eq!(
+            img.sfdisk_part(2),
+            (mine.start, mine.sectors),
+            "after {n} writes"
+        );
+        let again = table::grow(&mut img.open(), 2).unwrap();
+        assert!(
+            matches!(again, Growth::Grown { .. } | Growth::Full { .. }),
+            "{again:?}"
+        );
+        assert_eq!(img.sfdisk_part(2).1, new, "second grow after {n} writes");
+        img.assert_clean();
+        assert_backup_at_end(&img);
+        if done {
+            break;
+        }
+        n += 1;
+    }
+    assert!(n >= 6, "only {n} writes: the cuts tested nothing");
+}
+
+/// An 8 MiB GPT image with partition 2 (2 MiB at 2 MiB) last, enlarged to 12 MiB; with the
+/// size partition 2 has before and after growing.
+fn grown_disk(ss: u64) -> Option<(Img, u64, u64)> {
+    if !tools() {
+        return None;
+    }
+    let img = Img::with_sectors("cut", 8 * MIB, ss)?;
+    img.sfdisk("label: gpt\n,1MiB\n,2MiB\n");
+    img.resize(12 * MIB);
+    let new = img.sectors() - 1 - 16384 / ss - 1 - 2 * MIB / ss + 1;
+    Some((img, 2 * MIB / ss, new))
+}
+
+#[test]
+fn power_cut_at_every_sector_512() {
+    if let Some((img, old, new)) = grown_disk(512) {
+        cut_everywhere(&img, &snapshot(&img), old, new, true);
+    }
+}
+
+#[test]
+fn power_cut_at_every_sector_4096() {
+    if let Some((img, old, new)) = grown_disk(4096) {
+        cut_everywhere(&img, &snapshot(&img), old, new, true);
+    }
+}
+
+#[test]
+fn write_failure_at_every_call() {
+    if let Some((img, old, new)) = grown_disk(512) {
+        cut_everywhere(&img, &snapshot(&img), old, new, false);
+    }
+}
+
+/// Cut right after the primary header was pointed at the backup's entries, then the disk
+/// grows by less than an entry array: the new backup overlaps the entries the primary
+/// uses, so the primary must be rewritten first. Cut that run everywhere too.
+#[test]
+fn power_cut_then_disk_grows_a_little() {
+    let Some((img, _, mid)) = grown_disk(512) else {
+        return;
+    };
+    let mut d = img.open();
+    let mut cut = PowerCut {
+        inner: &mut d,
+        left: 32 + 1 + 1,
+        sectors: 0,
+    };
+    table::grow(&mut cut, 2).unwrap();
+    let g = gpt::read(&mut img.open()).unwrap();
+    assert!(
+        g.header.entries_lba > g.header.last_usable,
+        "{:?}",
+        g.header
+    );
+    img.resize(12 * MIB + 8 * 512);
+    cut_everywhere(&img, &snapshot(&img), mid, mid + 8, true);
+}
