@@ -581,7 +581,7 @@ fn cut_everywhere(img: &Img, base: &[u8], old: u64, new: u64, sector_cuts: bool)
         );
         assert_eq!(img.sfdisk_part(2).1, new, "second grow after {n} writes");
         img.assert_clean();
-        assert_backup_at_end(&img);
+        assert_backup_at_end(img);
         if done {
             break;
         }

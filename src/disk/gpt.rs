@@ -3,87 +3,18 @@
 //! entry size and count the spec allows, within a budget; 512- and 4096-byte sectors.
 
 use super::io::BlockIo;
-use super::layout::PartType;
+pub use super::layout::Guid;
 use super::mbr;
-use super::table::{DiskError, Growth, Part};
+use super::table::{DiskError, Part};
 use flate2::Crc;
-use std::fmt;
 
 const SIGNATURE: &[u8; 8] = b"EFI PART";
-const HEADER_SIZE: u32 = 92;
+pub const HEADER_SIZE: u32 = 92;
 /// What `create` writes: 128 entries of 128 bytes, as every tool does.
 pub const ENTRIES: u32 = 128;
-const ENTRY_SIZE: u32 = 128;
+pub const ENTRY_SIZE: u32 = 128;
 /// The spec sets no upper bound on the entry array; real ones are 16 KiB.
 const MAX_ENTRIES_BYTES: u64 = 8 << 20;
-
-/// A GUID in its on-disk byte order (the first three fields little-endian).
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Guid(pub [u8; 16]);
-
-impl Guid {
-    /// Parses the text form, `0FC63DAF-8483-4772-8E79-3D69D8477DE4`, in either case.
-    pub fn parse(s: &str) -> Option<Guid> {
-        let b = s.as_bytes();
-        if b.len() != 36 || [8, 13, 18, 23].iter().any(|&i| b[i] != b'-') {
-            return None;
-        }
-        let hex: Vec<u8> = b.iter().copied().filter(|&c| c != b'-').collect();
-        let mut text = [0u8; 16];
-        for (i, pair) in hex.chunks(2).enumerate() {
-            let s = std::str::from_utf8(pair).ok()?;
-            if pair.len() != 2 || !pair.iter().all(u8::is_ascii_hexdigit) {
-                return None;
-            }
-            *text.get_mut(i)? = u8::from_str_radix(s, 16).ok()?;
-        }
-        Some(Guid(swap_fields(text)))
-    }
-
-    /// A random (version 4) GUID from getrandom.
-    pub fn random() -> std::io::Result<Guid> {
-        let mut b = [0u8; 16];
-        let mut filled = 0;
-        while filled < b.len() {
-            filled +=
-                rustix::rand::getrandom(&mut b[filled..], rustix::rand::GetRandomFlags::empty())?;
-        }
-        let mut text = swap_fields(b);
-        text[6] = (text[6] & 0x0f) | 0x40;
-        text[8] = (text[8] & 0x3f) | 0x80;
-        Ok(Guid(swap_fields(text)))
-    }
-
-    pub fn is_zero(&self) -> bool {
-        self.0 == [0; 16]
-    }
-}
-
-/// Converts between text order and on-disk order (the swap is its own inverse).
-fn swap_fields(mut b: [u8; 16]) -> [u8; 16] {
-    b[0..4].reverse();
-    b[4..6].reverse();
-    b[6..8].reverse();
-    b
-}
-
-impl fmt::Display for Guid {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, x) in swap_fields(self.0).iter().enumerate() {
-            if [4, 6, 8, 10].contains(&i) {
-                f.write_str("-")?;
-            }
-            write!(f, "{x:02X}")?;
-        }
-        Ok(())
-    }
-}
-
-impl fmt::Debug for Guid {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(self, f)
-    }
-}
 
 fn le32(b: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(b[at..at + 4].try_into().unwrap_or([0; 4]))
@@ -332,7 +263,11 @@ pub fn usable(sectors: u64, ss: u64) -> (u64, u64) {
 
 /// Where the finished copies go on this disk: the backup header at the last LBA with its
 /// entries just before it, the primary's entries where they were (normally LBA 2).
-fn targets(io: &dyn BlockIo, tpl: &Header, entries: &[u8]) -> Result<(Header, Header), DiskError> {
+pub fn targets(
+    io: &dyn BlockIo,
+    tpl: &Header,
+    entries: &[u8],
+) -> Result<(Header, Header), DiskError> {
     let ss = io.sector_size();
     let last = (io.size() / ss).saturating_sub(1);
     let es = tpl.entry_sectors(ss);
@@ -466,100 +401,4 @@ pub fn commit(io: &mut dyn BlockIo, tpl: &Header, entries: &[u8]) -> Result<bool
         wrote = true;
     }
     Ok(wrote)
-}
-
-/// `table::grow` for a GPT disk.
-pub fn grow(io: &mut dyn BlockIo, number: u32) -> Result<Growth, DiskError> {
-    let gpt = read(io)?;
-    let used = gpt.used()?;
-    let part = used
-        .iter()
-        .find(|e| e.number == number)
-        .ok_or(DiskError::NoPartition(number))?;
-    if let Some(next) = used
-        .iter()
-        .filter(|e| e.first > part.first)
-        .min_by_key(|e| e.first)
-    {
-        return Ok(Growth::NotLast { next: next.number });
-    }
-    let (primary, _) = targets(io, &gpt.header, &gpt.entries)?;
-    let old = part.last - part.first + 1;
-    if part.last > primary.last_usable {
-        return Err(DiskError::Corrupt(format!(
-            "partition {number} ends at sector {}, past the last usable sector {} (did the \
-             disk shrink?)",
-            part.last, primary.last_usable
-        )));
-    }
-    if part.last == primary.last_usable {
-        // Only the tables may need finishing (a damaged copy, a cut-short run).
-        commit(io, &gpt.header, &gpt.entries)?;
-        return Ok(Growth::Full {
-            sectors: old,
-            capped: false,
-        });
-    }
-    let mut entries = gpt.entries.clone();
-    let at = (number - 1) as usize * gpt.header.entry_size as usize + 40;
-    entries[at..at + 8].copy_from_slice(&primary.last_usable.to_le_bytes());
-    commit(io, &gpt.header, &entries)?;
-    Ok(Growth::Grown {
-        start: part.first,
-        old_sectors: old,
-        new_sectors: primary.last_usable - part.first + 1,
-        capped: false,
-    })
-}
-
-/// `table::create` for GPT: `placed` is (start, sectors, type) per partition, already
-/// checked to fit. Old tables are replaced; the protective MBR is written last, so a disk
-/// that held an MBR table keeps it until the GPT is complete.
-pub fn create(
-    io: &mut dyn BlockIo,
-    placed: &[(u64, u64, PartType)],
-) -> Result<Vec<Part>, DiskError> {
-    let ss = io.sector_size();
-    let random = |_| Guid::random().map_err(DiskError::io("getrandom"));
-    let mut entries = vec![0u8; (ENTRIES * ENTRY_SIZE) as usize];
-    let mut parts = Vec::new();
-    for (i, (start, sectors, type_)) in placed.iter().enumerate() {
-        let PartType::Gpt(guid) = type_ else {
-            return Err(DiskError::Layout(format!(
-                "partition {}: not a GPT type",
-                i + 1
-            )));
-        };
-        let e = &mut entries[i * ENTRY_SIZE as usize..(i + 1) * ENTRY_SIZE as usize];
-        e[..16].copy_from_slice(&guid.0);
-        e[16..32].copy_from_slice(&random(())?.0);
-        e[32..40].copy_from_slice(&start.to_le_bytes());
-        e[40..48].copy_from_slice(&(start + sectors - 1).to_le_bytes());
-        parts.push(Part {
-            number: i as u32 + 1,
-            start: *start,
-            sectors: *sectors,
-            type_: guid.to_string(),
-        });
-    }
-    let (first_usable, _) = usable(io.size() / ss, ss);
-    let tpl = Header {
-        revision: 0x0001_0000,
-        header_size: HEADER_SIZE,
-        my_lba: 1,
-        alternate_lba: 0,
-        first_usable,
-        last_usable: 0,
-        disk_guid: random(())?,
-        entries_lba: 2,
-        num_entries: ENTRIES,
-        entry_size: ENTRY_SIZE,
-        entries_crc: 0,
-    };
-    commit(io, &tpl, &entries)?;
-    let pmbr = mbr::protective(io.size() / ss - 1);
-    io.write_at(0, &pmbr)
-        .map_err(DiskError::io("writing the protective MBR"))?;
-    sync(io)?;
-    Ok(parts)
 }

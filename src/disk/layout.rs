@@ -3,9 +3,9 @@
 //! disk is read here; `table::create` writes the result.
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#disk-setup>
 
-use super::gpt::Guid;
 use super::table::TableKind;
 use serde_json::Value;
+use std::fmt;
 
 /// A partition type, in the form the table kind stores.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,6 +21,74 @@ pub enum PartType {
 pub struct NewPart {
     pub sectors: Option<u64>,
     pub type_: PartType,
+}
+
+/// A GUID in its on-disk byte order (the first three fields little-endian).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Guid(pub [u8; 16]);
+
+impl Guid {
+    /// Parses the text form, `0FC63DAF-8483-4772-8E79-3D69D8477DE4`, in either case.
+    pub fn parse(s: &str) -> Option<Guid> {
+        let b = s.as_bytes();
+        if b.len() != 36 || [8, 13, 18, 23].iter().any(|&i| b[i] != b'-') {
+            return None;
+        }
+        let hex: Vec<u8> = b.iter().copied().filter(|&c| c != b'-').collect();
+        let mut text = [0u8; 16];
+        for (i, pair) in hex.chunks(2).enumerate() {
+            let s = std::str::from_utf8(pair).ok()?;
+            if pair.len() != 2 || !pair.iter().all(u8::is_ascii_hexdigit) {
+                return None;
+            }
+            *text.get_mut(i)? = u8::from_str_radix(s, 16).ok()?;
+        }
+        Some(Guid(swap_fields(text)))
+    }
+
+    /// A random (version 4) GUID from getrandom.
+    pub fn random() -> std::io::Result<Guid> {
+        let mut b = [0u8; 16];
+        let mut filled = 0;
+        while filled < b.len() {
+            filled +=
+                rustix::rand::getrandom(&mut b[filled..], rustix::rand::GetRandomFlags::empty())?;
+        }
+        let mut text = swap_fields(b);
+        text[6] = (text[6] & 0x0f) | 0x40;
+        text[8] = (text[8] & 0x3f) | 0x80;
+        Ok(Guid(swap_fields(text)))
+    }
+
+    pub fn is_zero(&self) -> bool {
+        self.0 == [0; 16]
+    }
+}
+
+/// Converts between text order and on-disk order (the swap is its own inverse).
+fn swap_fields(mut b: [u8; 16]) -> [u8; 16] {
+    b[0..4].reverse();
+    b[4..6].reverse();
+    b[6..8].reverse();
+    b
+}
+
+impl fmt::Display for Guid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, x) in swap_fields(self.0).iter().enumerate() {
+            if [4, 6, 8, 10].contains(&i) {
+                f.write_str("-")?;
+            }
+            write!(f, "{x:02X}")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for Guid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
 }
 
 /// sgdisk's four-digit codes for the GPT types a cloud image meets, as gdisk names them.
@@ -80,7 +148,7 @@ pub fn part_type(v: &Value, kind: TableKind) -> Result<PartType, String> {
                 Ok(0) | Err(_) => Err(format!(
                     "type {v} is not an MBR type byte in hex (83 Linux, 82 swap, 0x8e, ...)"
                 )),
-                Ok(t) if matches!(t, 0x05 | 0x0f | 0x85 | 0xee) => Err(format!(
+                Ok(0x05 | 0x0f | 0x85 | 0xee) => Err(format!(
                     "type {v} is an extended or protective type, which disk_setup does not create"
                 )),
                 Ok(t) => Ok(PartType::Mbr(t)),

@@ -10,7 +10,7 @@ use std::io;
 /// Bytes read from the offset: btrfs's magic, the farthest one checked, ends at 64 KiB + 72.
 const WINDOW: u64 = 68 * 1024;
 
-fn at<'a>(b: &'a [u8], off: usize, len: usize) -> Option<&'a [u8]> {
+fn at(b: &[u8], off: usize, len: usize) -> Option<&[u8]> {
     b.get(off..off.checked_add(len)?)
 }
 

@@ -4,7 +4,7 @@
 //! touches a filesystem.
 
 use super::io::BlockIo;
-use super::layout::{NewPart, PartType};
+use super::layout::{Guid, NewPart, PartType};
 use super::{gpt, mbr};
 use std::{fmt, io};
 
@@ -137,7 +137,7 @@ pub fn partition(io: &mut dyn BlockIo, number: u32) -> Result<Option<Part>, Disk
 pub fn grow(io: &mut dyn BlockIo, number: u32) -> Result<Growth, DiskError> {
     match probe(io)? {
         None => Err(DiskError::NoTable),
-        Some(TableKind::Gpt) => gpt::grow(io, number),
+        Some(TableKind::Gpt) => grow_gpt(io, number),
         Some(TableKind::Mbr) => mbr::grow(io, number),
     }
 }
@@ -206,6 +206,102 @@ pub fn create(
     }
     match kind {
         TableKind::Mbr => mbr::create(io, &placed),
-        TableKind::Gpt => gpt::create(io, &placed),
+        TableKind::Gpt => create_gpt(io, &placed),
     }
+}
+
+/// `grow` for a GPT disk.
+fn grow_gpt(io: &mut dyn BlockIo, number: u32) -> Result<Growth, DiskError> {
+    let gpt = gpt::read(io)?;
+    let used = gpt.used()?;
+    let part = used
+        .iter()
+        .find(|e| e.number == number)
+        .ok_or(DiskError::NoPartition(number))?;
+    if let Some(next) = used
+        .iter()
+        .filter(|e| e.first > part.first)
+        .min_by_key(|e| e.first)
+    {
+        return Ok(Growth::NotLast { next: next.number });
+    }
+    let (primary, _) = gpt::targets(io, &gpt.header, &gpt.entries)?;
+    let old = part.last - part.first + 1;
+    if part.last > primary.last_usable {
+        return Err(DiskError::Corrupt(format!(
+            "partition {number} ends at sector {}, past the last usable sector {} (did the \
+             disk shrink?)",
+            part.last, primary.last_usable
+        )));
+    }
+    if part.last == primary.last_usable {
+        // Only the tables may need finishing (a damaged copy, a cut-short run).
+        gpt::commit(io, &gpt.header, &gpt.entries)?;
+        return Ok(Growth::Full {
+            sectors: old,
+            capped: false,
+        });
+    }
+    let mut entries = gpt.entries.clone();
+    let at = (number - 1) as usize * gpt.header.entry_size as usize + 40;
+    entries[at..at + 8].copy_from_slice(&primary.last_usable.to_le_bytes());
+    gpt::commit(io, &gpt.header, &entries)?;
+    Ok(Growth::Grown {
+        start: part.first,
+        old_sectors: old,
+        new_sectors: primary.last_usable - part.first + 1,
+        capped: false,
+    })
+}
+
+/// `create` for GPT: `placed` is (start, sectors, type) per partition, already
+/// checked to fit. Old tables are replaced; the protective MBR is written last, so a disk
+/// that held an MBR table keeps it until the GPT is complete.
+fn create_gpt(
+    io: &mut dyn BlockIo,
+    placed: &[(u64, u64, PartType)],
+) -> Result<Vec<Part>, DiskError> {
+    let ss = io.sector_size();
+    let random = |_| Guid::random().map_err(DiskError::io("getrandom"));
+    let mut entries = vec![0u8; (gpt::ENTRIES * gpt::ENTRY_SIZE) as usize];
+    let mut parts = Vec::new();
+    for (i, (start, sectors, type_)) in placed.iter().enumerate() {
+        let PartType::Gpt(guid) = type_ else {
+            return Err(DiskError::Layout(format!(
+                "partition {}: not a GPT type",
+                i + 1
+            )));
+        };
+        let e = &mut entries[i * gpt::ENTRY_SIZE as usize..(i + 1) * gpt::ENTRY_SIZE as usize];
+        e[..16].copy_from_slice(&guid.0);
+        e[16..32].copy_from_slice(&random(())?.0);
+        e[32..40].copy_from_slice(&start.to_le_bytes());
+        e[40..48].copy_from_slice(&(start + sectors - 1).to_le_bytes());
+        parts.push(Part {
+            number: i as u32 + 1,
+            start: *start,
+            sectors: *sectors,
+            type_: guid.to_string(),
+        });
+    }
+    let (first_usable, _) = gpt::usable(io.size() / ss, ss);
+    let tpl = gpt::Header {
+        revision: 0x0001_0000,
+        header_size: gpt::HEADER_SIZE,
+        my_lba: 1,
+        alternate_lba: 0,
+        first_usable,
+        last_usable: 0,
+        disk_guid: random(())?,
+        entries_lba: 2,
+        num_entries: gpt::ENTRIES,
+        entry_size: gpt::ENTRY_SIZE,
+        entries_crc: 0,
+    };
+    gpt::commit(io, &tpl, &entries)?;
+    let pmbr = mbr::protective(io.size() / ss - 1);
+    io.write_at(0, &pmbr)
+        .map_err(DiskError::io("writing the protective MBR"))?;
+    io.sync().map_err(DiskError::io("syncing the disk"))?;
+    Ok(parts)
 }
