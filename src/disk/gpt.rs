@@ -169,7 +169,7 @@ impl Gpt {
 /// Reads and fully checks the copy whose header is at `lba`.
 fn read_copy(io: &mut dyn BlockIo, lba: u64) -> Result<(Header, Vec<u8>), String> {
     let ss = io.sector_size();
-    let last = io.size() / ss - 1;
+    let last = (io.size() / ss).saturating_sub(1);
     if lba == 0 || lba > last {
         return Err(format!("header LBA {lba} is outside the disk"));
     }
@@ -219,7 +219,7 @@ fn read_copy(io: &mut dyn BlockIo, lba: u64) -> Result<(Header, Vec<u8>), String
 /// (where libfdisk looks), else the one the primary header names, if that header is intact.
 pub fn read(io: &mut dyn BlockIo) -> Result<Gpt, DiskError> {
     let ss = io.sector_size();
-    let last = io.size() / ss - 1;
+    let last = (io.size() / ss).saturating_sub(1);
     let primary_err = match read_copy(io, 1) {
         Ok((header, entries)) => {
             return Ok(Gpt {

@@ -96,6 +96,42 @@ impl BlockIo for DeviceFile {
     }
 }
 
+/// A disk in memory, for unit tests.
+#[cfg(test)]
+pub(crate) struct Mem {
+    pub data: Vec<u8>,
+    pub ss: u64,
+}
+
+#[cfg(test)]
+impl BlockIo for Mem {
+    fn read_at(&mut self, off: u64, buf: &mut [u8]) -> io::Result<()> {
+        let size = self.size();
+        if !in_range(off, buf.len(), size) {
+            return Err(out_of_range(off, buf.len(), size));
+        }
+        buf.copy_from_slice(&self.data[off as usize..off as usize + buf.len()]);
+        Ok(())
+    }
+    fn write_at(&mut self, off: u64, buf: &[u8]) -> io::Result<()> {
+        let size = self.size();
+        if !in_range(off, buf.len(), size) {
+            return Err(out_of_range(off, buf.len(), size));
+        }
+        self.data[off as usize..off as usize + buf.len()].copy_from_slice(buf);
+        Ok(())
+    }
+    fn sync(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+    fn size(&self) -> u64 {
+        self.data.len() as u64
+    }
+    fn sector_size(&self) -> u64 {
+        self.ss
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -282,7 +282,7 @@ pub fn create(
         .map_err(DiskError::io("writing the MBR"))?;
     io.sync().map_err(DiskError::io("syncing the disk"))?;
     let ss = io.sector_size();
-    let last = io.size() / ss - 1;
+    let last = (io.size() / ss).saturating_sub(1);
     let first = placed.first().map_or(1, |p| p.0);
     let head = (first.min(2 + (16384 / ss)) - 1) * ss;
     let wipe = vec![0u8; head as usize];
@@ -297,4 +297,92 @@ pub fn create(
     }
     io.sync().map_err(DiskError::io("syncing the disk"))?;
     Ok(parts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::disk::io::Mem;
+    use crate::disk::layout::NewPart;
+    use crate::disk::table::{create, grow, TableKind};
+    use std::io;
+
+    #[test]
+    fn chs_follows_the_255_63_geometry() {
+        assert_eq!(chs(0), [0, 1, 0]);
+        assert_eq!(chs(2048), [32, 33, 0]);
+        assert_eq!(chs((1023 * 255 + 254) * 63 + 62), [254, 0xff, 0xff]);
+        assert_eq!(chs(1 << 40), [0xfe, 0xff, 0xff]);
+    }
+
+    #[test]
+    fn filesystem_boot_sectors_are_not_tables() {
+        let mut s = vec![0u8; 512];
+        s[510..].copy_from_slice(&[0x55, 0xaa]);
+        assert!(parse(&s).is_some());
+        s[82..87].copy_from_slice(b"FAT32");
+        assert!(parse(&s).is_none());
+        s[82..87].fill(0);
+        s[446] = 0x12; // not a boot flag
+        assert!(parse(&s).is_none());
+    }
+
+    #[test]
+    fn mbr_cap_bites_past_two_tib() {
+        // 2^32 + 2048 sectors, sparse enough in memory: only the first sector matters.
+        struct Huge(Mem);
+        impl BlockIo for Huge {
+            fn read_at(&mut self, off: u64, buf: &mut [u8]) -> io::Result<()> {
+                if off >= self.0.size() {
+                    buf.fill(0);
+                    return Ok(());
+                }
+                self.0.read_at(off, buf)
+            }
+            fn write_at(&mut self, off: u64, buf: &[u8]) -> io::Result<()> {
+                if off >= self.0.size() {
+                    return Ok(());
+                }
+                self.0.write_at(off, buf)
+            }
+            fn sync(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+            fn size(&self) -> u64 {
+                ((1u64 << 32) + 2048) * 512
+            }
+            fn sector_size(&self) -> u64 {
+                512
+            }
+        }
+        let mut d = Huge(Mem {
+            data: vec![0; 1 << 20],
+            ss: 512,
+        });
+        let t = PartType::Mbr(0x83);
+        create(
+            &mut d,
+            TableKind::Mbr,
+            &[NewPart {
+                sectors: Some(4096),
+                type_: t,
+            }],
+        )
+        .unwrap();
+        let g = grow(&mut d, 1).unwrap();
+        let want = Growth::Grown {
+            start: 2048,
+            old_sectors: 4096,
+            new_sectors: u32::MAX as u64 - 2048,
+            capped: true,
+        };
+        assert_eq!(g, want);
+        assert_eq!(
+            grow(&mut d, 1).unwrap(),
+            Growth::Full {
+                sectors: u32::MAX as u64 - 2048,
+                capped: true
+            }
+        );
+    }
 }

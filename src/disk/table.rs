@@ -100,6 +100,9 @@ impl std::error::Error for DiskError {}
 /// protective MBR (as the kernel and libfdisk require), an MBR by its 0x55AA signature.
 /// A protective MBR with no valid GPT header is an error, not "no table".
 pub fn probe(io: &mut dyn BlockIo) -> Result<Option<TableKind>, DiskError> {
+    if io.size() < 512 {
+        return Ok(None);
+    }
     match mbr::read(io)? {
         None => Ok(None),
         Some(m) if m.is_protective() => {
@@ -124,7 +127,10 @@ pub fn partitions(io: &mut dyn BlockIo) -> Result<Vec<Part>, DiskError> {
 pub fn partition(io: &mut dyn BlockIo, number: u32) -> Result<Option<Part>, DiskError> {
     if let Some(TableKind::Mbr) = probe(io)? {
         let m = mbr::read(io)?.ok_or(DiskError::NoTable)?;
-        m.check_primary(io, number)?;
+        match m.check_primary(io, number) {
+            Err(DiskError::NoPartition(_)) => return Ok(None),
+            r => r?,
+        }
     }
     Ok(partitions(io)?.into_iter().find(|p| p.number == number))
 }
@@ -299,9 +305,157 @@ fn create_gpt(
         entries_crc: 0,
     };
     gpt::commit(io, &tpl, &entries)?;
-    let pmbr = mbr::protective(io.size() / ss - 1);
+    let pmbr = mbr::protective((io.size() / ss).saturating_sub(1));
     io.write_at(0, &pmbr)
         .map_err(DiskError::io("writing the protective MBR"))?;
     io.sync().map_err(DiskError::io("syncing the disk"))?;
     Ok(parts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::disk::io::Mem;
+    use crate::disk::signature;
+
+    /// xorshift: reproducible noise without a crate.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+    }
+
+    fn crc(b: &[u8]) -> u32 {
+        let mut c = flate2::Crc::new();
+        c.update(b);
+        c.sum()
+    }
+
+    /// Fixes both CRCs of the header at `lba` so a damaged field reaches the deeper checks.
+    fn recrc(d: &mut Mem, lba: usize) {
+        let ss = d.ss as usize;
+        let h = lba * ss;
+        let (el, n, sz) = (
+            u64::from_le_bytes(d.data[h + 72..h + 80].try_into().unwrap()) as usize,
+            u32::from_le_bytes(d.data[h + 80..h + 84].try_into().unwrap()) as usize,
+            u32::from_le_bytes(d.data[h + 84..h + 88].try_into().unwrap()) as usize,
+        );
+        if let Some(e) = d
+            .data
+            .get(el.saturating_mul(ss)..el.saturating_mul(ss).saturating_add(n.saturating_mul(sz)))
+        {
+            let c = crc(e);
+            d.data[h + 88..h + 92].copy_from_slice(&c.to_le_bytes());
+        }
+        d.data[h + 16..h + 20].fill(0);
+        let c = crc(&d.data[h..h + 92]);
+        d.data[h + 16..h + 20].copy_from_slice(&c.to_le_bytes());
+    }
+
+    #[test]
+    fn damaged_tables_are_errors_never_panics() {
+        let gpt = |t| PartType::Gpt(t);
+        let linux = super::Guid::parse("0FC63DAF-8483-4772-8E79-3D69D8477DE4").unwrap();
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        for (kind, ss) in [
+            (TableKind::Gpt, 512),
+            (TableKind::Gpt, 4096),
+            (TableKind::Mbr, 512),
+        ] {
+            let mut base = Mem {
+                data: vec![0; 4 << 20],
+                ss,
+            };
+            let type_ = if kind == TableKind::Gpt {
+                gpt(linux)
+            } else {
+                PartType::Mbr(0x83)
+            };
+            let parts = [
+                NewPart {
+                    sectors: Some(100),
+                    type_,
+                },
+                NewPart {
+                    sectors: None,
+                    type_,
+                },
+            ];
+            create(&mut base, kind, &parts).unwrap();
+            base.data.resize(4 << 20, 0);
+            let last = base.data.len() / ss as usize - 1;
+            for round in 0..1500 {
+                let mut d = Mem {
+                    data: base.data.clone(),
+                    ss,
+                };
+                for _ in 0..1 + rng.next() % 4 {
+                    let region = match rng.next() % 3 {
+                        0 => 0..ss as usize * 2 + 256,
+                        1 => ss as usize * 2..ss as usize * 2 + 512,
+                        _ => (last - 4) * ss as usize..(last + 1) * ss as usize,
+                    };
+                    let at = region.start + (rng.next() as usize % region.len());
+                    let len = (1 + rng.next() % 8) as usize;
+                    let end = (at + len).min(d.data.len());
+                    let noise = rng.next().to_le_bytes();
+                    d.data[at..end].copy_from_slice(&noise[..end - at]);
+                }
+                if kind == TableKind::Gpt && round % 2 == 0 {
+                    recrc(&mut d, 1);
+                }
+                let _ = probe(&mut d);
+                let _ = partitions(&mut d);
+                let _ = partition(&mut d, 1 + (rng.next() % 6) as u32);
+                let _ = signature::probe(&mut d, 0);
+                let _ = grow(&mut d, 1 + (rng.next() % 3) as u32);
+                let _ = grow(&mut d, 2);
+            }
+        }
+    }
+
+    #[test]
+    fn layout_errors_name_the_partition() {
+        let mut d = Mem {
+            data: vec![0; 4 << 20],
+            ss: 512,
+        };
+        let t = PartType::Mbr(0x83);
+        let too_big = [NewPart {
+            sectors: Some(10_000),
+            type_: t,
+        }];
+        let e = create(&mut d, TableKind::Mbr, &too_big).unwrap_err();
+        assert!(e.to_string().contains("partition 1"), "{e}");
+        let rest_first = [
+            NewPart {
+                sectors: None,
+                type_: t,
+            },
+            NewPart {
+                sectors: Some(8),
+                type_: t,
+            },
+        ];
+        assert!(create(&mut d, TableKind::Mbr, &rest_first).is_err());
+        let wrong = [NewPart {
+            sectors: None,
+            type_: t,
+        }];
+        assert!(create(&mut d, TableKind::Gpt, &wrong).is_err());
+        assert_eq!(
+            probe(&mut d).unwrap(),
+            None,
+            "a refused layout writes nothing"
+        );
+        let five = [NewPart {
+            sectors: Some(8),
+            type_: t,
+        }; 5];
+        assert!(create(&mut d, TableKind::Mbr, &five).is_err());
+    }
 }
