@@ -648,3 +648,81 @@ fn power_cut_then_disk_grows_a_little() {
     img.resize(12 * MIB + 8 * 512);
     cut_everywhere(&img, &snapshot(&img), mid, mid + 8, true);
 }
+
+/// blkid's name for what is at the start of `path` (TYPE, else PTTYPE).
+fn blkid(path: &std::path::Path) -> String {
+    for tag in ["TYPE", "PTTYPE"] {
+        let out = Command::new("blkid")
+            .args(["-p", "-o", "value", "-s", tag])
+            .arg(path)
+            .output()
+            .unwrap();
+        let v = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        if !v.is_empty() {
+            return v;
+        }
+    }
+    String::new()
+}
+
+#[test]
+fn signatures_match_blkid_on_real_filesystems() {
+    use ember::disk::signature;
+    let iso_src = std::env::temp_dir().join(format!("ember-disk-iso-{}", std::process::id()));
+    std::fs::create_dir_all(&iso_src).unwrap();
+    std::fs::write(iso_src.join("meta-data"), "").unwrap(); // xorriso writes no empty image
+    let iso_dir = iso_src.to_str().unwrap().to_string();
+    let makers: &[(&str, &[&str], &str)] = &[
+        ("mkfs.ext2", &["-q", "-F"], "ext2"),
+        ("mkfs.ext3", &["-q", "-F"], "ext3"),
+        ("mkfs.ext4", &["-q", "-F"], "ext4"),
+        ("mkfs.vfat", &[], "vfat"),
+        ("mkswap", &["-q"], "swap"),
+        ("xorriso", &["-as", "mkisofs", "-quiet", "-o"], "iso9660"),
+    ];
+    for (tool, args, name) in makers {
+        if !common::have(tool) || !common::have("blkid") {
+            continue;
+        }
+        let fs = Img::new("fs", 4 * MIB, 512);
+        let mut cmd = Command::new(tool);
+        cmd.args(*args).arg(&fs.path);
+        if *tool == "xorriso" {
+            std::fs::remove_file(&fs.path).unwrap(); // it leaves an existing file alone
+            cmd.arg(&iso_dir);
+        }
+        let out = cmd.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{tool}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(blkid(&fs.path), *name, "blkid on {tool}");
+        let mut d = fs.open();
+        assert_eq!(signature::probe(&mut d, 0).unwrap(), Some(*name), "{tool}");
+        // The same volume inside a partition of a GPT disk.
+        if !tools() {
+            continue;
+        }
+        let disk = Img::new("fs-disk", 8 * MIB, 512);
+        disk.sfdisk("label: gpt\n,4MiB\n");
+        let mut bytes = vec![0u8; d.size() as usize];
+        d.read_at(0, &mut bytes).unwrap();
+        let mut dd = disk.open();
+        dd.write_at(MIB, &bytes).unwrap();
+        assert_eq!(signature::probe(&mut dd, 0).unwrap(), Some("gpt"));
+        assert_eq!(
+            signature::probe(&mut dd, MIB).unwrap(),
+            Some(*name),
+            "{tool} at 1 MiB"
+        );
+        assert_eq!(signature::probe(&mut dd, 5 * MIB).unwrap(), None);
+    }
+    let _ = std::fs::remove_dir_all(&iso_src);
+    if tools() {
+        let disk = Img::new("dos", 8 * MIB, 512);
+        disk.sfdisk("label: dos\n,4MiB\n");
+        assert_eq!(blkid(&disk.path), "dos");
+        assert_eq!(signature::probe(&mut disk.open(), 0).unwrap(), Some("dos"));
+    }
+}

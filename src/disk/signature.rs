@@ -107,3 +107,66 @@ pub fn probe(io: &mut dyn BlockIo, offset: u64) -> Result<Option<&'static str>, 
     };
     Ok(Some(found))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::disk::io::Mem;
+
+    fn with(at: usize, magic: &[u8]) -> Mem {
+        let mut data = vec![0u8; 128 << 10];
+        data[at..at + magic.len()].copy_from_slice(magic);
+        Mem { data, ss: 512 }
+    }
+
+    #[test]
+    fn magics_by_blkid_name() {
+        let cases: &[(usize, &[u8], Option<&str>)] = &[
+            (0, b"XFSB", Some("xfs")),
+            (0x10040, b"_BHRfS_M", Some("btrfs")),
+            (0, b"LUKS\xba\xbe", Some("crypto_LUKS")),
+            (4096 - 10, b"SWAPSPACE2", Some("swap")),
+            (65536 - 10, b"SWAP-SPACE", Some("swap")),
+            (0x8001, b"CD001", Some("iso9660")),
+            (3, b"NTFS    ", Some("ntfs")),
+            (1024 + 0x38, &[0x53, 0xef], Some("ext2")),
+            (100, b"nothing", None),
+        ];
+        for (at, magic, want) in cases {
+            assert_eq!(probe(&mut with(*at, magic), 0).unwrap(), *want, "{magic:?}");
+        }
+        let mut lvm = with(512, b"LABELONE");
+        lvm.data[512 + 24..512 + 32].copy_from_slice(b"LVM2 001");
+        assert_eq!(probe(&mut lvm, 0).unwrap(), Some("LVM2_member"));
+    }
+
+    #[test]
+    fn ext_generation_by_features() {
+        let ext = |compat: u32, incompat: u32, ro: u32| {
+            let mut d = with(1024 + 0x38, &[0x53, 0xef]);
+            d.data[1024 + 0x5c..1024 + 0x60].copy_from_slice(&compat.to_le_bytes());
+            d.data[1024 + 0x60..1024 + 0x64].copy_from_slice(&incompat.to_le_bytes());
+            d.data[1024 + 0x64..1024 + 0x68].copy_from_slice(&ro.to_le_bytes());
+            probe(&mut d, 0).unwrap()
+        };
+        assert_eq!(ext(0, 0x2, 0x3), Some("ext2"));
+        assert_eq!(ext(0x4, 0x2, 0x3), Some("ext3"));
+        assert_eq!(ext(0x4, 0x2 | 0x40, 0x3), Some("ext4")); // extents
+        assert_eq!(ext(0x4, 0x2, 0x3 | 0x400), Some("ext4")); // metadata_csum
+        assert_eq!(ext(0, 0x8, 0), Some("jbd"));
+    }
+
+    #[test]
+    fn offsets_past_the_end_and_short_devices() {
+        let mut d = with(0, b"XFSB");
+        let size = d.size();
+        assert_eq!(probe(&mut d, size).unwrap(), None);
+        let mut tiny = Mem {
+            data: b"XFSB".to_vec(),
+            ss: 512,
+        };
+        assert_eq!(probe(&mut tiny, 0).unwrap(), Some("xfs"));
+        let mut d = with(4096 + 3, b"NTFS    ");
+        assert_eq!(probe(&mut d, 4096).unwrap(), Some("ntfs"));
+    }
+}
