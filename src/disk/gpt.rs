@@ -345,9 +345,10 @@ fn sync(io: &mut dyn BlockIo) -> Result<(), DiskError> {
 /// 3. the primary entries at their own place, which no header names now; sync.
 /// 4. the primary header pointing at them; sync.
 ///
-/// With a damaged primary, or one whose entries lie where the backup goes (a run cut after
-/// step 2, on a disk that was grown meanwhile), the primary is written first instead (entries, header, sync), then the
-/// backup. Last, the protective MBR's size field follows the disk's size.
+/// Step 2 is skipped when the primary entries do not change (a repair). With a damaged
+/// primary, or one whose entries lie where the backup goes (a run cut after step 2, on a
+/// disk grown a little since), the primary is written first instead (entries, header,
+/// sync), then the backup. Last, the protective MBR's size field follows the disk's size.
 pub fn commit(io: &mut dyn BlockIo, tpl: &Header, entries: &[u8]) -> Result<bool, DiskError> {
     let ss = io.sector_size();
     let (primary, backup) = targets(io, tpl, entries)?;
@@ -364,7 +365,10 @@ pub fn commit(io: &mut dyn BlockIo, tpl: &Header, entries: &[u8]) -> Result<bool
         let at_home = current
             .as_ref()
             .is_some_and(|h| overlap(h.entries_lba, h.entry_sectors(ss), primary.entries_lba, es));
-        if at_home && !primary_first {
+        let mut now = vec![0u8; padded.len()];
+        io.read_at(primary.entries_lba * ss, &mut now)
+            .map_err(DiskError::io("reading the primary GPT entries"))?;
+        if at_home && !primary_first && now != padded {
             let step = Header {
                 entries_lba: backup.entries_lba,
                 ..primary.clone()
