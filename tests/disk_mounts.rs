@@ -34,17 +34,34 @@ fn fstab_lines_are_tagged_replaced_and_never_for_missing_devices() {
     let user_data = "#cloud-config\nmounts:\n  - [vdb, /data]\n  - [vdc, /empty]\n  - [sdq, /nowhere]\n  - [\"LABEL=logs\", /var/log/app, ext4, \"defaults,noatime\"]\n  - [\"nfs.example:/export\", /nfs, nfs]\nmount_default_fields: [null, null, auto, \"defaults,nofail\", \"0\", \"2\"]\n";
     provision(&m, "i-1", user_data);
     let fstab = m.target_file("etc/fstab");
-    assert!(fstab.starts_with(ADMIN), "the admin's lines stay first: {fstab}");
-    assert!(fstab.contains("/dev/vdb\t/data\tauto\tdefaults,nofail,comment=cloudconfig\t0\t2\n"), "{fstab}");
-    assert!(fstab.contains("LABEL=logs\t/var/log/app\text4\tdefaults,noatime,comment=cloudconfig\t0\t2\n"), "{fstab}");
-    assert!(fstab.contains("nfs.example:/export\t/nfs\tnfs\t"), "{fstab}");
+    assert!(
+        fstab.starts_with(ADMIN),
+        "the admin's lines stay first: {fstab}"
+    );
+    assert!(
+        fstab.contains("/dev/vdb\t/data\tauto\tdefaults,nofail,comment=cloudconfig\t0\t2\n"),
+        "{fstab}"
+    );
+    assert!(
+        fstab.contains(
+            "LABEL=logs\t/var/log/app\text4\tdefaults,noatime,comment=cloudconfig\t0\t2\n"
+        ),
+        "{fstab}"
+    );
+    assert!(
+        fstab.contains("nfs.example:/export\t/nfs\tnfs\t"),
+        "{fstab}"
+    );
     assert!(!fstab.contains("vdc") && !fstab.contains("sdq"), "{fstab}");
     assert!(m.target.join("data").is_dir() && m.target.join("var/log/app").is_dir());
     for code in ["mount-no-filesystem", "mount-no-device"] {
         let d = m.diag_with_code(code).unwrap_or_else(|| panic!("{code}"));
         let text = d.to_string();
         assert!(text.contains("mounts."), "{text}");
-        assert!(!text.contains("sdq") && !text.contains("vdc"), "values stay out: {text}");
+        assert!(
+            !text.contains("sdq") && !text.contains("vdc"),
+            "values stay out: {text}"
+        );
     }
 
     // A new instance: only ember's lines are replaced; a null mount point removes vdb.
@@ -57,7 +74,11 @@ fn fstab_lines_are_tagged_replaced_and_never_for_missing_devices() {
 fn swap_file_is_made_whole_with_a_header_blkid_reads() {
     let m = Machine::new("mounts-swap");
     m.write(&m.host, "proc/meminfo", b"MemTotal:        1048576 kB\n");
-    provision(&m, "i-1", "#cloud-config\nswap:\n  filename: /var/swap.img\n  size: 8M\n");
+    provision(
+        &m,
+        "i-1",
+        "#cloud-config\nswap:\n  filename: /var/swap.img\n  size: 8M\n",
+    );
     let file = m.target.join("var/swap.img");
     let meta = std::fs::metadata(&file).unwrap();
     use std::os::unix::fs::{MetadataExt, PermissionsExt};
@@ -65,7 +86,10 @@ fn swap_file_is_made_whole_with_a_header_blkid_reads() {
     assert_eq!(meta.permissions().mode() & 0o777, 0o600);
     assert!(meta.blocks() * 512 >= 8 << 20, "the file has holes");
     let fstab = m.target_file("etc/fstab");
-    assert!(fstab.contains("/var/swap.img\tnone\tswap\tsw\t0\t0\n"), "{fstab}");
+    assert!(
+        fstab.contains("/var/swap.img\tnone\tswap\tsw\t0\t0\n"),
+        "{fstab}"
+    );
     if common::have("blkid") {
         let out = std::process::Command::new("blkid")
             .args(["-p", "-o", "value", "-s", "TYPE"])
@@ -78,12 +102,27 @@ fn swap_file_is_made_whole_with_a_header_blkid_reads() {
     // size: auto, within maxsize.
     let m = Machine::new("mounts-swap-auto");
     m.write(&m.host, "proc/meminfo", b"MemTotal:        1048576 kB\n");
-    provision(&m, "i-1", "#cloud-config\nswap: {filename: /swap.img, size: auto, maxsize: 4M}\n");
-    assert_eq!(std::fs::metadata(m.target.join("swap.img")).unwrap().len(), 4 << 20);
+    provision(
+        &m,
+        "i-1",
+        "#cloud-config\nswap: {filename: /swap.img, size: auto, maxsize: 4M}\n",
+    );
+    assert_eq!(
+        std::fs::metadata(m.target.join("swap.img")).unwrap().len(),
+        4 << 20
+    );
 
     // A bad size is named by its key.
     let m = Machine::new("mounts-swap-bad");
-    provision(&m, "i-1", "#cloud-config\nswap: {filename: /swap.img, size: lots}\n");
-    assert!(m.diag_with_code("bad-value").unwrap().to_string().contains("swap.size"));
+    provision(
+        &m,
+        "i-1",
+        "#cloud-config\nswap: {filename: /swap.img, size: lots}\n",
+    );
+    assert!(m
+        .diag_with_code("bad-value")
+        .unwrap()
+        .to_string()
+        .contains("swap.size"));
     assert!(!m.target.join("swap.img").exists());
 }

@@ -1,6 +1,7 @@
-//! Telling the kernel that one partition grew: the BLKPG ioctl with BLKPG_RESIZE_PARTITION,
-//! as util-linux's `resizepart` does. Unlike re-reading the whole table (BLKRRPART), it works
-//! while other partitions of the disk, and the grown one itself, are in use.
+//! Telling the kernel about partitions one by one, with the BLKPG ioctl, as util-linux's
+//! `resizepart` and `partx` do: a grown partition (which works while it and the others are
+//! in use, unlike re-reading the whole table with BLKRRPART), and the partitions of a table
+//! disk_setup wrote (which also works where the kernel does not parse partition tables).
 //! linux/blkpg.h.
 #![allow(unsafe_code)] // the one ioctl rustix has no safe wrapper for
 
@@ -9,6 +10,8 @@ use std::os::fd::AsFd;
 
 /// `BLKPG = _IO(0x12, 105)`.
 const BLKPG: rustix::ioctl::Opcode = rustix::ioctl::opcode::none(0x12, 105);
+const BLKPG_ADD_PARTITION: c_int = 1;
+const BLKPG_DEL_PARTITION: c_int = 2;
 const BLKPG_RESIZE_PARTITION: c_int = 3;
 
 /// `struct blkpg_partition`.
@@ -37,6 +40,20 @@ pub fn resize_partition(
     start: u64,
     length: u64,
 ) -> std::io::Result<()> {
+    blkpg(disk, BLKPG_RESIZE_PARTITION, number, start, length)
+}
+
+/// Adds partition `number` (`start` and `length` in bytes) to the kernel's view of the disk.
+pub fn add_partition(disk: impl AsFd, number: u32, start: u64, length: u64) -> std::io::Result<()> {
+    blkpg(disk, BLKPG_ADD_PARTITION, number, start, length)
+}
+
+/// Removes partition `number` from the kernel's view (EBUSY while it is in use).
+pub fn delete_partition(disk: impl AsFd, number: u32) -> std::io::Result<()> {
+    blkpg(disk, BLKPG_DEL_PARTITION, number, 0, 0)
+}
+
+fn blkpg(disk: impl AsFd, op: c_int, number: u32, start: u64, length: u64) -> std::io::Result<()> {
     let invalid = || std::io::Error::from(std::io::ErrorKind::InvalidInput);
     let mut part = BlkpgPartition {
         start: c_longlong::try_from(start).map_err(|_| invalid())?,
@@ -46,7 +63,7 @@ pub fn resize_partition(
         volname: [0; 64],
     };
     let arg = BlkpgIoctlArg {
-        op: BLKPG_RESIZE_PARTITION,
+        op,
         flags: 0,
         datalen: std::mem::size_of::<BlkpgPartition>() as c_int,
         data: (&mut part as *mut BlkpgPartition).cast(),
@@ -57,18 +74,6 @@ pub fn resize_partition(
     unsafe {
         let setter = rustix::ioctl::Setter::<BLKPG, BlkpgIoctlArg>::new(arg);
         rustix::ioctl::ioctl(disk, setter)?;
-    }
-    Ok(())
-}
-
-/// `BLKRRPART = _IO(0x12, 95)`: the kernel re-reads a whole partition table, after
-/// disk_setup wrote a new one on a disk nothing uses.
-const BLKRRPART: rustix::ioctl::Opcode = rustix::ioctl::opcode::none(0x12, 95);
-
-pub fn reread_table(disk: impl AsFd) -> std::io::Result<()> {
-    // SAFETY: BLKRRPART takes no argument.
-    unsafe {
-        rustix::ioctl::ioctl(disk, rustix::ioctl::NoArg::<BLKRRPART>::new())?;
     }
     Ok(())
 }

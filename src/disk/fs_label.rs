@@ -31,5 +31,6 @@ pub fn read(io: &mut dyn BlockIo, fstype: &str) -> Option<String> {
     io.read_at(off, &mut raw).ok()?;
     let end = raw.iter().position(|&b| b == 0).unwrap_or(len);
     let label = String::from_utf8_lossy(&raw[..end]).trim_end().to_string();
-    (!label.is_empty() && !(fstype == "vfat" && label == "NO NAME")).then_some(label)
+    let unnamed = label.is_empty() || (fstype == "vfat" && label == "NO NAME");
+    (!unnamed).then_some(label)
 }

@@ -5,6 +5,7 @@
 
 pub mod blkpg;
 pub mod device;
+pub mod fs_label;
 pub mod fs_size;
 pub mod gpt;
 pub mod io;
@@ -12,23 +13,26 @@ pub mod layout;
 pub mod mbr;
 pub mod mountinfo;
 pub mod signature;
+pub mod swap;
 pub mod table;
+pub mod tools;
 
 /// Whole mebibytes, for messages.
 pub fn mib(bytes: u64) -> u64 {
     bytes >> 20
 }
-pub mod swap;
-pub mod tools;
 
 /// The node of partition `number` of the disk at `disk`: `sdb1`, or `nvme0n1p1` and
 /// `loop0p1` where the disk's name ends in a digit, as the kernel names them.
 pub fn device_node(disk: &std::path::Path, number: u32) -> std::path::PathBuf {
     let name = disk.display().to_string();
-    let sep = if name.ends_with(|c: char| c.is_ascii_digit()) { "p" } else { "" };
+    let sep = if name.ends_with(|c: char| c.is_ascii_digit()) {
+        "p"
+    } else {
+        ""
+    };
     std::path::PathBuf::from(format!("{name}{sep}{number}"))
 }
-pub mod fs_label;
 
 /// Whether the device at `path` holds a filesystem or swap, not only a partition table.
 pub fn has_filesystem(path: &std::path::Path) -> bool {

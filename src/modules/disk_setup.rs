@@ -7,12 +7,13 @@
 
 use super::{Module, ModuleCtx};
 use crate::disk::io::{BlockIo, DeviceFile};
-use crate::disk::table::{self, TableKind};
+use crate::disk::table::{self, Part, TableKind};
 use crate::disk::tools::Tools;
 use crate::disk::{blkpg, device_node, fs_label, layout, signature};
 use crate::error::Diag;
 use serde_json::Value;
-use std::path::PathBuf;
+use std::os::unix::fs::FileTypeExt;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 pub struct DiskSetup;
@@ -32,11 +33,13 @@ impl Module for DiskSetup {
                 for (name, def) in disks {
                     let key = format!("disk_setup.{name}");
                     if let Err(d) = partition_disk(ctx, name, def, &key) {
-                        diags.push(d.key(key));
+                        diags.push(with_key(d, key));
                     }
                 }
             }
-            Some(_) => diags.push(Diag::error("wrong-type", "expected a mapping").key("disk_setup")),
+            Some(_) => {
+                diags.push(Diag::error("wrong-type", "expected a mapping").key("disk_setup"))
+            }
         }
         match ctx.cfg.get("fs_setup") {
             None | Some(Value::Null) => {}
@@ -44,12 +47,21 @@ impl Module for DiskSetup {
                 for (i, def) in list.iter().enumerate() {
                     let key = format!("fs_setup.{i}");
                     if let Err(d) = make_fs(ctx, def, &key) {
-                        diags.push(if d.key.is_some() { d } else { d.key(key) });
+                        diags.push(with_key(d, key));
                     }
                 }
             }
             Some(_) => diags.push(Diag::error("wrong-type", "expected a list").key("fs_setup")),
         }
+    }
+}
+
+/// The entry's key, unless the diagnostic names a key inside it already.
+fn with_key(d: Diag, key: String) -> Diag {
+    if d.key.is_some() {
+        d
+    } else {
+        d.key(key)
     }
 }
 
@@ -78,7 +90,10 @@ fn find_disk(ctx: &ModuleCtx, name: &str) -> Result<PathBuf, Diag> {
     let deadline = Instant::now() + DEVICE_WAIT;
     while !path.exists() {
         if Instant::now() >= deadline {
-            let msg = format!("the device did not appear within {} s", DEVICE_WAIT.as_secs());
+            let msg = format!(
+                "the device did not appear within {} s",
+                DEVICE_WAIT.as_secs()
+            );
             return Err(err("disk-no-device", msg));
         }
         std::thread::sleep(Duration::from_millis(100));
@@ -100,7 +115,11 @@ fn partition_disk(ctx: &ModuleCtx, name: &str, def: &Value, key: &str) -> Result
     if layout_v == Value::Bool(false) || layout_v.is_null() {
         return Ok(()); // not to be partitioned
     }
-    let kind = match def.get("table_type").and_then(Value::as_str).unwrap_or("mbr") {
+    let kind = match def
+        .get("table_type")
+        .and_then(Value::as_str)
+        .unwrap_or("mbr")
+    {
         "mbr" => TableKind::Mbr,
         "gpt" => TableKind::Gpt,
         _ => return Err(err("bad-value", "expected mbr or gpt").key(format!("{key}.table_type"))),
@@ -109,14 +128,21 @@ fn partition_disk(ctx: &ModuleCtx, name: &str, def: &Value, key: &str) -> Result
     let path = find_disk(ctx, name)?;
     let shown = path.display().to_string();
     let mut io = open(&path, true)?;
-    if layout_v.as_str().is_some_and(|s| s.eq_ignore_ascii_case("remove")) {
-        return remove_table(&mut io, &path);
+    if layout_v
+        .as_str()
+        .is_some_and(|s| s.eq_ignore_ascii_case("remove"))
+    {
+        return remove_table(ctx, &mut io, &path);
     }
     let parts = layout::plan(&layout_v, kind, io.size(), io.sector_size())
         .map_err(|e| err("bad-value", e).key(format!("{key}.layout")))?;
     // The layout is there already (the same kind and number of partitions): nothing to do.
     if let (Ok(Some(k)), Ok(existing)) = (table::probe(&mut io), table::partitions(&mut io)) {
-        let wanted = if layout_v == Value::Bool(true) { existing.len() >= 1 } else { existing.len() == parts.len() };
+        let wanted = if layout_v == Value::Bool(true) {
+            !existing.is_empty()
+        } else {
+            existing.len() == parts.len()
+        };
         if k == kind && wanted {
             return Ok(());
         }
@@ -127,16 +153,21 @@ fn partition_disk(ctx: &ModuleCtx, name: &str, def: &Value, key: &str) -> Result
             return Err(Diag::warning("disk-in-use", msg));
         }
     }
-    table::create(&mut io, kind, &parts).map_err(|e| err(e.reason(), format!("{shown}: {e}")))?;
+    let sector = io.sector_size();
+    let created = table::create(&mut io, kind, &parts)
+        .map_err(|e| err(e.reason(), format!("{shown}: {e}")))?;
     drop(io);
-    reread(&path, parts.len())?;
-    (ctx.console)(&format!("ember: disk_setup: {shown}: {} partition(s) written", parts.len()));
+    tell_kernel(ctx, &path, &created, sector)?;
+    (ctx.console)(&format!(
+        "ember: disk_setup: {shown}: {} partition(s) written",
+        parts.len()
+    ));
     Ok(())
 }
 
 /// `layout: remove`: the first and last MiB zeroed (both GPT copies and any MBR), as
 /// cloud-init does, so the disk has no table.
-fn remove_table(io: &mut DeviceFile, path: &std::path::Path) -> Result<(), Diag> {
+fn remove_table(ctx: &ModuleCtx, io: &mut DeviceFile, path: &Path) -> Result<(), Diag> {
     let zeros = vec![0u8; 1 << 20];
     let size = io.size();
     let tail = size.saturating_sub(zeros.len() as u64);
@@ -146,27 +177,56 @@ fn remove_table(io: &mut DeviceFile, path: &std::path::Path) -> Result<(), Diag>
         .and_then(|()| io.write_at(tail, &zeros[..n]))
         .and_then(|()| io.sync());
     done.map_err(|e| err("disk-io", format!("{}: {e}", path.display())))?;
-    let _ = blkpg::reread_table(std::fs::File::open(path).map_err(|e| err("disk-io", e.to_string()))?);
-    Ok(())
+    tell_kernel(ctx, path, &[], io.sector_size())
 }
 
-/// Tells the kernel about the new table and waits for the partition nodes.
-fn reread(path: &std::path::Path, count: usize) -> Result<(), Diag> {
+/// The kernel's partitions of the disk replaced by `parts`, one BLKPG call each (which also
+/// works where the kernel parses no partition tables), then their nodes waited for.
+fn tell_kernel(ctx: &ModuleCtx, path: &Path, parts: &[Part], sector: u64) -> Result<(), Diag> {
     let file = std::fs::File::open(path).map_err(|e| err("disk-io", e.to_string()))?;
-    use std::os::unix::fs::FileTypeExt;
-    if !file.metadata().is_ok_and(|m| m.file_type().is_block_device()) {
+    if !file
+        .metadata()
+        .is_ok_and(|m| m.file_type().is_block_device())
+    {
         return Ok(()); // an image file (tests): no kernel view
     }
-    blkpg::reread_table(&file)
-        .map_err(|e| err("disk-reread", format!("{}: the kernel did not re-read the table: {e}", path.display())))?;
+    let failed = |what: &str, e: std::io::Error| {
+        err(
+            "disk-kernel",
+            format!("{}: the kernel could not {what}: {e}", path.display()),
+        )
+    };
+    let disk = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    for number in kernel_partitions(ctx, disk) {
+        blkpg::delete_partition(&file, number).map_err(|e| failed("drop an old partition", e))?;
+    }
+    for p in parts {
+        blkpg::add_partition(&file, p.number, p.start * sector, p.sectors * sector)
+            .map_err(|e| failed("add a partition", e))?;
+    }
     let deadline = Instant::now() + DEVICE_WAIT;
-    for n in 1..=count as u32 {
-        let node = device_node(path, n);
+    for p in parts {
+        let node = device_node(path, p.number);
         while !node.exists() && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(50));
         }
     }
     Ok(())
+}
+
+/// The partition numbers the kernel has for `disk` (sysfs: directories inside the disk's).
+fn kernel_partitions(ctx: &ModuleCtx, disk: &str) -> Vec<u32> {
+    let dir = ctx.host.sys_block().join(disk);
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|e| {
+            let name = e.ok()?.file_name().into_string().ok()?;
+            let n = std::fs::read_to_string(dir.join(&name).join("partition")).ok()?;
+            n.trim().parse().ok()
+        })
+        .collect()
 }
 
 /// One `fs_setup` entry.
@@ -184,23 +244,38 @@ fn make_fs(ctx: &ModuleCtx, def: &Value, key: &str) -> Result<(), Diag> {
     };
     // `disk.N`: partition N, overriding `partition`.
     let (disk, dotted) = match device.rsplit_once('.') {
-        Some((d, n)) if !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()) => (d.to_string(), Some(n.to_string())),
+        Some((d, n)) if !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()) => {
+            (d.to_string(), Some(n.to_string()))
+        }
         _ => (device.clone(), None),
     };
-    let partition = dotted.or_else(|| def.get("partition").map(|p| match p {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }));
-    let partition = partition.unwrap_or_else(|| "any".into()).to_ascii_lowercase();
+    let partition = dotted.or_else(|| {
+        def.get("partition").map(|p| match p {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        })
+    });
+    let partition = partition
+        .unwrap_or_else(|| "any".into())
+        .to_ascii_lowercase();
     let disk_path = find_disk(ctx, &disk)?;
     let target = match partition.as_str() {
         "none" => disk_path.clone(),
-        "auto" | "any" => match pick(&disk_path, fs.as_deref(), label.as_deref(), partition == "any", replace_fs.as_deref())? {
+        "auto" | "any" => match pick(
+            &disk_path,
+            fs.as_deref(),
+            label.as_deref(),
+            partition == "any",
+            replace_fs.as_deref(),
+        )? {
             Pick::Reuse => return Ok(()),
             Pick::Format(p) => p,
         },
         n if n.parse::<u32>().is_ok() => device_node(&disk_path, n.parse().unwrap_or(0)),
-        _ => return Err(err("bad-value", "expected auto, any, none or a number").key(format!("{key}.partition"))),
+        _ => {
+            return Err(err("bad-value", "expected auto, any, none or a number")
+                .key(format!("{key}.partition")))
+        }
     };
     let shown = target.display().to_string();
     let existing = probe_fs(&target)?;
@@ -214,10 +289,25 @@ fn make_fs(ctx: &ModuleCtx, def: &Value, key: &str) -> Result<(), Diag> {
             return Err(Diag::warning("fs-in-use", msg));
         }
     }
-    let argv = mkfs_argv(def, &target, fs.as_deref(), label.as_deref(), overwrite || existing.is_some() || partition == "none", key)?;
-    let tools = Tools { host: ctx.host, target: ctx.target_path };
-    tools.run(&argv).map_err(|e| err("mkfs-failed", format!("{shown}: {e}")))?;
-    (ctx.console)(&format!("ember: fs_setup: {} made on {shown}", fs.as_deref().unwrap_or("a filesystem")));
+    let argv = mkfs_argv(
+        def,
+        &target,
+        fs.as_deref(),
+        label.as_deref(),
+        overwrite || existing.is_some() || partition == "none",
+        key,
+    )?;
+    let tools = Tools {
+        host: ctx.host,
+        target: ctx.target_path,
+    };
+    tools
+        .run(&argv)
+        .map_err(|e| err("mkfs-failed", format!("{shown}: {e}")))?;
+    (ctx.console)(&format!(
+        "ember: fs_setup: {} made on {shown}",
+        fs.as_deref().unwrap_or("a filesystem")
+    ));
     Ok(())
 }
 
@@ -230,7 +320,13 @@ enum Pick {
 /// cloud-init's `auto` and `any`: a partition that already has the filesystem (and, for
 /// auto, the label) is reused; else the first partition without one; else the whole disk
 /// when it has neither partitions nor a filesystem.
-fn pick(disk: &std::path::Path, fs: Option<&str>, label: Option<&str>, any: bool, replace: Option<&str>) -> Result<Pick, Diag> {
+fn pick(
+    disk: &std::path::Path,
+    fs: Option<&str>,
+    label: Option<&str>,
+    any: bool,
+    replace: Option<&str>,
+) -> Result<Pick, Diag> {
     let mut io = open(disk, false)?;
     let parts = table::partitions(&mut io).unwrap_or_default();
     drop(io);
@@ -259,36 +355,65 @@ fn pick(disk: &std::path::Path, fs: Option<&str>, label: Option<&str>, any: bool
     if parts.is_empty() && probe_fs(disk)?.is_none() {
         return Ok(Pick::Format(disk.to_path_buf()));
     }
-    Err(Diag::warning("fs-no-device", format!("{}: no partition without a filesystem", disk.display())))
+    Err(Diag::warning(
+        "fs-no-device",
+        format!("{}: no partition without a filesystem", disk.display()),
+    ))
 }
 
 /// The filesystem on a device and its label, as blkid would name them.
 fn probe_fs(path: &std::path::Path) -> Result<Option<(String, Option<String>)>, Diag> {
     let mut io = open(path, false)?;
-    let found = signature::probe(&mut io, 0).map_err(|e| err("disk-io", format!("{}: {e}", path.display())))?;
+    let found = signature::probe(&mut io, 0)
+        .map_err(|e| err("disk-io", format!("{}: {e}", path.display())))?;
     Ok(found
         .filter(|f| !matches!(*f, "gpt" | "dos"))
         .map(|f| (f.to_string(), fs_label::read(&mut io, f))))
 }
 
-fn mkfs_argv(def: &Value, dev: &std::path::Path, fs: Option<&str>, label: Option<&str>, force: bool, key: &str) -> Result<Vec<String>, Diag> {
+fn mkfs_argv(
+    def: &Value,
+    dev: &std::path::Path,
+    fs: Option<&str>,
+    label: Option<&str>,
+    force: bool,
+    key: &str,
+) -> Result<Vec<String>, Diag> {
     let dev = dev.display().to_string();
     if let Some(cmd) = def.get("cmd") {
         // cloud-init's %(label)s, %(filesystem)s and %(device)s; a string runs under sh.
-        let fill = |s: &str| s.replace("%(label)s", label.unwrap_or("")).replace("%(filesystem)s", fs.unwrap_or("")).replace("%(device)s", &dev);
+        let fill = |s: &str| {
+            s.replace("%(label)s", label.unwrap_or(""))
+                .replace("%(filesystem)s", fs.unwrap_or(""))
+                .replace("%(device)s", &dev)
+        };
         return match cmd {
             Value::String(s) => Ok(vec!["sh".into(), "-c".into(), fill(s)]),
-            Value::Array(words) => Ok(words.iter().map(|w| fill(w.as_str().unwrap_or(&w.to_string()))).collect()),
+            Value::Array(words) => Ok(words
+                .iter()
+                .map(|w| fill(w.as_str().unwrap_or(&w.to_string())))
+                .collect()),
             _ => Err(err("wrong-type", "expected a string or a list").key(format!("{key}.cmd"))),
         };
     }
     let Some(fs) = fs else {
         return Err(err("missing-key", "no filesystem and no cmd").key(format!("{key}.filesystem")));
     };
-    let mut argv = vec![if fs == "swap" { "mkswap".to_string() } else { format!("mkfs.{fs}") }];
+    let mut argv = vec![if fs == "swap" {
+        "mkswap".to_string()
+    } else {
+        format!("mkfs.{fs}")
+    }];
     if let Some(l) = label {
         // mkfs.fat names the volume with -n; the others with -L.
-        argv.push(if matches!(fs, "vfat" | "fat" | "msdos") { "-n" } else { "-L" }.into());
+        argv.push(
+            if matches!(fs, "vfat" | "fat" | "msdos") {
+                "-n"
+            } else {
+                "-L"
+            }
+            .into(),
+        );
         argv.push(l.into());
     }
     if force {
@@ -301,9 +426,14 @@ fn mkfs_argv(def: &Value, dev: &std::path::Path, fs: Option<&str>, label: Option
     }
     match def.get("extra_opts") {
         None | Some(Value::Null) => {}
-        Some(Value::Array(opts)) => argv.extend(opts.iter().map(|o| o.as_str().map_or_else(|| o.to_string(), str::to_string))),
+        Some(Value::Array(opts)) => argv.extend(
+            opts.iter()
+                .map(|o| o.as_str().map_or_else(|| o.to_string(), str::to_string)),
+        ),
         Some(Value::String(s)) => argv.extend(s.split_whitespace().map(str::to_string)),
-        Some(_) => return Err(err("wrong-type", "expected a list").key(format!("{key}.extra_opts"))),
+        Some(_) => {
+            return Err(err("wrong-type", "expected a list").key(format!("{key}.extra_opts")))
+        }
     }
     argv.push(dev);
     Ok(argv)

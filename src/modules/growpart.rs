@@ -8,7 +8,7 @@
 
 use super::{Module, ModuleCtx};
 use crate::disk::device::{self, Underlying};
-use crate::disk::io::DeviceFile;
+use crate::disk::io::{BlockIo, DeviceFile};
 use crate::disk::table::{self, Growth};
 use crate::disk::{blkpg, mib};
 use crate::error::Diag;
@@ -80,7 +80,8 @@ fn settings(ctx: &ModuleCtx, diags: &mut Vec<Diag>) -> Option<Vec<String>> {
                 match d.as_str() {
                     Some(s) => out.push(s.to_string()),
                     None => diags.push(
-                        Diag::error("wrong-type", "expected a path").key(format!("growpart.devices.{i}")),
+                        Diag::error("wrong-type", "expected a path")
+                            .key(format!("growpart.devices.{i}")),
                     ),
                 }
             }
@@ -116,8 +117,15 @@ pub(crate) fn resolve(ctx: &ModuleCtx, dev: &str) -> Option<String> {
 /// Grows one device's partition: a line for the console when something changed.
 fn grow_one(ctx: &ModuleCtx, dev: &str) -> Result<Option<String>, Diag> {
     let err = |code: &str, msg: String| Diag::error(code, msg);
-    let name = resolve(ctx, dev)
-        .ok_or_else(|| err("growpart-no-device", format!("{dev}: no block device found under it")))?;
+    let Some(name) = resolve(ctx, dev) else {
+        // No block device under the root (a container, a network root): nothing to grow,
+        // as in cloud-init. A device the config names is worth a word.
+        if dev == "/" {
+            return Ok(None);
+        }
+        let msg = format!("{dev}: no block device found under it");
+        return Err(Diag::warning("growpart-no-device", msg));
+    };
     let (disk, number) = match device::describe(ctx.host, &name) {
         Some(Underlying::Partition { disk, number, .. }) => (disk, number),
         Some(Underlying::Disk(_)) => return Ok(None), // a whole disk has no partition to grow
@@ -125,22 +133,41 @@ fn grow_one(ctx: &ModuleCtx, dev: &str) -> Result<Option<String>, Diag> {
             let msg = format!("{dev} is on /dev/{name} (LVM or LUKS): ember does not grow it");
             return Err(Diag::warning("growpart-unsupported", msg));
         }
-        None => return Err(err("growpart-no-device", format!("{dev}: /dev/{name} is not in sysfs"))),
+        None => {
+            return Err(err(
+                "growpart-no-device",
+                format!("{dev}: /dev/{name} is not in sysfs"),
+            ))
+        }
     };
     let node = ctx.host.dev(&disk);
     let mut io = DeviceFile::open(&node, true)
         .map_err(|e| err("growpart-failed", format!("/dev/{disk}: cannot open: {e}")))?;
     let sector = io.sector_size();
-    let growth = table::grow(&mut io, number)
-        .map_err(|e| err("growpart-failed", format!("/dev/{disk} partition {number}: {e}")))?;
+    let growth = table::grow(&mut io, number).map_err(|e| {
+        err(
+            "growpart-failed",
+            format!("/dev/{disk} partition {number}: {e}"),
+        )
+    })?;
     drop(io);
     match growth {
         Growth::Full { .. } => Ok(None),
         Growth::NotLast { next } => {
-            let msg = format!("/dev/{name} is followed by partition {next} on /dev/{disk}: not grown");
+            let msg =
+                format!("/dev/{name} is followed by partition {next} on /dev/{disk}: not grown");
             Err(Diag::warning("growpart-not-last", msg))
         }
-        Growth::Grown { start, old_sectors, new_sectors } => {
+        Growth::Grown {
+            start,
+            old_sectors,
+            new_sectors,
+            capped,
+        } => {
+            if capped {
+                let msg = format!("/dev/{disk} is larger than an MBR can address (2 TiB at 512-byte sectors): partition {number} stops there; use GPT for the rest");
+                (ctx.console)(&format!("ember: growpart: {msg}"));
+            }
             tell_kernel(&node, number, start * sector, new_sectors * sector)
                 .map_err(|e| err("growpart-failed", format!("/dev/{disk} partition {number}: the table is grown, but the kernel was not told: {e}")))?;
             Ok(Some(format!(

@@ -11,7 +11,11 @@ use crate::state::Frequency;
 use serde_json::Value;
 
 pub mod accounts;
+pub mod disk_setup;
+pub mod growpart;
 pub mod hostname;
+pub mod mounts;
+pub mod resizefs;
 pub mod set_passwords;
 pub mod ssh;
 pub mod users;
@@ -55,6 +59,10 @@ pub trait Module: Sync {
 /// The local stage's modules, in cloud-init's order.
 pub const LOCAL: &[&dyn Module] = &[
     &write_files::WriteFiles,
+    &growpart::Growpart,
+    &resizefs::Resizefs,
+    &disk_setup::DiskSetup,
+    &mounts::Mounts,
     &hostname::SetHostname,
     &hostname::UpdateHostname,
     &hostname::UpdateEtcHosts,

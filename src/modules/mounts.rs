@@ -30,7 +30,10 @@ impl Module for Mounts {
             Err(e) => return diags.push(Diag::error(e.code(), e.to_string()).file(FSTAB)),
         };
         let kept: Vec<&str> = fstab.lines().filter(|l| !l.contains(TAG)).collect();
-        let taken: Vec<&str> = kept.iter().filter_map(|l| l.split_whitespace().next()).collect();
+        let taken: Vec<&str> = kept
+            .iter()
+            .filter_map(|l| l.split_whitespace().next())
+            .collect();
 
         let mut entries = Vec::new();
         match ctx.cfg.get("mounts") {
@@ -47,7 +50,14 @@ impl Module for Mounts {
         add_default_mounts(ctx, &mut entries, &taken);
         let mut lines = without_removed(entries, &taken);
         if let Some(file) = swap_file(ctx, diags) {
-            lines.push([file, "none".into(), "swap".into(), "sw".into(), "0".into(), "0".into()]);
+            lines.push([
+                file,
+                "none".into(),
+                "swap".into(),
+                "sw".into(),
+                "0".into(),
+                "0".into(),
+            ]);
         }
         if lines.is_empty() && kept.len() == fstab.lines().count() {
             return; // nothing asked, nothing of ours to take out
@@ -64,7 +74,10 @@ impl Module for Mounts {
             text.push_str(&l.join("\t"));
             text.push('\n');
         }
-        if let Err(e) = ctx.root.write_file(FSTAB, text.as_bytes(), &FileSpec::mode(0o644)) {
+        if let Err(e) = ctx
+            .root
+            .write_file(FSTAB, text.as_bytes(), &FileSpec::mode(0o644))
+        {
             diags.push(Diag::error(e.code(), e.to_string()).file(FSTAB));
         }
     }
@@ -73,7 +86,14 @@ impl Module for Mounts {
 type Fields = [Option<String>; 6];
 
 fn default_fields(cfg: &Value, diags: &mut Vec<Diag>) -> Fields {
-    let builtin: Fields = [None, None, Some("auto".into()), Some(DEFAULT_OPTIONS.into()), Some("0".into()), Some("2".into())];
+    let builtin: Fields = [
+        None,
+        None,
+        Some("auto".into()),
+        Some(DEFAULT_OPTIONS.into()),
+        Some("0".into()),
+        Some("2".into()),
+    ];
     let Some(v) = cfg.get("mount_default_fields") else {
         return builtin;
     };
@@ -104,7 +124,13 @@ fn field(v: &Value) -> Option<String> {
 
 /// One `mounts` line: `[spec, file, type, options, freq, passno]`, missing fields from the
 /// defaults; `file` null means "no line for this device". `None` when it is dropped.
-fn entry(ctx: &ModuleCtx, key: &str, line: &Value, defaults: &Fields, diags: &mut Vec<Diag>) -> Option<Fields> {
+fn entry(
+    ctx: &ModuleCtx,
+    key: &str,
+    line: &Value,
+    defaults: &Fields,
+    diags: &mut Vec<Diag>,
+) -> Option<Fields> {
     let Some(tokens) = line.as_array().filter(|t| !t.is_empty() && t.len() <= 6) else {
         diags.push(Diag::error("wrong-type", "expected a list of 1 to 6 fields").key(key));
         return None;
@@ -119,7 +145,10 @@ fn entry(ctx: &ModuleCtx, key: &str, line: &Value, defaults: &Fields, diags: &mu
     let spec = out[0].clone()?;
     match device_spec(ctx, &spec) {
         Spec::Device(dev) => {
-            if out[1].is_some() && out[2].as_deref() != Some("swap") && !disk::has_filesystem(&ctx.host.path(&dev)) {
+            if out[1].is_some()
+                && out[2].as_deref() != Some("swap")
+                && !disk::has_filesystem(&ctx.host.path(&dev))
+            {
                 let msg = "the device holds no filesystem: no fstab line for it";
                 diags.push(Diag::warning("mount-no-filesystem", msg).key(format!("{key}.0")));
                 return None;
@@ -153,14 +182,23 @@ fn device_spec(ctx: &ModuleCtx, spec: &str) -> Spec {
     if spec.contains('=') || (spec.contains(':') && !spec.starts_with('/')) {
         return Spec::AsWritten;
     }
-    let spec = if spec == "ephemeral" { "ephemeral0" } else { spec };
+    let spec = if spec == "ephemeral" {
+        "ephemeral0"
+    } else {
+        spec
+    };
     let (name, part) = match spec.rsplit_once('.') {
-        Some((n, p)) if !n.is_empty() && p.chars().all(|c| c.is_ascii_digit()) && !p.is_empty() => (n, Some(p)),
+        Some((n, p)) if !n.is_empty() && p.chars().all(|c| c.is_ascii_digit()) && !p.is_empty() => {
+            (n, Some(p))
+        }
         _ => (spec, None),
     };
     let aliased = ctx
         .cfg
-        .pointer(&format!("/device_aliases/{}", name.replace('~', "~0").replace('/', "~1")))
+        .pointer(&format!(
+            "/device_aliases/{}",
+            name.replace('~', "~0").replace('/', "~1")
+        ))
         .and_then(Value::as_str)
         .unwrap_or(name);
     let path = if aliased.starts_with('/') {
@@ -190,15 +228,23 @@ fn device_spec(ctx: &ModuleCtx, spec: &str) -> Spec {
 
 fn is_meta_name(name: &str) -> bool {
     matches!(name, "ami" | "root" | "swap")
-        || ["ephemeral", "ebs"].iter().any(|p| name.starts_with(p) && !name.contains(':'))
+        || ["ephemeral", "ebs"]
+            .iter()
+            .any(|p| name.starts_with(p) && !name.contains(':'))
 }
 
 /// `sda`, `xvdb1`, `vdc`, `hda`, `sr0`.
 fn is_short_device_name(name: &str) -> bool {
     let rest = name.strip_prefix('x').unwrap_or(name);
     let b = rest.as_bytes();
-    let disk = b.len() >= 3 && matches!(b[0], b's' | b'h' | b'v') && b[1] == b'd' && b[2].is_ascii_lowercase() && b[3..].iter().all(u8::is_ascii_digit);
-    disk || name.strip_prefix("sr").is_some_and(|n| !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()))
+    let disk = b.len() >= 3
+        && matches!(b[0], b's' | b'h' | b'v')
+        && b[1] == b'd'
+        && b[2].is_ascii_lowercase()
+        && b[3..].iter().all(u8::is_ascii_digit);
+    disk || name
+        .strip_prefix("sr")
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()))
 }
 
 /// cloud-init's defaults: the ephemeral disk on /mnt and the swap device, where they exist
@@ -252,7 +298,11 @@ fn swap_file(ctx: &ModuleCtx, diags: &mut Vec<Diag>) -> Option<String> {
         diags.push(Diag::error("wrong-type", "expected a mapping").key("swap"));
         return None;
     }
-    let file = cfg.get("filename").and_then(Value::as_str).unwrap_or("/swap.img").to_string();
+    let file = cfg
+        .get("filename")
+        .and_then(Value::as_str)
+        .unwrap_or("/swap.img")
+        .to_string();
     let bytes_of = |key: &str, diags: &mut Vec<Diag>| -> Option<u64> {
         let v = cfg.get(key)?;
         let n = match v {
@@ -266,7 +316,10 @@ fn swap_file(ctx: &ModuleCtx, diags: &mut Vec<Diag>) -> Option<String> {
         }
         n
     };
-    let auto = cfg.get("size").and_then(Value::as_str).is_some_and(|s| s.eq_ignore_ascii_case("auto"));
+    let auto = cfg
+        .get("size")
+        .and_then(Value::as_str)
+        .is_some_and(|s| s.eq_ignore_ascii_case("auto"));
     if !file.starts_with('/') {
         diags.push(Diag::error("bad-value", "expected an absolute path").key("swap.filename"));
         return None;
@@ -277,10 +330,14 @@ fn swap_file(ctx: &ModuleCtx, diags: &mut Vec<Diag>) -> Option<String> {
     let size = if auto {
         let maxsize = bytes_of("maxsize", diags);
         let mem = mem_total(ctx)?;
-        let dir = file.rsplit_once('/').map_or("/", |(d, _)| if d.is_empty() { "/" } else { d });
+        let dir = file
+            .rsplit_once('/')
+            .map_or("/", |(d, _)| if d.is_empty() { "/" } else { d });
         let _ = ctx.root.create_dir_all(dir, &FileSpec::DIR);
         let at = ctx.root.path().join(dir.trim_start_matches('/'));
-        let avail = rustix::fs::statvfs(&at).map(|s| s.f_frsize * s.f_bfree).unwrap_or(0);
+        let avail = rustix::fs::statvfs(&at)
+            .map(|s| s.f_frsize * s.f_bfree)
+            .unwrap_or(0);
         swap::suggested_size(mem, maxsize, avail)
     } else {
         bytes_of("size", diags)?

@@ -48,14 +48,21 @@ impl Module for Resizefs {
             return; // a filesystem ember does not know how to grow: left as it is
         };
         let sectors = std::fs::read_to_string(ctx.host.sys_block().join(&name).join("size"));
-        let dev_bytes = sectors.ok().and_then(|s| s.trim().parse::<u64>().ok()).unwrap_or(0) * 512;
+        let dev_bytes = sectors
+            .ok()
+            .and_then(|s| s.trim().parse::<u64>().ok())
+            .unwrap_or(0)
+            * 512;
         let line = if fs_bytes + SLACK < dev_bytes {
             (ctx.console)(&format!(
                 "ember: resizefs: {fstype} on /dev/{name} is {} MiB of {} MiB: grown online after the pivot",
                 mib(fs_bytes),
                 mib(dev_bytes)
             ));
-            format!("/ {fstype} {name}{}\n", if noblock { " noblock" } else { "" })
+            format!(
+                "/ {fstype} {name}{}\n",
+                if noblock { " noblock" } else { "" }
+            )
         } else {
             String::new()
         };

@@ -5,8 +5,8 @@
 
 use super::modules::{once, run_script, ModCtx};
 use crate::error::Diag;
-use crate::root::FileSpec;
 use crate::modules::resizefs::PENDING_RESIZE;
+use crate::root::FileSpec;
 use crate::state::{Frequency, EMBER_LIB};
 
 pub const PENDING_HOSTKEYS: &str = "/var/lib/ember/pending-hostkeys";

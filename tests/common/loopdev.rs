@@ -25,8 +25,16 @@ impl Loop {
             .arg(file)
             .output()
             .unwrap();
-        assert!(out.status.success(), "losetup: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "losetup: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let dev = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        // Some kernels (this CI's) parse no partition tables: partx adds them with BLKPG.
+        if !Path::new(&format!("{dev}p1")).exists() {
+            let _ = Command::new("partx").args(["-a", &dev]).output();
+        }
         Loop {
             dev,
             file: file.to_path_buf(),
