@@ -165,16 +165,28 @@ fn grow_one(ctx: &ModuleCtx, dev: &str) -> Result<Option<String>, Diag> {
             capped,
         } => {
             if capped {
-                let msg = format!("/dev/{disk} is larger than an MBR can address (2 TiB at 512-byte sectors): partition {number} stops there; use GPT for the rest");
-                (ctx.console)(&format!("ember: growpart: {msg}"));
+                (ctx.console)(&format!(
+                    "ember: growpart: /dev/{disk} is larger than an MBR can address: \
+                     partition {number} stops at 2^32 sectors (GPT has no such limit)"
+                ));
             }
-            tell_kernel(&node, number, start * sector, new_sectors * sector)
-                .map_err(|e| err("growpart-failed", format!("/dev/{disk} partition {number}: the table is grown, but the kernel was not told: {e}")))?;
-            Ok(Some(format!(
-                "/dev/{name} grown from {} MiB to {} MiB",
-                mib(old_sectors * sector),
-                mib(new_sectors * sector)
-            )))
+            tell_kernel(&node, number, start * sector, new_sectors * sector).map_err(|e| {
+                let msg = format!(
+                    "/dev/{disk} partition {number}: the table is grown, but the kernel \
+                     was not told: {e}"
+                );
+                err("growpart-failed", msg)
+            })?;
+            let (old, new) = (old_sectors * sector, new_sectors * sector);
+            Ok(Some(if new - old < 1 << 20 {
+                format!("/dev/{name} grown by {} KiB", (new - old) >> 10)
+            } else {
+                format!(
+                    "/dev/{name} grown from {} MiB to {} MiB",
+                    mib(old),
+                    mib(new)
+                )
+            }))
         }
     }
 }

@@ -113,12 +113,8 @@ fn in_initramfs() -> bool {
     let Ok(info) = std::fs::read_to_string("/proc/self/mountinfo") else {
         return false;
     };
-    // Fields: id parent major:minor root mountpoint options ... - fstype source superoptions.
-    info.lines().any(|l| {
-        let mut halves = l.splitn(2, " - ");
-        let (head, tail) = (halves.next().unwrap_or(""), halves.next().unwrap_or(""));
-        head.split(' ').nth(4) == Some("/") && tail.split(' ').next() == Some("rootfs")
-    })
+    let mounts = crate::disk::mountinfo::parse(&info);
+    crate::disk::mountinfo::at(&mounts, Path::new("/")).is_some_and(|m| m.fstype == "rootfs")
 }
 
 /// The booted system's command line (or a container's `KERNEL_CMDLINE`), as ember-initrd reads it.
