@@ -38,6 +38,7 @@ fn disks_are_partitioned_formatted_and_data_is_left_alone() {
     let a = Loop::new(&m.dir.join("a.img"), 64);
     let b = Loop::new(&m.dir.join("b.img"), 32);
     let c = Loop::new(&m.dir.join("c.img"), 32);
+    let d = Loop::new(&m.dir.join("d.img"), 32);
     sh(&format!("mkfs.ext4 -q {}", b.dev));
     let b_uuid = blkid(&b.dev, "UUID");
     let user_data = format!(
@@ -47,17 +48,21 @@ disk_setup:
   data: {{table_type: gpt, layout: [50, [50, 82]], overwrite: false}}
   {b}: {{table_type: mbr, layout: true, overwrite: false}}
   {c}: {{table_type: mbr, layout: [60, 60]}}
+  {d}: {{layout: true}}
 fs_setup:
   - {{label: data, filesystem: ext4, device: data.1}}
   - {{label: swp, filesystem: swap, device: data, partition: 2}}
   - {{label: other, filesystem: ext4, device: {b}, partition: none}}
+  - {{filesystem: ext4, device: {d}.1, extra_opts: [-O, no_such_feature]}}
+  - {{filesystem: zzfs, device: {d}.1}}
 mounts:
   - [data.1, /data]
   - [{a}p2, none, swap, sw, '0', '0']
 ",
         a = a.dev,
         b = b.dev,
-        c = c.dev
+        c = c.dev,
+        d = d.dev
     );
     provision(&m, "i-1", &user_data);
 
