@@ -192,3 +192,69 @@ fn xfs_on_gpt_grows_to_the_disk() {
         disk_mib: 512,
     });
 }
+
+#[test]
+fn growroot_disabled_mode_off_and_the_override_are_honoured() {
+    if !loopdev::available() || !common::have("mkfs.ext4") || !common::have("sfdisk") {
+        return;
+    }
+    let m = Machine::new("growroot-settings");
+    let img = m.dir.join("disk.img");
+    std::fs::File::create(&img)
+        .unwrap()
+        .set_len(34 << 20)
+        .unwrap();
+    sh(&format!(
+        "printf 'label: gpt\\nstart=2048, size=65536, type=linux\\n' | sfdisk -q {}",
+        img.display()
+    ));
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&img)
+        .unwrap()
+        .set_len(64 << 20)
+        .unwrap();
+    let lo = Loop::attach(&img);
+    let part = lo.part(1);
+    sh(&format!("mkfs.ext4 -q {part}"));
+    let target = m.target.display().to_string();
+    sh(&format!("mount {part} {target}"));
+    let _unmount = Unmount(target);
+    loopdev::real_host(&m);
+    m.write(&m.target, "etc/os-release", b"ID=debian\n");
+    m.cmdline(&format!("root={part} ro"));
+    let boot = |n: u32, user_data: &str| {
+        m.seed_files(
+            &m.target,
+            "var/lib/cloud/seed/nocloud",
+            &[
+                ("meta-data", &format!("instance-id: i-{n}\n")),
+                ("user-data", user_data),
+            ],
+        );
+        m.write(
+            &m.host,
+            "proc/sys/kernel/random/boot_id",
+            format!("b{n}\n").as_bytes(),
+        );
+        common::stdout(&m.initrd("all"))
+    };
+    let original = part_sectors(&lo.dev);
+
+    let out = boot(1, "#cloud-config\ngrowpart: {mode: 'off'}\n");
+    assert!(!out.contains("growpart:"), "{out}");
+    let out = boot(2, "#cloud-config\ngrowpart: {mode: false}\n");
+    assert!(!out.contains("grown"), "{out}");
+    assert!(m.diag_with_code("deprecated-key").is_some());
+    m.write(&m.target, "etc/growroot-disabled", b"");
+    let out = boot(3, "#cloud-config\n{}\n");
+    assert!(out.contains("growroot-disabled exists"), "{out}");
+    assert_eq!(part_sectors(&lo.dev), original, "grown although disabled");
+
+    let out = boot(
+        4,
+        "#cloud-config\ngrowpart: {ignore_growroot_disabled: true}\n",
+    );
+    assert!(out.contains(&format!("growpart: {part} grown")), "{out}");
+    assert!(part_sectors(&lo.dev) > original);
+}
