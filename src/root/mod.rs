@@ -5,6 +5,7 @@
 mod error;
 mod guard;
 mod names;
+mod remove;
 mod resolve;
 
 pub use error::RootError;

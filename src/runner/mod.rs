@@ -2,6 +2,8 @@
 //! `cloud-init` (argv[0]). It runs no stage itself and never links the YAML parser, the
 //! datasources or the user-data code, so the runner stays small.
 
+mod analyze;
+mod clean;
 mod clock;
 mod early;
 mod exec;
@@ -147,6 +149,16 @@ const COMMANDS: &[Command] = &[
         name: "final",
         summary: "the final stage (same as modules --mode final)",
         run: stage_cmd::final_stage,
+    },
+    Command {
+        name: "analyze",
+        summary: "per-stage and per-step times from status.json: show, blame, dump",
+        run: analyze::run,
+    },
+    Command {
+        name: "clean",
+        summary: "reset the instance so the next boot provisions again (image builders)",
+        run: clean::run,
     },
     Command {
         name: "net-convert",
