@@ -5,6 +5,7 @@
 mod analyze;
 mod clean;
 mod clock;
+mod collect_logs;
 mod early;
 mod exec;
 mod finish;
@@ -14,6 +15,7 @@ mod output;
 mod query;
 mod stage_cmd;
 mod status_cmd;
+mod tar;
 mod verdict;
 
 use crate::paths::RunPaths;
@@ -161,6 +163,11 @@ const COMMANDS: &[Command] = &[
         run: clean::run,
     },
     Command {
+        name: "collect-logs",
+        summary: "a tarball of status, logs and instance data for bug reports (redacted)",
+        run: collect_logs::run,
+    },
+    Command {
         name: "net-convert",
         summary: "render a network config offline (runs ember-initrd net-convert)",
         run: net_convert::run,
@@ -183,7 +190,7 @@ fn usage(prog: &str) -> String {
          {prog} --help | --version\n\ncommands:\n"
     );
     for c in COMMANDS {
-        s.push_str(&format!("  {:<11} {}\n", c.name, c.summary));
+        s.push_str(&format!("  {:<12} {}\n", c.name, c.summary));
     }
     s.push_str(
         "\nglobal options (before or after the command):\n  \

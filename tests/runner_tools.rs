@@ -1,5 +1,6 @@
-//! `ember clean` (an image reset so the next boot provisions again) and `ember analyze`
-//! (stage and step times from status.json).
+//! The operator commands: `ember clean` (an image reset so the next boot provisions again),
+//! `ember analyze` (stage and step times from status.json) and `ember collect-logs` (a
+//! tarball for bug reports, redacted unless asked).
 
 mod common;
 use common::Machine;
@@ -142,4 +143,59 @@ fn analyze_shows_blames_and_dumps_the_stages() {
     );
     assert_eq!(missing.status.code(), Some(1));
     assert!(common::stderr(&missing).contains("/nonexistent/status.json"));
+}
+
+#[test]
+fn collect_logs_is_redacted_unless_asked_and_private() {
+    if !common::have("tar") {
+        return;
+    }
+    let marker = "MARKER-7f3a9c";
+    let m = Machine::new("collect");
+    m.seed_files(
+        &m.target,
+        "var/lib/cloud/seed/nocloud",
+        &[
+            ("meta-data", "instance-id: i-1\n"),
+            (
+                "user-data",
+                &format!("#cloud-config\nruncmd: [echo {marker}]\npassword: {marker}\n"),
+            ),
+        ],
+    );
+    m.initrd("all");
+    let extract = |args: &[&str], name: &str| -> String {
+        let tarball = m.dir.join(format!("{name}.tar.gz"));
+        let mut all = vec!["collect-logs", "--tarfile", tarball.to_str().unwrap()];
+        all.extend_from_slice(args);
+        let out = ember(&m, &all);
+        assert_eq!(out.status.code(), Some(0), "{}", common::stderr(&out));
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&tarball).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        let dir = m.dir.join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        let status = std::process::Command::new("tar")
+            .arg("xzf")
+            .arg(&tarball)
+            .arg("-C")
+            .arg(&dir)
+            .status()
+            .unwrap();
+        assert!(status.success(), "tar could not read it");
+        let out = std::process::Command::new("grep")
+            .args(["-rl", marker])
+            .arg(&dir)
+            .output()
+            .unwrap();
+        assert!(dir.join("ember-logs/run/ember/status.json").exists());
+        common::stdout(&out)
+    };
+    assert_eq!(
+        extract(&[], "redacted"),
+        "",
+        "the marker leaked into the default tarball"
+    );
+    let found = extract(&["--include-sensitive"], "sensitive");
+    assert!(found.contains("handoff.json"), "{found}");
 }
