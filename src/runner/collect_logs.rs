@@ -6,10 +6,9 @@
 //! the merged config only with `--include-sensitive`. The tarball is 0600 either way.
 //! <https://docs.cloud-init.io/en/latest/reference/cli.html#collect-logs>
 
-use super::tar::Tar;
+use super::tar::{StoredGz, Tar};
 use super::{global_flag, CliError, Ctx};
 use crate::root::Root;
-use flate2::write::GzEncoder;
 use lexopt::prelude::*;
 use std::io::Write;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
@@ -124,7 +123,7 @@ fn write(path: &Path, mtime: u64, entries: &[(String, Vec<u8>)]) -> std::io::Res
         .open(path)?;
     // An existing file keeps its mode on open: make it 0600 too.
     file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
-    let mut tar = Tar::new(GzEncoder::new(file, flate2::Compression::default()), mtime);
+    let mut tar = Tar::new(StoredGz::new(file, mtime as u32)?, mtime);
     for (name, data) in entries {
         tar.file(&format!("ember-logs/{name}"), 0o600, data)?;
     }
