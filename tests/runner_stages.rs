@@ -638,3 +638,40 @@ fn a_broken_handoff_is_an_error_without_its_content() {
         "{st}"
     );
 }
+
+#[test]
+fn single_runs_one_module_under_its_semaphore_or_always() {
+    if cannot_chroot() {
+        return;
+    }
+    let m = Machine::new("single");
+    m.boot(&handoff(&m, "i-1", json!([])));
+    let out = m.ember("b1", &["single", "--name", "timezone"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(m.read("/etc/timezone"), "Europe/Berlin\n");
+    std::fs::remove_file(m.target.join("etc/timezone")).unwrap();
+    let out = m.ember("b1", &["single", "--name", "cc_timezone"]);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("already ran"),
+        "{}",
+        text(&out)
+    );
+    assert!(!m.target.join("etc/timezone").exists());
+    let out = m.ember(
+        "b1",
+        &["single", "--name", "timezone", "--frequency", "always"],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(m.read("/etc/timezone"), "Europe/Berlin\n");
+
+    let out = m.ember("b1", &["single", "--name", "write_files"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("initramfs"),
+        "{}",
+        text(&out)
+    );
+    let out = m.ember("b1", &["single", "--name", "nosuch"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(m.ember("b1", &["single"]).status.code(), Some(2));
+}

@@ -56,6 +56,21 @@ pub trait Module: Sync {
     fn run(&self, ctx: &ModuleCtx, diags: &mut Vec<Diag>);
 }
 
+/// The names of `LOCAL`, for the runner, which must not link the modules themselves.
+pub const LOCAL_NAMES: &[&str] = &[
+    "write_files",
+    "growpart",
+    "resizefs",
+    "disk_setup",
+    "mounts",
+    "set_hostname",
+    "update_hostname",
+    "update_etc_hosts",
+    "users_groups",
+    "ssh",
+    "set_passwords",
+];
+
 /// The local stage's modules, in cloud-init's order.
 pub const LOCAL: &[&dyn Module] = &[
     &write_files::WriteFiles,
@@ -70,3 +85,12 @@ pub const LOCAL: &[&dyn Module] = &[
     &ssh::Ssh,
     &set_passwords::SetPasswords,
 ];
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn local_names_follow_the_table() {
+        let names: Vec<&str> = super::LOCAL.iter().map(|m| m.name()).collect();
+        assert_eq!(names, super::LOCAL_NAMES);
+    }
+}

@@ -13,6 +13,7 @@ mod modules;
 mod net_convert;
 mod output;
 mod query;
+mod single;
 mod stage_cmd;
 mod status_cmd;
 mod tar;
@@ -176,6 +177,11 @@ const COMMANDS: &[Command] = &[
         name: "devel",
         summary: "devel net-convert: cloud-init's spelling of net-convert",
         run: net_convert::devel,
+    },
+    Command {
+        name: "single",
+        summary: "run one module of the handoff now: --name MODULE [--frequency always]",
+        run: single::run,
     },
     Command {
         name: "help",

@@ -125,7 +125,7 @@ fn no_more_args(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<(), CliErr
     Ok(())
 }
 
-fn boot_id() -> String {
+pub(super) fn boot_id() -> String {
     if let Some(id) = std::env::var_os(BOOT_ID_ENV) {
         return id.to_string_lossy().trim().to_string();
     }

@@ -154,6 +154,45 @@ pub fn run_stage(rec: &mut Recorder, ctx: &ModCtx, stage: &str, prefix: &str) {
     }
 }
 
+/// `ember single`: one module of the handoff, now. With `--frequency always` it runs
+/// whatever its semaphore says; otherwise under its semaphore as in a stage. `Err` says why it
+/// cannot run; `Ok(false)` that its semaphore says it already ran.
+pub fn run_single(
+    ctx: &ModCtx,
+    call: &ModuleCall,
+    always: bool,
+    diags: &mut Vec<Diag>,
+) -> Result<bool, String> {
+    let Some(module) = TABLE.iter().find(|m| m.name() == call.name) else {
+        return Err(format!("{} is not a module the runner can run", call.name));
+    };
+    let freq = Frequency::parse(&call.frequency).unwrap_or(Frequency::PerInstance);
+    if always {
+        module.run(ctx, &call.config, diags);
+        return Ok(true);
+    }
+    if module.guard() != Guard::PerItem && ctx.sems.done(module.name(), freq) {
+        return Ok(false);
+    }
+    match module.guard() {
+        Guard::PerItem => module.run(ctx, &call.config, diags),
+        Guard::AtMostOnce => {
+            once(ctx, module.name(), freq, diags, |d| {
+                module.run(ctx, &call.config, d)
+            });
+        }
+        Guard::Idempotent => {
+            module.run(ctx, &call.config, diags);
+            if !diags.iter().any(Diag::is_error) {
+                if let Err(e) = ctx.sems.mark_done(module.name(), freq) {
+                    diags.push(Diag::error(e.code(), e.to_string()));
+                }
+            }
+        }
+    }
+    Ok(true)
+}
+
 /// Runs `f` at most once per `freq` period under the semaphore `name` (see `Guard`). Returns
 /// whether it ran.
 pub fn once(
