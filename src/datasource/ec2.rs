@@ -349,14 +349,18 @@ fn nics(imds: &mut Imds) -> Result<BTreeMap<String, NicMeta>, ec2_imds::Error> {
             Ok(body.map(entries).unwrap_or_default())
         };
         let number = |v: Vec<String>| v.first().and_then(|n| n.parse().ok());
-        let nic = NicMeta {
+        let mut nic = NicMeta {
             device_number: number(get("device-number")?),
             network_card: number(get("network-card")?),
             local_ipv4s: get("local-ipv4s")?,
             subnet_ipv4: get("subnet-ipv4-cidr-block")?.into_iter().next(),
             ipv6s: get("ipv6s")?,
-            subnet_ipv6s: get("subnet-ipv6-cidr-blocks")?,
+            subnet_ipv6s: Vec::new(),
         };
+        // The IPv6 subnets serve only a NIC that has IPv6 addresses.
+        if !nic.ipv6s.is_empty() {
+            nic.subnet_ipv6s = get("subnet-ipv6-cidr-blocks")?;
+        }
         out.insert(mac, nic);
     }
     Ok(out)
