@@ -141,7 +141,7 @@ pub fn metadata_url(params: &[String]) -> Option<&str> {
 /// `ember.metadata-timeout=SECONDS`: the metadata service's total deadline, retries included.
 pub fn metadata_timeout_ms(params: &[String]) -> Option<u64> {
     let secs: f64 = value(params, "ember.metadata-timeout")?.parse().ok()?;
-    (secs.is_finite() && secs > 0.0).then(|| (secs * 1000.0) as u64)
+    (secs.is_finite() && secs > 0.0).then_some((secs * 1000.0) as u64)
 }
 
 /// Cloud-config given inline as `cc: <yaml> end_cc` (several blocks are joined), with the

@@ -91,7 +91,10 @@ fn assert_secrets_kept(m: &Machine, server: &Imds, out: &std::process::Output) {
     for s in &secrets {
         m.assert_secret_not_world_readable(s);
         assert!(!stderr(out).contains(s.as_str()), "secret on stderr");
-        assert!(!common::stdout(out).contains(s.as_str()), "secret on stdout");
+        assert!(
+            !common::stdout(out).contains(s.as_str()),
+            "secret on stdout"
+        );
     }
 }
 
@@ -110,8 +113,14 @@ fn provisions_from_imdsv2_with_two_nics() {
     // Hostname, keys and user-data.
     assert_eq!(m.target_file("etc/hostname").trim(), "ip-10-0-1-5");
     let keys = m.target_file("home/admin/.ssh/authorized_keys");
-    assert!(keys.contains(imds::KEY0) && keys.contains(imds::KEY1), "{keys}");
-    assert_eq!(m.target_file("etc/ec2-secret").trim(), "user-data-secret-7f3a");
+    assert!(
+        keys.contains(imds::KEY0) && keys.contains(imds::KEY1),
+        "{keys}"
+    );
+    assert_eq!(
+        m.target_file("etc/ec2-secret").trim(),
+        "user-data-secret-7f3a"
+    );
     // cloud-init's instance data: the region and zone from the identity document.
     let idata = m.json("ember/instance-data.json");
     assert_eq!(idata["v1"]["region"], "us-west-2");
@@ -145,7 +154,10 @@ fn provisions_from_imdsv2_with_two_nics() {
     let steps = status["stages"]["fetch"]["steps"].to_string();
     assert!(steps.contains("ok (20 reads)"), "{steps}");
     assert_secrets_kept(&m, &server, &out);
-    eprintln!("ec2 emulator: {} requests, ember-initrd all in {took:?}", reqs.len());
+    eprintln!(
+        "ec2 emulator: {} requests, ember-initrd all in {took:?}",
+        reqs.len()
+    );
 }
 
 #[test]
@@ -161,7 +173,10 @@ fn primary_nic_only_when_the_image_asks() {
     let net = networkd_files(&m);
     assert!(net.contains(imds::MAC0), "{net}");
     assert!(!net.contains(imds::MAC1), "{net}");
-    assert!(!net.contains("RouteMetric") && !net.contains("10.0.1.6"), "{net}");
+    assert!(
+        !net.contains("RouteMetric") && !net.contains("10.0.1.6"),
+        "{net}"
+    );
 }
 
 #[test]
@@ -190,7 +205,11 @@ fn never_imdsv1_on_aws() {
     let m = aws_machine("ec2-nov1", &server);
     let out = m.initrd("all");
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(m.diag_with_code("imds-token-refused").is_some(), "{:?}", m.diags());
+    assert!(
+        m.diag_with_code("imds-token-refused").is_some(),
+        "{:?}",
+        m.diags()
+    );
     assert!(
         server.requests().iter().all(|r| r.method == "PUT"),
         "{:?}",
@@ -213,7 +232,11 @@ fn imdsv1_on_a_compatible_cloud_that_is_not_aws() {
     let out = m.initrd("all");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(m.status()["instance_id"], imds::INSTANCE_ID);
-    let gets = server.requests().iter().filter(|r| r.method == "GET").count();
+    let gets = server
+        .requests()
+        .iter()
+        .filter(|r| r.method == "GET")
+        .count();
     assert!(gets > 5, "{:?}", server.requests());
     assert!(server.tokens().is_empty());
 }
@@ -258,11 +281,17 @@ fn a_service_slower_than_the_deadline_fails_in_time() {
     ));
     let started = Instant::now();
     let out = m.initrd("all");
-    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let diags = m.diags();
     assert!(
-        diags.iter().any(|d| d["code"] == "fetch-deadline" || d["code"] == "fetch-failed"),
+        diags
+            .iter()
+            .any(|d| d["code"] == "fetch-deadline" || d["code"] == "fetch-failed"),
         "{diags:?}"
     );
 }

@@ -90,7 +90,10 @@ fn fixture() -> HashMap<String, String> {
         &format!("{md}/hostname"),
         "ip-10-0-1-5.us-west-2.compute.internal",
     );
-    put(&format!("{md}/public-keys/"), "0=my-public-key\n1=other-key");
+    put(
+        &format!("{md}/public-keys/"),
+        "0=my-public-key\n1=other-key",
+    );
     put(&format!("{md}/public-keys/0/openssh-key"), KEY0);
     put(&format!("{md}/public-keys/1/openssh-key"), KEY1);
     put("/latest/user-data", USER_DATA);
