@@ -1,5 +1,6 @@
 //! The kernel command line, split as the kernel splits it, and what ember reads from it:
-//! disable toggles, `ds=` datasource hints, `cc: … end_cc` cloud-config and `network-config=`.
+//! disable toggles, `ds=` datasource hints, `cc: … end_cc` cloud-config, `network-config=`
+//! and the metadata service overrides (`ember.metadata-url=`, `ember.metadata-timeout=`).
 
 /// Parameters in order, as the kernel's `next_arg` splits them: whitespace separates, double
 /// quotes group (and are removed), and `--` ends the kernel's options (the rest goes to init).
@@ -130,6 +131,17 @@ pub fn ds_hint(params: &[String]) -> Option<(String, DsHint)> {
             let hint = parse_ds(value(params, key)?);
             Some((format!("{key}={}", hint.shown()), hint))
         })
+}
+
+/// `ember.metadata-url=URL`: the selected platform's metadata base URL, instead of its own.
+pub fn metadata_url(params: &[String]) -> Option<&str> {
+    value(params, "ember.metadata-url").filter(|u| !u.is_empty())
+}
+
+/// `ember.metadata-timeout=SECONDS`: the metadata service's total deadline, retries included.
+pub fn metadata_timeout_ms(params: &[String]) -> Option<u64> {
+    let secs: f64 = value(params, "ember.metadata-timeout")?.parse().ok()?;
+    (secs.is_finite() && secs > 0.0).then_some((secs * 1000.0) as u64)
 }
 
 /// Cloud-config given inline as `cc: <yaml> end_cc` (several blocks are joined), with the
@@ -266,6 +278,21 @@ mod tests {
             "nocloud"
         );
         assert!(ds_hint(&p("ro quiet")).is_none());
+    }
+
+    #[test]
+    fn metadata_overrides() {
+        let params = p("ro ember.metadata-url=http://127.0.0.1:8080 ember.metadata-timeout=2.5");
+        assert_eq!(metadata_url(&params), Some("http://127.0.0.1:8080"));
+        assert_eq!(metadata_timeout_ms(&params), Some(2500));
+        for bad in [
+            "ember.metadata-timeout=x",
+            "ember.metadata-timeout=-1",
+            "ro",
+        ] {
+            assert_eq!(metadata_timeout_ms(&p(bad)), None, "{bad}");
+        }
+        assert_eq!(metadata_url(&p("ember.metadata-url=")), None);
     }
 
     #[test]

@@ -28,7 +28,9 @@ fn datasource_list_without_nocloud_ignores_the_seed_unless_the_cmdline_names_it(
     m.write(
         &m.target,
         "etc/cloud/cloud.cfg.d/90-ds.cfg",
-        b"datasource_list: [Ec2, None]\n",
+        // Two platforms, neither with evidence (a single one would be taken as it stands, as
+        // cloud-init's ds-identify does, and EC2 would be asked).
+        b"datasource_list: [Ec2, GCE, None]\n",
     );
     assert_eq!(m.initrd("all").status.code(), Some(0));
     assert_eq!(m.status()["datasource"], "none");

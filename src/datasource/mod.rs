@@ -1,6 +1,9 @@
 //! Datasources: one file each behind one small trait that finds evidence and returns data,
 //! never writes. The table maps names to them; adding a cloud is a file and a row.
 
+pub mod ec2;
+mod ec2_imds;
+pub mod ec2_network;
 pub mod instance;
 pub mod nocloud;
 mod seed;
@@ -23,7 +26,7 @@ pub trait Datasource: Sync {
     fn fetch(&self, ctx: &Ctx, facts: &Facts) -> Result<InstanceData, Diag>;
 }
 
-pub const DATASOURCES: &[&dyn Datasource] = &[&nocloud::NoCloud];
+pub const DATASOURCES: &[&dyn Datasource] = &[&nocloud::NoCloud, &ec2::Ec2];
 
 /// cloud-init's default `datasource_list` order, for the datasources ember has.
 pub fn by_name(name: &str) -> Option<&'static dyn Datasource> {

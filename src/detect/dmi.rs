@@ -89,11 +89,6 @@ const RULES: &[Rule] = &[
         platform: "ec2",
     },
     Rule {
-        field: "product_uuid",
-        matches: |v| v.to_ascii_lowercase().starts_with("ec2"),
-        platform: "ec2",
-    },
-    Rule {
         field: "chassis_asset_tag",
         matches: |v| v == AZURE_ASSET_TAG,
         platform: "azure",
@@ -130,8 +125,60 @@ const RULES: &[Rule] = &[
     },
 ];
 
+/// A UUID in the form EC2 gives its instances: `ec2` first, in either byte order of the first
+/// field (`EC2E1916-…` on Xen, `45E12AEC-…` read little-endian on some Nitro firmware).
+pub fn ec2_uuid(uuid: &str) -> bool {
+    let u = uuid.to_ascii_lowercase();
+    let well_formed = u.len() == 36
+        && u.char_indices().all(|(i, c)| match i {
+            8 | 13 | 18 | 23 => c == '-',
+            _ => c.is_ascii_hexdigit(),
+        });
+    if !well_formed {
+        return false;
+    }
+    let swapped: String = (0..4).rev().map(|i| &u[i * 2..i * 2 + 2]).collect();
+    u.starts_with("ec2") || swapped.starts_with("ec2")
+}
+
+/// DMI that says AWS, with why. `sys_vendor` "Amazon EC2" (Nitro) is enough; an EC2-shaped
+/// UUID (which any hypervisor can be given: cloud-init's `ec2*` glob alone misfires) needs a
+/// second field to agree: a serial also starting `ec2` (Xen), or an Amazon asset tag or BIOS.
+pub fn aws(dmi: &Dmi) -> Option<String> {
+    let field = |f: &str| dmi.fields.get(f).map(String::as_str).unwrap_or("");
+    if field("sys_vendor") == "Amazon EC2" {
+        return Some("sys_vendor=Amazon EC2".into());
+    }
+    let uuid = field("product_uuid");
+    if !ec2_uuid(uuid) {
+        return None;
+    }
+    let support = [
+        ("product_serial", ec2_uuid(field("product_serial"))),
+        (
+            "chassis_asset_tag",
+            field("chassis_asset_tag") == "Amazon EC2",
+        ),
+        (
+            "bios_vendor",
+            field("bios_vendor").to_ascii_lowercase().contains("amazon"),
+        ),
+    ];
+    let (name, _) = support.iter().find(|(_, ok)| *ok)?;
+    Some(format!("product_uuid={uuid} and {name}={}", field(name)))
+}
+
+/// DMI that hints at EC2 at all (an AWS-looking UUID or vendor), even without the support
+/// `aws` needs: on such a machine ember still never falls back to IMDSv1.
+pub fn ec2_like(dmi: &Dmi) -> bool {
+    aws(dmi).is_some() || dmi.fields.get("product_uuid").is_some_and(|u| ec2_uuid(u))
+}
+
 /// The platform the DMI fields name, with the field and value that matched.
 pub fn platform(dmi: &Dmi) -> Option<(&'static str, String)> {
+    if let Some(why) = aws(dmi) {
+        return Some(("ec2", why));
+    }
     RULES.iter().find_map(|rule| {
         let value = dmi.fields.get(rule.field)?;
         (rule.matches)(value).then(|| (rule.platform, format!("{}={value}", rule.field)))
@@ -156,8 +203,41 @@ mod tests {
         let cases: &[Case] = &[
             (&[("sys_vendor", "Amazon EC2")], Some("ec2")),
             (
-                &[("product_uuid", "EC2E1916-9099-7CAF-FD21-012345ABCDEF")],
+                &[
+                    ("product_uuid", "EC2E1916-9099-7CAF-FD21-012345ABCDEF"),
+                    ("product_serial", "ec2e1916-9099-7caf-fd21-012345abcdef"),
+                ],
                 Some("ec2"),
+            ),
+            (
+                &[
+                    ("product_uuid", "45E12AEC-DCD1-B213-94ED-012345ABCDEF"),
+                    ("chassis_asset_tag", "Amazon EC2"),
+                ],
+                Some("ec2"),
+            ),
+            // The UUID alone is weak evidence: any hypervisor can be given one like it.
+            (
+                &[
+                    ("product_uuid", "EC2E1916-9099-7CAF-FD21-012345ABCDEF"),
+                    ("sys_vendor", "OpenStack Foundation"),
+                    ("product_name", "OpenStack Nova"),
+                ],
+                Some("openstack"),
+            ),
+            (
+                &[
+                    ("product_uuid", "EC2E1916-9099-7CAF-FD21-012345ABCDEF"),
+                    ("sys_vendor", "Dell Inc."),
+                ],
+                None,
+            ),
+            (
+                &[
+                    ("product_uuid", "ec2-not-a-uuid"),
+                    ("product_serial", "ec2-not-a-uuid"),
+                ],
+                None,
             ),
             (&[("chassis_asset_tag", AZURE_ASSET_TAG)], Some("azure")),
             (&[("product_name", "Google Compute Engine")], Some("gce")),
@@ -173,6 +253,16 @@ mod tests {
         for (fields, want) in cases {
             assert_eq!(platform(&dmi(fields)).map(|p| p.0), *want, "{fields:?}");
         }
+    }
+
+    #[test]
+    fn ec2_uuids_in_both_byte_orders() {
+        assert!(ec2_uuid("ec2e1916-9099-7caf-fd21-012345abcdef"));
+        assert!(ec2_uuid("45E12AEC-DCD1-B213-94ED-012345ABCDEF"));
+        assert!(!ec2_uuid("12345678-DCD1-B213-94ED-012345ABCDEF"));
+        assert!(!ec2_uuid("ec2"));
+        let weak = dmi(&[("product_uuid", "EC2E1916-9099-7CAF-FD21-012345ABCDEF")]);
+        assert!(aws(&weak).is_none() && ec2_like(&weak));
     }
 
     #[test]

@@ -1,6 +1,7 @@
-//! A small blocking HTTP/1.1 client: GET over TCP or rustls, one connection per request
+//! A small blocking HTTP/1.1 client: GET (and body-less PUT) over TCP or rustls, one connection per request
 //! (`Connection: close`), a deadline over connect, TLS, request and every read, a body cap,
-//! bounded response heads, and redirects only when no request headers are sent.
+//! bounded response heads; redirects only when no request headers are sent, or (for
+//! `exchange`, which reports every status) within the same origin.
 //! No proxy, no cookies, no compression, no keep-alive.
 
 use base64::Engine as _;
@@ -235,18 +236,11 @@ pub(super) fn get(
 ) -> Result<Vec<u8>, Error> {
     let mut url = Url::parse(url)?;
     for _ in 0..=MAX_REDIRECTS {
-        let req = request("GET", &url, headers)?;
-        let mut stream = BufReader::new(connect(&url, deadline, tls)?);
-        stream.get_mut().write_all(&req)?;
-        stream.get_mut().flush()?;
-        let head = read_head(&mut stream)?;
+        let (head, mut stream) = send("GET", &url, headers, deadline, tls)?;
         match head.status {
             200..=299 => return read_body(&mut stream, &head, max_bytes),
             301 | 302 | 303 | 307 | 308 if headers.is_empty() => {
-                let location = head.get("location").ok_or_else(|| {
-                    failed(format!("HTTP status {} without a Location", head.status))
-                })?;
-                url = url.redirect(location)?;
+                url = url.redirect(location(&head)?)?;
             }
             code @ 301..=308 if !headers.is_empty() => {
                 let why = "redirects are not followed for requests with headers";
@@ -258,6 +252,56 @@ pub(super) fn get(
         }
     }
     Err(failed("too many redirects"))
+}
+
+/// One request whose every final status is an answer: `(status, body)`, the body read (within
+/// `max_bytes`) only for 2xx. Redirects are followed only within the same origin (scheme,
+/// host and port), so the headers, often a token, never reach another host.
+pub(super) fn exchange(
+    method: &str,
+    url: &str,
+    headers: &[(String, String)],
+    max_bytes: u64,
+    deadline: Instant,
+    tls: &dyn Fn() -> Result<Arc<rustls::ClientConfig>, String>,
+) -> Result<(u16, Vec<u8>), Error> {
+    let mut url = Url::parse(url)?;
+    for _ in 0..=MAX_REDIRECTS {
+        let (head, mut stream) = send(method, &url, headers, deadline, tls)?;
+        match head.status {
+            200..=299 => return Ok((head.status, read_body(&mut stream, &head, max_bytes)?)),
+            301 | 302 | 303 | 307 | 308 => {
+                let next = url.redirect(location(&head)?)?;
+                if (next.tls, &next.host, next.port) != (url.tls, &url.host, url.port) {
+                    return Err(failed("redirect to another host refused"));
+                }
+                url = next;
+            }
+            code => return Ok((code, Vec::new())),
+        }
+    }
+    Err(failed("too many redirects"))
+}
+
+fn location(head: &Head) -> Result<&str, Error> {
+    head.get("location")
+        .ok_or_else(|| failed(format!("HTTP status {} without a Location", head.status)))
+}
+
+/// Sends one request and reads the response head.
+fn send(
+    method: &str,
+    url: &Url,
+    headers: &[(String, String)],
+    deadline: Instant,
+    tls: &dyn Fn() -> Result<Arc<rustls::ClientConfig>, String>,
+) -> Result<(Head, BufReader<Box<dyn Stream>>), Error> {
+    let req = request(method, url, headers)?;
+    let mut stream = BufReader::new(connect(url, deadline, tls)?);
+    stream.get_mut().write_all(&req)?;
+    stream.get_mut().flush()?;
+    let head = read_head(&mut stream)?;
+    Ok((head, stream))
 }
 
 /// The time left before `deadline`, or a timeout.
@@ -376,6 +420,10 @@ pub(super) fn request(
         out.push_str(&format!("Authorization: Basic {auth}\r\n"));
     }
     out.push_str("Connection: close\r\n");
+    if method != "GET" {
+        // Requests here carry no body; a PUT or POST still says so.
+        out.push_str("Content-Length: 0\r\n");
+    }
     for (name, value) in headers {
         if name.is_empty()
             || !name.bytes().all(token)

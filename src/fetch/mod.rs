@@ -95,16 +95,79 @@ pub struct Fetcher {
     tls: OnceLock<Result<Arc<rustls::ClientConfig>, String>>,
 }
 
+/// A request that was answered: any status, and the body of a 2xx.
+#[derive(Debug)]
+pub struct Response {
+    pub status: u16,
+    pub body: Vec<u8>,
+}
+
 impl Fetcher {
     pub fn new(ctx: &Ctx) -> Fetcher {
         let limits = ctx.limits();
+        let deadline = Instant::now() + Duration::from_millis(limits.datasource_timeout_ms);
+        Fetcher::with_deadline(
+            ctx,
+            Duration::from_millis(limits.request_timeout_ms),
+            deadline,
+        )
+    }
+
+    /// A fetcher with the caller's per-request timeout and overall deadline (a datasource's
+    /// own settings, already bounded by the limits).
+    pub fn with_deadline(ctx: &Ctx, request_timeout: Duration, deadline: Instant) -> Fetcher {
         Fetcher {
             host: ctx.host.clone(),
             target: ctx.target_path.clone(),
-            request_timeout: Duration::from_millis(limits.request_timeout_ms),
-            deadline: Instant::now() + Duration::from_millis(limits.datasource_timeout_ms),
+            request_timeout,
+            deadline,
             tls: OnceLock::new(),
         }
+    }
+
+    /// One http(s) request, no retries (the caller has its own policy): every status is an
+    /// answer, so 401, 403 and 404 can be told apart. Redirects are followed only within the
+    /// same origin, so `headers` (a token) never reach another host. `Err` means no answer:
+    /// `Deadline` when the overall deadline had passed, else `Failed`.
+    pub fn request(
+        &self,
+        method: &str,
+        url: &str,
+        headers: &[(String, String)],
+        max_bytes: u64,
+    ) -> Result<Response, FetchError> {
+        if !(url.starts_with("http://") || url.starts_with("https://")) {
+            return Err(FetchError::Unsupported { url: url.into() });
+        }
+        let left = self.deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(FetchError::Deadline { url: url.into() });
+        }
+        let tls = || {
+            self.tls
+                .get_or_init(|| http::tls_config(self.ca_certificates()))
+                .clone()
+        };
+        let deadline = Instant::now() + self.request_timeout.min(left);
+        match http::exchange(method, url, headers, max_bytes, deadline, &tls) {
+            Ok((status, body)) => Ok(Response { status, body }),
+            Err(http::Error::TooLarge) => Err(FetchError::TooLarge {
+                url: url.into(),
+                max_bytes,
+            }),
+            Err(http::Error::Transient(reason) | http::Error::Failed(reason)) => {
+                Err(FetchError::Failed {
+                    url: url.into(),
+                    reason: self.explain(reason),
+                })
+            }
+            Err(http::Error::NotFound) => Err(FetchError::NotFound { url: url.into() }),
+        }
+    }
+
+    /// The overall deadline.
+    pub fn deadline(&self) -> Instant {
+        self.deadline
     }
 
     fn read_path(&self, url: &str, path: &str, max_bytes: u64) -> Result<Vec<u8>, FetchError> {

@@ -1,0 +1,449 @@
+//! Amazon EC2 and EC2-compatible clouds: detected from DMI (or named on the command line or
+//! alone in the image's `datasource_list`), read from the instance metadata service over
+//! IMDSv2, reaching it through ember's own DHCP lease when no route does. Only what ember
+//! uses is fetched: the identity document, instance id, host name, public keys, user-data and
+//! the per-MAC network metadata, not the whole tree.
+//! <https://docs.cloud-init.io/en/latest/reference/datasources/ec2.html>
+
+use super::ec2_imds::{self, Imds, Settings};
+use super::ec2_network::{self, NicMeta};
+use super::{Datasource, InstanceData};
+use crate::context::Ctx;
+use crate::detect::{dmi, Facts};
+use crate::error::Diag;
+use crate::fetch::Fetcher;
+use crate::secret::Secret;
+use crate::status::Evidence;
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+use std::net::Ipv4Addr;
+use std::time::{Duration, Instant};
+
+pub struct Ec2;
+
+const METADATA_V4: Ipv4Addr = Ipv4Addr::new(169, 254, 169, 254);
+const DEFAULT_BASES: [&str; 2] = ["http://169.254.169.254", "http://[fd00:ec2::254]"];
+const DEFAULT_RETRIES: u32 = 3;
+/// Entries of a listing (keys, MACs) read at most: EC2 allows far fewer.
+const MAX_ENTRIES: usize = 64;
+const MD: &str = "latest/meta-data";
+
+fn settings(ctx: &Ctx) -> Option<&Value> {
+    ctx.image.datasource_settings("Ec2")
+}
+
+/// The image's `datasource_list` names only Ec2 (with `None`): cloud-init then skips its
+/// checks, and so does ember.
+fn only_in_list(ctx: &Ctx) -> bool {
+    ctx.image.datasource_list().is_some_and(|list| {
+        let named: Vec<_> = list.iter().filter(|n| *n != "None").collect();
+        named.len() == 1 && named[0].eq_ignore_ascii_case("ec2")
+    })
+}
+
+impl Datasource for Ec2 {
+    fn name(&self) -> &'static str {
+        "ec2"
+    }
+    fn cloud_init_name(&self) -> &'static str {
+        "Ec2"
+    }
+
+    fn detect(&self, ctx: &Ctx, facts: &Facts) -> Vec<Evidence> {
+        let mut ev = Vec::new();
+        let mut add = |source: &str, detail: String| {
+            ev.push(Evidence {
+                source: source.into(),
+                detail,
+            })
+        };
+        if let Some((param, _)) = facts.cmdline_ds.as_ref().filter(|(_, h)| h.name == "ec2") {
+            add("cmdline", param.clone());
+        }
+        if let Some(why) = dmi::aws(&facts.dmi) {
+            add("dmi", format!("AWS ({why})"));
+        }
+        if only_in_list(ctx) {
+            add(
+                "config",
+                "datasource_list: [Ec2] in the image config".into(),
+            );
+        }
+        ev
+    }
+
+    fn fetch(&self, ctx: &Ctx, facts: &Facts) -> Result<InstanceData, Diag> {
+        let mut data = InstanceData {
+            datasource: "ec2".into(),
+            ..InstanceData::default()
+        };
+        let s = imds_settings(ctx, facts);
+        let result = if needs_ephemeral_network(&ctx.host, &s.bases) {
+            over_ephemeral(ctx, &s, &mut data)
+        } else {
+            read(ctx, &s, &mut data)
+        };
+        result.map(|()| data)
+    }
+}
+
+/// The service's settings: `ember.metadata-url=` or the image's `metadata_urls`, else EC2's
+/// addresses; `max_wait`, `timeout` and `retries` from the image, bounded by ember's limits.
+fn imds_settings(ctx: &Ctx, facts: &Facts) -> Settings {
+    let limits = ctx.limits();
+    let cfg = settings(ctx);
+    let secs = |key: &str| {
+        cfg.and_then(|c| c.get(key))
+            .and_then(Value::as_f64)
+            .filter(|v| *v > 0.0)
+            .map(|v| (v * 1000.0) as u64)
+    };
+    let bases = match crate::cmdline::metadata_url(&ctx.cmdline) {
+        Some(url) => vec![url.to_string()],
+        None => cfg
+            .and_then(|c| c.get("metadata_urls"))
+            .and_then(Value::as_array)
+            .map(|urls| {
+                let urls = urls.iter().filter_map(Value::as_str);
+                urls.map(str::to_string).collect::<Vec<_>>()
+            })
+            .filter(|urls| !urls.is_empty())
+            .unwrap_or_else(|| DEFAULT_BASES.map(String::from).to_vec()),
+    };
+    let total_ms = crate::cmdline::metadata_timeout_ms(&ctx.cmdline)
+        .or_else(|| secs("max_wait"))
+        .unwrap_or(limits.datasource_timeout_ms)
+        .min(limits.datasource_timeout_ms);
+    let request_ms = secs("timeout")
+        .unwrap_or(limits.request_timeout_ms)
+        .min(limits.request_timeout_ms);
+    let retries = cfg
+        .and_then(|c| c.get("retries"))
+        .and_then(Value::as_u64)
+        .map_or(DEFAULT_RETRIES, |r| r.min(10) as u32);
+    let deadline = Instant::now() + Duration::from_millis(total_ms);
+    Settings {
+        bases,
+        wait_until: deadline,
+        deadline,
+        request_timeout: Duration::from_millis(request_ms),
+        retries,
+        // AWS, or anything that looks like it, never gets IMDSv1.
+        allow_v1: !dmi::ec2_like(&facts.dmi),
+        max_bytes: limits.file_bytes,
+    }
+}
+
+/// The service is at a link-local address: without a default route or one covering it, the
+/// initramfs has no way there yet. Without a readable route table (a test's host tree, a
+/// container) the network is someone else's.
+fn needs_ephemeral_network(host: &crate::host::Host, bases: &[String]) -> bool {
+    if !bases.iter().any(|b| b.contains(&METADATA_V4.to_string())) {
+        return false;
+    }
+    let Ok(routes) = std::fs::read_to_string(host.path("/proc/net/route")) else {
+        return false;
+    };
+    // Columns: Iface Destination Gateway Flags RefCnt Use Metric Mask, hex in host order.
+    let covered = |l: &str| {
+        let cols: Vec<&str> = l.split_whitespace().collect();
+        let hex = |i: usize| cols.get(i).and_then(|c| u32::from_str_radix(c, 16).ok());
+        let (Some(dest), Some(mask)) = (hex(1), hex(7)) else {
+            return false;
+        };
+        let ip = u32::from_le_bytes(METADATA_V4.octets());
+        ip & mask == dest & mask
+    };
+    !routes.lines().skip(1).any(covered)
+}
+
+/// The service through ember's own lease, NIC by NIC until one reaches it; the lease is gone
+/// again afterwards.
+fn over_ephemeral(ctx: &Ctx, s: &Settings, data: &mut InstanceData) -> Result<(), Diag> {
+    use crate::network::ephemeral::{fallback_candidates, Attempt, Options, Session};
+    let mut opts = Options::new(s.deadline);
+    opts.metadata = Some(METADATA_V4);
+    let no_network = |e: &dyn std::fmt::Display, code: &str| {
+        Diag::error(
+            code,
+            format!("no network to reach the metadata service: {e}"),
+        )
+    };
+    let mut session = Session::new(&fallback_candidates(&ctx.host), opts)
+        .map_err(|e| no_network(&e, e.code()))?;
+    let mut result = None;
+    let outcome = session.try_each(|_lease| {
+        // Each NIC gets a share of the wait, so a dead first NIC leaves time for the next.
+        let share = (s.request_timeout * 2).max(Duration::from_secs(5));
+        let per_nic = Settings {
+            bases: s.bases.clone(),
+            wait_until: (Instant::now() + share).min(s.deadline),
+            ..*s
+        };
+        let mut attempt = InstanceData::default();
+        let r = read(ctx, &per_nic, &mut attempt);
+        data.reads += attempt.reads;
+        // The service answered (even with a refusal): no other NIC will do better.
+        let answered = !matches!(&r, Err(d) if d.code == "imds-unreachable");
+        if answered {
+            attempt.reads = data.reads;
+            *data = attempt;
+        }
+        result = Some(r);
+        answered
+    });
+    let outcome = outcome.map(|_| ());
+    data.steps
+        .extend(session.record().iter().map(Attempt::step));
+    for failed in session.down() {
+        data.diags.push(Diag::warning("ephemeral-network", failed));
+    }
+    match (outcome, result) {
+        (Ok(()), Some(r)) | (Err(_), Some(r @ Err(_))) => r,
+        (Err(e), _) => Err(no_network(&e, e.code())),
+        (Ok(()), None) => Ok(()),
+    }
+}
+
+/// Reads everything ember uses into `data`.
+fn read(ctx: &Ctx, s: &Settings, data: &mut InstanceData) -> Result<(), Diag> {
+    let fetcher = Fetcher::with_deadline(ctx, s.request_timeout, s.deadline);
+    let connected = Imds::connect(fetcher, s);
+    let mut imds = match connected {
+        Ok(imds) => imds,
+        Err(e) => return Err(e.diag()),
+    };
+    let result = read_from(ctx, &mut imds, data);
+    data.reads += imds.reads;
+    result.map_err(|e| e.diag())
+}
+
+fn text(body: Vec<u8>) -> String {
+    String::from_utf8_lossy(&body).trim().to_string()
+}
+
+/// A listing's entries (`0=my-key`, `0a:…:01/`), at most `MAX_ENTRIES`.
+fn entries(body: Vec<u8>) -> Vec<String> {
+    let t = text(body);
+    let lines = t.lines().map(str::trim).filter(|l| !l.is_empty());
+    lines.take(MAX_ENTRIES).map(str::to_string).collect()
+}
+
+fn read_from(ctx: &Ctx, imds: &mut Imds, data: &mut InstanceData) -> Result<(), ec2_imds::Error> {
+    let mut md = Map::new();
+    let identity = imds.get("latest/dynamic/instance-identity/document")?;
+    let identity = identity.and_then(|doc| match serde_json::from_slice::<Value>(&doc) {
+        Ok(v @ Value::Object(_)) => Some(v),
+        _ => {
+            let msg = "not a JSON object; region and availability zone are unknown";
+            let file = format!("{}/latest/dynamic/instance-identity/document", imds.base());
+            data.diags
+                .push(Diag::warning("ec2-identity-invalid", msg).file(file));
+            None
+        }
+    });
+    let id = imds.get(&format!("{MD}/instance-id"))?.map(text);
+    let from_doc = |key: &str| identity.as_ref()?.get(key)?.as_str().map(str::to_string);
+    let Some(id) = id
+        .filter(|i| !i.is_empty())
+        .or_else(|| from_doc("instanceId"))
+    else {
+        return Err(ec2_imds::Error::Status {
+            path: format!("{}/{MD}/instance-id", imds.base()),
+            status: 404,
+        });
+    };
+    md.insert("instance-id".into(), json!(id));
+    match imds.get(&format!("{MD}/local-hostname"))? {
+        Some(h) => md.insert("local-hostname".into(), json!(text(h))),
+        // Only when there is no local name: `hostname` is not used otherwise.
+        None => imds
+            .get(&format!("{MD}/hostname"))?
+            .and_then(|h| md.insert("hostname".into(), json!(text(h)))),
+    };
+    let zone = from_doc("availabilityZone");
+    let region = from_doc("region");
+    if zone.is_some() || region.is_some() {
+        md.insert("availability-zone".into(), json!(zone));
+        md.insert("region".into(), json!(region));
+        md.insert(
+            "placement".into(),
+            json!({"availability-zone": zone, "region": region}),
+        );
+    }
+    for (doc_key, md_key) in [("instanceType", "instance-type"), ("imageId", "ami-id")] {
+        if let Some(v) = from_doc(doc_key) {
+            md.insert(md_key.into(), json!(v));
+        }
+    }
+    let keys = public_keys(imds)?;
+    if !keys.is_empty() {
+        md.insert("public-keys".into(), Value::Object(keys));
+    }
+    data.user_data = imds.get("latest/user-data")?.map(Secret::new);
+    let macs = nics(imds)?;
+    if !macs.is_empty() {
+        let full = settings(ctx)
+            .and_then(|c| c.get("apply_full_imds_network_config"))
+            .and_then(Value::as_bool)
+            .unwrap_or(true);
+        let names = host_macs(&ctx.host);
+        let cfg = ec2_network::convert(&macs, &names, full);
+        data.network_config = Some(("ec2 metadata: network/interfaces/macs".into(), cfg));
+        md.insert(
+            "network".into(),
+            json!({"interfaces": {"macs": macs_json(&macs)}}),
+        );
+    }
+    let base = crate::fetch::redact_url(imds.base());
+    let version = if imds.v2() { "IMDSv2" } else { "IMDSv1" };
+    data.detail = format!("DataSourceEc2 [{base}][{version}]");
+    data.subplatform = format!("metadata ({base})");
+    data.instance_id = id;
+    data.meta_data = Value::Object(md);
+    Ok(())
+}
+
+/// `public-keys/` lists `N=name`; each key is at `public-keys/N/openssh-key`. In meta-data as
+/// cloud-init has them: `{name: [key, …]}`.
+fn public_keys(imds: &mut Imds) -> Result<Map<String, Value>, ec2_imds::Error> {
+    let mut out = Map::new();
+    let Some(list) = imds.get(&format!("{MD}/public-keys/"))? else {
+        return Ok(out);
+    };
+    for entry in entries(list) {
+        let (index, name) = entry.split_once('=').unwrap_or((&entry, &entry));
+        if index.is_empty() || !index.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        if let Some(key) = imds.get(&format!("{MD}/public-keys/{index}/openssh-key"))? {
+            let keys: Vec<Value> = text(key).lines().map(|l| json!(l.trim())).collect();
+            out.insert(name.to_string(), Value::Array(keys));
+        }
+    }
+    Ok(out)
+}
+
+/// The per-MAC metadata ember uses, by lowercase MAC.
+fn nics(imds: &mut Imds) -> Result<BTreeMap<String, NicMeta>, ec2_imds::Error> {
+    let mut out = BTreeMap::new();
+    let dir = format!("{MD}/network/interfaces/macs");
+    let Some(list) = imds.get(&format!("{dir}/"))? else {
+        return Ok(out);
+    };
+    for entry in entries(list) {
+        let mac = entry.trim_end_matches('/').to_ascii_lowercase();
+        let ok = mac.len() == 17
+            && mac.bytes().enumerate().all(|(i, b)| {
+                if i % 3 == 2 {
+                    b == b':'
+                } else {
+                    b.is_ascii_hexdigit()
+                }
+            });
+        if !ok {
+            continue;
+        }
+        let mut get = |key: &str| -> Result<Vec<String>, ec2_imds::Error> {
+            let body = imds.get(&format!("{dir}/{mac}/{key}"))?;
+            Ok(body.map(entries).unwrap_or_default())
+        };
+        let number = |v: Vec<String>| v.first().and_then(|n| n.parse().ok());
+        let mut nic = NicMeta {
+            device_number: number(get("device-number")?),
+            network_card: number(get("network-card")?),
+            local_ipv4s: get("local-ipv4s")?,
+            subnet_ipv4: get("subnet-ipv4-cidr-block")?.into_iter().next(),
+            ipv6s: get("ipv6s")?,
+            subnet_ipv6s: Vec::new(),
+        };
+        // The IPv6 subnets serve only a NIC that has IPv6 addresses.
+        if !nic.ipv6s.is_empty() {
+            nic.subnet_ipv6s = get("subnet-ipv6-cidr-blocks")?;
+        }
+        out.insert(mac, nic);
+    }
+    Ok(out)
+}
+
+/// The network metadata in meta-data as cloud-init keeps it: one value a string, several a list.
+fn macs_json(macs: &BTreeMap<String, NicMeta>) -> Value {
+    let val = |v: &[String]| match v {
+        [one] => json!(one),
+        many => json!(many),
+    };
+    let mut out = Map::new();
+    for (mac, m) in macs {
+        let mut e = Map::new();
+        e.insert("mac".into(), json!(mac));
+        if let Some(n) = m.device_number {
+            e.insert("device-number".into(), json!(n.to_string()));
+        }
+        if let Some(n) = m.network_card {
+            e.insert("network-card".into(), json!(n.to_string()));
+        }
+        if !m.local_ipv4s.is_empty() {
+            e.insert("local-ipv4s".into(), val(&m.local_ipv4s));
+        }
+        if let Some(s) = &m.subnet_ipv4 {
+            e.insert("subnet-ipv4-cidr-block".into(), json!(s));
+        }
+        if !m.ipv6s.is_empty() {
+            e.insert("ipv6s".into(), val(&m.ipv6s));
+        }
+        if !m.subnet_ipv6s.is_empty() {
+            e.insert("subnet-ipv6-cidr-blocks".into(), val(&m.subnet_ipv6s));
+        }
+        out.insert(mac.clone(), Value::Object(e));
+    }
+    Value::Object(out)
+}
+
+/// The host's interfaces by MAC, to name the config's entries after them.
+fn host_macs(host: &crate::host::Host) -> BTreeMap<String, String> {
+    let Ok(dir) = std::fs::read_dir(host.path("/sys/class/net")) else {
+        return BTreeMap::new();
+    };
+    dir.flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let mac = crate::network::fallback::mac_of(host, &name)?;
+            (mac != "00:00:00:00:00:00").then_some((mac, name))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn route_table_decides_the_ephemeral_lease() {
+        let dir = std::env::temp_dir().join(format!("ember-ec2-routes-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("proc/net")).unwrap();
+        let host = crate::host::Host::new(&dir);
+        let bases = vec![DEFAULT_BASES[0].to_string()];
+        let head = "Iface\tDestination\tGateway\tFlags\tRefCnt\tUse\tMetric\tMask\n";
+        let cases = [
+            ("", true),
+            ("eth0\t00000000\t0100000A\t0003\t0\t0\t0\t00000000\n", false),
+            // 169.254.0.0/16 on the link
+            ("eth0\t0000FEA9\t00000000\t0001\t0\t0\t0\t0000FFFF\n", false),
+            ("eth0\t0000000A\t00000000\t0001\t0\t0\t0\t00FFFFFF\n", true),
+        ];
+        for (table, want) in cases {
+            std::fs::write(dir.join("proc/net/route"), format!("{head}{table}")).unwrap();
+            assert_eq!(needs_ephemeral_network(&host, &bases), want, "{table}");
+        }
+        let loopback = vec!["http://127.0.0.1:8080".to_string()];
+        assert!(!needs_ephemeral_network(&host, &loopback));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn listings_are_bounded() {
+        let body = (0..100).map(|i| format!("{i}=k{i}\n")).collect::<String>();
+        assert_eq!(entries(body.into_bytes()).len(), MAX_ENTRIES);
+        assert_eq!(entries(b"\n a \n\n".to_vec()), ["a"]);
+    }
+}

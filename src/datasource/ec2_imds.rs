@@ -1,0 +1,288 @@
+//! The EC2 instance metadata service client: IMDSv2 as cloud-init speaks it on AWS (a token
+//! from `PUT /latest/api/token`, sent on every GET, renewed once when a GET says 401), IMDSv1
+//! only where the caller allows it, retries with backoff under a total deadline, and a count
+//! of requests. The token lives in memory only, inside a `Secret`; the fetch layer never
+//! follows a redirect to another host with it. Not here: what is read (ec2.rs).
+//! <https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/configuring-instance-metadata-service.html>
+
+use crate::error::Diag;
+use crate::fetch::{FetchError, Fetcher, Response};
+use crate::secret::Secret;
+use std::time::{Duration, Instant};
+
+const TOKEN_PATH: &str = "latest/api/token";
+const TOKEN_TTL_HEADER: &str = "X-aws-ec2-metadata-token-ttl-seconds";
+const TOKEN_HEADER: &str = "X-aws-ec2-metadata-token";
+/// cloud-init's TTL: six hours.
+const TOKEN_TTL: &str = "21600";
+/// Tokens are about 56 characters; anything much longer is not one.
+const TOKEN_MAX_BYTES: u64 = 4096;
+const FIRST_BACKOFF: Duration = Duration::from_millis(250);
+const MAX_BACKOFF: Duration = Duration::from_secs(2);
+
+/// How to reach the service.
+pub struct Settings {
+    /// Base URLs tried in turn: `http://169.254.169.254`.
+    pub bases: Vec<String>,
+    /// Waiting for the service to answer ends here.
+    pub wait_until: Instant,
+    /// Everything ends here.
+    pub deadline: Instant,
+    pub request_timeout: Duration,
+    /// Further attempts of one GET after a 5xx or no answer.
+    pub retries: u32,
+    /// IMDSv1 (GETs without a token) when the token PUT is refused with a 4xx other than 403
+    /// or not answered: only where DMI shows a cloud that is not AWS.
+    pub allow_v1: bool,
+    pub max_bytes: u64,
+}
+
+#[derive(Debug, PartialEq)]
+pub enum Error {
+    /// 403 on the token PUT: the instance's metadata service is turned off.
+    Disabled {
+        base: String,
+    },
+    /// Another 4xx on the token PUT where IMDSv1 is not allowed.
+    TokenRefused {
+        base: String,
+        status: u16,
+    },
+    /// No base URL answered before the wait ended.
+    Unreachable {
+        reason: String,
+    },
+    /// A GET answered with a status that is neither data nor absence.
+    Status {
+        path: String,
+        status: u16,
+    },
+    /// A GET found no answer in its attempts.
+    Failed {
+        path: String,
+        reason: String,
+    },
+    TooLarge {
+        path: String,
+        max_bytes: u64,
+    },
+    Deadline {
+        path: String,
+    },
+}
+
+impl Error {
+    pub fn diag(&self) -> Diag {
+        match self {
+            Error::Disabled { base } => Diag::error(
+                "imds-disabled",
+                "the instance metadata service refused a token (HTTP 403): it is disabled for this instance",
+            )
+            .file(crate::fetch::redact_url(base)),
+            Error::TokenRefused { base, status } => Diag::error(
+                "imds-token-refused",
+                format!("the instance metadata service refused a token (HTTP {status}); IMDSv1 is never used on AWS"),
+            )
+            .file(crate::fetch::redact_url(base)),
+            Error::Unreachable { reason } => Diag::error(
+                "imds-unreachable",
+                format!("no instance metadata service answered: {reason}"),
+            )
+            .budget("datasource_timeout_ms"),
+            Error::Status { path, status } => {
+                Diag::error("imds-status", format!("HTTP status {status}")).file(path.clone())
+            }
+            Error::Failed { path, reason } => {
+                Diag::error("fetch-failed", reason.clone()).file(path.clone())
+            }
+            Error::TooLarge { path, max_bytes } => {
+                Diag::error("budget-exceeded", format!("larger than {max_bytes} bytes"))
+                    .file(path.clone())
+                    .budget("file_bytes")
+            }
+            Error::Deadline { path } => Diag::error("fetch-deadline", "deadline passed")
+                .file(path.clone())
+                .budget("datasource_timeout_ms"),
+        }
+    }
+}
+
+/// A connection to the service: the base that answered, and the token if IMDSv2.
+pub struct Imds {
+    fetcher: Fetcher,
+    base: String,
+    token: Option<Secret<String>>,
+    retries: u32,
+    max_bytes: u64,
+    /// Requests sent, the token's included.
+    pub reads: u32,
+}
+
+enum TokenAnswer {
+    Token(Secret<String>),
+    /// An answer without a token (4xx other than 403): no IMDSv2 there.
+    Refused(u16),
+    /// 403.
+    Disabled,
+    /// No answer, a 5xx, or an unusable body: worth another try.
+    NoAnswer(String),
+    Deadline,
+}
+
+impl Imds {
+    /// Finds a base URL that answers, getting a token (or, where allowed, settling for IMDSv1).
+    pub fn connect(fetcher: Fetcher, s: &Settings) -> Result<Imds, Error> {
+        let mut imds = Imds {
+            fetcher,
+            base: String::new(),
+            token: None,
+            retries: s.retries,
+            max_bytes: s.max_bytes,
+            reads: 0,
+        };
+        let mut backoff = FIRST_BACKOFF;
+        let mut last = String::from("no attempt");
+        loop {
+            for base in &s.bases {
+                imds.base = base.trim_end_matches('/').to_string();
+                match imds.put_token() {
+                    TokenAnswer::Token(t) => {
+                        imds.token = Some(t);
+                        return Ok(imds);
+                    }
+                    TokenAnswer::Disabled => return Err(Error::Disabled { base: base.clone() }),
+                    TokenAnswer::Refused(_) if s.allow_v1 => return Ok(imds),
+                    TokenAnswer::Refused(status) => {
+                        return Err(Error::TokenRefused {
+                            base: base.clone(),
+                            status,
+                        })
+                    }
+                    TokenAnswer::NoAnswer(why) => {
+                        // A service that ignores PUT may still answer plain GETs (IMDSv1).
+                        if s.allow_v1 && imds.v1_answers() {
+                            return Ok(imds);
+                        }
+                        last = format!("{}: {why}", crate::fetch::redact_url(base));
+                    }
+                    TokenAnswer::Deadline => return Err(Error::Unreachable { reason: last }),
+                }
+            }
+            let left = s.wait_until.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(Error::Unreachable { reason: last });
+            }
+            std::thread::sleep(backoff.min(left));
+            backoff = (backoff * 2).min(MAX_BACKOFF);
+        }
+    }
+
+    /// The base URL in use, and whether a token is (IMDSv2).
+    pub fn base(&self) -> &str {
+        &self.base
+    }
+    pub fn v2(&self) -> bool {
+        self.token.is_some()
+    }
+
+    fn put_token(&mut self) -> TokenAnswer {
+        let url = format!("{}/{TOKEN_PATH}", self.base);
+        let headers = [(TOKEN_TTL_HEADER.to_string(), TOKEN_TTL.to_string())];
+        self.reads += 1;
+        match self.fetcher.request("PUT", &url, &headers, TOKEN_MAX_BYTES) {
+            Ok(Response { status: 200, body }) => {
+                let printable = |b: &u8| b.is_ascii_graphic();
+                if !body.is_empty() && body.iter().all(printable) {
+                    let token = String::from_utf8_lossy(&body).into_owned();
+                    TokenAnswer::Token(Secret::new(token))
+                } else {
+                    TokenAnswer::NoAnswer("the token answer holds no token".into())
+                }
+            }
+            Ok(Response { status: 403, .. }) => TokenAnswer::Disabled,
+            Ok(Response { status, .. }) if (400..500).contains(&status) => {
+                TokenAnswer::Refused(status)
+            }
+            Ok(Response { status, .. }) => TokenAnswer::NoAnswer(format!("HTTP status {status}")),
+            Err(FetchError::Deadline { .. }) => TokenAnswer::Deadline,
+            Err(e) => TokenAnswer::NoAnswer(e.reason()),
+        }
+    }
+
+    /// Whether a plain GET of the instance id answers (a service without IMDSv2).
+    fn v1_answers(&mut self) -> bool {
+        let url = format!("{}/latest/meta-data/instance-id", self.base);
+        self.reads += 1;
+        matches!(
+            self.fetcher.request("GET", &url, &[], self.max_bytes),
+            Ok(Response { status: 200, .. })
+        )
+    }
+
+    /// `path` under the base (`latest/meta-data/instance-id`): its body, `None` on 404.
+    /// 5xx and unanswered requests are retried with backoff; a 401 gets a new token, once.
+    pub fn get(&mut self, path: &str) -> Result<Option<Vec<u8>>, Error> {
+        let url = format!("{}/{path}", self.base);
+        let shown = format!("{}/{path}", crate::fetch::redact_url(&self.base));
+        let (mut tries, mut renewed, mut backoff) = (0, false, FIRST_BACKOFF);
+        loop {
+            let headers: Vec<(String, String)> = self
+                .token
+                .iter()
+                .map(|t| (TOKEN_HEADER.to_string(), t.expose().clone()))
+                .collect();
+            self.reads += 1;
+            let why = match self.fetcher.request("GET", &url, &headers, self.max_bytes) {
+                Ok(Response { status: 200, body }) => return Ok(Some(body)),
+                Ok(Response { status: 404, .. }) => return Ok(None),
+                Ok(Response { status: 401, .. }) if self.token.is_some() && !renewed => {
+                    // The token expired: one new one, then the same request again.
+                    renewed = true;
+                    match self.put_token() {
+                        TokenAnswer::Token(t) => {
+                            self.token = Some(t);
+                            continue;
+                        }
+                        _ => {
+                            return Err(Error::Status {
+                                path: shown,
+                                status: 401,
+                            })
+                        }
+                    }
+                }
+                Ok(Response { status, .. }) if status >= 500 => format!("HTTP status {status}"),
+                Ok(Response { status, .. }) => {
+                    return Err(Error::Status {
+                        path: shown,
+                        status,
+                    })
+                }
+                Err(FetchError::TooLarge { max_bytes, .. }) => {
+                    return Err(Error::TooLarge {
+                        path: shown,
+                        max_bytes,
+                    })
+                }
+                Err(FetchError::Deadline { .. }) => return Err(Error::Deadline { path: shown }),
+                Err(e) => e.reason(),
+            };
+            tries += 1;
+            let left = self
+                .fetcher
+                .deadline()
+                .saturating_duration_since(Instant::now());
+            if tries > self.retries {
+                return Err(Error::Failed {
+                    path: shown,
+                    reason: why,
+                });
+            }
+            if left.is_zero() {
+                return Err(Error::Deadline { path: shown });
+            }
+            std::thread::sleep(backoff.min(left));
+            backoff = (backoff * 2).min(MAX_BACKOFF);
+        }
+    }
+}

@@ -1,0 +1,188 @@
+//! An EC2 instance metadata service: IMDSv2 tokens (`PUT /latest/api/token` with a TTL, the
+//! token required on every GET), fixture data modelled on AWS's documented examples (two NICs
+//! on different device numbers, two public keys, user-data), and scripted faults: answers per
+//! path in order, a status for the token PUT, a token that expires once, IMDSv1 allowed.
+//! <https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/instancedata-data-retrieval.html>
+
+use super::{ok, read_request, write_answer, Answer, Request};
+use std::collections::HashMap;
+use std::net::TcpListener;
+use std::sync::{Arc, Mutex};
+
+pub const INSTANCE_ID: &str = "i-1234567890abcdef0";
+pub const MAC0: &str = "0e:49:61:0f:c3:11";
+pub const MAC1: &str = "0e:03:ce:48:33:e3";
+pub const KEY0: &str = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIEc2KeyZeroForTestsOnly my-public-key";
+pub const KEY1: &str = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIEc2KeyOneForTestsOnlyX other-key";
+pub const USER_DATA: &str = "#cloud-config\nwrite_files:\n  - path: /etc/ec2-secret\n    content: user-data-secret-7f3a\n    permissions: '0600'\n";
+pub const IDENTITY: &str = r#"{
+  "accountId" : "123456789012",
+  "architecture" : "x86_64",
+  "availabilityZone" : "us-west-2b",
+  "imageId" : "ami-0abcdef1234567890",
+  "instanceId" : "i-1234567890abcdef0",
+  "instanceType" : "t3.micro",
+  "privateIp" : "10.0.1.5",
+  "region" : "us-west-2",
+  "version" : "2017-09-30"
+}"#;
+
+/// The emulator's behaviour; change it through `Imds::script` before or between requests.
+pub struct Script {
+    /// Answers per path, in order; the last one repeats. They replace the fixture's.
+    pub answers: HashMap<String, Vec<Answer>>,
+    /// The status the token PUT answers with, while not 200.
+    pub token_status: u16,
+    /// GETs without a valid token are answered (IMDSv1); AWS's default is to allow them,
+    /// the secure setting (and this emulator's default) is to refuse them with 401.
+    pub allow_v1: bool,
+    /// The next GET with a token finds it expired (401), once.
+    pub expire_once: bool,
+    /// Tokens handed out so far.
+    pub issued: Vec<String>,
+}
+
+pub struct Imds {
+    pub port: u16,
+    pub log: Arc<Mutex<Vec<Request>>>,
+    pub script: Arc<Mutex<Script>>,
+}
+
+impl Imds {
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    pub fn requests(&self) -> Vec<Request> {
+        self.log.lock().unwrap().clone()
+    }
+
+    pub fn set(&self, path: &str, answers: Vec<Answer>) {
+        self.script
+            .lock()
+            .unwrap()
+            .answers
+            .insert(path.to_string(), answers);
+    }
+
+    /// The tokens handed out.
+    pub fn tokens(&self) -> Vec<String> {
+        self.script.lock().unwrap().issued.clone()
+    }
+}
+
+fn token(port: u16, n: usize) -> String {
+    format!("AQAEAKmRtOkEnFor{port}x{n}Tests==")
+}
+
+/// The fixture: what a t3.micro with two network interfaces answers.
+fn fixture() -> HashMap<String, String> {
+    let md = "/latest/meta-data";
+    let mut f: HashMap<String, String> = HashMap::new();
+    let mut put = |p: &str, v: &str| f.insert(p.to_string(), v.to_string());
+    put("/latest/dynamic/instance-identity/document", IDENTITY);
+    put(&format!("{md}/instance-id"), INSTANCE_ID);
+    put(
+        &format!("{md}/local-hostname"),
+        "ip-10-0-1-5.us-west-2.compute.internal",
+    );
+    put(
+        &format!("{md}/hostname"),
+        "ip-10-0-1-5.us-west-2.compute.internal",
+    );
+    put(
+        &format!("{md}/public-keys/"),
+        "0=my-public-key\n1=other-key",
+    );
+    put(&format!("{md}/public-keys/0/openssh-key"), KEY0);
+    put(&format!("{md}/public-keys/1/openssh-key"), KEY1);
+    put("/latest/user-data", USER_DATA);
+    let macs = format!("{md}/network/interfaces/macs");
+    put(&format!("{macs}/"), &format!("{MAC0}/\n{MAC1}/"));
+    // The primary NIC: device 0, a secondary private address, IPv6.
+    put(&format!("{macs}/{MAC0}/device-number"), "0");
+    put(&format!("{macs}/{MAC0}/network-card"), "0");
+    put(&format!("{macs}/{MAC0}/local-ipv4s"), "10.0.1.5\n10.0.1.6");
+    put(
+        &format!("{macs}/{MAC0}/subnet-ipv4-cidr-block"),
+        "10.0.0.0/20",
+    );
+    put(&format!("{macs}/{MAC0}/ipv6s"), "2600:1f14:abc:1000::5");
+    put(
+        &format!("{macs}/{MAC0}/subnet-ipv6-cidr-blocks"),
+        "2600:1f14:abc:1000::/64",
+    );
+    // The second NIC: device 1, no network-card entry (404), IPv4 only.
+    put(&format!("{macs}/{MAC1}/device-number"), "1");
+    put(&format!("{macs}/{MAC1}/local-ipv4s"), "10.0.16.7");
+    put(
+        &format!("{macs}/{MAC1}/subnet-ipv4-cidr-block"),
+        "10.0.16.0/24",
+    );
+    f
+}
+
+/// Starts the emulator; it serves until the test process ends.
+pub fn start() -> Imds {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let script = Arc::new(Mutex::new(Script {
+        answers: HashMap::new(),
+        token_status: 200,
+        allow_v1: false,
+        expire_once: false,
+        issued: Vec::new(),
+    }));
+    let (seen, script2) = (log.clone(), script.clone());
+    std::thread::spawn(move || {
+        let fixture = fixture();
+        let mut valid: Vec<String> = Vec::new();
+        for stream in listener.incoming() {
+            let Ok(mut s) = stream else { continue };
+            let Some(req) = read_request(&mut s) else {
+                continue;
+            };
+            seen.lock().unwrap().push(req.clone());
+            let mut sc = script2.lock().unwrap();
+            let path = req.path.clone();
+            let answer = if req.method == "PUT" && path == "/latest/api/token" {
+                if req.header("x-aws-ec2-metadata-token-ttl-seconds").is_none() {
+                    Answer::Body(400, Vec::new())
+                } else if sc.token_status != 200 {
+                    Answer::Body(sc.token_status, Vec::new())
+                } else {
+                    let t = token(port, sc.issued.len());
+                    sc.issued.push(t.clone());
+                    valid.push(t.clone());
+                    ok(&t)
+                }
+            } else if req.method != "GET" {
+                Answer::Body(405, Vec::new())
+            } else {
+                let tok = req.header("x-aws-ec2-metadata-token").map(str::to_string);
+                let has_valid = tok.as_ref().is_some_and(|t| valid.contains(t));
+                if has_valid && sc.expire_once {
+                    sc.expire_once = false;
+                    valid.clear();
+                    Answer::Body(401, Vec::new())
+                } else if !has_valid && (tok.is_some() || !sc.allow_v1) {
+                    Answer::Body(401, Vec::new())
+                } else if let Some(list) = sc.answers.get_mut(&path) {
+                    if list.len() > 1 {
+                        list.remove(0)
+                    } else {
+                        list[0].clone()
+                    }
+                } else if let Some(body) = fixture.get(&path) {
+                    ok(body)
+                } else {
+                    Answer::Body(404, Vec::new())
+                }
+            };
+            drop(sc);
+            write_answer(&mut s, &answer);
+        }
+    });
+    Imds { port, log, script }
+}
