@@ -59,3 +59,20 @@ mode_is() {
     [ "$got" = "$3" ] || fail "$2 has mode $got, not $3"
 }
 absent() { ! disk_exists "$1" "$2" || fail "$2 exists"; }
+
+# serve_imds PLATFORM: the tests' metadata emulator (examples/imds.rs, the code the cargo
+# tests use) on a loopback port, IMDS_PORT, for the guest at 169.254.169.254 (boot --net);
+# it stops with the case.
+serve_imds() {
+    local bin=${CARGO_TARGET_DIR:-$EMBER_REPO/target}/debug/examples/imds
+    (cd "$EMBER_REPO" && cargo build -q --example imds) || fail "cannot build the imds emulator"
+    "$bin" "$1" >"$CASE_DIR/imds.port" 2>"$CASE_DIR/imds.log" &
+    IMDS_PID=$!
+    trap 'kill $IMDS_PID 2>/dev/null' EXIT
+    for _ in $(seq 50); do
+        IMDS_PORT=$(head -n1 "$CASE_DIR/imds.port")
+        [ -z "$IMDS_PORT" ] || return 0
+        sleep 0.1
+    done
+    fail "the imds emulator did not start"
+}

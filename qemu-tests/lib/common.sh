@@ -137,7 +137,7 @@ free_port() {
 }
 
 # boot NAME [--disk F]… [--cdrom F] [--net PORT] [--ssh PORT] [--mac MAC] [--append ARGS]
-#      [--initrd F] [--timeout S]
+#      [--initrd F] [--timeout S] [--memory MIB] [--smbios SPEC]
 # Boots the kernel under TCG with the serial console in $WORK/NAME.console. QEMU's user
 # network is always restricted; --net PORT forwards the guest's 169.254.169.254:80 to the
 # loopback port, --ssh PORT forwards loopback PORT to the guest's port 22; --mac gives the NIC
@@ -158,6 +158,7 @@ boot() {
             --initrd) initrd=$2; shift 2 ;;
             --timeout) timeout=$2; shift 2 ;;
             --memory) args+=(-m "$2"); shift 2 ;;
+            --smbios) args+=(-smbios "$2"); shift 2 ;;
             *) die "boot: unknown option $1" ;;
         esac
     done

@@ -180,7 +180,10 @@ fn over_ephemeral(ctx: &Ctx, s: &Settings, data: &mut InstanceData) -> Result<()
             wait_until: (Instant::now() + share).min(s.deadline),
             ..*s
         };
-        let mut attempt = InstanceData::default();
+        let mut attempt = InstanceData {
+            datasource: data.datasource.clone(),
+            ..InstanceData::default()
+        };
         let r = read(ctx, &per_nic, &mut attempt);
         data.reads += attempt.reads;
         // The service answered (even with a refusal): no other NIC will do better.
