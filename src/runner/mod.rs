@@ -196,7 +196,7 @@ fn usage(prog: &str) -> String {
          {prog} --help | --version\n\ncommands:\n"
     );
     for c in COMMANDS {
-        s.push_str(&format!("  {:<12} {}\n", c.name, c.summary));
+        s.push_str(&format!("  {:<13} {}\n", c.name, c.summary));
     }
     s.push_str(
         "\nglobal options (before or after the command):\n  \
