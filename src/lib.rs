@@ -12,6 +12,7 @@ pub mod detect;
 pub mod disk;
 pub mod error;
 pub mod fetch;
+pub mod fuzz;
 pub mod handoff;
 pub mod host;
 pub mod instance_data;

@@ -96,14 +96,12 @@ impl BlockIo for DeviceFile {
     }
 }
 
-/// A disk in memory, for unit tests.
-#[cfg(test)]
-pub(crate) struct Mem {
+/// A disk in memory, for tests and the fuzz targets.
+pub struct Mem {
     pub data: Vec<u8>,
     pub ss: u64,
 }
 
-#[cfg(test)]
 impl BlockIo for Mem {
     fn read_at(&mut self, off: u64, buf: &mut [u8]) -> io::Result<()> {
         let size = self.size();

@@ -1,0 +1,134 @@
+//! Entry points for the fuzz targets (fuzz/fuzz_targets/, cargo-fuzz on nightly) and for
+//! their corpus replay on stable (tests/fuzz_replay.rs): each takes arbitrary bytes and runs
+//! a parser the way ember runs it on untrusted input. Results are dropped: only a panic, a
+//! hang or a runaway allocation is a finding. Not part of ember's behaviour.
+#![doc(hidden)]
+
+use crate::disk::io::Mem;
+use crate::fetch::{FetchError, UrlReader};
+use crate::limits::Limits;
+use std::collections::BTreeMap;
+use std::io::Cursor;
+
+/// Every target, by the name of its fuzz/fuzz_targets file and fuzz/seeds directory.
+pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+    ("cmdline", cmdline),
+    ("cloud_config", cloud_config),
+    ("userdata", userdata),
+    ("network_config", network_config),
+    ("network_data_json", network_data_json),
+    ("seedfs", seedfs),
+    ("disk_table", disk_table),
+    ("dhcp_packet", crate::network::ephemeral::packet::fuzz),
+];
+
+/// The kernel command line and everything ember reads from it.
+pub fn cmdline(data: &[u8]) {
+    use crate::cmdline as c;
+    let params = c::split(&String::from_utf8_lossy(data));
+    let _ = (
+        c::toggle(&params),
+        c::ds_hint(&params),
+        c::metadata_url(&params),
+    );
+    let _ = (
+        c::metadata_timeout_ms(&params),
+        c::inline_cloud_config(&params),
+    );
+    let _ = c::network_config(&params);
+    let _ = crate::network::parse("fuzz", crate::network::Input::Cmdline(&params));
+}
+
+/// A cloud-config document: YAML 1.1 under the default budgets.
+pub fn cloud_config(data: &[u8]) {
+    let _ = crate::yaml::parse(&String::from_utf8_lossy(data), &Limits::default());
+}
+
+struct NoUrls;
+
+impl UrlReader for NoUrls {
+    fn read(&self, url: &str, _max: u64) -> Result<Vec<u8>, FetchError> {
+        Err(FetchError::NotFound { url: url.into() })
+    }
+}
+
+/// User-data as the local stage processes it: MIME, gzip, includes (never fetched here),
+/// Jinja, cloud-config, under the default budgets.
+pub fn userdata(data: &[u8]) {
+    let limits = Limits::default();
+    let parse = |text: &str| crate::yaml::parse(text, &limits);
+    let instance_data = serde_json::json!({"v1": {"instance_id": "i-fuzz"}});
+    let ctx = crate::userdata::Context {
+        limits: &limits,
+        urls: &NoUrls,
+        parse_yaml: &parse,
+        instance_data: &instance_data,
+    };
+    let _ = crate::userdata::process(data, "user-data", &ctx);
+}
+
+/// network-config v1 or v2, then every renderer over what parsed.
+pub fn network_config(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let input = crate::network::Input::Text(&text, &Limits::default());
+    if let Ok(parsed) = crate::network::parse("fuzz", input) {
+        render_all(&parsed.model);
+    }
+}
+
+fn render_all(net: &crate::network::model::Network) {
+    use crate::network::stack::Stack;
+    for stack in [
+        Stack::Eni,
+        Stack::Netplan,
+        Stack::NetworkManager,
+        Stack::Networkd,
+    ] {
+        let _ = stack.render(net);
+    }
+}
+
+/// OpenStack's network_data.json.
+pub fn network_data_json(data: &[u8]) {
+    let Ok(value) = serde_json::from_slice(data) else {
+        return;
+    };
+    let macs = BTreeMap::from([("fa:16:3e:00:00:01".to_string(), "eth0".to_string())]);
+    if let Ok(parsed) = crate::network::parse_network_data("fuzz", &value, &macs) {
+        render_all(&parsed.model);
+    }
+}
+
+/// A seed volume (ISO9660, VFAT, ext): probe, then read what a datasource would.
+pub fn seedfs(data: &[u8]) {
+    let _ = crate::seedfs::probe(&mut Cursor::new(data));
+    let Ok(mut fs) = crate::seedfs::open(Cursor::new(data.to_vec())) else {
+        return;
+    };
+    let names = fs.list_dir("").unwrap_or_default();
+    for name in names
+        .iter()
+        .take(64)
+        .map(String::as_str)
+        .chain(["meta-data", "user-data"])
+    {
+        let _ = fs.read_file(name, 1 << 20);
+    }
+}
+
+/// A disk's partition table: read, probed for signatures, grown (in memory).
+pub fn disk_table(data: &[u8]) {
+    use crate::disk::{signature, table};
+    for ss in [512, 4096] {
+        let mut disk = Mem {
+            data: data.to_vec(),
+            ss,
+        };
+        let _ = signature::probe(&mut disk, 0);
+        if let Ok(parts) = table::partitions(&mut disk) {
+            for p in parts.iter().take(4) {
+                let _ = table::grow(&mut disk, p.number);
+            }
+        }
+    }
+}
