@@ -10,8 +10,11 @@ use crate::limits::Limits;
 use std::collections::BTreeMap;
 use std::io::Cursor;
 
-/// Every target, by the name of its fuzz/fuzz_targets file and fuzz/seeds directory.
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+/// A target: the name of its fuzz/fuzz_targets file and fuzz/seeds directory, and its entry.
+pub type Target = (&'static str, fn(&[u8]));
+
+/// Every target.
+pub const TARGETS: &[Target] = &[
     ("cmdline", cmdline),
     ("cloud_config", cloud_config),
     ("userdata", userdata),
