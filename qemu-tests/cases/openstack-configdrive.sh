@@ -42,5 +42,7 @@ net=$(disk_debugfs "$DISK" "ls -l /etc/systemd/network" | grep -o '10-cloud-init
 file_has "$DISK" "/etc/systemd/network/$net" "MACAddress=$MAC"
 file_has "$DISK" "/etc/systemd/network/$net" 'Address=10.0.2.15/24'
 file_has "$DISK" "/etc/systemd/network/$net" 'DNS=10.0.2.3'
-file_has "$DISK" /var/log/ember-status.json '"datasource": "openstack"'
-file_has "$DISK" /var/log/ember-status.json 'DataSourceConfigDrive'
+# Read whole before grep: `grep -q` closing the pipe early fails debugfs under pipefail.
+status=$(disk_cat "$DISK" /var/log/ember-status.json)
+grep -q '"datasource": "openstack"' <<<"$status" || fail "status.json: datasource is not openstack"
+grep -qE 'DataSourceConfigDrive \[local,ver=2\]\[source=/dev/sr0\]' <<<"$status" || fail "status.json: not the expected source"

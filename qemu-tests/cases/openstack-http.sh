@@ -17,7 +17,9 @@ file_is "$DISK" /etc/hostname os-test
 file_has "$DISK" /home/debian/.ssh/authorized_keys 'mykey$'
 mode_is "$DISK" /etc/os-secret 600
 file_has "$DISK" /var/lib/ember/data/instance-id '83679162-1378-4288-a2d4-70e13ec132aa'
-file_has "$DISK" /var/log/ember-status.json '"datasource": "openstack"'
-file_has "$DISK" /var/log/ember-status.json 'metadata \(http://169.254.169.254\)|DataSourceOpenStack'
+# Read whole before grep: `grep -q` closing the pipe early fails debugfs under pipefail.
+status=$(disk_cat "$DISK" /var/log/ember-status.json)
+grep -q '"datasource": "openstack"' <<<"$status" || fail "status.json: datasource is not openstack"
+grep -qE 'DataSourceOpenStack \[net,ver=2\]\[source=http://169.254.169.254\]' <<<"$status" || fail "status.json: not the expected source"
 nets=$(disk_debugfs "$DISK" "ls -l /etc/systemd/network")
 echo "$nets" | grep -q 'netdev' || fail "no bond or vlan netdev rendered"
