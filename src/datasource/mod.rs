@@ -6,6 +6,9 @@ mod ec2_imds;
 pub mod ec2_network;
 pub mod instance;
 pub mod nocloud;
+pub mod openstack;
+mod openstack_files;
+mod openstack_http;
 mod seed;
 
 use crate::context::Ctx;
@@ -26,7 +29,12 @@ pub trait Datasource: Sync {
     fn fetch(&self, ctx: &Ctx, facts: &Facts) -> Result<InstanceData, Diag>;
 }
 
-pub const DATASOURCES: &[&dyn Datasource] = &[&nocloud::NoCloud, &ec2::Ec2];
+pub const DATASOURCES: &[&dyn Datasource] = &[
+    &nocloud::NoCloud,
+    &openstack::ConfigDrive,
+    &openstack::OpenStack,
+    &ec2::Ec2,
+];
 
 /// cloud-init's default `datasource_list` order, for the datasources ember has.
 pub fn by_name(name: &str) -> Option<&'static dyn Datasource> {

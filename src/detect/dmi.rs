@@ -113,6 +113,13 @@ const RULES: &[Rule] = &[
         matches: |v| v == "OpenTelekomCloud" || v == "HUAWEICLOUD" || v == "SAP CCloud VM",
         platform: "openstack",
     },
+    // ds-identify takes Nova's product names as an asset tag too; `sys_vendor` "OpenStack
+    // Foundation" alone is not a sign cloud-init reads, so neither does ember.
+    Rule {
+        field: "chassis_asset_tag",
+        matches: |v| v == "OpenStack Nova" || v == "OpenStack Compute",
+        platform: "openstack",
+    },
     Rule {
         field: "sys_vendor",
         matches: |v| v == "DigitalOcean",
@@ -242,6 +249,16 @@ mod tests {
             (&[("chassis_asset_tag", AZURE_ASSET_TAG)], Some("azure")),
             (&[("product_name", "Google Compute Engine")], Some("gce")),
             (&[("product_name", "OpenStack Nova")], Some("openstack")),
+            (&[("product_name", "OpenStack Compute")], Some("openstack")),
+            (
+                &[("chassis_asset_tag", "OpenStack Nova")],
+                Some("openstack"),
+            ),
+            (
+                &[("chassis_asset_tag", "OpenTelekomCloud")],
+                Some("openstack"),
+            ),
+            (&[("sys_vendor", "OpenStack Foundation")], None),
             (&[("sys_vendor", "DigitalOcean")], Some("digitalocean")),
             (
                 &[("sys_vendor", "QEMU"), ("product_name", "Standard PC")],

@@ -39,6 +39,20 @@ pub fn mac_of(host: &Host, nic: &str) -> Option<String> {
     (mac.len() == 17).then_some(mac)
 }
 
+/// The host's interfaces by MAC (lowercase), to name a config's entries after them.
+pub fn names_by_mac(host: &Host) -> std::collections::BTreeMap<String, String> {
+    let Ok(dir) = std::fs::read_dir(host.path("/sys/class/net")) else {
+        return Default::default();
+    };
+    dir.flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let mac = mac_of(host, &name)?;
+            (mac != "00:00:00:00:00:00").then_some((mac, name))
+        })
+        .collect()
+}
+
 /// The MAC addresses of the physical NICs, sorted: the set a rendered config is tied to.
 pub fn physical_macs(host: &Host) -> Vec<String> {
     let mut macs: Vec<String> = fallback_candidates(host)

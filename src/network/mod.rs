@@ -42,6 +42,8 @@ pub enum Input<'a> {
     /// The kernel command line's parameters: `ip=`, `nameserver=`, `ifname=`, `rd.route=`,
     /// `rd.peerdns=`.
     Cmdline(&'a [String]),
+    /// OpenStack's network_data.json, with the host's interface names by lowercase MAC.
+    NetworkData(&'a Value, &'a BTreeMap<String, String>),
 }
 
 /// A parsed configuration and the warnings it gave (unknown keys, assumed values).
@@ -67,6 +69,7 @@ pub fn parse(source: &str, input: Input) -> Result<Parsed, Vec<Diag>> {
             let model = cmdline::parse(params, &mut rd);
             return finish(model, rd);
         }
+        Input::NetworkData(value, macs) => return parse_network_data(source, value, macs),
     };
     let mut rd = Reader::new(source, lines);
     let (value, base) = unwrap(value);
@@ -123,6 +126,12 @@ fn unwrap(value: &Value) -> (&Value, &'static str) {
         Some(inner) if value.get("version").is_none() => (inner, "network"),
         _ => (value, ""),
     }
+}
+
+/// Whether `value` is OpenStack's network_data.json (`links`, no `version`), which a
+/// datasource passes on as it is.
+pub fn is_network_data(value: &Value) -> bool {
+    value.get("version").is_none() && value.get("links").is_some_and(Value::is_array)
 }
 
 /// Whether the config says `config: disabled` (bare or under `network:`), as cloud-init's

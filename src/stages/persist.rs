@@ -119,6 +119,10 @@ fn network_config(ctx: &Ctx, rec: &mut Recorder, chosen: &Chosen, cfg: &Value) -
         }
         let lines = Some(&chosen.data.network_config_lines);
         let out = json!({"source": source, "config": config});
+        if network::is_network_data(config) {
+            let macs = network::fallback::names_by_mac(&ctx.host);
+            return with_model(rec, out, network::Input::NetworkData(config, &macs));
+        }
         return with_model(rec, out, network::Input::Value(config, lines));
     }
     if let Some(net) = cfg.get("network") {

@@ -1,0 +1,311 @@
+//! OpenStack: the config drive (a volume labelled `config-2`, read in-process, no mount;
+//! cloud-init's ConfigDrive) and the metadata service at 169.254.169.254 (cloud-init's
+//! OpenStack, allowed only on DMI evidence, the command line or the image's sole
+//! datasource), reached through ember's own DHCP lease when no route does. Both read
+//! `openstack/<version>/` with the newest version ember knows; the older `ec2/` tree is not
+//! read. <https://docs.cloud-init.io/en/latest/reference/datasources/openstack.html>
+//! <https://docs.cloud-init.io/en/latest/reference/datasources/configdrive.html>
+
+use super::openstack_files::{self as files, choose_version};
+use super::openstack_http::{Service, Settings, UNREACHABLE};
+use super::seed::FileRead;
+use super::{Datasource, InstanceData};
+use crate::context::Ctx;
+use crate::detect::blockdev::LabelledDevice;
+use crate::detect::Facts;
+use crate::error::Diag;
+use crate::fetch::Fetcher;
+use crate::seedfs;
+use crate::status::Evidence;
+use serde_json::Value;
+use std::net::Ipv4Addr;
+use std::time::{Duration, Instant};
+
+pub struct ConfigDrive;
+pub struct OpenStack;
+
+const LABEL: &str = "config-2";
+const METADATA_V4: Ipv4Addr = Ipv4Addr::new(169, 254, 169, 254);
+const DEFAULT_BASE: &str = "http://169.254.169.254";
+/// cloud-init's OpenStack default.
+const DEFAULT_RETRIES: u32 = 5;
+
+fn evidence(source: &str, detail: String) -> Evidence {
+    Evidence {
+        source: source.into(),
+        detail,
+    }
+}
+
+fn named_on_cmdline(facts: &Facts, name: &str) -> Option<String> {
+    let (param, hint) = facts.cmdline_ds.as_ref()?;
+    (hint.name == name).then(|| param.clone())
+}
+
+fn drives(facts: &Facts) -> impl Iterator<Item = &LabelledDevice> {
+    let usable = |d: &&LabelledDevice| d.fs == "iso9660" || d.fs == "vfat";
+    facts
+        .devices
+        .iter()
+        .filter(|d| d.has_label(LABEL))
+        .filter(usable)
+}
+
+impl Datasource for ConfigDrive {
+    fn name(&self) -> &'static str {
+        "configdrive"
+    }
+    fn cloud_init_name(&self) -> &'static str {
+        "ConfigDrive"
+    }
+
+    fn detect(&self, _ctx: &Ctx, facts: &Facts) -> Vec<Evidence> {
+        let mut ev: Vec<Evidence> = drives(facts)
+            .map(|d| {
+                let detail = format!("{} {} label {}", d.dev_name(), d.fs, d.labels.join(","));
+                evidence("label", detail)
+            })
+            .collect();
+        // Named on the command line without a drive, it still has nothing to read.
+        if !ev.is_empty() {
+            if let Some(param) = named_on_cmdline(facts, "configdrive") {
+                ev.push(evidence("cmdline", param));
+            }
+        }
+        ev
+    }
+
+    fn fetch(&self, ctx: &Ctx, facts: &Facts) -> Result<InstanceData, Diag> {
+        let mut last = Diag::error("no-seed", format!("no volume labelled {LABEL}"));
+        for dev in drives(facts) {
+            match read_drive(ctx, dev) {
+                Ok(data) => return Ok(data),
+                Err(e) => last = e,
+            }
+        }
+        Err(last)
+    }
+}
+
+/// One drive: the newest version listed under `openstack/`, its files.
+fn read_drive(ctx: &Ctx, dev: &LabelledDevice) -> Result<InstanceData, Diag> {
+    let name = dev.dev_name();
+    let mut fs = std::fs::File::open(&dev.node)
+        .map_err(|e| e.to_string())
+        .and_then(|f| seedfs::open(f).map_err(|e| e.to_string()))
+        .map_err(|e| Diag::error("seed-unreadable", e).file(&name))?;
+    let listing = fs.list_dir("openstack").unwrap_or_default();
+    let version = choose_version(listing.iter().map(String::as_str));
+    let mut data = InstanceData {
+        datasource: "openstack".into(),
+        from_removable_media: dev.removable,
+        ..InstanceData::default()
+    };
+    let max = ctx.limits().file_bytes;
+    let shown = |path: &str| format!("{name}: {path}");
+    let mut reads = 1;
+    let get = |path: &str| {
+        reads += 1;
+        match fs.read_file(path, max) {
+            Ok(Some(d)) => FileRead::Found(d),
+            Ok(None) => FileRead::Absent,
+            Err(seedfs::SeedFsError::TooLarge { .. }) => FileRead::Failed(
+                Diag::error("budget-exceeded", format!("larger than {max} bytes"))
+                    .file(shown(path))
+                    .budget("file_bytes"),
+            ),
+            Err(e) => {
+                FileRead::Failed(Diag::error("seed-unreadable", e.to_string()).file(shown(path)))
+            }
+        }
+    };
+    let dir = format!("openstack/{version}");
+    let read = files::read(get, &dir, shown, &mut data);
+    data.reads = reads;
+    files::apply(read?, &dir, shown, &mut data)?;
+    data.detail = format!("DataSourceConfigDrive [local,ver=2][source={name}]");
+    data.subplatform = format!("config-disk ({name})");
+    Ok(data)
+}
+
+/// The image's `datasource_list` names only OpenStack (with `None`): cloud-init then skips
+/// its checks, and so does ember.
+fn only_in_list(ctx: &Ctx) -> bool {
+    ctx.image.datasource_list().is_some_and(|list| {
+        let named: Vec<_> = list.iter().filter(|n| *n != "None").collect();
+        named.len() == 1 && named[0].eq_ignore_ascii_case("openstack")
+    })
+}
+
+impl Datasource for OpenStack {
+    fn name(&self) -> &'static str {
+        "openstack"
+    }
+    fn cloud_init_name(&self) -> &'static str {
+        "OpenStack"
+    }
+
+    fn detect(&self, ctx: &Ctx, facts: &Facts) -> Vec<Evidence> {
+        let mut ev = Vec::new();
+        if let Some(param) = named_on_cmdline(facts, "openstack") {
+            ev.push(evidence("cmdline", param));
+        }
+        if let Some((_, why)) = facts.platform.as_ref().filter(|(p, _)| p == "openstack") {
+            ev.push(evidence("dmi", format!("OpenStack ({why})")));
+        }
+        if only_in_list(ctx) {
+            let detail = "datasource_list: [OpenStack] in the image config".into();
+            ev.push(evidence("config", detail));
+        }
+        ev
+    }
+
+    fn fetch(&self, ctx: &Ctx, _facts: &Facts) -> Result<InstanceData, Diag> {
+        let mut data = InstanceData {
+            datasource: "openstack".into(),
+            ..InstanceData::default()
+        };
+        let s = service_settings(ctx);
+        let result = if needs_ephemeral_network(&ctx.host, &s.bases) {
+            over_ephemeral(ctx, &s, &mut data)
+        } else {
+            read_service(ctx, &s, &mut data)
+        };
+        result.map(|()| data)
+    }
+}
+
+/// `ember.metadata-url=` or the image's `metadata_urls`, else Nova's address; `max_wait`,
+/// `timeout` and `retries` from the image, bounded by ember's limits.
+fn service_settings(ctx: &Ctx) -> Settings {
+    let limits = ctx.limits();
+    let cfg = ctx.image.datasource_settings("OpenStack");
+    let secs = |key: &str| {
+        cfg.and_then(|c| c.get(key))
+            .and_then(Value::as_f64)
+            .filter(|v| *v > 0.0)
+            .map(|v| (v * 1000.0) as u64)
+    };
+    let bases = match crate::cmdline::metadata_url(&ctx.cmdline) {
+        Some(url) => vec![url.to_string()],
+        None => cfg
+            .and_then(|c| c.get("metadata_urls"))
+            .and_then(Value::as_array)
+            .map(|u| {
+                u.iter()
+                    .filter_map(Value::as_str)
+                    .map(String::from)
+                    .collect::<Vec<_>>()
+            })
+            .filter(|u| !u.is_empty())
+            .unwrap_or_else(|| vec![DEFAULT_BASE.to_string()]),
+    };
+    let total_ms = crate::cmdline::metadata_timeout_ms(&ctx.cmdline)
+        .or_else(|| secs("max_wait"))
+        .unwrap_or(limits.datasource_timeout_ms)
+        .min(limits.datasource_timeout_ms);
+    let request_ms = secs("timeout")
+        .unwrap_or(limits.request_timeout_ms)
+        .min(limits.request_timeout_ms);
+    let retries = cfg
+        .and_then(|c| c.get("retries"))
+        .and_then(Value::as_u64)
+        .map_or(DEFAULT_RETRIES, |r| r.min(10) as u32);
+    let deadline = Instant::now() + Duration::from_millis(total_ms);
+    Settings {
+        bases,
+        wait_until: deadline,
+        deadline,
+        request_timeout: Duration::from_millis(request_ms),
+        retries,
+        max_bytes: limits.file_bytes,
+    }
+}
+
+/// The service is at a link-local address: without a route covering it the initramfs has no
+/// way there yet. Without a readable route table (a test's host tree) the network is
+/// someone else's.
+fn needs_ephemeral_network(host: &crate::host::Host, bases: &[String]) -> bool {
+    if !bases.iter().any(|b| b.contains(&METADATA_V4.to_string())) {
+        return false;
+    }
+    let Ok(routes) = std::fs::read_to_string(host.path("/proc/net/route")) else {
+        return false;
+    };
+    // Columns: Iface Destination Gateway Flags RefCnt Use Metric Mask, hex in host order.
+    let covered = |l: &str| {
+        let cols: Vec<&str> = l.split_whitespace().collect();
+        let hex = |i: usize| cols.get(i).and_then(|c| u32::from_str_radix(c, 16).ok());
+        let (Some(dest), Some(mask)) = (hex(1), hex(7)) else {
+            return false;
+        };
+        u32::from_le_bytes(METADATA_V4.octets()) & mask == dest & mask
+    };
+    !routes.lines().skip(1).any(covered)
+}
+
+/// The service through ember's own lease, NIC by NIC until one reaches it; the lease is gone
+/// again afterwards.
+fn over_ephemeral(ctx: &Ctx, s: &Settings, data: &mut InstanceData) -> Result<(), Diag> {
+    use crate::network::ephemeral::{fallback_candidates, Attempt, Options, Session};
+    let mut opts = Options::new(s.deadline);
+    opts.metadata = Some(METADATA_V4);
+    let no_network = |e: &dyn std::fmt::Display, code: &str| {
+        Diag::error(
+            code,
+            format!("no network to reach the metadata service: {e}"),
+        )
+    };
+    let mut session = Session::new(&fallback_candidates(&ctx.host), opts)
+        .map_err(|e| no_network(&e, e.code()))?;
+    let mut result = None;
+    let outcome = session.try_each(|_lease| {
+        // Each NIC gets a share of the wait, so a dead first NIC leaves time for the next.
+        let share = (s.request_timeout * 2).max(Duration::from_secs(5));
+        let per_nic = Settings {
+            bases: s.bases.clone(),
+            wait_until: (Instant::now() + share).min(s.deadline),
+            ..*s
+        };
+        let mut attempt = InstanceData {
+            datasource: data.datasource.clone(),
+            ..InstanceData::default()
+        };
+        let r = read_service(ctx, &per_nic, &mut attempt);
+        data.reads += attempt.reads;
+        let answered = !matches!(&r, Err(d) if d.code == UNREACHABLE);
+        if answered {
+            attempt.reads = data.reads;
+            *data = attempt;
+        }
+        result = Some(r);
+        answered
+    });
+    let outcome = outcome.map(|_| ());
+    data.steps
+        .extend(session.record().iter().map(Attempt::step));
+    for failed in session.down() {
+        data.diags.push(Diag::warning("ephemeral-network", failed));
+    }
+    match (outcome, result) {
+        (Ok(()), Some(r)) | (Err(_), Some(r @ Err(_))) => r,
+        (Err(e), _) => Err(no_network(&e, e.code())),
+        (Ok(()), None) => Ok(()),
+    }
+}
+
+/// Everything ember uses from the service, into `data`.
+fn read_service(ctx: &Ctx, s: &Settings, data: &mut InstanceData) -> Result<(), Diag> {
+    let fetcher = Fetcher::with_deadline(ctx, s.request_timeout, s.deadline);
+    let (mut service, listing) = Service::connect(fetcher, s, &mut data.reads)?;
+    let version = choose_version(listing.lines());
+    let base = crate::fetch::redact_url(service.base()).to_string();
+    let shown = |path: &str| format!("{base}/{path}");
+    let dir = format!("openstack/{version}");
+    let read = files::read(|p| service.get(p), &dir, shown, data);
+    data.reads += service.reads;
+    files::apply(read?, &dir, shown, data)?;
+    data.detail = format!("DataSourceOpenStack [net,ver=2][source={base}]");
+    data.subplatform = format!("metadata ({base})");
+    Ok(())
+}
