@@ -50,8 +50,11 @@ file_is() {
     [ "$got" = "$3" ] || fail "$2 holds '$got', not '$3'"
 }
 file_has() {
+    local text
     disk_exists "$1" "$2" || fail "$2 is missing"
-    disk_cat "$1" "$2" | grep -qE -- "$3" || fail "$2 lacks /$3/"
+    # Read whole first: `grep -q` closing the pipe early would fail debugfs under pipefail.
+    text=$(disk_cat "$1" "$2")
+    grep -qE -- "$3" <<<"$text" || fail "$2 lacks /$3/"
 }
 mode_is() {
     local got
