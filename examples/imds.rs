@@ -9,6 +9,7 @@ fn main() {
     let platform = std::env::args().nth(1).unwrap_or_default();
     let port = match platform.as_str() {
         "ec2" => emulator::ec2::start().port,
+        "gce" => emulator::gce::start().port,
         other => {
             eprintln!("imds: unknown platform '{other}' (known: ec2)");
             std::process::exit(2);

@@ -137,7 +137,7 @@ fn imds_settings(ctx: &Ctx, facts: &Facts) -> Settings {
 /// The service is at a link-local address: without a default route or one covering it, the
 /// initramfs has no way there yet. Without a readable route table (a test's host tree, a
 /// container) the network is someone else's.
-fn needs_ephemeral_network(host: &crate::host::Host, bases: &[String]) -> bool {
+pub(super) fn needs_ephemeral_network(host: &crate::host::Host, bases: &[String]) -> bool {
     if !bases.iter().any(|b| b.contains(&METADATA_V4.to_string())) {
         return false;
     }

@@ -4,8 +4,12 @@
 pub mod ec2;
 mod ec2_imds;
 pub mod ec2_network;
+pub mod gce;
+mod gce_keys;
 pub mod instance;
+mod metadata_get;
 pub mod nocloud;
+mod over_lease;
 mod seed;
 
 use crate::context::Ctx;
@@ -26,7 +30,7 @@ pub trait Datasource: Sync {
     fn fetch(&self, ctx: &Ctx, facts: &Facts) -> Result<InstanceData, Diag>;
 }
 
-pub const DATASOURCES: &[&dyn Datasource] = &[&nocloud::NoCloud, &ec2::Ec2];
+pub const DATASOURCES: &[&dyn Datasource] = &[&nocloud::NoCloud, &ec2::Ec2, &gce::Gce];
 
 /// cloud-init's default `datasource_list` order, for the datasources ember has.
 pub fn by_name(name: &str) -> Option<&'static dyn Datasource> {

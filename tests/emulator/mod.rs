@@ -4,6 +4,7 @@
 #![allow(dead_code)] // each test file uses its own subset
 
 pub mod ec2;
+pub mod gce;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
