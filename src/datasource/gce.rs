@@ -3,7 +3,7 @@
 //! 169.254.169.254 in one recursive request with `Metadata-Flavor: Google`, the answer required
 //! to carry the same header; through ember's own DHCP lease when no route reaches the server.
 //! Into `InstanceData` as cloud-init's DataSourceGCE has it: the instance id, the zone, the
-//! host name's first label, the ssh keys for the default user (gce_keys.rs) and user-data
+//! host name's first label, the ssh keys (for the default user: gce_keys.rs) and user-data
 //! (`user-data-encoding: base64` honoured). Not here: network config (cloud-init uses the
 //! fallback on GCE too), the startup script and accounts (the guest agent's), host keys
 //! published to guest attributes.
@@ -126,12 +126,7 @@ fn read(
         let msg = format!("not JSON (line {}, column {})", e.line(), e.column());
         Diag::error("gce-invalid", msg).file(shown.clone())
     })?;
-    let user = crate::modules::ssh::default_user(&ctx.image.value);
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64);
-    let parsed = from_document(&doc, user.as_deref(), now);
-    let (md, user_data, diags) = parsed.map_err(|key| {
+    let (md, user_data, diags) = from_document(&doc).map_err(|key| {
         let msg = "missing or not a string/number: the instance cannot be identified";
         Diag::error("gce-invalid", msg).file(shown.clone()).key(key)
     })?;
@@ -149,7 +144,7 @@ fn read(
 type Parsed = (Value, Option<Secret<Vec<u8>>>, Vec<Diag>);
 
 /// The recursive document into meta-data and user-data; `Err` names the missing key. Pure.
-pub fn from_document(doc: &Value, default_user: Option<&str>, now: i64) -> Result<Parsed, String> {
+pub fn from_document(doc: &Value) -> Result<Parsed, String> {
     let inst = doc.get("instance").and_then(Value::as_object);
     let scalar = |key: &str| -> Result<String, String> {
         match inst.and_then(|i| i.get(key)) {
@@ -170,7 +165,6 @@ pub fn from_document(doc: &Value, default_user: Option<&str>, now: i64) -> Resul
     // Zones are `us-central1-a`; the region is without the last part.
     let region = zone.rsplit_once('-').map(|(r, _)| r.to_string());
     let lines = gce_keys::key_lines(&i_attrs, &p_attrs);
-    let keys = gce_keys::for_user(&lines, default_user, now);
     let mut md = Map::new();
     md.insert("instance-id".into(), json!(id));
     // cloud-init's host name on GCE: the first label of the long internal name.
@@ -180,7 +174,9 @@ pub fn from_document(doc: &Value, default_user: Option<&str>, now: i64) -> Resul
     if let Some(r) = region {
         md.insert("region".into(), json!(r));
     }
-    md.insert("public-keys".into(), json!(keys));
+    // cloud-init's key: the `user:key` lines, picked for the default user when the image
+    // config is known (`InstanceData::public_keys_for`), after the root is mounted.
+    md.insert(gce_keys::META_KEY.into(), json!(lines));
     let mut diags = Vec::new();
     let user_data = match i_attrs.get("user-data") {
         None => None,

@@ -8,6 +8,24 @@
 
 use serde_json::{Map, Value};
 
+/// Where the lines are kept in meta-data, as cloud-init keeps them.
+pub const META_KEY: &str = "public-keys-data";
+
+/// The keys of meta-data's `public-keys-data` for `default_user` now; `None` when the
+/// meta-data is not GCE's.
+pub fn from_meta_data(md: &Value, default_user: Option<&str>) -> Option<Vec<String>> {
+    let lines: Vec<String> = md
+        .get(META_KEY)?
+        .as_array()?
+        .iter()
+        .filter_map(|l| l.as_str().map(str::to_string))
+        .collect();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    Some(for_user(&lines, default_user, now))
+}
+
 /// The `user:key` lines of the instance and project attributes, in cloud-init's order.
 pub fn key_lines(instance: &Map<String, Value>, project: &Map<String, Value>) -> Vec<String> {
     let s = |m: &Map<String, Value>, k: &str| m.get(k).and_then(Value::as_str).map(str::to_string);
