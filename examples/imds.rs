@@ -10,6 +10,7 @@ fn main() {
     let port = match platform.as_str() {
         "ec2" => emulator::ec2::start().port,
         "gce" => emulator::gce::start().port,
+        "digitalocean" => emulator::digitalocean::start().port,
         other => {
             eprintln!("imds: unknown platform '{other}' (known: ec2)");
             std::process::exit(2);

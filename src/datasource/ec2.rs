@@ -403,7 +403,7 @@ fn macs_json(macs: &BTreeMap<String, NicMeta>) -> Value {
 }
 
 /// The host's interfaces by MAC, to name the config's entries after them.
-fn host_macs(host: &crate::host::Host) -> BTreeMap<String, String> {
+pub(super) fn host_macs(host: &crate::host::Host) -> BTreeMap<String, String> {
     let Ok(dir) = std::fs::read_dir(host.path("/sys/class/net")) else {
         return BTreeMap::new();
     };

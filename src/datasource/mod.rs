@@ -1,6 +1,8 @@
 //! Datasources: one file each behind one small trait that finds evidence and returns data,
 //! never writes. The table maps names to them; adding a cloud is a file and a row.
 
+pub mod digitalocean;
+mod digitalocean_network;
 pub mod ec2;
 mod ec2_imds;
 pub mod ec2_network;
@@ -30,7 +32,12 @@ pub trait Datasource: Sync {
     fn fetch(&self, ctx: &Ctx, facts: &Facts) -> Result<InstanceData, Diag>;
 }
 
-pub const DATASOURCES: &[&dyn Datasource] = &[&nocloud::NoCloud, &ec2::Ec2, &gce::Gce];
+pub const DATASOURCES: &[&dyn Datasource] = &[
+    &nocloud::NoCloud,
+    &ec2::Ec2,
+    &gce::Gce,
+    &digitalocean::DigitalOcean,
+];
 
 /// cloud-init's default `datasource_list` order, for the datasources ember has.
 pub fn by_name(name: &str) -> Option<&'static dyn Datasource> {

@@ -254,6 +254,9 @@ pub(super) fn get(
     Err(failed("too many redirects"))
 }
 
+/// Response headers, names lowercased.
+pub(super) type Headers = Vec<(String, String)>;
+
 /// One request whose every final status is an answer: `(status, headers, body)`, the body
 /// read (within `max_bytes`) only for 2xx, header names lowercased. Redirects are followed only within the same origin (scheme,
 /// host and port), so the headers, often a token, never reach another host.
@@ -264,7 +267,7 @@ pub(super) fn exchange(
     max_bytes: u64,
     deadline: Instant,
     tls: &dyn Fn() -> Result<Arc<rustls::ClientConfig>, String>,
-) -> Result<(u16, Vec<(String, String)>, Vec<u8>), Error> {
+) -> Result<(u16, Headers, Vec<u8>), Error> {
     let mut url = Url::parse(url)?;
     for _ in 0..=MAX_REDIRECTS {
         let (head, mut stream) = send(method, &url, headers, deadline, tls)?;
