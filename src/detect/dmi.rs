@@ -305,6 +305,23 @@ mod tests {
     }
 
     #[test]
+    fn digitalocean_by_vendor_with_the_droplet_id() {
+        let d = dmi(&[
+            ("sys_vendor", "DigitalOcean"),
+            ("product_serial", "2756294"),
+        ]);
+        assert_eq!(digitalocean(&d), Some(Some("2756294".into())));
+        assert_eq!(
+            digitalocean(&dmi(&[("sys_vendor", "DigitalOcean")])),
+            Some(None)
+        );
+        assert_eq!(
+            digitalocean(&dmi(&[("board_vendor", "DigitalOcean")])),
+            None
+        );
+    }
+
+    #[test]
     fn ec2_uuids_in_both_byte_orders() {
         assert!(ec2_uuid("ec2e1916-9099-7caf-fd21-012345abcdef"));
         assert!(ec2_uuid("45E12AEC-DCD1-B213-94ED-012345ABCDEF"));
