@@ -10,8 +10,10 @@ fn main() {
     let port = match platform.as_str() {
         "ec2" => emulator::ec2::start().port,
         "openstack" => emulator::openstack::start().port,
+        "gce" => emulator::gce::start().port,
+        "digitalocean" => emulator::digitalocean::start().port,
         other => {
-            eprintln!("imds: unknown platform '{other}' (known: ec2)");
+            eprintln!("imds: unknown platform '{other}' (known: ec2, openstack, gce, digitalocean)");
             std::process::exit(2);
         }
     };

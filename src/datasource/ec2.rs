@@ -137,7 +137,7 @@ fn imds_settings(ctx: &Ctx, facts: &Facts) -> Settings {
 /// The service is at a link-local address: without a default route or one covering it, the
 /// initramfs has no way there yet. Without a readable route table (a test's host tree, a
 /// container) the network is someone else's.
-fn needs_ephemeral_network(host: &crate::host::Host, bases: &[String]) -> bool {
+pub(super) fn needs_ephemeral_network(host: &crate::host::Host, bases: &[String]) -> bool {
     if !bases.iter().any(|b| b.contains(&METADATA_V4.to_string())) {
         return false;
     }
@@ -403,7 +403,7 @@ fn macs_json(macs: &BTreeMap<String, NicMeta>) -> Value {
 }
 
 /// The host's interfaces by MAC, to name the config's entries after them.
-fn host_macs(host: &crate::host::Host) -> BTreeMap<String, String> {
+pub(super) fn host_macs(host: &crate::host::Host) -> BTreeMap<String, String> {
     let Ok(dir) = std::fs::read_dir(host.path("/sys/class/net")) else {
         return BTreeMap::new();
     };

@@ -1,14 +1,20 @@
 //! Datasources: one file each behind one small trait that finds evidence and returns data,
 //! never writes. The table maps names to them; adding a cloud is a file and a row.
 
+pub mod digitalocean;
+mod digitalocean_network;
 pub mod ec2;
 mod ec2_imds;
 pub mod ec2_network;
+pub mod gce;
+mod gce_keys;
 pub mod instance;
+mod metadata_get;
 pub mod nocloud;
 pub mod openstack;
 mod openstack_files;
 mod openstack_http;
+mod over_lease;
 mod seed;
 
 use crate::context::Ctx;
@@ -29,14 +35,17 @@ pub trait Datasource: Sync {
     fn fetch(&self, ctx: &Ctx, facts: &Facts) -> Result<InstanceData, Diag>;
 }
 
+/// In cloud-init's default `datasource_list` order: the first with evidence is chosen.
 pub const DATASOURCES: &[&dyn Datasource] = &[
     &nocloud::NoCloud,
     &openstack::ConfigDrive,
+    &digitalocean::DigitalOcean,
+    &gce::Gce,
     &openstack::OpenStack,
     &ec2::Ec2,
 ];
 
-/// cloud-init's default `datasource_list` order, for the datasources ember has.
+/// The datasource named so, by ember's or cloud-init's name (`ec2`, `Ec2`).
 pub fn by_name(name: &str) -> Option<&'static dyn Datasource> {
     DATASOURCES
         .iter()

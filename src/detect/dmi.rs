@@ -95,16 +95,6 @@ const RULES: &[Rule] = &[
     },
     Rule {
         field: "product_name",
-        matches: |v| v == "Google Compute Engine",
-        platform: "gce",
-    },
-    Rule {
-        field: "sys_vendor",
-        matches: |v| v == "Google",
-        platform: "gce",
-    },
-    Rule {
-        field: "product_name",
         matches: |v| v == "OpenStack Nova" || v == "OpenStack Compute",
         platform: "openstack",
     },
@@ -181,10 +171,46 @@ pub fn ec2_like(dmi: &Dmi) -> bool {
     aws(dmi).is_some() || dmi.fields.get("product_uuid").is_some_and(|u| ec2_uuid(u))
 }
 
+/// DMI that says Google Compute Engine, with why: the product name (cloud-init's test) or a
+/// `GoogleCloud-` serial, and a second field agreeing (vendor, BIOS vendor or serial), since
+/// any hypervisor can be given one of them.
+pub fn gce(dmi: &Dmi) -> Option<String> {
+    let field = |f: &str| dmi.fields.get(f).map(String::as_str).unwrap_or("");
+    let product = matches!(field("product_name"), "Google Compute Engine" | "Google");
+    let serial = field("product_serial").starts_with("GoogleCloud-");
+    let signs = [
+        ("product_name", product),
+        ("sys_vendor", field("sys_vendor") == "Google"),
+        ("bios_vendor", field("bios_vendor") == "Google"),
+        ("product_serial", serial),
+    ];
+    let agreeing: Vec<&str> = signs.iter().filter(|s| s.1).map(|s| s.0).collect();
+    if !(product || serial) || agreeing.len() < 2 {
+        return None;
+    }
+    let shown: Vec<String> = agreeing[..2]
+        .iter()
+        .map(|f| format!("{f}={}", field(f)))
+        .collect();
+    Some(shown.join(" and "))
+}
+
+/// DMI that says DigitalOcean (ds-identify's test, `sys_vendor`), with the droplet id the
+/// firmware gives as the system serial, when it does.
+pub fn digitalocean(dmi: &Dmi) -> Option<Option<String>> {
+    (dmi.fields.get("sys_vendor")? == "DigitalOcean").then(|| {
+        let id = dmi.fields.get("product_serial").map(|s| s.trim());
+        id.filter(|s| !s.is_empty()).map(str::to_string)
+    })
+}
+
 /// The platform the DMI fields name, with the field and value that matched.
 pub fn platform(dmi: &Dmi) -> Option<(&'static str, String)> {
     if let Some(why) = aws(dmi) {
         return Some(("ec2", why));
+    }
+    if let Some(why) = gce(dmi) {
+        return Some(("gce", why));
     }
     RULES.iter().find_map(|rule| {
         let value = dmi.fields.get(rule.field)?;
@@ -247,7 +273,30 @@ mod tests {
                 None,
             ),
             (&[("chassis_asset_tag", AZURE_ASSET_TAG)], Some("azure")),
-            (&[("product_name", "Google Compute Engine")], Some("gce")),
+            (
+                &[
+                    ("product_name", "Google Compute Engine"),
+                    ("sys_vendor", "Google"),
+                ],
+                Some("gce"),
+            ),
+            (
+                &[
+                    ("product_name", "Google"),
+                    ("product_serial", "GoogleCloud-5A1B2C3D"),
+                ],
+                Some("gce"),
+            ),
+            // One field alone is weak: any hypervisor can be given it.
+            (&[("product_name", "Google Compute Engine")], None),
+            (&[("sys_vendor", "Google"), ("bios_vendor", "Google")], None),
+            (
+                &[
+                    ("product_name", "Google Compute Engine"),
+                    ("sys_vendor", "QEMU"),
+                ],
+                Some("qemu"),
+            ),
             (&[("product_name", "OpenStack Nova")], Some("openstack")),
             (&[("product_name", "OpenStack Compute")], Some("openstack")),
             (
@@ -270,6 +319,23 @@ mod tests {
         for (fields, want) in cases {
             assert_eq!(platform(&dmi(fields)).map(|p| p.0), *want, "{fields:?}");
         }
+    }
+
+    #[test]
+    fn digitalocean_by_vendor_with_the_droplet_id() {
+        let d = dmi(&[
+            ("sys_vendor", "DigitalOcean"),
+            ("product_serial", "2756294"),
+        ]);
+        assert_eq!(digitalocean(&d), Some(Some("2756294".into())));
+        assert_eq!(
+            digitalocean(&dmi(&[("sys_vendor", "DigitalOcean")])),
+            Some(None)
+        );
+        assert_eq!(
+            digitalocean(&dmi(&[("board_vendor", "DigitalOcean")])),
+            None
+        );
     }
 
     #[test]

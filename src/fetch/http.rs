@@ -254,8 +254,11 @@ pub(super) fn get(
     Err(failed("too many redirects"))
 }
 
-/// One request whose every final status is an answer: `(status, body)`, the body read (within
-/// `max_bytes`) only for 2xx. Redirects are followed only within the same origin (scheme,
+/// Response headers, names lowercased.
+pub(super) type Headers = Vec<(String, String)>;
+
+/// One request whose every final status is an answer: `(status, headers, body)`, the body
+/// read (within `max_bytes`) only for 2xx, header names lowercased. Redirects are followed only within the same origin (scheme,
 /// host and port), so the headers, often a token, never reach another host.
 pub(super) fn exchange(
     method: &str,
@@ -264,12 +267,15 @@ pub(super) fn exchange(
     max_bytes: u64,
     deadline: Instant,
     tls: &dyn Fn() -> Result<Arc<rustls::ClientConfig>, String>,
-) -> Result<(u16, Vec<u8>), Error> {
+) -> Result<(u16, Headers, Vec<u8>), Error> {
     let mut url = Url::parse(url)?;
     for _ in 0..=MAX_REDIRECTS {
         let (head, mut stream) = send(method, &url, headers, deadline, tls)?;
         match head.status {
-            200..=299 => return Ok((head.status, read_body(&mut stream, &head, max_bytes)?)),
+            200..=299 => {
+                let body = read_body(&mut stream, &head, max_bytes)?;
+                return Ok((head.status, head.headers, body));
+            }
             301 | 302 | 303 | 307 | 308 => {
                 let next = url.redirect(location(&head)?)?;
                 if (next.tls, &next.host, next.port) != (url.tls, &url.host, url.port) {
@@ -277,7 +283,7 @@ pub(super) fn exchange(
                 }
                 url = next;
             }
-            code => return Ok((code, Vec::new())),
+            code => return Ok((code, head.headers, Vec::new())),
         }
     }
     Err(failed("too many redirects"))

@@ -136,6 +136,19 @@ impl Fetcher {
         headers: &[(String, String)],
         max_bytes: u64,
     ) -> Result<Response, FetchError> {
+        self.request_with_headers(method, url, headers, max_bytes)
+            .map(|(r, _)| r)
+    }
+
+    /// `request`, also giving the answer's headers (names lowercased): a service that must
+    /// say who it is (GCE's `Metadata-Flavor`) can be checked.
+    pub fn request_with_headers(
+        &self,
+        method: &str,
+        url: &str,
+        headers: &[(String, String)],
+        max_bytes: u64,
+    ) -> Result<(Response, Vec<(String, String)>), FetchError> {
         if !(url.starts_with("http://") || url.starts_with("https://")) {
             return Err(FetchError::Unsupported { url: url.into() });
         }
@@ -150,7 +163,7 @@ impl Fetcher {
         };
         let deadline = Instant::now() + self.request_timeout.min(left);
         match http::exchange(method, url, headers, max_bytes, deadline, &tls) {
-            Ok((status, body)) => Ok(Response { status, body }),
+            Ok((status, got, body)) => Ok((Response { status, body }, got)),
             Err(http::Error::TooLarge) => Err(FetchError::TooLarge {
                 url: url.into(),
                 max_bytes,

@@ -3,7 +3,9 @@
 //! faults, and log every request they receive.
 #![allow(dead_code)] // each test file uses its own subset
 
+pub mod digitalocean;
 pub mod ec2;
+pub mod gce;
 pub mod openstack;
 
 use std::io::{BufRead, BufReader, Read, Write};

@@ -49,7 +49,9 @@ pub fn default_user(cfg: &Value) -> Option<String> {
 fn wanted_keys(ctx: &ModuleCtx, diags: &mut Vec<Diag>) -> Vec<String> {
     let mut keys = Vec::new();
     if cfg_bool(ctx.cfg, "allow_public_ssh_keys", true, diags) {
-        keys = ctx.instance.public_keys();
+        keys = ctx
+            .instance
+            .public_keys_for(default_user(ctx.cfg).as_deref());
     }
     match ctx.cfg.get("ssh_authorized_keys") {
         None | Some(Value::Null) => {}

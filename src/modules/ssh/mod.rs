@@ -6,6 +6,7 @@
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#ssh>
 
 mod authkeys;
+pub use authkeys::default_user;
 mod console;
 mod hostkeys;
 mod keygen;

@@ -51,6 +51,9 @@ pub struct Options {
     pub metadata: Option<Ipv4Addr>,
     /// A NIC without DHCP gets a link-local address instead (RFC 3927).
     pub link_local: bool,
+    /// Ask DHCP first. Without it (DigitalOcean, whose metadata link has no DHCP server) a
+    /// NIC goes straight to a link-local address; `link_local` must then be set.
+    pub dhcp: bool,
     pub timing: Timing,
 }
 
@@ -61,6 +64,7 @@ impl Options {
             per_nic: Duration::from_secs(20),
             metadata: None,
             link_local: false,
+            dhcp: true,
             timing: client::TIMING,
         }
     }

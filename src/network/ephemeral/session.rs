@@ -283,7 +283,16 @@ impl Session {
         };
         let until =
             (now + self.opts.per_nic).min(self.opts.deadline.checked_sub(reserve).unwrap_or(now));
-        let (lease, outcome) = match self.dhcp(applied, mac, until, attempt) {
+        let asked = if self.opts.dhcp {
+            self.dhcp(applied, mac, until, attempt)
+        } else {
+            Err(Error::NoLease {
+                nic: nic.clone(),
+                offered: false,
+                ignored: 0,
+            })
+        };
+        let (lease, outcome) = match asked {
             Ok(lease) => (lease, "dhcp"),
             Err(Error::NoLease { .. }) if self.opts.link_local => {
                 let until = self.opts.deadline.max(Instant::now() + linklocal::LISTEN);

@@ -1,0 +1,206 @@
+//! DigitalOcean droplets: detected from DMI (`sys_vendor`, the droplet id as the serial) or
+//! named on the command line or alone in the image's `datasource_list`; read from
+//! `/metadata/v1.json` at 169.254.169.254 in one request, reached as cloud-init reaches it: a
+//! random link-local address on the first physical NIC (the droplet's metadata link has no
+//! DHCP), unless a route already goes there. Into `InstanceData` as cloud-init's
+//! DataSourceDigitalOcean has it: the droplet id, host name, public keys, user-data,
+//! vendor-data, and the interfaces as a network-config v1 (digitalocean_network.rs).
+//! Not here: floating IPs, the droplet agent.
+//! <https://docs.cloud-init.io/en/latest/reference/datasources/digitalocean.html>
+
+use super::metadata_get::{self, Get};
+use super::over_lease::{self, METADATA_V4};
+use super::{digitalocean_network, Datasource, InstanceData};
+use crate::context::Ctx;
+use crate::detect::{dmi, Facts};
+use crate::error::Diag;
+use crate::fetch::Fetcher;
+use crate::secret::Secret;
+use crate::status::Evidence;
+use serde_json::{json, Map, Value};
+
+pub struct DigitalOcean;
+
+const DEFAULT_BASE: &str = "http://169.254.169.254";
+const DOCUMENT: &str = "metadata/v1.json";
+const UNREACHABLE: &str = "digitalocean-unreachable";
+const DEFAULT_RETRIES: u32 = 5;
+
+impl Datasource for DigitalOcean {
+    fn name(&self) -> &'static str {
+        "digitalocean"
+    }
+    fn cloud_init_name(&self) -> &'static str {
+        "DigitalOcean"
+    }
+
+    fn detect(&self, ctx: &Ctx, facts: &Facts) -> Vec<Evidence> {
+        let mut ev = Vec::new();
+        let mut add = |source: &str, detail: String| {
+            ev.push(Evidence {
+                source: source.into(),
+                detail,
+            })
+        };
+        let named = |(_, h): &&(String, crate::cmdline::DsHint)| h.name == "digitalocean";
+        if let Some((param, _)) = facts.cmdline_ds.as_ref().filter(named) {
+            add("cmdline", param.clone());
+        }
+        if let Some(id) = dmi::digitalocean(&facts.dmi) {
+            let id = id.map_or("no droplet id".into(), |i| format!("droplet {i}"));
+            add("dmi", format!("sys_vendor=DigitalOcean ({id})"));
+        }
+        if super::gce::only_in_list(ctx, "DigitalOcean") {
+            let detail = "datasource_list: [DigitalOcean] in the image config";
+            add("config", detail.into());
+        }
+        ev
+    }
+
+    fn fetch(&self, ctx: &Ctx, facts: &Facts) -> Result<InstanceData, Diag> {
+        let mut data = InstanceData {
+            datasource: "digitalocean".into(),
+            ..InstanceData::default()
+        };
+        let base = crate::cmdline::metadata_url(&ctx.cmdline)
+            .unwrap_or(DEFAULT_BASE)
+            .trim_end_matches('/')
+            .to_string();
+        let (request, deadline, retries) =
+            metadata_get::timing(ctx, "DigitalOcean", DEFAULT_RETRIES);
+        let fetcher = Fetcher::with_deadline(ctx, request, deadline);
+        let serial = dmi::digitalocean(&facts.dmi).flatten();
+        let read = |d: &mut InstanceData| {
+            let get = Get {
+                url: &format!("{base}/{DOCUMENT}"),
+                headers: &[],
+                require: None,
+                wait_until: deadline,
+                retries,
+                max_bytes: ctx.limits().file_bytes,
+                unreachable: UNREACHABLE,
+            };
+            read(ctx, &fetcher, &get, serial.as_deref(), d)
+        };
+        let result = if over_lease::needed(ctx, &base) {
+            use crate::network::ephemeral::Options;
+            let mut opts = Options::new(deadline);
+            opts.metadata = Some(METADATA_V4);
+            // cloud-init's way on a droplet: no DHCP, a link-local address on the first NIC.
+            opts.dhcp = false;
+            opts.link_local = true;
+            over_lease::over_lease(&first_nics(&ctx.host), opts, UNREACHABLE, &mut data, read)
+        } else {
+            read(&mut data)
+        };
+        result.map(|()| data)
+    }
+}
+
+/// The physical NICs by interface index, the lowest (cloud-init's only choice) first.
+fn first_nics(host: &crate::host::Host) -> Vec<String> {
+    let mut nics = crate::network::ephemeral::fallback_candidates(host);
+    let index = |n: &String| {
+        let path = host.path(&format!("/sys/class/net/{n}/ifindex"));
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        text.trim().parse::<u32>().unwrap_or(u32::MAX)
+    };
+    nics.sort_by_key(index);
+    nics
+}
+
+fn read(
+    ctx: &Ctx,
+    fetcher: &Fetcher,
+    get: &Get,
+    serial: Option<&str>,
+    data: &mut InstanceData,
+) -> Result<(), Diag> {
+    let body = metadata_get::get(fetcher, get, &mut data.reads)?;
+    let shown = crate::fetch::redact_url(get.url);
+    let invalid = |msg: String| Diag::error("digitalocean-invalid", msg).file(shown.clone());
+    let doc: Value = serde_json::from_slice(&body).map_err(|e| {
+        invalid(format!(
+            "not JSON (line {}, column {})",
+            e.line(),
+            e.column()
+        ))
+    })?;
+    let Value::Object(doc) = doc else {
+        return Err(invalid("not a JSON object".into()));
+    };
+    let text = |k: &str| match doc.get(k) {
+        Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
+        Some(Value::Number(n)) => Some(n.to_string()),
+        _ => None,
+    };
+    let Some(id) = text("droplet_id").or(serial.map(str::to_string)) else {
+        return Err(invalid("no droplet_id, and no serial in DMI".into()).key("droplet_id"));
+    };
+    let mut md = Map::new();
+    md.insert("instance-id".into(), json!(id));
+    md.insert(
+        "local-hostname".into(),
+        json!(text("hostname").unwrap_or(id.clone())),
+    );
+    let keys: Vec<&str> = match doc.get("public_keys") {
+        Some(Value::Array(l)) => l.iter().filter_map(Value::as_str).collect(),
+        Some(Value::String(s)) => vec![s.as_str()],
+        _ => Vec::new(),
+    };
+    md.insert("public-keys".into(), json!(keys));
+    md.insert(
+        "availability_zone".into(),
+        json!(text("region").unwrap_or("default".into())),
+    );
+    let secret = |k: &str| match doc.get(k) {
+        Some(Value::String(s)) => Ok(Some(Secret::new(s.clone().into_bytes()))),
+        None | Some(Value::Null) => Ok(None),
+        Some(_) => Err(Diag::error("digitalocean-invalid", "not a string")
+            .file(shown.clone())
+            .key(k)),
+    };
+    for (key, slot) in [
+        ("user_data", &mut data.user_data),
+        ("vendor_data", &mut data.vendor_data),
+    ] {
+        match secret(key) {
+            Ok(v) => *slot = v,
+            Err(d) => data.diags.push(d),
+        }
+    }
+    if let Some(Value::Object(ifaces)) = doc.get("interfaces") {
+        md.insert("interfaces".into(), Value::Object(ifaces.clone()));
+        let ns: Vec<String> = doc
+            .get("dns")
+            .and_then(|d| d.get("nameservers"))
+            .and_then(Value::as_array)
+            .map(|l| {
+                l.iter()
+                    .filter_map(|s| s.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let macs = super::ec2::host_macs(&ctx.host);
+        match digitalocean_network::convert(ifaces, &ns, &macs) {
+            Ok(cfg) => data.network_config = Some(("digitalocean metadata: interfaces".into(), cfg)),
+            Err(mac) => data.diags.push(
+                Diag::warning(
+                    "digitalocean-nic-missing",
+                    format!("no interface on this machine has the MAC {mac}: the network config is left to the fallback, as cloud-init does"),
+                )
+                .file(shown.clone())
+                .key("interfaces"),
+            ),
+        }
+    }
+    let shown_base = crate::fetch::redact_url(&get.url.replace(DOCUMENT, ""));
+    data.detail = format!(
+        "DataSourceDigitalOcean [{}]",
+        shown_base.trim_end_matches('/')
+    );
+    data.subplatform = format!("metadata ({shown})");
+    data.instance_id = id;
+    data.meta_data = Value::Object(md);
+    Ok(())
+}

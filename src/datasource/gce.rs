@@ -1,0 +1,214 @@
+//! Google Compute Engine: detected from DMI (two fields agreeing) or named on the command line
+//! or alone in the image's `datasource_list`; read from the metadata server at
+//! 169.254.169.254 in one recursive request with `Metadata-Flavor: Google`, the answer required
+//! to carry the same header; through ember's own DHCP lease when no route reaches the server.
+//! Into `InstanceData` as cloud-init's DataSourceGCE has it: the instance id, the zone, the
+//! host name's first label, the ssh keys (for the default user: gce_keys.rs) and user-data
+//! (`user-data-encoding: base64` honoured). Not here: network config (cloud-init uses the
+//! fallback on GCE too), the startup script and accounts (the guest agent's), host keys
+//! published to guest attributes.
+//! <https://docs.cloud-init.io/en/latest/reference/datasources/gce.html>
+
+use super::metadata_get::{self, Get};
+use super::over_lease::{self, METADATA_V4};
+use super::{gce_keys, Datasource, InstanceData};
+use crate::context::Ctx;
+use crate::detect::{dmi, Facts};
+use crate::error::Diag;
+use crate::fetch::Fetcher;
+use crate::secret::Secret;
+use crate::status::Evidence;
+use base64::Engine as _;
+use serde_json::{json, Map, Value};
+use std::time::{Duration, Instant};
+
+pub struct Gce;
+
+const DEFAULT_BASE: &str = "http://169.254.169.254";
+/// Everything under v1 in one answer: the instance's and the project's attributes included.
+const DOCUMENT: &str = "computeMetadata/v1/?recursive=true&alt=json";
+const FLAVOR: (&str, &str) = ("Metadata-Flavor", "Google");
+const UNREACHABLE: &str = "gce-unreachable";
+const DEFAULT_RETRIES: u32 = 5;
+
+impl Datasource for Gce {
+    fn name(&self) -> &'static str {
+        "gce"
+    }
+    fn cloud_init_name(&self) -> &'static str {
+        "GCE"
+    }
+
+    fn detect(&self, ctx: &Ctx, facts: &Facts) -> Vec<Evidence> {
+        let mut ev = Vec::new();
+        let mut add = |source: &str, detail: String| {
+            ev.push(Evidence {
+                source: source.into(),
+                detail,
+            })
+        };
+        if let Some((param, _)) = facts.cmdline_ds.as_ref().filter(|(_, h)| h.name == "gce") {
+            add("cmdline", param.clone());
+        }
+        if let Some(why) = dmi::gce(&facts.dmi) {
+            add("dmi", format!("Google Compute Engine ({why})"));
+        }
+        if only_in_list(ctx, "GCE") {
+            add(
+                "config",
+                "datasource_list: [GCE] in the image config".into(),
+            );
+        }
+        ev
+    }
+
+    fn fetch(&self, ctx: &Ctx, _facts: &Facts) -> Result<InstanceData, Diag> {
+        let mut data = InstanceData {
+            datasource: "gce".into(),
+            ..InstanceData::default()
+        };
+        let base = crate::cmdline::metadata_url(&ctx.cmdline)
+            .unwrap_or(DEFAULT_BASE)
+            .trim_end_matches('/')
+            .to_string();
+        let (request, deadline, retries) = metadata_get::timing(ctx, "GCE", DEFAULT_RETRIES);
+        let fetcher = Fetcher::with_deadline(ctx, request, deadline);
+        let read_until =
+            |d: &mut InstanceData, wait_until| read(ctx, &fetcher, &base, wait_until, retries, d);
+        let result = if over_lease::needed(ctx, &base) {
+            use crate::network::ephemeral::{fallback_candidates, Options};
+            let mut opts = Options::new(deadline);
+            opts.metadata = Some(METADATA_V4);
+            // Each NIC gets a share of the wait, so a dead first NIC leaves time for the next.
+            let share = (request * 2).max(Duration::from_secs(5));
+            let nics = fallback_candidates(&ctx.host);
+            over_lease::over_lease(&nics, opts, UNREACHABLE, &mut data, |d| {
+                read_until(d, (Instant::now() + share).min(deadline))
+            })
+        } else {
+            read_until(&mut data, deadline)
+        };
+        result.map(|()| data)
+    }
+}
+
+/// The image's `datasource_list` names only `name` (with `None`): cloud-init then skips its
+/// checks, and so does ember.
+pub(super) fn only_in_list(ctx: &Ctx, name: &str) -> bool {
+    ctx.image.datasource_list().is_some_and(|list| {
+        let named: Vec<_> = list.iter().filter(|n| *n != "None").collect();
+        named.len() == 1 && named[0].eq_ignore_ascii_case(name)
+    })
+}
+
+fn read(
+    ctx: &Ctx,
+    fetcher: &Fetcher,
+    base: &str,
+    wait_until: Instant,
+    retries: u32,
+    data: &mut InstanceData,
+) -> Result<(), Diag> {
+    let url = format!("{base}/{DOCUMENT}");
+    let headers = [(FLAVOR.0.to_string(), FLAVOR.1.to_string())];
+    let get = Get {
+        url: &url,
+        headers: &headers,
+        require: Some(FLAVOR),
+        wait_until,
+        retries,
+        max_bytes: ctx.limits().file_bytes,
+        unreachable: UNREACHABLE,
+    };
+    let body = metadata_get::get(fetcher, &get, &mut data.reads)?;
+    let shown = crate::fetch::redact_url(&url);
+    let doc: Value = serde_json::from_slice(&body).map_err(|e| {
+        let msg = format!("not JSON (line {}, column {})", e.line(), e.column());
+        Diag::error("gce-invalid", msg).file(shown.clone())
+    })?;
+    let (md, user_data, diags) = from_document(&doc).map_err(|key| {
+        let msg = "missing or not a string/number: the instance cannot be identified";
+        Diag::error("gce-invalid", msg).file(shown.clone()).key(key)
+    })?;
+    data.diags
+        .extend(diags.into_iter().map(|d| d.file(shown.clone())));
+    data.instance_id = md["instance-id"].as_str().unwrap_or_default().to_string();
+    data.meta_data = md;
+    data.user_data = user_data;
+    let shown_base = crate::fetch::redact_url(base);
+    data.detail = format!("DataSourceGCELocal [{shown_base}]");
+    data.subplatform = format!("metadata ({shown_base}/computeMetadata/v1/)");
+    Ok(())
+}
+
+type Parsed = (Value, Option<Secret<Vec<u8>>>, Vec<Diag>);
+
+/// The recursive document into meta-data and user-data; `Err` names the missing key. Pure.
+pub fn from_document(doc: &Value) -> Result<Parsed, String> {
+    let inst = doc.get("instance").and_then(Value::as_object);
+    let scalar = |key: &str| -> Result<String, String> {
+        match inst.and_then(|i| i.get(key)) {
+            Some(Value::String(s)) if !s.is_empty() => Ok(s.clone()),
+            // The recursive JSON gives the id as a number.
+            Some(Value::Number(n)) => Ok(n.to_string()),
+            _ => Err(format!("instance.{key}")),
+        }
+    };
+    let id = scalar("id")?;
+    let hostname = scalar("hostname")?;
+    let zone = scalar("zone")?;
+    let empty = Map::new();
+    let attrs = |v: Option<&Value>| v.and_then(|a| a.get("attributes")?.as_object().cloned());
+    let i_attrs = attrs(doc.get("instance")).unwrap_or_default();
+    let p_attrs = attrs(doc.get("project")).unwrap_or_else(|| empty.clone());
+    let zone = zone.rsplit('/').next().unwrap_or_default().to_string();
+    // Zones are `us-central1-a`; the region is without the last part.
+    let region = zone.rsplit_once('-').map(|(r, _)| r.to_string());
+    let lines = gce_keys::key_lines(&i_attrs, &p_attrs);
+    let mut md = Map::new();
+    md.insert("instance-id".into(), json!(id));
+    // cloud-init's host name on GCE: the first label of the long internal name.
+    let short = hostname.split('.').next().unwrap_or_default();
+    md.insert("local-hostname".into(), json!(short));
+    md.insert("availability-zone".into(), json!(zone));
+    if let Some(r) = region {
+        md.insert("region".into(), json!(r));
+    }
+    // cloud-init's key: the `user:key` lines, picked for the default user when the image
+    // config is known (`InstanceData::public_keys_for`), after the root is mounted.
+    md.insert(gce_keys::META_KEY.into(), json!(lines));
+    let mut diags = Vec::new();
+    let user_data = match i_attrs.get("user-data") {
+        None => None,
+        Some(Value::String(ud)) => {
+            let encoding = i_attrs.get("user-data-encoding").and_then(Value::as_str);
+            match encoding {
+                Some("base64") => {
+                    let compact: String = ud.split_whitespace().collect();
+                    match base64::engine::general_purpose::STANDARD.decode(compact) {
+                        Ok(bytes) => Some(Secret::new(bytes)),
+                        Err(_) => {
+                            let msg = "user-data-encoding is base64 but the value is not";
+                            let d = Diag::error("gce-user-data-invalid", msg);
+                            diags.push(d.key("instance.attributes.user-data"));
+                            None
+                        }
+                    }
+                }
+                None | Some("") => Some(Secret::new(ud.clone().into_bytes())),
+                Some(_) => {
+                    let msg = "unknown user-data-encoding ignored: the user-data is used as is";
+                    let d = Diag::warning("gce-user-data-encoding", msg);
+                    diags.push(d.key("instance.attributes.user-data-encoding"));
+                    Some(Secret::new(ud.clone().into_bytes()))
+                }
+            }
+        }
+        Some(_) => {
+            let d = Diag::error("gce-user-data-invalid", "not a string");
+            diags.push(d.key("instance.attributes.user-data"));
+            None
+        }
+    };
+    Ok((Value::Object(md), user_data, diags))
+}

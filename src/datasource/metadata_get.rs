@@ -1,0 +1,127 @@
+//! One metadata document by one GET, as GCE and DigitalOcean serve theirs: retried with
+//! backoff while the service does not answer or answers 5xx, until the wait ends; a 404 or
+//! another 4xx ends it at once; an answer can be required to carry a header (GCE's
+//! `Metadata-Flavor: Google`, which a proxy or another service would not send). Errors name
+//! the URL (redacted), never a body. Not here: parsing the document.
+
+use crate::error::Diag;
+use crate::fetch::{FetchError, Fetcher, Response};
+use std::time::{Duration, Instant};
+
+const FIRST_BACKOFF: Duration = Duration::from_millis(250);
+const MAX_BACKOFF: Duration = Duration::from_secs(2);
+
+pub struct Get<'a> {
+    pub url: &'a str,
+    pub headers: &'a [(String, String)],
+    /// A header and value every answer must carry.
+    pub require: Option<(&'a str, &'a str)>,
+    /// Retrying ends here (the deadline of the fetcher ends everything).
+    pub wait_until: Instant,
+    /// Further attempts after 5xx answers (a silent service is retried until `wait_until`).
+    pub retries: u32,
+    pub max_bytes: u64,
+    /// The code of "nothing answered", so the caller can try another NIC: `gce-unreachable`.
+    pub unreachable: &'a str,
+}
+
+/// The body of a 200, counting each request sent in `reads`.
+pub fn get(fetcher: &Fetcher, g: &Get, reads: &mut u32) -> Result<Vec<u8>, Diag> {
+    let shown = crate::fetch::redact_url(g.url);
+    let (mut backoff, mut statuses) = (FIRST_BACKOFF, 0);
+    loop {
+        *reads += 1;
+        let why = match fetcher.request_with_headers("GET", g.url, g.headers, g.max_bytes) {
+            Ok((Response { status, body }, headers)) => {
+                if let Some((name, want)) = g.require {
+                    let has = headers
+                        .iter()
+                        .any(|(n, v)| n.eq_ignore_ascii_case(name) && v == want);
+                    if !has {
+                        let msg = format!(
+                            "the answer (HTTP {status}) lacks the header {name}: {want}, so it is not the metadata service"
+                        );
+                        return Err(Diag::error("metadata-impostor", msg).file(shown));
+                    }
+                }
+                match status {
+                    200 => return Ok(body),
+                    404 => {
+                        let msg = "not found (HTTP 404): the service has no such document";
+                        return Err(Diag::error("metadata-not-found", msg).file(shown));
+                    }
+                    500.. => {
+                        statuses += 1;
+                        if statuses > g.retries {
+                            let msg = format!("HTTP status {status}, {statuses} times");
+                            return Err(Diag::error("fetch-failed", msg).file(shown));
+                        }
+                        format!("HTTP status {status}")
+                    }
+                    _ => {
+                        let msg = format!("HTTP status {status}");
+                        return Err(Diag::error("metadata-status", msg).file(shown));
+                    }
+                }
+            }
+            Err(FetchError::TooLarge { max_bytes, .. }) => {
+                return Err(Diag::error(
+                    "budget-exceeded",
+                    format!("larger than {max_bytes} bytes"),
+                )
+                .file(shown)
+                .budget("file_bytes"))
+            }
+            Err(FetchError::Deadline { .. }) => {
+                return Err(Diag::error("fetch-deadline", "deadline passed")
+                    .file(shown)
+                    .budget("datasource_timeout_ms"))
+            }
+            Err(e) => e.reason(),
+        };
+        let left = g.wait_until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            let (code, msg) = if statuses > 0 {
+                ("fetch-failed", why)
+            } else {
+                (
+                    g.unreachable,
+                    format!("no answer before the wait ended: {why}"),
+                )
+            };
+            return Err(Diag::error(code, msg)
+                .file(shown)
+                .budget("datasource_timeout_ms"));
+        }
+        std::thread::sleep(backoff.min(left));
+        backoff = (backoff * 2).min(MAX_BACKOFF);
+    }
+}
+
+/// Per-request timeout, overall deadline and retries of a datasource: `ember.metadata-timeout=`
+/// or the image's `max_wait`, `timeout` and `retries` under `datasource: {NAME: …}`, bounded by
+/// ember's limits.
+pub fn timing(ctx: &crate::context::Ctx, ds: &str, retries: u32) -> (Duration, Instant, u32) {
+    use serde_json::Value;
+    let limits = ctx.limits();
+    let cfg = ctx.image.datasource_settings(ds);
+    let ms = |key: &str| {
+        cfg.and_then(|c| c.get(key))
+            .and_then(Value::as_f64)
+            .filter(|v| *v > 0.0)
+            .map(|v| (v * 1000.0) as u64)
+    };
+    let total = crate::cmdline::metadata_timeout_ms(&ctx.cmdline)
+        .or_else(|| ms("max_wait"))
+        .unwrap_or(limits.datasource_timeout_ms)
+        .min(limits.datasource_timeout_ms);
+    let request = ms("timeout")
+        .unwrap_or(limits.request_timeout_ms)
+        .min(limits.request_timeout_ms);
+    let retries = cfg
+        .and_then(|c| c.get("retries"))
+        .and_then(Value::as_u64)
+        .map_or(retries, |r| r.min(10) as u32);
+    let deadline = Instant::now() + Duration::from_millis(total);
+    (Duration::from_millis(request), deadline, retries)
+}
