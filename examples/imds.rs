@@ -13,7 +13,9 @@ fn main() {
         "gce" => emulator::gce::start().port,
         "digitalocean" => emulator::digitalocean::start().port,
         other => {
-            eprintln!("imds: unknown platform '{other}' (known: ec2, openstack, gce, digitalocean)");
+            eprintln!(
+                "imds: unknown platform '{other}' (known: ec2, openstack, gce, digitalocean)"
+            );
             std::process::exit(2);
         }
     };
