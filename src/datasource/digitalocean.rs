@@ -181,7 +181,7 @@ fn read(
                     .collect()
             })
             .unwrap_or_default();
-        let macs = super::ec2::host_macs(&ctx.host);
+        let macs = crate::network::fallback::names_by_mac(&ctx.host);
         match digitalocean_network::convert(ifaces, &ns, &macs) {
             Ok(cfg) => data.network_config = Some(("digitalocean metadata: interfaces".into(), cfg)),
             Err(mac) => data.diags.push(

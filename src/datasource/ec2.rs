@@ -7,6 +7,7 @@
 
 use super::ec2_imds::{self, Imds, Settings};
 use super::ec2_network::{self, NicMeta};
+use super::over_lease::{self, METADATA_V4};
 use super::{Datasource, InstanceData};
 use crate::context::Ctx;
 use crate::detect::{dmi, Facts};
@@ -16,12 +17,10 @@ use crate::secret::Secret;
 use crate::status::Evidence;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
-use std::net::Ipv4Addr;
 use std::time::{Duration, Instant};
 
 pub struct Ec2;
 
-const METADATA_V4: Ipv4Addr = Ipv4Addr::new(169, 254, 169, 254);
 const DEFAULT_BASES: [&str; 2] = ["http://169.254.169.254", "http://[fd00:ec2::254]"];
 const DEFAULT_RETRIES: u32 = 3;
 /// Entries of a listing (keys, MACs) read at most: EC2 allows far fewer.
@@ -78,7 +77,7 @@ impl Datasource for Ec2 {
             ..InstanceData::default()
         };
         let s = imds_settings(ctx, facts);
-        let result = if needs_ephemeral_network(&ctx.host, &s.bases) {
+        let result = if over_lease::needs_lease(&ctx.host, &s.bases) {
             over_ephemeral(ctx, &s, &mut data)
         } else {
             read(ctx, &s, &mut data)
@@ -134,45 +133,14 @@ fn imds_settings(ctx: &Ctx, facts: &Facts) -> Settings {
     }
 }
 
-/// The service is at a link-local address: without a default route or one covering it, the
-/// initramfs has no way there yet. Without a readable route table (a test's host tree, a
-/// container) the network is someone else's.
-pub(super) fn needs_ephemeral_network(host: &crate::host::Host, bases: &[String]) -> bool {
-    if !bases.iter().any(|b| b.contains(&METADATA_V4.to_string())) {
-        return false;
-    }
-    let Ok(routes) = std::fs::read_to_string(host.path("/proc/net/route")) else {
-        return false;
-    };
-    // Columns: Iface Destination Gateway Flags RefCnt Use Metric Mask, hex in host order.
-    let covered = |l: &str| {
-        let cols: Vec<&str> = l.split_whitespace().collect();
-        let hex = |i: usize| cols.get(i).and_then(|c| u32::from_str_radix(c, 16).ok());
-        let (Some(dest), Some(mask)) = (hex(1), hex(7)) else {
-            return false;
-        };
-        let ip = u32::from_le_bytes(METADATA_V4.octets());
-        ip & mask == dest & mask
-    };
-    !routes.lines().skip(1).any(covered)
-}
-
 /// The service through ember's own lease, NIC by NIC until one reaches it; the lease is gone
 /// again afterwards.
 fn over_ephemeral(ctx: &Ctx, s: &Settings, data: &mut InstanceData) -> Result<(), Diag> {
-    use crate::network::ephemeral::{fallback_candidates, Attempt, Options, Session};
+    use crate::network::ephemeral::{fallback_candidates, Options};
     let mut opts = Options::new(s.deadline);
     opts.metadata = Some(METADATA_V4);
-    let no_network = |e: &dyn std::fmt::Display, code: &str| {
-        Diag::error(
-            code,
-            format!("no network to reach the metadata service: {e}"),
-        )
-    };
-    let mut session = Session::new(&fallback_candidates(&ctx.host), opts)
-        .map_err(|e| no_network(&e, e.code()))?;
-    let mut result = None;
-    let outcome = session.try_each(|_lease| {
+    let nics = fallback_candidates(&ctx.host);
+    over_lease::over_lease(&nics, opts, "imds-unreachable", data, |attempt| {
         // Each NIC gets a share of the wait, so a dead first NIC leaves time for the next.
         let share = (s.request_timeout * 2).max(Duration::from_secs(5));
         let per_nic = Settings {
@@ -180,32 +148,8 @@ fn over_ephemeral(ctx: &Ctx, s: &Settings, data: &mut InstanceData) -> Result<()
             wait_until: (Instant::now() + share).min(s.deadline),
             ..*s
         };
-        let mut attempt = InstanceData {
-            datasource: data.datasource.clone(),
-            ..InstanceData::default()
-        };
-        let r = read(ctx, &per_nic, &mut attempt);
-        data.reads += attempt.reads;
-        // The service answered (even with a refusal): no other NIC will do better.
-        let answered = !matches!(&r, Err(d) if d.code == "imds-unreachable");
-        if answered {
-            attempt.reads = data.reads;
-            *data = attempt;
-        }
-        result = Some(r);
-        answered
-    });
-    let outcome = outcome.map(|_| ());
-    data.steps
-        .extend(session.record().iter().map(Attempt::step));
-    for failed in session.down() {
-        data.diags.push(Diag::warning("ephemeral-network", failed));
-    }
-    match (outcome, result) {
-        (Ok(()), Some(r)) | (Err(_), Some(r @ Err(_))) => r,
-        (Err(e), _) => Err(no_network(&e, e.code())),
-        (Ok(()), None) => Ok(()),
-    }
+        read(ctx, &per_nic, attempt)
+    })
 }
 
 /// Reads everything ember uses into `data`.
@@ -290,7 +234,7 @@ fn read_from(ctx: &Ctx, imds: &mut Imds, data: &mut InstanceData) -> Result<(), 
             .and_then(|c| c.get("apply_full_imds_network_config"))
             .and_then(Value::as_bool)
             .unwrap_or(true);
-        let names = host_macs(&ctx.host);
+        let names = crate::network::fallback::names_by_mac(&ctx.host);
         let cfg = ec2_network::convert(&macs, &names, full);
         data.network_config = Some(("ec2 metadata: network/interfaces/macs".into(), cfg));
         md.insert(
@@ -402,46 +346,9 @@ fn macs_json(macs: &BTreeMap<String, NicMeta>) -> Value {
     Value::Object(out)
 }
 
-/// The host's interfaces by MAC, to name the config's entries after them.
-pub(super) fn host_macs(host: &crate::host::Host) -> BTreeMap<String, String> {
-    let Ok(dir) = std::fs::read_dir(host.path("/sys/class/net")) else {
-        return BTreeMap::new();
-    };
-    dir.flatten()
-        .filter_map(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
-            let mac = crate::network::fallback::mac_of(host, &name)?;
-            (mac != "00:00:00:00:00:00").then_some((mac, name))
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn route_table_decides_the_ephemeral_lease() {
-        let dir = std::env::temp_dir().join(format!("ember-ec2-routes-{}", std::process::id()));
-        std::fs::create_dir_all(dir.join("proc/net")).unwrap();
-        let host = crate::host::Host::new(&dir);
-        let bases = vec![DEFAULT_BASES[0].to_string()];
-        let head = "Iface\tDestination\tGateway\tFlags\tRefCnt\tUse\tMetric\tMask\n";
-        let cases = [
-            ("", true),
-            ("eth0\t00000000\t0100000A\t0003\t0\t0\t0\t00000000\n", false),
-            // 169.254.0.0/16 on the link
-            ("eth0\t0000FEA9\t00000000\t0001\t0\t0\t0\t0000FFFF\n", false),
-            ("eth0\t0000000A\t00000000\t0001\t0\t0\t0\t00FFFFFF\n", true),
-        ];
-        for (table, want) in cases {
-            std::fs::write(dir.join("proc/net/route"), format!("{head}{table}")).unwrap();
-            assert_eq!(needs_ephemeral_network(&host, &bases), want, "{table}");
-        }
-        let loopback = vec!["http://127.0.0.1:8080".to_string()];
-        assert!(!needs_ephemeral_network(&host, &loopback));
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
 
     #[test]
     fn listings_are_bounded() {

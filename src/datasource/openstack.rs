@@ -8,6 +8,7 @@
 
 use super::openstack_files::{self as files, choose_version};
 use super::openstack_http::{Service, Settings, UNREACHABLE};
+use super::over_lease::{self, METADATA_V4};
 use super::seed::FileRead;
 use super::{Datasource, InstanceData};
 use crate::context::Ctx;
@@ -18,14 +19,12 @@ use crate::fetch::Fetcher;
 use crate::seedfs;
 use crate::status::Evidence;
 use serde_json::Value;
-use std::net::Ipv4Addr;
 use std::time::{Duration, Instant};
 
 pub struct ConfigDrive;
 pub struct OpenStack;
 
 const LABEL: &str = "config-2";
-const METADATA_V4: Ipv4Addr = Ipv4Addr::new(169, 254, 169, 254);
 const DEFAULT_BASE: &str = "http://169.254.169.254";
 /// cloud-init's OpenStack default.
 const DEFAULT_RETRIES: u32 = 5;
@@ -166,7 +165,7 @@ impl Datasource for OpenStack {
             ..InstanceData::default()
         };
         let s = service_settings(ctx);
-        let result = if needs_ephemeral_network(&ctx.host, &s.bases) {
+        let result = if over_lease::needs_lease(&ctx.host, &s.bases) {
             over_ephemeral(ctx, &s, &mut data)
         } else {
             read_service(ctx, &s, &mut data)
@@ -222,44 +221,14 @@ fn service_settings(ctx: &Ctx) -> Settings {
     }
 }
 
-/// The service is at a link-local address: without a route covering it the initramfs has no
-/// way there yet. Without a readable route table (a test's host tree) the network is
-/// someone else's.
-fn needs_ephemeral_network(host: &crate::host::Host, bases: &[String]) -> bool {
-    if !bases.iter().any(|b| b.contains(&METADATA_V4.to_string())) {
-        return false;
-    }
-    let Ok(routes) = std::fs::read_to_string(host.path("/proc/net/route")) else {
-        return false;
-    };
-    // Columns: Iface Destination Gateway Flags RefCnt Use Metric Mask, hex in host order.
-    let covered = |l: &str| {
-        let cols: Vec<&str> = l.split_whitespace().collect();
-        let hex = |i: usize| cols.get(i).and_then(|c| u32::from_str_radix(c, 16).ok());
-        let (Some(dest), Some(mask)) = (hex(1), hex(7)) else {
-            return false;
-        };
-        u32::from_le_bytes(METADATA_V4.octets()) & mask == dest & mask
-    };
-    !routes.lines().skip(1).any(covered)
-}
-
 /// The service through ember's own lease, NIC by NIC until one reaches it; the lease is gone
 /// again afterwards.
 fn over_ephemeral(ctx: &Ctx, s: &Settings, data: &mut InstanceData) -> Result<(), Diag> {
-    use crate::network::ephemeral::{fallback_candidates, Attempt, Options, Session};
+    use crate::network::ephemeral::{fallback_candidates, Options};
     let mut opts = Options::new(s.deadline);
     opts.metadata = Some(METADATA_V4);
-    let no_network = |e: &dyn std::fmt::Display, code: &str| {
-        Diag::error(
-            code,
-            format!("no network to reach the metadata service: {e}"),
-        )
-    };
-    let mut session = Session::new(&fallback_candidates(&ctx.host), opts)
-        .map_err(|e| no_network(&e, e.code()))?;
-    let mut result = None;
-    let outcome = session.try_each(|_lease| {
+    let nics = fallback_candidates(&ctx.host);
+    over_lease::over_lease(&nics, opts, UNREACHABLE, data, |attempt| {
         // Each NIC gets a share of the wait, so a dead first NIC leaves time for the next.
         let share = (s.request_timeout * 2).max(Duration::from_secs(5));
         let per_nic = Settings {
@@ -267,31 +236,8 @@ fn over_ephemeral(ctx: &Ctx, s: &Settings, data: &mut InstanceData) -> Result<()
             wait_until: (Instant::now() + share).min(s.deadline),
             ..*s
         };
-        let mut attempt = InstanceData {
-            datasource: data.datasource.clone(),
-            ..InstanceData::default()
-        };
-        let r = read_service(ctx, &per_nic, &mut attempt);
-        data.reads += attempt.reads;
-        let answered = !matches!(&r, Err(d) if d.code == UNREACHABLE);
-        if answered {
-            attempt.reads = data.reads;
-            *data = attempt;
-        }
-        result = Some(r);
-        answered
-    });
-    let outcome = outcome.map(|_| ());
-    data.steps
-        .extend(session.record().iter().map(Attempt::step));
-    for failed in session.down() {
-        data.diags.push(Diag::warning("ephemeral-network", failed));
-    }
-    match (outcome, result) {
-        (Ok(()), Some(r)) | (Err(_), Some(r @ Err(_))) => r,
-        (Err(e), _) => Err(no_network(&e, e.code())),
-        (Ok(()), None) => Ok(()),
-    }
+        read_service(ctx, &per_nic, attempt)
+    })
 }
 
 /// Everything ember uses from the service, into `data`.

@@ -1,4 +1,4 @@
-//! Reaching a link-local metadata service from the initramfs for GCE and DigitalOcean: whether
+//! Reaching a link-local metadata service from the initramfs (EC2, GCE, DigitalOcean, OpenStack): whether
 //! a route already goes there, and if not, ember's own throwaway lease (DHCP, or a link-local
 //! address) NIC by NIC until the service answers. The lease is gone again afterwards; each
 //! NIC tried is a status step. Not here: what is read (the datasources' `read`).
@@ -12,9 +12,32 @@ use std::net::Ipv4Addr;
 /// The metadata address of both clouds.
 pub const METADATA_V4: Ipv4Addr = Ipv4Addr::new(169, 254, 169, 254);
 
-/// Whether `base` is the metadata address with no route there yet (see ec2.rs).
+/// Whether `base` is the metadata address with no route there yet.
 pub fn needed(ctx: &Ctx, base: &str) -> bool {
-    super::ec2::needs_ephemeral_network(&ctx.host, &[base.to_string()])
+    needs_lease(&ctx.host, &[base.to_string()])
+}
+
+/// The service is at a link-local address: without a default route or one covering it, the
+/// initramfs has no way there yet. Without a readable route table (a test's host tree, a
+/// container) the network is someone else's.
+pub fn needs_lease(host: &crate::host::Host, bases: &[String]) -> bool {
+    if !bases.iter().any(|b| b.contains(&METADATA_V4.to_string())) {
+        return false;
+    }
+    let Ok(routes) = std::fs::read_to_string(host.path("/proc/net/route")) else {
+        return false;
+    };
+    // Columns: Iface Destination Gateway Flags RefCnt Use Metric Mask, hex in host order.
+    let covered = |l: &str| {
+        let cols: Vec<&str> = l.split_whitespace().collect();
+        let hex = |i: usize| cols.get(i).and_then(|c| u32::from_str_radix(c, 16).ok());
+        let (Some(dest), Some(mask)) = (hex(1), hex(7)) else {
+            return false;
+        };
+        let ip = u32::from_le_bytes(METADATA_V4.octets());
+        ip & mask == dest & mask
+    };
+    !routes.lines().skip(1).any(covered)
 }
 
 /// Runs `read` on `candidates` in turn, each through its own lease, until it gives anything
@@ -60,5 +83,33 @@ pub fn over_lease(
         (Ok(()), Some(r)) | (Err(_), Some(r @ Err(_))) => r,
         (Err(e), _) => Err(no_network(&e, e.code())),
         (Ok(()), None) => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn route_table_decides_the_ephemeral_lease() {
+        let dir = std::env::temp_dir().join(format!("ember-ec2-routes-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("proc/net")).unwrap();
+        let host = crate::host::Host::new(&dir);
+        let bases = vec!["http://169.254.169.254".to_string()];
+        let head = "Iface\tDestination\tGateway\tFlags\tRefCnt\tUse\tMetric\tMask\n";
+        let cases = [
+            ("", true),
+            ("eth0\t00000000\t0100000A\t0003\t0\t0\t0\t00000000\n", false),
+            // 169.254.0.0/16 on the link
+            ("eth0\t0000FEA9\t00000000\t0001\t0\t0\t0\t0000FFFF\n", false),
+            ("eth0\t0000000A\t00000000\t0001\t0\t0\t0\t00FFFFFF\n", true),
+        ];
+        for (table, want) in cases {
+            std::fs::write(dir.join("proc/net/route"), format!("{head}{table}")).unwrap();
+            assert_eq!(needs_lease(&host, &bases), want, "{table}");
+        }
+        let loopback = vec!["http://127.0.0.1:8080".to_string()];
+        assert!(!needs_lease(&host, &loopback));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
