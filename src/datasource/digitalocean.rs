@@ -35,26 +35,11 @@ impl Datasource for DigitalOcean {
     }
 
     fn detect(&self, ctx: &Ctx, facts: &Facts) -> Vec<Evidence> {
-        let mut ev = Vec::new();
-        let mut add = |source: &str, detail: String| {
-            ev.push(Evidence {
-                source: source.into(),
-                detail,
-            })
-        };
-        let named = |(_, h): &&(String, crate::cmdline::DsHint)| h.name == "digitalocean";
-        if let Some((param, _)) = facts.cmdline_ds.as_ref().filter(named) {
-            add("cmdline", param.clone());
-        }
-        if let Some(id) = dmi::digitalocean(&facts.dmi) {
+        let droplet = dmi::digitalocean(&facts.dmi).map(|id| {
             let id = id.map_or("no droplet id".into(), |i| format!("droplet {i}"));
-            add("dmi", format!("sys_vendor=DigitalOcean ({id})"));
-        }
-        if super::gce::only_in_list(ctx, "DigitalOcean") {
-            let detail = "datasource_list: [DigitalOcean] in the image config";
-            add("config", detail.into());
-        }
-        ev
+            format!("sys_vendor=DigitalOcean ({id})")
+        });
+        super::selection_evidence(ctx, facts, self, droplet)
     }
 
     fn fetch(&self, ctx: &Ctx, facts: &Facts) -> Result<InstanceData, Diag> {

@@ -31,15 +31,6 @@ fn settings(ctx: &Ctx) -> Option<&Value> {
     ctx.image.datasource_settings("Ec2")
 }
 
-/// The image's `datasource_list` names only Ec2 (with `None`): cloud-init then skips its
-/// checks, and so does ember.
-fn only_in_list(ctx: &Ctx) -> bool {
-    ctx.image.datasource_list().is_some_and(|list| {
-        let named: Vec<_> = list.iter().filter(|n| *n != "None").collect();
-        named.len() == 1 && named[0].eq_ignore_ascii_case("ec2")
-    })
-}
-
 impl Datasource for Ec2 {
     fn name(&self) -> &'static str {
         "ec2"
@@ -49,26 +40,8 @@ impl Datasource for Ec2 {
     }
 
     fn detect(&self, ctx: &Ctx, facts: &Facts) -> Vec<Evidence> {
-        let mut ev = Vec::new();
-        let mut add = |source: &str, detail: String| {
-            ev.push(Evidence {
-                source: source.into(),
-                detail,
-            })
-        };
-        if let Some((param, _)) = facts.cmdline_ds.as_ref().filter(|(_, h)| h.name == "ec2") {
-            add("cmdline", param.clone());
-        }
-        if let Some(why) = dmi::aws(&facts.dmi) {
-            add("dmi", format!("AWS ({why})"));
-        }
-        if only_in_list(ctx) {
-            add(
-                "config",
-                "datasource_list: [Ec2] in the image config".into(),
-            );
-        }
-        ev
+        let aws = dmi::aws(&facts.dmi).map(|why| format!("AWS ({why})"));
+        super::selection_evidence(ctx, facts, self, aws)
     }
 
     fn fetch(&self, ctx: &Ctx, facts: &Facts) -> Result<InstanceData, Diag> {

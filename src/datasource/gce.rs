@@ -40,26 +40,8 @@ impl Datasource for Gce {
     }
 
     fn detect(&self, ctx: &Ctx, facts: &Facts) -> Vec<Evidence> {
-        let mut ev = Vec::new();
-        let mut add = |source: &str, detail: String| {
-            ev.push(Evidence {
-                source: source.into(),
-                detail,
-            })
-        };
-        if let Some((param, _)) = facts.cmdline_ds.as_ref().filter(|(_, h)| h.name == "gce") {
-            add("cmdline", param.clone());
-        }
-        if let Some(why) = dmi::gce(&facts.dmi) {
-            add("dmi", format!("Google Compute Engine ({why})"));
-        }
-        if only_in_list(ctx, "GCE") {
-            add(
-                "config",
-                "datasource_list: [GCE] in the image config".into(),
-            );
-        }
-        ev
+        let gce = dmi::gce(&facts.dmi).map(|why| format!("Google Compute Engine ({why})"));
+        super::selection_evidence(ctx, facts, self, gce)
     }
 
     fn fetch(&self, ctx: &Ctx, _facts: &Facts) -> Result<InstanceData, Diag> {
@@ -90,15 +72,6 @@ impl Datasource for Gce {
         };
         result.map(|()| data)
     }
-}
-
-/// The image's `datasource_list` names only `name` (with `None`): cloud-init then skips its
-/// checks, and so does ember.
-pub(super) fn only_in_list(ctx: &Ctx, name: &str) -> bool {
-    ctx.image.datasource_list().is_some_and(|list| {
-        let named: Vec<_> = list.iter().filter(|n| *n != "None").collect();
-        named.len() == 1 && named[0].eq_ignore_ascii_case(name)
-    })
 }
 
 fn read(

@@ -35,6 +35,46 @@ pub trait Datasource: Sync {
     fn fetch(&self, ctx: &Ctx, facts: &Facts) -> Result<InstanceData, Diag>;
 }
 
+/// The evidence a network datasource takes besides its own: its name in `ds=` on the command
+/// line, what DMI said (`dmi`, worded by the datasource), and the image's `datasource_list`
+/// naming it alone (with `None`), where cloud-init's ds-identify skips its checks too.
+pub(crate) fn selection_evidence(
+    ctx: &Ctx,
+    facts: &Facts,
+    ds: &dyn Datasource,
+    dmi: Option<String>,
+) -> Vec<Evidence> {
+    let mut ev = Vec::new();
+    let add = |ev: &mut Vec<Evidence>, source: &str, detail: String| {
+        ev.push(Evidence {
+            source: source.into(),
+            detail,
+        })
+    };
+    if let Some((param, _)) = facts
+        .cmdline_ds
+        .as_ref()
+        .filter(|(_, h)| h.name == ds.name())
+    {
+        add(&mut ev, "cmdline", param.clone());
+    }
+    if let Some(why) = dmi {
+        add(&mut ev, "dmi", why);
+    }
+    let only_this = ctx.image.datasource_list().is_some_and(|list| {
+        let named: Vec<_> = list.iter().filter(|n| *n != "None").collect();
+        named.len() == 1 && named[0].eq_ignore_ascii_case(ds.cloud_init_name())
+    });
+    if only_this {
+        let detail = format!(
+            "datasource_list: [{}] in the image config",
+            ds.cloud_init_name()
+        );
+        add(&mut ev, "config", detail);
+    }
+    ev
+}
+
 /// In cloud-init's default `datasource_list` order: the first with evidence is chosen.
 pub const DATASOURCES: &[&dyn Datasource] = &[
     &nocloud::NoCloud,

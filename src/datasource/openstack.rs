@@ -127,15 +127,6 @@ fn read_drive(ctx: &Ctx, dev: &LabelledDevice) -> Result<InstanceData, Diag> {
     Ok(data)
 }
 
-/// The image's `datasource_list` names only OpenStack (with `None`): cloud-init then skips
-/// its checks, and so does ember.
-fn only_in_list(ctx: &Ctx) -> bool {
-    ctx.image.datasource_list().is_some_and(|list| {
-        let named: Vec<_> = list.iter().filter(|n| *n != "None").collect();
-        named.len() == 1 && named[0].eq_ignore_ascii_case("openstack")
-    })
-}
-
 impl Datasource for OpenStack {
     fn name(&self) -> &'static str {
         "openstack"
@@ -145,18 +136,9 @@ impl Datasource for OpenStack {
     }
 
     fn detect(&self, ctx: &Ctx, facts: &Facts) -> Vec<Evidence> {
-        let mut ev = Vec::new();
-        if let Some(param) = named_on_cmdline(facts, "openstack") {
-            ev.push(evidence("cmdline", param));
-        }
-        if let Some((_, why)) = facts.platform.as_ref().filter(|(p, _)| p == "openstack") {
-            ev.push(evidence("dmi", format!("OpenStack ({why})")));
-        }
-        if only_in_list(ctx) {
-            let detail = "datasource_list: [OpenStack] in the image config".into();
-            ev.push(evidence("config", detail));
-        }
-        ev
+        let nova = facts.platform.as_ref().filter(|(p, _)| p == "openstack");
+        let nova = nova.map(|(_, why)| format!("OpenStack ({why})"));
+        super::selection_evidence(ctx, facts, self, nova)
     }
 
     fn fetch(&self, ctx: &Ctx, _facts: &Facts) -> Result<InstanceData, Diag> {
