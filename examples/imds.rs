@@ -1,17 +1,41 @@
-//! The tests' metadata service emulators as a program, for the QEMU cases:
-//! `imds ec2` serves the EC2 fixture on a loopback port, prints the port, and serves until
-//! killed. The same code answers the cargo tests (tests/emulator/).
+//! The tests' metadata service emulators as a program, for the QEMU cases and
+//! `scripts/bench-clouds`: `imds ec2 [--log FILE]` serves the EC2 fixture on a loopback port,
+//! prints the port, and serves until killed. The same code answers the cargo tests
+//! (tests/emulator/). With `--log FILE`, every request the emulator receives is appended to
+//! FILE as one `METHOD PATH` line, within a few milliseconds of its arrival.
 
 #[path = "../tests/emulator/mod.rs"]
 mod emulator;
 
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
 fn main() {
-    let platform = std::env::args().nth(1).unwrap_or_default();
-    let port = match platform.as_str() {
-        "ec2" => emulator::ec2::start().port,
-        "openstack" => emulator::openstack::start().port,
-        "gce" => emulator::gce::start().port,
-        "digitalocean" => emulator::digitalocean::start().port,
+    let mut args = std::env::args().skip(1);
+    let platform = args.next().unwrap_or_default();
+    let log_file = match (args.next().as_deref(), args.next()) {
+        (None, _) => None,
+        (Some("--log"), Some(file)) => Some(file),
+        _ => usage(),
+    };
+    let (port, log) = match platform.as_str() {
+        "ec2" => {
+            let s = emulator::ec2::start();
+            (s.port, s.log)
+        }
+        "openstack" => {
+            let s = emulator::openstack::start();
+            (s.port, s.log)
+        }
+        "gce" => {
+            let s = emulator::gce::start();
+            (s.port, s.log)
+        }
+        "digitalocean" => {
+            let s = emulator::digitalocean::start();
+            (s.port, s.log)
+        }
         other => {
             eprintln!(
                 "imds: unknown platform '{other}' (known: ec2, openstack, gce, digitalocean)"
@@ -19,8 +43,45 @@ fn main() {
             std::process::exit(2);
         }
     };
+    if let Some(file) = log_file {
+        let out = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&file)
+            .unwrap_or_else(|e| {
+                eprintln!("imds: {file}: {e}");
+                std::process::exit(1)
+            });
+        std::thread::spawn(move || write_log(log, out));
+    }
     println!("{port}");
     loop {
         std::thread::park();
+    }
+}
+
+fn usage() -> ! {
+    eprintln!("usage: imds ec2|openstack|gce|digitalocean [--log FILE]");
+    std::process::exit(2)
+}
+
+/// Appends the requests logged since the last look, every 2 ms (the emulators keep their log
+/// in memory, for the tests).
+fn write_log(log: Arc<Mutex<Vec<emulator::Request>>>, mut out: std::fs::File) {
+    let mut written = 0;
+    loop {
+        let lines: String = {
+            let seen = log.lock().unwrap();
+            let new = seen[written..]
+                .iter()
+                .map(|r| format!("{} {}\n", r.method, r.path))
+                .collect();
+            written = seen.len();
+            new
+        };
+        if !lines.is_empty() && out.write_all(lines.as_bytes()).is_err() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(2));
     }
 }

@@ -2,6 +2,8 @@
 //! token required on every GET), fixture data modelled on AWS's documented examples (two NICs
 //! on different device numbers, two public keys, user-data), and scripted faults: answers per
 //! path in order, a status for the token PUT, a token that expires once, IMDSv1 allowed.
+//! Dated API versions are served as `latest`, and directories list their entries, as IMDS
+//! does, so that cloud-init's crawler runs against it too (scripts/bench-clouds).
 //! <https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/instancedata-data-retrieval.html>
 
 use super::{ok, read_request, write_answer, Answer, Request};
@@ -122,6 +124,43 @@ fn fixture() -> HashMap<String, String> {
     f
 }
 
+/// IMDS serves every dated API version (`/2021-03-23/meta-data/...`) as `latest`; cloud-init
+/// asks for dated ones.
+fn unversioned(path: &str) -> String {
+    let mut parts = path.splitn(3, '/');
+    let (_, version, rest) = (parts.next(), parts.next().unwrap_or(""), parts.next());
+    let dated = version.len() == 10
+        && version.bytes().enumerate().all(|(i, b)| {
+            if i == 4 || i == 7 {
+                b == b'-'
+            } else {
+                b.is_ascii_digit()
+            }
+        });
+    match rest {
+        Some(rest) if dated => format!("/latest/{rest}"),
+        _ => path.to_string(),
+    }
+}
+
+/// A directory's listing, as IMDS answers `.../meta-data/` (one entry a line, subdirectories
+/// with a trailing `/`), made from the fixture's paths; cloud-init's crawler walks these.
+fn listing(fixture: &HashMap<String, String>, path: &str) -> Option<String> {
+    let dir = format!("{}/", path.trim_end_matches('/'));
+    let mut entries: Vec<&str> = fixture
+        .keys()
+        .filter_map(|k| k.strip_prefix(&dir))
+        .filter(|rest| !rest.is_empty())
+        .map(|rest| match rest.find('/') {
+            Some(i) => &rest[..=i],
+            None => rest,
+        })
+        .collect();
+    entries.sort();
+    entries.dedup();
+    (!entries.is_empty()).then(|| entries.join("\n"))
+}
+
 /// Starts the emulator; it serves until the test process ends.
 pub fn start() -> Imds {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -174,8 +213,10 @@ pub fn start() -> Imds {
                     } else {
                         list[0].clone()
                     }
-                } else if let Some(body) = fixture.get(&path) {
+                } else if let Some(body) = fixture.get(&unversioned(&path)) {
                     ok(body)
+                } else if let Some(listing) = listing(&fixture, &unversioned(&path)) {
+                    ok(&listing)
                 } else {
                     Answer::Body(404, Vec::new())
                 }

@@ -1,6 +1,7 @@
 //! A GCE metadata server: `Metadata-Flavor: Google` required on every request (403 without,
 //! as Google answers) and sent on every answer, the recursive document
-//! (`/computeMetadata/v1/?recursive=true&alt=json`) and a few single values, fixture data
+//! (`/computeMetadata/v1/?recursive=true&alt=json`), single values and `?recursive=true`
+//! subtrees (what cloud-init asks, for scripts/bench-clouds), fixture data
 //! modelled on Google's documented examples (instance and project ssh keys in `user:key` form,
 //! an expired `google-ssh` key, base64 user-data), and scripted faults: answers per path in
 //! order, answers without the flavor header.
@@ -129,7 +130,13 @@ impl Server {
 }
 
 /// A single value's path: `/computeMetadata/v1/instance/id`.
+/// With `?recursive=true` (cloud-init's `instance/attributes/?recursive=True`), a directory's
+/// subtree as JSON.
 fn single(doc: &Value, path: &str) -> Option<String> {
+    let path = match path.split_once('?') {
+        Some((p, query)) if query.eq_ignore_ascii_case("recursive=true") => p,
+        _ => path,
+    };
     let rest = path.strip_prefix("/computeMetadata/v1/")?;
     let v = doc.pointer(&format!("/{}", rest.trim_end_matches('/')))?;
     Some(match v {

@@ -157,8 +157,15 @@ pub fn start() -> Nova {
                 Answer::Body(404, Vec::new())
             };
             drop(sc);
-            // One connection at a time: a slow answer must not hold the next test's.
-            std::thread::spawn(move || write_answer(&mut s, &answer));
+            // A slow or large answer goes out on its own thread, so it cannot hold the next
+            // connection; the others inline (a thread per answer costs milliseconds of
+            // scheduling on a busy machine, which scripts/bench-clouds would measure).
+            let inline = matches!(&answer, Answer::Body(_, b) if b.len() <= 64 * 1024);
+            if inline {
+                write_answer(&mut s, &answer);
+            } else {
+                std::thread::spawn(move || write_answer(&mut s, &answer));
+            }
         }
     });
     Nova { port, log, answers }
