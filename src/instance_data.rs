@@ -56,13 +56,15 @@ pub fn build(
         .cloned();
     let region = md.get("region").cloned().unwrap_or(Value::Null);
     let platform = format!("Linux-{release}-{machine}");
+    let ds_platform = data.platform.as_deref().unwrap_or(&data.datasource);
+    let cloud_name = data.cloud_name.as_deref().unwrap_or(ds_platform);
     let v1 = json!({
         "_beta_keys": ["subplatform"],
         "availability_zone": zone.clone(),
         "availability-zone": zone,
-        "cloud_id": data.datasource,
-        "cloud_name": data.datasource,
-        "cloud-name": data.datasource,
+        "cloud_id": cloud_name,
+        "cloud_name": cloud_name,
+        "cloud-name": cloud_name,
         "distro": distro,
         "distro_release": codename,
         "distro_version": version,
@@ -72,7 +74,7 @@ pub fn build(
         "local_hostname": hostname.clone(),
         "local-hostname": hostname,
         "machine": machine,
-        "platform": data.datasource,
+        "platform": ds_platform,
         "public_ssh_keys": data.public_keys(),
         "python_version": Value::Null,
         "region": region,

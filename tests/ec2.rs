@@ -109,6 +109,11 @@ fn provisions_from_imdsv2_with_two_nics() {
     let status = m.status();
     assert_eq!(status["instance_id"], imds::INSTANCE_ID, "{status}");
     assert_eq!(status["datasource"], "ec2", "{status}");
+    let v1 = &m.json("ember/instance-data.json")["v1"];
+    assert_eq!(
+        (&v1["cloud_name"], &v1["platform"]),
+        (&"aws".into(), &"ec2".into())
+    );
     assert!(m.diags().is_empty(), "{:?}", m.diags());
     // Hostname, keys and user-data.
     assert_eq!(m.target_file("etc/hostname").trim(), "ip-10-0-1-5");

@@ -103,9 +103,18 @@ fn networkd_files(m: &Machine) -> String {
 fn check_provisioned(m: &Machine, subplatform: &str) {
     let st = m.status();
     assert_eq!(st["instance_id"], nova::UUID, "{st}");
-    assert_eq!(st["datasource"], "openstack", "{st}");
+    // cloud-init's two datasources, one cloud.
+    let ds = if subplatform.starts_with("config-disk") {
+        "configdrive"
+    } else {
+        "openstack"
+    };
+    assert_eq!(st["datasource"], ds, "{st}");
     assert!(m.diags().is_empty(), "{:?}", m.diags());
     let idata = m.json("ember/instance-data.json");
+    assert_eq!(idata["v1"]["cloud_name"], "openstack");
+    assert_eq!(idata["v1"]["platform"], "openstack");
+    assert_eq!(m.run_file("cloud-init/cloud-id-openstack"), "openstack\n");
     assert_eq!(idata["v1"]["subplatform"], subplatform);
     assert_eq!(idata["v1"]["availability_zone"], "nova");
     assert_eq!(idata["ds"]["meta_data"]["local-hostname"], nova::HOSTNAME);

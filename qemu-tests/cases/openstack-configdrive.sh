@@ -44,5 +44,5 @@ file_has "$DISK" "/etc/systemd/network/$net" 'Address=10.0.2.15/24'
 file_has "$DISK" "/etc/systemd/network/$net" 'DNS=10.0.2.3'
 # Read whole before grep: `grep -q` closing the pipe early fails debugfs under pipefail.
 status=$(disk_cat "$DISK" /var/log/ember-status.json)
-grep -q '"datasource": "openstack"' <<<"$status" || fail "status.json: datasource is not openstack"
+grep -q '"datasource": "configdrive"' <<<"$status" || fail "status.json: datasource is not configdrive"
 grep -qE 'DataSourceConfigDrive \[local,ver=2\]\[source=/dev/sr0\]' <<<"$status" || fail "status.json: not the expected source"

@@ -47,6 +47,15 @@ impl Datasource for Ec2 {
     fn fetch(&self, ctx: &Ctx, facts: &Facts) -> Result<InstanceData, Diag> {
         let mut data = InstanceData {
             datasource: "ec2".into(),
+            // cloud-init's names: AWS, or a compatible cloud it cannot name.
+            cloud_name: Some(
+                if dmi::aws(&facts.dmi).is_some() {
+                    "aws"
+                } else {
+                    "unknown"
+                }
+                .into(),
+            ),
             ..InstanceData::default()
         };
         let s = imds_settings(ctx, facts);

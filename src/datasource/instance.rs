@@ -9,6 +9,12 @@ use std::collections::BTreeMap;
 pub struct InstanceData {
     /// `nocloud`.
     pub datasource: String,
+    /// cloud-init's `platform` where it is not the datasource's name (`openstack` for a config
+    /// drive).
+    pub platform: Option<String>,
+    /// cloud-init's `cloud_name` (and cloud-id) where it is not the platform (`aws` for EC2 on
+    /// AWS, `unknown` for an EC2-compatible cloud).
+    pub cloud_name: Option<String>,
     /// cloud-init's description: `DataSourceNoCloud [seed=/dev/sr0]`.
     pub detail: String,
     /// cloud-init's subplatform: `config-disk (/dev/sr0)`, `seed-dir (/var/lib/...)`.

@@ -96,7 +96,8 @@ fn read_drive(ctx: &Ctx, dev: &LabelledDevice) -> Result<InstanceData, Diag> {
     let listing = fs.list_dir("openstack").unwrap_or_default();
     let version = choose_version(listing.iter().map(String::as_str));
     let mut data = InstanceData {
-        datasource: "openstack".into(),
+        datasource: "configdrive".into(),
+        platform: Some("openstack".into()),
         from_removable_media: dev.removable,
         ..InstanceData::default()
     };

@@ -61,6 +61,8 @@ pub fn over_lease(
     let outcome = session.try_each(|_lease| {
         let mut attempt = InstanceData {
             datasource: data.datasource.clone(),
+            platform: data.platform.clone(),
+            cloud_name: data.cloud_name.clone(),
             ..InstanceData::default()
         };
         let r = read(&mut attempt);

@@ -18,6 +18,10 @@ use std::collections::BTreeMap;
 #[derive(Serialize, Deserialize)]
 struct Stored {
     datasource: String,
+    #[serde(default)]
+    platform: Option<String>,
+    #[serde(default)]
+    cloud_name: Option<String>,
     detail: String,
     subplatform: String,
     instance_id: String,
@@ -43,6 +47,8 @@ fn decode(p: Option<String>) -> Option<Secret<Vec<u8>>> {
 pub fn store(d: &InstanceData) -> Vec<u8> {
     let stored = Stored {
         datasource: d.datasource.clone(),
+        platform: d.platform.clone(),
+        cloud_name: d.cloud_name.clone(),
         detail: d.detail.clone(),
         subplatform: d.subplatform.clone(),
         instance_id: d.instance_id.clone(),
@@ -66,6 +72,8 @@ pub fn decode_stored(raw: &[u8]) -> Option<InstanceData> {
     let s: Stored = serde_json::from_slice(raw).ok()?;
     Some(InstanceData {
         datasource: s.datasource,
+        platform: s.platform,
+        cloud_name: s.cloud_name,
         detail: s.detail,
         subplatform: s.subplatform,
         instance_id: s.instance_id,

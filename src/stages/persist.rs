@@ -253,10 +253,16 @@ pub fn record(
         &pretty(&merged.config),
         0o600,
     );
-    let cloud_id = format!("cloud-id-{}", data.datasource);
+    // cloud-init's cloud-id: the cloud's name, else the platform's, else the datasource's.
+    let id = data
+        .cloud_name
+        .as_deref()
+        .or(data.platform.as_deref())
+        .unwrap_or(&data.datasource);
+    let cloud_id = format!("cloud-id-{id}");
     rec.write_run(
         &format!("{}/{cloud_id}", RunPaths::CLOUD_INIT_DIR),
-        format!("{}\n", data.datasource).as_bytes(),
+        format!("{id}\n").as_bytes(),
         0o644,
     );
     if let Err(e) = rec.run.symlink(&cloud_id, RunPaths::CI_CLOUD_ID) {
