@@ -73,12 +73,6 @@ impl Datasource for Ec2 {
 fn imds_settings(ctx: &Ctx, facts: &Facts) -> Settings {
     let limits = ctx.limits();
     let cfg = settings(ctx);
-    let secs = |key: &str| {
-        cfg.and_then(|c| c.get(key))
-            .and_then(Value::as_f64)
-            .filter(|v| *v > 0.0)
-            .map(|v| (v * 1000.0) as u64)
-    };
     let bases = match crate::cmdline::metadata_url(&ctx.cmdline) {
         Some(url) => vec![url.to_string()],
         None => cfg
@@ -91,23 +85,13 @@ fn imds_settings(ctx: &Ctx, facts: &Facts) -> Settings {
             .filter(|urls| !urls.is_empty())
             .unwrap_or_else(|| DEFAULT_BASES.map(String::from).to_vec()),
     };
-    let total_ms = crate::cmdline::metadata_timeout_ms(&ctx.cmdline)
-        .or_else(|| secs("max_wait"))
-        .unwrap_or(limits.datasource_timeout_ms)
-        .min(limits.datasource_timeout_ms);
-    let request_ms = secs("timeout")
-        .unwrap_or(limits.request_timeout_ms)
-        .min(limits.request_timeout_ms);
-    let retries = cfg
-        .and_then(|c| c.get("retries"))
-        .and_then(Value::as_u64)
-        .map_or(DEFAULT_RETRIES, |r| r.min(10) as u32);
-    let deadline = Instant::now() + Duration::from_millis(total_ms);
+    let (request_timeout, deadline, retries) =
+        super::metadata_get::timing(ctx, "Ec2", DEFAULT_RETRIES);
     Settings {
         bases,
         wait_until: deadline,
         deadline,
-        request_timeout: Duration::from_millis(request_ms),
+        request_timeout,
         retries,
         // AWS, or anything that looks like it, never gets IMDSv1.
         allow_v1: !dmi::ec2_like(&facts.dmi),
