@@ -35,6 +35,21 @@ pub struct InstanceData {
     pub diags: Vec<Diag>,
     /// Work worth its own line in status.json (an ephemeral lease per NIC tried).
     pub steps: Vec<crate::status::Step>,
+    /// Cloud-config the platform supplies (cloud-init's `get_config_obj`: Azure's default
+    /// user from ovf-env.xml, its resource disk), merged over the image config and under
+    /// vendor- and user-data. May hold a password hash: stored 0600 only.
+    pub config: Option<Value>,
+    /// Files the platform's own agent expects in the target (Azure's sanitized ovf-env.xml).
+    pub files: Vec<PlatformFile>,
+}
+
+/// A file for the target, written with the instance's other data on every boot it was read.
+#[derive(Debug)]
+pub struct PlatformFile {
+    /// Absolute path in the target: `/var/lib/waagent/ovf-env.xml`.
+    pub path: String,
+    pub mode: u32,
+    pub content: Secret<Vec<u8>>,
 }
 
 impl InstanceData {

@@ -6,7 +6,7 @@
 use super::InstanceData;
 use crate::context::Ctx;
 use crate::error::Diag;
-use crate::network::ephemeral::{Attempt, Options, Session};
+use crate::network::ephemeral::{Attempt, Lease, Options, Session};
 use std::net::Ipv4Addr;
 
 /// The metadata address of both clouds.
@@ -50,6 +50,17 @@ pub fn over_lease(
     data: &mut InstanceData,
     mut read: impl FnMut(&mut InstanceData) -> Result<(), Diag>,
 ) -> Result<(), Diag> {
+    over_lease_with(candidates, opts, unreachable, data, |d, _| read(d))
+}
+
+/// `over_lease`, giving `read` the lease too (Azure takes its wireserver from option 245).
+pub fn over_lease_with(
+    candidates: &[String],
+    opts: Options,
+    unreachable: &str,
+    data: &mut InstanceData,
+    mut read: impl FnMut(&mut InstanceData, &Lease) -> Result<(), Diag>,
+) -> Result<(), Diag> {
     let no_network = |e: &dyn std::fmt::Display, code: &str| {
         Diag::error(
             code,
@@ -58,14 +69,14 @@ pub fn over_lease(
     };
     let mut session = Session::new(candidates, opts).map_err(|e| no_network(&e, e.code()))?;
     let mut result = None;
-    let outcome = session.try_each(|_lease| {
+    let outcome = session.try_each(|lease| {
         let mut attempt = InstanceData {
             datasource: data.datasource.clone(),
             platform: data.platform.clone(),
             cloud_name: data.cloud_name.clone(),
             ..InstanceData::default()
         };
-        let r = read(&mut attempt);
+        let r = read(&mut attempt, lease);
         data.reads += attempt.reads;
         let answered = !matches!(&r, Err(d) if d.code == unreachable);
         if answered {

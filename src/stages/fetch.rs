@@ -3,6 +3,7 @@
 
 use super::record::Recorder;
 use crate::context::Ctx;
+use crate::datasource::instance::PlatformFile;
 use crate::datasource::{self, InstanceData};
 use crate::detect::Detection;
 use crate::paths::RunPaths;
@@ -34,6 +35,11 @@ struct Stored {
     network_config_lines: BTreeMap<String, u32>,
     from_removable_media: bool,
     reads: u32,
+    #[serde(default)]
+    config: Option<Value>,
+    /// Path, mode and base64 content.
+    #[serde(default)]
+    files: Vec<(String, u32, String)>,
 }
 
 fn encode(p: &Option<Secret<Vec<u8>>>) -> Option<String> {
@@ -60,6 +66,12 @@ pub fn store(d: &InstanceData) -> Vec<u8> {
         network_config_lines: d.network_config_lines.clone(),
         from_removable_media: d.from_removable_media,
         reads: d.reads,
+        config: d.config.clone(),
+        files: d
+            .files
+            .iter()
+            .map(|f| (f.path.clone(), f.mode, B64.encode(f.content.expose())))
+            .collect(),
     };
     serde_json::to_vec(&stored).unwrap_or_default()
 }
@@ -87,6 +99,19 @@ pub fn decode_stored(raw: &[u8]) -> Option<InstanceData> {
         reads: s.reads,
         diags: Vec::new(),
         steps: Vec::new(),
+        config: s.config,
+        files: s
+            .files
+            .into_iter()
+            .filter_map(|(path, mode, content)| {
+                let content = Secret::new(B64.decode(content).ok()?);
+                Some(PlatformFile {
+                    path,
+                    mode,
+                    content,
+                })
+            })
+            .collect(),
     })
 }
 

@@ -35,7 +35,14 @@ pub fn run(ctx: &mut Ctx) -> Status {
     let Some(chosen) = rec.step("instance", |rec| instance::choose(ctx, rec, target)) else {
         return rec.finish(StageState::Done);
     };
-    let system_cfg = rec.step("system config", |rec| system_config(ctx, rec));
+    let system_cfg = rec.step("system config", |rec| {
+        let mut cfg = system_config(ctx, rec);
+        // The platform's own config sits over the image's, under vendor- and user-data.
+        if let Some(ds_cfg) = chosen.data.config.clone().filter(Value::is_object) {
+            merge_replace(&mut cfg, ds_cfg);
+        }
+        cfg
+    });
     let merged = rec.step("user-data", |rec| {
         process_all(ctx, rec, &chosen, &system_cfg)
     });

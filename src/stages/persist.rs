@@ -181,6 +181,10 @@ pub fn record(
         0o600,
     );
 
+    for file in &data.files {
+        w.write(rec, &file.path, file.content.expose(), file.mode);
+    }
+
     // cloud-init's layout, which tools and scripts read.
     let payloads = [
         ("user-data.txt", &data.user_data),

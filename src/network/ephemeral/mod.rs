@@ -30,7 +30,8 @@ pub mod packet;
 mod session;
 
 use crate::status::Step;
-use client::{Ignored, Lease, Timing};
+use client::{Ignored, Timing};
+pub use client::Lease;
 use netlink::RouteSpec;
 use rustix::io::Errno;
 use serde::Serialize;
