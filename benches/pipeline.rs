@@ -3,9 +3,9 @@
 //! against a fresh run directory and target root each time. Reports median and p90 wall time,
 //! median CPU time (user+sys) and the largest peak RSS, from wait4's rusage.
 
+mod common;
+use common::{median, run_initrd, write, Sample};
 use std::path::Path;
-use std::process::Command;
-use std::time::Instant;
 
 const RUNS: usize = 200;
 
@@ -46,71 +46,28 @@ runcmd:
   - systemctl enable --now app.service
 "#;
 
-fn write(path: &Path, data: &str) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, data).unwrap();
-}
-
-struct Sample {
-    wall_us: u64,
-    cpu_us: u64,
-    max_rss_kib: u64,
-}
-
-#[allow(clippy::zombie_processes)] // the child is reaped by wait4 below, which also gives its rusage
 fn run_once(bin: &str, dir: &Path) -> Sample {
-    let (host, target, run) = (dir.join("host"), dir.join("target"), dir.join("run"));
+    let target = dir.join("target");
     let _ = std::fs::remove_dir_all(&target);
-    let _ = std::fs::remove_dir_all(&run);
+    let _ = std::fs::remove_dir_all(dir.join("run"));
     write(
         &target.join("etc/os-release"),
-        "ID=debian\nVERSION_ID=\"12\"\n",
+        b"ID=debian\nVERSION_ID=\"12\"\n",
     );
     let seed = target.join("var/lib/cloud/seed/nocloud");
     write(
         &seed.join("meta-data"),
-        "instance-id: i-bench\nlocal-hostname: bench\n",
+        b"instance-id: i-bench\nlocal-hostname: bench\n",
     );
-    write(&seed.join("user-data"), USER_DATA);
-    let t0 = Instant::now();
-    let child = Command::new(bin)
-        .arg("--host")
-        .arg(&host)
-        .arg("--target")
-        .arg(&target)
-        .arg("--run")
-        .arg(&run)
-        .arg("all")
-        .spawn()
-        .unwrap();
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is valid; wait4 fills it for our own child.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let pid = child.id() as libc::pid_t;
-    // SAFETY: waits for the child we spawned, with valid pointers.
-    let rc = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    let wall_us = t0.elapsed().as_micros() as u64;
-    assert_eq!(rc, pid);
-    assert_eq!(status, 0, "ember-initrd failed");
-    let tv = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
-    Sample {
-        wall_us,
-        cpu_us: tv(usage.ru_utime) + tv(usage.ru_stime),
-        max_rss_kib: usage.ru_maxrss as u64,
-    }
-}
-
-fn median(v: &mut [u64]) -> u64 {
-    v.sort_unstable();
-    v[v.len() / 2]
+    write(&seed.join("user-data"), USER_DATA.as_bytes());
+    run_initrd(bin, dir, &["all"])
 }
 
 fn main() {
-    let bin = std::env::var("EMBER_INITRD")
-        .unwrap_or_else(|_| env!("CARGO_BIN_EXE_ember-initrd").to_string());
+    let bin = common::initrd_bin();
     let dir = std::env::temp_dir().join(format!("ember-bench-{}", std::process::id()));
     std::fs::create_dir_all(dir.join("host/proc")).unwrap();
-    write(&dir.join("host/proc/cmdline"), "ro quiet\n");
+    write(&dir.join("host/proc/cmdline"), b"ro quiet\n");
     for _ in 0..10 {
         run_once(&bin, &dir); // warm the page cache
     }

@@ -266,7 +266,11 @@ fn lease_with_classless_routes_is_applied_then_removed() {
     let _server = Dnsmasq::start(
         &link,
         "10.77.1",
-        &["--dhcp-option=121,192.168.50.0/24,10.77.1.254,10.99.0.0/16,0.0.0.0,172.16.0.0/12,10.77.1.1"],
+        &[
+            "--dhcp-option=121,192.168.50.0/24,10.77.1.254,10.99.0.0/16,0.0.0.0,172.16.0.0/12,10.77.1.1",
+            // Azure's wireserver address, as its DHCP servers send it.
+            "--dhcp-option=245,168.63.129.16",
+        ],
     );
     assert!(!link.is_up());
     let mut child = link.dhcp(&[
@@ -285,6 +289,7 @@ fn lease_with_classless_routes_is_applied_then_removed() {
     assert_eq!(lease["prefix"], 24);
     assert_eq!(lease["server"], "10.77.1.1");
     assert_eq!(lease["lease_seconds"], 3600);
+    assert_eq!(lease["azure_wireserver"], "168.63.129.16", "{r}");
     assert_eq!(r["attempts"][0]["outcome"], "dhcp");
     assert_eq!(r["attempts"][0]["used"], true);
 

@@ -74,16 +74,17 @@ impl Machine {
         m
     }
 
-    /// Sets the kernel command line. Unless it names a metadata URL itself, one on a closed
-    /// loopback port is added: a test that selects a cloud must never reach the real
-    /// 169.254.169.254 through this machine's own routes.
+    /// Sets the kernel command line. Unless it names a metadata URL (and Azure wireserver)
+    /// itself, one on a closed loopback port is added: a test that selects a cloud must never
+    /// reach the real 169.254.169.254 or 168.63.129.16 through this machine's own routes.
     pub fn cmdline(&self, line: &str) {
-        let guard = if line.contains("ember.metadata-url=") {
-            ""
-        } else {
-            " ember.metadata-url=http://127.0.0.1:9"
-        };
-        std::fs::write(self.host.join("proc/cmdline"), format!("{line}{guard}\n")).unwrap();
+        let mut full = line.to_string();
+        for key in ["ember.metadata-url=", "ember.azure.wireserver="] {
+            if !line.contains(key) {
+                full.push_str(&format!(" {key}http://127.0.0.1:9"));
+            }
+        }
+        std::fs::write(self.host.join("proc/cmdline"), format!("{full}\n")).unwrap();
     }
 
     pub fn dmi(&self, field: &str, value: &str) {

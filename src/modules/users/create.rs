@@ -44,10 +44,10 @@ pub fn ensure_group(
     if let Some(f) = db.group.get(name) {
         return f.get(2)?.parse().ok();
     }
-    let used = db.group.ids(2);
+    let used = db.group.ids();
     let gid = prefer
         .filter(|g| !used.contains(g))
-        .or_else(|| allocate(&used, env.defs.range("GID", system), system))?;
+        .or_else(|| allocate(used, env.defs.range("GID", system), system))?;
     db.group.push(vec![
         name.into(),
         "x".into(),
@@ -130,7 +130,7 @@ fn shadow_entry(env: &Env, u: &UserSpec, pw: &str) -> Vec<String> {
 
 /// A new account: uid, primary group, passwd and shadow entries, subordinate ids.
 fn create(db: &mut Db, env: &Env, u: &UserSpec, diags: &mut Vec<Diag>) -> Option<Applied> {
-    let used = db.passwd.ids(2);
+    let used = db.passwd.ids();
     let uid = match u.uid {
         Some(uid) if used.contains(&uid) => {
             diags.push(
@@ -140,7 +140,7 @@ fn create(db: &mut Db, env: &Env, u: &UserSpec, diags: &mut Vec<Diag>) -> Option
             return None;
         }
         Some(uid) => uid,
-        None => match allocate(&used, env.defs.range("UID", u.system), u.system) {
+        None => match allocate(used, env.defs.range("UID", u.system), u.system) {
             Some(uid) => uid,
             None => {
                 diags.push(

@@ -1,7 +1,7 @@
 //! The target's /etc/login.defs as useradd reads it: id ranges, sub-id ranges, home mode and
 //! password ageing, with shadow-utils' defaults for what is absent; and id allocation.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LoginDefs {
@@ -88,24 +88,20 @@ impl LoginDefs {
 /// A free id in `[min, max]` as shadow-utils picks it: regular ids one above the highest in the
 /// range, system ids one below the lowest (system ids count down from the top), else the first
 /// gap found from the same end. `None` if the range is full.
-pub fn allocate(used: &[u32], (min, max): (u32, u32), system: bool) -> Option<u32> {
+pub fn allocate(used: &BTreeSet<u32>, (min, max): (u32, u32), system: bool) -> Option<u32> {
     if min > max {
         return None;
     }
-    let in_range: Vec<u32> = used
-        .iter()
-        .copied()
-        .filter(|u| (min..=max).contains(u))
-        .collect();
+    let mut in_range = used.range(min..=max);
     let free = |id: &u32| !used.contains(id);
     if system {
-        match in_range.iter().min() {
+        match in_range.next() {
             None => Some(max),
             Some(&low) if low > min => Some(low - 1),
             Some(_) => (min..=max).rev().find(free),
         }
     } else {
-        match in_range.iter().max() {
+        match in_range.next_back() {
             None => Some(min),
             Some(&high) if high < max => Some(high + 1),
             Some(_) => (min..=max).find(free),
@@ -171,7 +167,8 @@ mod tests {
             (&[1000, 1005], true, Some(1004)),
         ];
         for (used, system, want) in cases {
-            assert_eq!(allocate(used, r, system), want, "{used:?} {system}");
+            let set: BTreeSet<u32> = used.iter().copied().collect();
+            assert_eq!(allocate(&set, r, system), want, "{used:?} {system}");
         }
     }
 

@@ -5,6 +5,7 @@
 use super::inspect;
 use crate::error::Diag;
 use crate::root::{FileSpec, Owner, Root};
+use std::collections::{BTreeSet, HashMap};
 
 const MAX_DB_BYTES: u64 = 16 * 1024 * 1024;
 
@@ -24,27 +25,42 @@ pub struct Table {
     /// Whether the file existed (absent gshadow/subuid/subgid are not created, as useradd).
     pub present: bool,
     missing_final_newline: bool,
+    /// Each name's line (the first, as a lookup by scanning would find): lookups stay O(1)
+    /// with thousands of users. Names (field 0) are never changed in place.
+    index: HashMap<String, usize>,
+    /// Field 2 of every entry, the id of passwd and group, for allocating free ids.
+    ids: BTreeSet<u32>,
 }
 
 impl Table {
     pub fn parse(text: &str, width: usize) -> Table {
-        let lines = text
-            .lines()
-            .map(|l| {
-                let name_ok = !l.is_empty() && !l.starts_with(['#', '+', '-']);
-                if name_ok && l.contains(':') {
-                    Line::Entry(l.split(':').map(str::to_string).collect())
-                } else {
-                    Line::Other(l.to_string())
-                }
-            })
-            .collect();
-        Table {
-            lines,
+        let mut table = Table {
+            lines: Vec::new(),
             width,
             present: true,
             missing_final_newline: !text.is_empty() && !text.ends_with('\n'),
+            index: HashMap::new(),
+            ids: BTreeSet::new(),
+        };
+        for l in text.lines() {
+            let name_ok = !l.is_empty() && !l.starts_with(['#', '+', '-']);
+            if name_ok && l.contains(':') {
+                table.add(l.split(':').map(str::to_string).collect());
+            } else {
+                table.lines.push(Line::Other(l.to_string()));
+            }
         }
+        table
+    }
+
+    fn add(&mut self, fields: Vec<String>) {
+        self.index
+            .entry(fields[0].clone())
+            .or_insert(self.lines.len());
+        if let Some(id) = fields.get(2).and_then(|f| f.parse().ok()) {
+            self.ids.insert(id);
+        }
+        self.lines.push(Line::Entry(fields));
     }
 
     pub fn empty(width: usize) -> Table {
@@ -77,16 +93,20 @@ impl Table {
     }
 
     pub fn get(&self, name: &str) -> Option<&Vec<String>> {
-        self.entries().find(|f| f[0] == name)
+        match self.lines.get(*self.index.get(name)?)? {
+            Line::Entry(f) => Some(f),
+            Line::Other(_) => None,
+        }
     }
 
-    /// The entry `name`, padded to the table's width so every field index is valid.
+    /// The entry `name`, padded to the table's width so every field index is valid. Its name
+    /// and id (fields 0 and 2) must not be changed through it: they are indexed.
     pub fn get_mut(&mut self, name: &str) -> Option<&mut Vec<String>> {
         let width = self.width;
-        let f = self.lines.iter_mut().find_map(|l| match l {
-            Line::Entry(f) if f[0] == name => Some(f),
-            _ => None,
-        })?;
+        let f = match self.lines.get_mut(*self.index.get(name)?)? {
+            Line::Entry(f) => f,
+            Line::Other(_) => return None,
+        };
         if f.len() < width {
             f.resize(width, String::new());
         }
@@ -97,14 +117,12 @@ impl Table {
         fields.resize(fields.len().max(self.width), String::new());
         // A file without its final newline gets one before a new line is added.
         self.missing_final_newline = false;
-        self.lines.push(Line::Entry(fields));
+        self.add(fields);
     }
 
-    /// Numeric field `i` of every entry (ids in passwd and group).
-    pub fn ids(&self, i: usize) -> Vec<u32> {
-        self.entries()
-            .filter_map(|f| f.get(i)?.parse().ok())
-            .collect()
+    /// The ids (field 2) of every entry of passwd or group.
+    pub fn ids(&self) -> &BTreeSet<u32> {
+        &self.ids
     }
 }
 
@@ -263,7 +281,9 @@ mod tests {
             t.serialize(),
             "# head\nroot:x:0:alice\nadm:x:4:syslog,alice\nalice:x:1000:\n"
         );
-        assert_eq!(t.ids(2), vec![0, 4, 1000]);
+        assert_eq!(t.ids().iter().copied().collect::<Vec<_>>(), [0, 4, 1000]);
+        assert_eq!(t.get("alice").unwrap()[2], "1000");
+        assert!(t.get("# head").is_none() && t.get("nobody").is_none());
     }
 
     #[test]
