@@ -1,8 +1,8 @@
 //! `cargo bench --bench scaling`: how `ember-initrd all` grows with its input, NoCloud seed
 //! directory, a fresh target each run: user-data of 1 KB to 10 MB (one write_files entry that
 //! size), 100 / 1 k / 10 k write_files entries (a hundred files to a directory), 100 / 1 k /
-//! 10 k users, network configs of 1 / 8 / 64 NICs; and the same run on the EC2 emulator (tests/emulator/ec2.rs) with its
-//! request count. Prints medians (wall, CPU) and the peak RSS, and the cost per unit, which
+//! 10 k users, network configs of 1 / 8 / 64 NICs; and the same run on the EC2 emulator
+//! (tests/emulator/ec2.rs) with its request count. Prints medians (wall, CPU) and the peak RSS, and the cost per unit, which
 //! stays about flat when the cost is linear.
 
 mod common;
