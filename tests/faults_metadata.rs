@@ -190,3 +190,29 @@ fn ec2_user_data_over_budget_leaves_the_rest_provisioned() {
     assert_eq!(m.status()["instance_id"], ec2::INSTANCE_ID);
     assert_eq!(m.target_file("etc/hostname").trim(), "ip-10-0-1-5");
 }
+
+/// Expected (rule 7): metadata is fetched by IP literal, never through a proxy from the
+/// environment: with every proxy variable pointing at a server of the test's, EC2 is
+/// provisioned and that server sees no request.
+#[test]
+fn never_through_a_proxy_from_the_environment() {
+    let proxy = faults::Web::start(|_| vec![]);
+    let server = ec2::start();
+    let m = cloud_machine("proxy-ec2", "ec2", &server.url(), "");
+    let mut cmd = faults::initrd_command(&m, &["all"]);
+    for var in [
+        "http_proxy",
+        "HTTP_PROXY",
+        "https_proxy",
+        "HTTPS_PROXY",
+        "all_proxy",
+        "ALL_PROXY",
+    ] {
+        cmd.env(var, proxy.url(""));
+    }
+    cmd.env_remove("no_proxy").env_remove("NO_PROXY");
+    let (out, _) = run_measured(&mut cmd);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(m.status()["instance_id"], ec2::INSTANCE_ID);
+    assert_eq!(proxy.requests(), 0, "a request went through the proxy");
+}

@@ -55,6 +55,11 @@ impl Web {
         format!("http://127.0.0.1:{}{path}", self.port)
     }
 
+    /// How many requests it received.
+    pub fn requests(&self) -> usize {
+        self.log.lock().unwrap().len()
+    }
+
     /// How many times `path` was asked for.
     pub fn count(&self, path: &str) -> usize {
         self.log
