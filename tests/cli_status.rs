@@ -275,6 +275,9 @@ fn garbled_status_is_an_error_not_a_wait() {
     assert!(err.contains("status.json"), "{err}");
 }
 
+/// One end state: its name, status.json (if any), extra flags, what is said, the exit code.
+type EndState<'a> = (&'a str, Option<Status>, &'a [&'a str], &'a str, i32);
+
 /// `status --wait --timeout 10` in every end state: each answers at once (well within the
 /// timeout) with its word and cloud-init's exit code. An initramfs stage whose process died
 /// mid-way is an error, as is a boot that recorded nothing once the grace period is over.
@@ -288,7 +291,7 @@ fn wait_answers_at_once_in_every_end_state() {
     local.record(Diag::error("write-failed", "cannot write").file("/etc/hostname"));
     let mut disabled = Status::new();
     disabled.disabled = Some("kernel command line: ember=disabled".into());
-    let cases: [(&str, Option<Status>, &[&str], &str, i32); 8] = [
+    let cases: [EndState; 8] = [
         ("done", Some(upto(5, None)), &[], "status: done", 0),
         ("degraded", Some(degraded), &[], "status: done", 2),
         ("errors", Some(error), &[], "status: error", 1),
