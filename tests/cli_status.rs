@@ -274,3 +274,66 @@ fn garbled_status_is_an_error_not_a_wait() {
     assert_eq!(code, 1);
     assert!(err.contains("status.json"), "{err}");
 }
+
+/// One end state: its name, status.json (if any), extra flags, what is said, the exit code.
+type EndState<'a> = (&'a str, Option<Status>, &'a [&'a str], &'a str, i32);
+
+/// `status --wait --timeout 10` in every end state: each answers at once (well within the
+/// timeout) with its word and cloud-init's exit code. An initramfs stage whose process died
+/// mid-way is an error, as is a boot that recorded nothing once the grace period is over.
+#[test]
+fn wait_answers_at_once_in_every_end_state() {
+    let mut degraded = upto(5, None);
+    let fetch = degraded.stages.get_mut("fetch").unwrap();
+    fetch.record(Diag::warning("unknown-key", "unknown key").key("foo"));
+    let mut error = upto(5, None);
+    let local = error.stages.get_mut("local").unwrap();
+    local.record(Diag::error("write-failed", "cannot write").file("/etc/hostname"));
+    let mut disabled = Status::new();
+    disabled.disabled = Some("kernel command line: ember=disabled".into());
+    let cases: [EndState; 8] = [
+        ("done", Some(upto(5, None)), &[], "status: done", 0),
+        ("degraded", Some(degraded), &[], "status: done", 2),
+        ("errors", Some(error), &[], "status: error", 1),
+        ("disabled", Some(disabled), &[], "status: disabled", 0),
+        (
+            "fetch-died",
+            Some(upto(1, Some((StageState::Running, DEAD_PID)))),
+            &[],
+            "stage fetch died",
+            1,
+        ),
+        (
+            "local-died",
+            Some(upto(2, Some((StageState::Running, DEAD_PID)))),
+            &[],
+            "stage local died",
+            1,
+        ),
+        (
+            "runner-never",
+            Some(upto(3, None)),
+            &["--grace", "0"],
+            "stage config not started",
+            1,
+        ),
+        ("nothing", None, &["--grace", "0"], "status: not started", 1),
+    ];
+    for (name, st, extra, says, code) in cases {
+        let run = RunDir::new(&format!("every-{name}"));
+        if let Some(st) = st {
+            run.write(&st);
+        }
+        let mut args = vec!["--wait", "--long", "--timeout", "10"];
+        args.extend_from_slice(extra);
+        let t = Instant::now();
+        let (out, err, got) = status(&run, &args);
+        assert!(
+            t.elapsed() < Duration::from_secs(3),
+            "{name}: {:?}",
+            t.elapsed()
+        );
+        assert_eq!(got, code, "{name}: {out}{err}");
+        assert!(out.contains(says), "{name}: {out}");
+    }
+}

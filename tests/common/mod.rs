@@ -2,6 +2,7 @@
 //! root and a run directory in a fresh temp dir, plus helpers to run the real binaries.
 #![allow(dead_code)] // each test file uses its own subset
 
+pub mod faults;
 pub mod loopdev;
 
 use serde_json::Value;
