@@ -70,7 +70,7 @@ impl Env {
         fn walk(dir: &Path, found: &mut Vec<PathBuf>) {
             for e in fs::read_dir(dir).unwrap() {
                 let e = e.unwrap();
-                if e.file_name().to_string_lossy().contains(".ember-tmp-") {
+                if e.file_name().to_string_lossy().contains(".ember-tmp") {
                     found.push(e.path());
                 }
                 if e.file_type().unwrap().is_dir() {

@@ -44,7 +44,7 @@ check_provisioned() {
     file_has "$disk" /etc/ssh/ssh_host_ed25519_key.pub '^ssh-ed25519 '
     file_is "$disk" /var/log/ember-test-runcmd instance
     disk_extract "$disk" "$tree"
-    leftovers=$(find "$tree" -name '*.ember-tmp-*' | sed "s|^$tree||")
+    leftovers=$(find "$tree" -name '*.ember-tmp*' | sed "s|^$tree||")
     [ -z "$leftovers" ] || fail "$2: temporary files left: $leftovers"
     rm -rf "$tree"
 }

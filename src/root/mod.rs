@@ -156,9 +156,11 @@ impl Root {
         guard::check(self, dir.as_fd(), Some(name), &shown)?;
         let create =
             OFlags::CREATE | OFlags::EXCL | OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-        let (tmp, fd) = with_temp_name(name, |tmp| {
-            openat(dir.as_fd(), tmp, create, to_mode(spec.mode))
-        })
+        let (tmp, fd) = with_temp_name(
+            name,
+            |tmp| openat(dir.as_fd(), tmp, create, to_mode(spec.mode)),
+            |stale| drop(unlinkat(dir.as_fd(), stale, AtFlags::empty())),
+        )
         .map_err(|e| RootError::io(&shown, "create a temporary file for", e))?;
         let done = (|| {
             apply(fd.as_fd(), spec, &shown)?;
@@ -241,8 +243,12 @@ impl Root {
         let (name, parent) = file_name(&comps, &shown)?;
         let dir = self.dir(parent, &FileSpec::DIR, &shown)?;
         guard::check(self, dir.as_fd(), Some(name), &shown)?;
-        let (tmp, ()) = with_temp_name(name, |tmp| symlinkat(target, dir.as_fd(), tmp))
-            .map_err(|e| RootError::io(&shown, "create a temporary symlink for", e))?;
+        let (tmp, ()) = with_temp_name(
+            name,
+            |tmp| symlinkat(target, dir.as_fd(), tmp),
+            |stale| drop(unlinkat(dir.as_fd(), stale, AtFlags::empty())),
+        )
+        .map_err(|e| RootError::io(&shown, "create a temporary symlink for", e))?;
         if let Err(e) = renameat(dir.as_fd(), &tmp, dir.as_fd(), name) {
             let _ = unlinkat(dir.as_fd(), &tmp, AtFlags::empty());
             return Err(RootError::io(&shown, "rename into place", e));

@@ -48,19 +48,34 @@ pub(super) fn file_name<'c, 'a>(
     }
 }
 
-/// Runs `make` with fresh names `.<name>.ember-tmp-<random>` until one is not taken.
+/// Runs `make` with the name `.<name>.ember-tmp`, else fresh names
+/// `.<name>.ember-tmp-<random>` until one is not taken. The first name is fixed so that a
+/// temp file left by a power cut is found again: it was never renamed into place, so nothing
+/// reads it, and `remove` deletes it before the next write of the same file (a cut boot is
+/// replayed, so every such file is written again). A second clash is a concurrent writer.
 pub(super) fn with_temp_name<T>(
     name: &str,
     mut make: impl FnMut(&str) -> rustix::io::Result<T>,
+    remove: impl FnOnce(&str),
 ) -> rustix::io::Result<(String, T)> {
     // Keep the name short enough that the prefix and suffix still fit in NAME_MAX (255).
     let mut cut = name.len().min(200);
     while !name.is_char_boundary(cut) {
         cut -= 1;
     }
+    let fixed = format!(".{}.ember-tmp", &name[..cut]);
+    match make(&fixed) {
+        Err(Errno::EXIST) => {
+            remove(&fixed);
+            if let Ok(t) = make(&fixed) {
+                return Ok((fixed, t));
+            }
+        }
+        other => return other.map(|t| (fixed, t)),
+    }
     let mut tries = 0;
     loop {
-        let tmp = format!(".{}.ember-tmp-{:016x}", &name[..cut], random_u64());
+        let tmp = format!("{fixed}-{:016x}", random_u64());
         match make(&tmp) {
             Err(Errno::EXIST) if tries < 8 => tries += 1,
             other => return other.map(|t| (tmp, t)),
@@ -128,13 +143,47 @@ mod tests {
     }
 
     #[test]
-    fn temp_names_fit_and_differ() {
+    fn temp_names_fit_and_clear_leftovers() {
         let long = "é".repeat(127);
-        let (a, ()) = with_temp_name(&long, |_| Ok(())).unwrap();
-        let (b, ()) = with_temp_name("hostname", |_| Ok(())).unwrap();
+        let (a, ()) = with_temp_name(&long, |_| Ok(()), |_| {}).unwrap();
         assert!(a.len() <= 255 && a.starts_with(".é"), "{a}");
+        let (b, ()) = with_temp_name("hostname", |_| Ok(()), |_| {}).unwrap();
+        assert_eq!(b, ".hostname.ember-tmp");
+        // A leftover of a cut write is removed and its name reused.
+        let mut taken = vec![".hostname.ember-tmp".to_string()];
+        let removed = std::cell::RefCell::new(Vec::new());
+        let make = |t: &str| {
+            let clash = removed.borrow().is_empty() && taken.iter().any(|x| x == t);
+            if clash {
+                Err(Errno::EXIST)
+            } else {
+                Ok(())
+            }
+        };
+        let (c, ()) = with_temp_name("hostname", make, |s| {
+            removed.borrow_mut().push(s.to_string())
+        })
+        .unwrap();
+        assert_eq!(
+            (c.as_str(), removed.borrow().len()),
+            (".hostname.ember-tmp", 1)
+        );
+        // Still taken after the removal (a concurrent writer): a random name.
+        taken.push(String::new());
+        let (d, ()) = with_temp_name(
+            "hostname",
+            |t| {
+                if t == ".hostname.ember-tmp" {
+                    Err(Errno::EXIST)
+                } else {
+                    Ok(())
+                }
+            },
+            |_| {},
+        )
+        .unwrap();
         assert!(
-            b.starts_with(".hostname.ember-tmp-") && b.len() == ".hostname.ember-tmp-".len() + 16
+            d.starts_with(".hostname.ember-tmp-") && d.len() == ".hostname.ember-tmp-".len() + 16
         );
         assert_ne!(random_u64(), random_u64());
     }
