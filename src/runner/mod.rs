@@ -13,6 +13,7 @@ mod modules;
 mod net_convert;
 mod output;
 mod query;
+mod schema;
 mod single;
 mod stage_cmd;
 mod status_cmd;
@@ -174,8 +175,13 @@ const COMMANDS: &[Command] = &[
         run: net_convert::run,
     },
     Command {
+        name: "schema",
+        summary: "validate cloud-config: --config-file F | --system [--annotate]",
+        run: schema::run,
+    },
+    Command {
         name: "devel",
-        summary: "devel net-convert: cloud-init's spelling of net-convert",
+        summary: "devel net-convert | schema: cloud-init's older spellings",
         run: net_convert::devel,
     },
     Command {
