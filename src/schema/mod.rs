@@ -101,7 +101,9 @@ pub fn check(text: &str, kind: Kind, limits: &Limits) -> Report {
                 check_key(key, value, &doc.value, &mut problems);
             }
         }
-        serde_json::Value::Null => {}
+        // A comment-only image config file is common and harmless; empty user-data is refused
+        // by cloud-init's schema ("not a YAML dict").
+        serde_json::Value::Null if kind == Kind::ImageConfig => {}
         _ => {
             let mut p = Problem::error("format-l1.c1", "must be a mapping of keys");
             p.line = Some(1);
@@ -114,6 +116,9 @@ pub fn check(text: &str, kind: Kind, limits: &Limits) -> Report {
         }
     }
     problems.sort_by_key(|p| (p.line.unwrap_or(0), p.severity != Severity::Error));
+    // The table and a module's reader may both note one deprecation.
+    let mut seen = std::collections::BTreeSet::new();
+    problems.retain(|p| seen.insert((p.key.clone(), p.line, p.severity as u8)));
     Report { problems }
 }
 

@@ -24,8 +24,8 @@ fn shapes_and_lines() {
         ("#cloud-config\nswap: {size: lots}\n", &["swap.size 2"]),
         ("#cloud-config\nmanage_etc_hosts: template\n", &["manage_etc_hosts 2"]),
         ("#cloud-config\nfoo: 1\n", &["foo 2"]),
-        ("#cloud-config\n", &[]),
-        ("#cloud-config\n7\n", &["format-l1.c1 0"]),
+        ("#cloud-config\n", &["format-l1.c1 1"]),
+        ("#cloud-config\n7\n", &["format-l1.c1 1"]),
     ];
     for (text, want) in cases {
         assert_eq!(problems(text), *want, "{text:?}");
