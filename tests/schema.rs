@@ -10,7 +10,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn fixtures(dir: &str) -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/schema").join(dir);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/schema")
+        .join(dir);
     let mut files: Vec<PathBuf> = std::fs::read_dir(&root)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -58,16 +60,33 @@ fn check_fixture(path: &Path, want_valid: bool) {
     let text = std::fs::read_to_string(path).unwrap();
     let (valid, expected) = expectations(&text);
     assert_eq!(valid, want_valid, "{}: expect line", path.display());
-    assert!(valid || !expected.is_empty(), "{}: no expectation", path.display());
+    assert!(
+        valid || !expected.is_empty(),
+        "{}: no expectation",
+        path.display()
+    );
     let report = check(&text, Kind::UserData, &Limits::default());
-    assert_eq!(report.is_valid(), want_valid, "{}: {report:#?}", path.display());
+    assert_eq!(
+        report.is_valid(),
+        want_valid,
+        "{}: {report:#?}",
+        path.display()
+    );
     for e in &expected {
-        assert!(has(&report, e), "{}: missing {e:?} in {report:#?}", path.display());
+        assert!(
+            has(&report, e),
+            "{}: missing {e:?} in {report:#?}",
+            path.display()
+        );
     }
     // Every problem of a fixture is one it expects: nothing reported by accident.
     for p in &report.problems {
         let e = (p.severity, p.key.clone(), p.line.unwrap_or(0));
-        assert!(expected.contains(&e), "{}: unexpected {p:?}", path.display());
+        assert!(
+            expected.contains(&e),
+            "{}: unexpected {p:?}",
+            path.display()
+        );
     }
 }
 
@@ -95,9 +114,17 @@ fn every_problem_is_reported_not_only_the_first() {
 
 #[test]
 fn image_config_needs_no_header() {
-    let report = check("datasource_list: [NoCloud]\n", Kind::ImageConfig, &Limits::default());
+    let report = check(
+        "datasource_list: [NoCloud]\n",
+        Kind::ImageConfig,
+        &Limits::default(),
+    );
     assert!(report.is_valid(), "{report:?}");
-    let report = check("datasource_list: [NoCloud]\n", Kind::UserData, &Limits::default());
+    let report = check(
+        "datasource_list: [NoCloud]\n",
+        Kind::UserData,
+        &Limits::default(),
+    );
     assert!(!report.is_valid());
 }
 
@@ -107,7 +134,10 @@ fn messages_never_quote_values() {
     let report = check(text, Kind::UserData, &Limits::default());
     assert!(!report.is_valid());
     for p in &report.problems {
-        assert!(!p.message.contains("s3cr3t") && !p.message.contains('7'), "{p:?}");
+        assert!(
+            !p.message.contains("s3cr3t") && !p.message.contains('7'),
+            "{p:?}"
+        );
     }
 }
 
@@ -136,15 +166,24 @@ fn run(cmd: &mut Command) -> (i32, String, String) {
 fn runner_hands_over_and_prints_key_line_message() {
     let dir = scratch("runner");
     let bad = dir.join("bad.yaml");
-    std::fs::write(&bad, "#cloud-config\nwrite_files:\n  - path: /a\n    permissions: 0644\n")
-        .unwrap();
+    std::fs::write(
+        &bad,
+        "#cloud-config\nwrite_files:\n  - path: /a\n    permissions: 0644\n",
+    )
+    .unwrap();
     let (code, _, err) = run(Command::new(env!("CARGO_BIN_EXE_ember"))
         .env("EMBER_INITRD", initrd())
         .args(["schema", "--config-file"])
         .arg(&bad));
     assert_eq!(code, 1, "{err}");
-    assert!(err.starts_with(&format!("Error: Invalid schema: {}\n", bad.display())), "{err}");
-    assert!(err.contains("write_files.0.permissions: line 4: must be"), "{err}");
+    assert!(
+        err.starts_with(&format!("Error: Invalid schema: {}\n", bad.display())),
+        "{err}"
+    );
+    assert!(
+        err.contains("write_files.0.permissions: line 4: must be"),
+        "{err}"
+    );
 
     let good = dir.join("good.yaml");
     std::fs::write(&good, "#cloud-config\nruncmd: [ls]\n").unwrap();
@@ -153,7 +192,11 @@ fn runner_hands_over_and_prints_key_line_message() {
             .env("EMBER_INITRD", initrd())
             .args(args)
             .arg(&good));
-        assert_eq!((code, out), (0, format!("Valid schema {}\n", good.display())), "{err}");
+        assert_eq!(
+            (code, out),
+            (0, format!("Valid schema {}\n", good.display())),
+            "{err}"
+        );
     }
     let (code, _, _) = run(Command::new(initrd()).args(["schema"]));
     assert_eq!(code, 2);
@@ -165,11 +208,16 @@ fn annotate_marks_lines_and_hides_secrets() {
     let text = "#cloud-config\nusers:\n  - name: bob\n    passwd: TOPSECRET1\n    bogus: 1\n\
                 chpasswd:\n  list: |\n    root:TOPSECRET2\nssh_keys:\n  rsa_private: |\n    TOPSECRET3\n";
     std::fs::write(&f, text).unwrap();
-    let (code, out, _) = run(Command::new(initrd()).args(["schema", "--annotate", "-c"]).arg(&f));
+    let (code, out, _) = run(Command::new(initrd())
+        .args(["schema", "--annotate", "-c"])
+        .arg(&f));
     assert_eq!(code, 1);
     assert!(!out.contains("TOPSECRET"), "{out}");
     assert!(out.contains("    bogus: 1\t\t# E1\n"), "{out}");
-    assert!(out.contains("# Errors: -------------\n# E1: users.0.bogus: "), "{out}");
+    assert!(
+        out.contains("# Errors: -------------\n# E1: users.0.bogus: "),
+        "{out}"
+    );
     assert!(out.contains("# D1: chpasswd.list: "), "{out}");
 }
 
@@ -181,7 +229,11 @@ fn system_checks_image_config_and_user_data() {
     std::fs::create_dir_all(p.join("var/lib/cloud/instances/i-1")).unwrap();
     std::os::unix::fs::symlink("instances/i-1", p.join("var/lib/cloud/instance")).unwrap();
     std::fs::write(p.join("etc/cloud/cloud.cfg"), "users: [default]\n").unwrap();
-    std::fs::write(p.join("etc/cloud/cloud.cfg.d/90.cfg"), "growpart: {mode: on}\n").unwrap();
+    std::fs::write(
+        p.join("etc/cloud/cloud.cfg.d/90.cfg"),
+        "growpart: {mode: on}\n",
+    )
+    .unwrap();
     let ud = p.join("var/lib/cloud/instance/user-data.txt");
     std::fs::write(&ud, "#cloud-config\nruncmd: [ls]\n").unwrap();
     let (code, out, err) = run(Command::new(initrd())
@@ -189,14 +241,29 @@ fn system_checks_image_config_and_user_data() {
         .arg(p));
     assert_eq!(code, 1, "{out}{err}");
     assert!(out.contains("Valid schema /etc/cloud/cloud.cfg\n"), "{out}");
-    assert!(out.contains("Valid schema /var/lib/cloud/instance/user-data.txt\n"), "{out}");
-    assert!(err.contains("Error: Invalid schema: /etc/cloud/cloud.cfg.d/90.cfg\ngrowpart.mode: line 1: "), "{err}");
+    assert!(
+        out.contains("Valid schema /var/lib/cloud/instance/user-data.txt\n"),
+        "{out}"
+    );
+    assert!(
+        err.contains(
+            "Error: Invalid schema: /etc/cloud/cloud.cfg.d/90.cfg\ngrowpart.mode: line 1: "
+        ),
+        "{err}"
+    );
 
-    std::fs::write(p.join("etc/cloud/cloud.cfg.d/90.cfg"), "growpart: {mode: auto}\n").unwrap();
+    std::fs::write(
+        p.join("etc/cloud/cloud.cfg.d/90.cfg"),
+        "growpart: {mode: auto}\n",
+    )
+    .unwrap();
     std::fs::write(&ud, "#!/bin/sh\necho hi\n").unwrap();
     let (code, out, err) = run(Command::new(initrd())
         .args(["schema", "--system", "--target"])
         .arg(p));
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("is a script: no cloud-config to check"), "{out}");
+    assert!(
+        out.contains("is a script: no cloud-config to check"),
+        "{out}"
+    );
 }

@@ -210,7 +210,7 @@ fn usage(prog: &str) -> String {
          --run DIR     runtime directory holding ember/ and cloud-init/ (default /run)\n\n\
          exit codes:\n  \
          0  success (status: done, running, not started or disabled)\n  \
-         1  error (a stage failed or died, a key is missing, a file is unreadable, --wait timed out)\n  \
+         1  error (a stage failed or died, a key is missing, a file unreadable or invalid, --wait timed out)\n  \
          2  recoverable errors (status: degraded), or a bad command line\n",
     );
     s

@@ -35,11 +35,7 @@ pub fn devel(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError
 }
 
 /// Replaces this process with `ember-initrd COMMAND ARGS`; returns only if that failed.
-pub(super) fn exec_initrd(
-    ctx: &Ctx,
-    command: &str,
-    args: Vec<OsString>,
-) -> Result<i32, CliError> {
+pub(super) fn exec_initrd(ctx: &Ctx, command: &str, args: Vec<OsString>) -> Result<i32, CliError> {
     let binary = std::env::var_os("EMBER_INITRD")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(INSTALLED));

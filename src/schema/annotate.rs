@@ -80,7 +80,12 @@ fn secret_lines(text: &str, limits: &Limits) -> BTreeSet<u32> {
     }
     for (i, line) in text.lines().enumerate() {
         let key = line.trim_start().trim_start_matches("- ");
-        let key = key.split(':').next().unwrap_or("").trim().trim_matches(['"', '\'']);
+        let key = key
+            .split(':')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .trim_matches(['"', '\'']);
         if line.contains(':') && is_secret_name(key) {
             lines.insert(u32::try_from(i + 1).unwrap_or(u32::MAX));
         }

@@ -123,7 +123,12 @@ pub fn check(text: &str, kind: Kind, limits: &Limits) -> Report {
 }
 
 /// One top-level key: known? its shape; then what its module would refuse.
-fn check_key(key: &str, value: &serde_json::Value, cfg: &serde_json::Value, out: &mut Vec<Problem>) {
+fn check_key(
+    key: &str,
+    value: &serde_json::Value,
+    cfg: &serde_json::Value,
+    out: &mut Vec<Problem>,
+) {
     if !known_keys::is_known(key) {
         out.push(Problem::warning(key, "unknown cloud-config key, ignored"));
         return;

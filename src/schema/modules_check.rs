@@ -23,7 +23,11 @@ pub fn check(key: &str, cfg: &Value, out: &mut Vec<Problem>) {
             add_diags(diags, out);
         }
         "hostname" | "fqdn" => {
-            if let Some(why) = cfg.get(key).and_then(Value::as_str).and_then(invalid_reason) {
+            if let Some(why) = cfg
+                .get(key)
+                .and_then(Value::as_str)
+                .and_then(invalid_reason)
+            {
                 out.push(Problem::error(key, format!("not a valid host name: {why}")));
             }
         }

@@ -54,7 +54,10 @@ const SOURCE: Fields = Fields {
 const CHPASSWD_USER: Shape = Map(&Fields {
     fields: &[
         ("name", Str),
-        ("type", Lit(&[Lit::S("RANDOM"), Lit::S("hash"), Lit::S("text")])),
+        (
+            "type",
+            Lit(&[Lit::S("RANDOM"), Lit::S("hash"), Lit::S("text")]),
+        ),
         ("password", Str),
     ],
     required: &["name"],
@@ -263,7 +266,10 @@ const SSH_CONSOLE: Shape = Map(&Fields {
 });
 const VENDOR_DATA: Shape = Map(&Fields {
     fields: &[
-        ("enabled", OneOf(&[Bool, Deprecated(&Str, "use true or false")])),
+        (
+            "enabled",
+            OneOf(&[Bool, Deprecated(&Str, "use true or false")]),
+        ),
         ("prefix", OneOf(&[list(&OneOf(&[Str, Int]), 0), Str])),
     ],
     required: &[],
@@ -304,7 +310,10 @@ pub static TOP: &[(&str, Shape)] = &[
     ("no_ssh_fingerprints", Bool),
     ("ssh_import_id", STRINGS),
     ("growpart", GROWPART),
-    ("resize_rootfs", Lit(&[Lit::B(true), Lit::B(false), Lit::S("noblock")])),
+    (
+        "resize_rootfs",
+        Lit(&[Lit::B(true), Lit::B(false), Lit::S("noblock")]),
+    ),
     ("mounts", list(&MOUNT, 1)),
     ("mount_default_fields", MOUNT_FIELDS),
     ("swap", SWAP),
@@ -353,6 +362,9 @@ mod tests {
         assert!(!super::size_text("512") && !super::size_text("M") && !super::size_text("1.G"));
         assert!(super::ssh_key_name("rsa_private") && !super::ssh_key_name("rsa_secret"));
         let keys: Vec<&str> = super::TOP.iter().map(|(k, _)| *k).collect();
-        assert!(keys.iter().all(|k| crate::config::known_keys::is_known(k)), "{keys:?}");
+        assert!(
+            keys.iter().all(|k| crate::config::known_keys::is_known(k)),
+            "{keys:?}"
+        );
     }
 }

@@ -65,10 +65,7 @@ const USER_FIELDS: &[(&str, Shape)] = &[
             Deprecated(&Bool, "use a sudo rule string, or leave sudo out"),
         ]),
     ),
-    (
-        "uid",
-        OneOf(&[Int, Deprecated(&Str, "use an integer uid")]),
-    ),
+    ("uid", OneOf(&[Int, Deprecated(&Str, "use an integer uid")])),
 ];
 
 /// `users`: a comma-separated string, a list of names, argv-like lists or mappings, or a

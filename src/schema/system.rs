@@ -38,7 +38,10 @@ pub fn documents(root: &Root) -> Vec<Found> {
         .filter_map(|p| read(root, p, Kind::ImageConfig))
         .collect();
     let inst = format!("{CLOUD_LIB}/instance");
-    for (what, file) in [("user-data", "user-data.txt"), ("vendor-data", "vendor-data.txt")] {
+    for (what, file) in [
+        ("user-data", "user-data.txt"),
+        ("vendor-data", "vendor-data.txt"),
+    ] {
         let path = format!("{inst}/{file}");
         match read(root, &path, Kind::UserData) {
             Some(Found::Doc { text, .. }) if !text.starts_with(super::HEADER) => {
@@ -57,7 +60,9 @@ pub fn documents(root: &Root) -> Vec<Found> {
 /// User-data that is not `#cloud-config` at its top, handled as cloud-init handles it.
 fn not_cloud_config(root: &Root, what: &str, path: &str, text: &str, inst: &str) -> Found {
     if text.starts_with("#!") {
-        return Found::Note(format!("{what} at {path} is a script: no cloud-config to check"));
+        return Found::Note(format!(
+            "{what} at {path} is a script: no cloud-config to check"
+        ));
     }
     // Only user-data's cloud-config is kept apart at boot.
     let extracted = format!("{inst}/cloud-config.txt");

@@ -17,12 +17,21 @@ fn shapes_and_lines() {
         ("#cloud-config\nruncmd: [ls]\n", &[]),
         ("#cloud-config\nruncmd: []\n", &["runcmd 2"]),
         ("#cloud-config\nresize_rootfs: true\n", &[]),
-        ("#cloud-config\nresize_rootfs: 'yes'\n", &["resize_rootfs 2"]),
-        ("#cloud-config\nusers: [{name: a, bogus: 1}]\n", &["users.0.bogus 2"]),
+        (
+            "#cloud-config\nresize_rootfs: 'yes'\n",
+            &["resize_rootfs 2"],
+        ),
+        (
+            "#cloud-config\nusers: [{name: a, bogus: 1}]\n",
+            &["users.0.bogus 2"],
+        ),
         ("#cloud-config\nusers: [{name: a, uid: 5}]\n", &[]),
         ("#cloud-config\nswap: {size: 1.5G}\n", &[]),
         ("#cloud-config\nswap: {size: lots}\n", &["swap.size 2"]),
-        ("#cloud-config\nmanage_etc_hosts: template\n", &["manage_etc_hosts 2"]),
+        (
+            "#cloud-config\nmanage_etc_hosts: template\n",
+            &["manage_etc_hosts 2"],
+        ),
         ("#cloud-config\nfoo: 1\n", &["foo 2"]),
         ("#cloud-config\n", &["format-l1.c1 1"]),
         ("#cloud-config\n7\n", &["format-l1.c1 1"]),
@@ -40,5 +49,8 @@ fn a_deprecated_form_is_valid_with_a_deprecation() {
         &Limits::default(),
     );
     assert!(report.is_valid());
-    assert_eq!(report.problems[0].severity, crate::error::Severity::Deprecated);
+    assert_eq!(
+        report.problems[0].severity,
+        crate::error::Severity::Deprecated
+    );
 }
