@@ -179,21 +179,18 @@ pub fn describe(shape: &Shape) -> String {
         Shape::Bool => "true or false".into(),
         Shape::Int => "an integer".into(),
         Shape::Null => "empty".into(),
-        Shape::Lit(lits) => {
-            let words: Vec<String> = lits
-                .iter()
-                .map(|l| match l {
-                    Lit::S(s) => format!("'{s}'"),
-                    Lit::B(b) => b.to_string(),
-                })
-                .collect();
-            format!("one of {}", words.join(", "))
-        }
+        Shape::Lit(lits) => describe_lits(lits.iter().collect()),
         Shape::List { .. } => "a list".into(),
         Shape::Map(_) | Shape::Dict(_) => "a mapping".into(),
         Shape::OneOf(alts) => {
+            // Literal alternatives make one list: `one of 'auto', 'off', false`.
+            let lits: Vec<&Lit> = alts.iter().flat_map(literals).collect();
             let mut words: Vec<String> = Vec::new();
-            for w in alts.iter().map(describe) {
+            if !lits.is_empty() {
+                words.push(describe_lits(lits));
+            }
+            for alt in alts.iter().filter(|a| literals(a).is_empty()) {
+                let w = describe(alt);
                 if !words.contains(&w) {
                     words.push(w);
                 }
@@ -203,4 +200,24 @@ pub fn describe(shape: &Shape) -> String {
         Shape::Deprecated(inner, _) => describe(inner),
         Shape::Pattern(_, what) | Shape::Named(_, what) => (*what).into(),
     }
+}
+
+/// The literal values a shape is made of, if it is only literals.
+fn literals(shape: &Shape) -> Vec<&Lit> {
+    match shape {
+        Shape::Lit(lits) => lits.iter().collect(),
+        Shape::Deprecated(inner, _) => literals(inner),
+        _ => Vec::new(),
+    }
+}
+
+fn describe_lits(lits: Vec<&Lit>) -> String {
+    let words: Vec<String> = lits
+        .iter()
+        .map(|l| match l {
+            Lit::S(s) => format!("'{s}'"),
+            Lit::B(b) => b.to_string(),
+        })
+        .collect();
+    format!("one of {}", words.join(", "))
 }
