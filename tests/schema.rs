@@ -200,6 +200,34 @@ fn runner_hands_over_and_prints_key_line_message() {
     }
     let (code, _, _) = run(Command::new(initrd()).args(["schema"]));
     assert_eq!(code, 2);
+
+    // Called as cloud-init, the runner answers the same.
+    let alias = dir.join("cloud-init");
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_ember"), &alias).unwrap();
+    let (code, out, _) = run(Command::new(&alias)
+        .env("EMBER_INITRD", initrd())
+        .args(["schema", "--config-file"])
+        .arg(&good));
+    assert_eq!(
+        (code, out),
+        (0, format!("Valid schema {}\n", good.display()))
+    );
+}
+
+#[test]
+fn annotate_hides_secrets_of_a_document_that_does_not_parse() {
+    let f = scratch("annotate-broken").join("u.yaml");
+    std::fs::write(
+        &f,
+        "#cloud-config\nusers:\n  - name: bob\n    passwd: TOPSECRET4\n  [\n",
+    )
+    .unwrap();
+    let (code, out, _) = run(Command::new(initrd())
+        .args(["schema", "--annotate", "-c"])
+        .arg(&f));
+    assert_eq!(code, 1);
+    assert!(!out.contains("TOPSECRET"), "{out}");
+    assert!(out.contains("# E1: format-l"), "{out}");
 }
 
 #[test]
