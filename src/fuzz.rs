@@ -42,9 +42,19 @@ pub fn cmdline(data: &[u8]) {
     let _ = crate::network::parse("fuzz", crate::network::Input::Cmdline(&params));
 }
 
-/// A cloud-config document: YAML 1.1 under the default budgets.
+/// A cloud-config document: YAML 1.1 under the default budgets, then `schema`'s checks and
+/// its annotated copy, as user-data and as image config.
 pub fn cloud_config(data: &[u8]) {
-    let _ = crate::yaml::parse(&String::from_utf8_lossy(data), &Limits::default());
+    let text = String::from_utf8_lossy(data);
+    let limits = Limits::default();
+    let _ = crate::yaml::parse(&text, &limits);
+    for kind in [
+        crate::schema::Kind::UserData,
+        crate::schema::Kind::ImageConfig,
+    ] {
+        let report = crate::schema::check(&text, kind, &limits);
+        let _ = crate::schema::annotate::annotate(&text, &report, &limits);
+    }
 }
 
 struct NoUrls;

@@ -24,6 +24,7 @@ pub mod plan;
 pub mod redact;
 pub mod root;
 pub mod runner;
+pub mod schema;
 pub mod secret;
 pub mod seedfs;
 pub mod stages;

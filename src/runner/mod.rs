@@ -13,6 +13,7 @@ mod modules;
 mod net_convert;
 mod output;
 mod query;
+mod schema;
 mod single;
 mod stage_cmd;
 mod status_cmd;
@@ -174,8 +175,13 @@ const COMMANDS: &[Command] = &[
         run: net_convert::run,
     },
     Command {
+        name: "schema",
+        summary: "validate cloud-config: --config-file F | --system [--annotate]",
+        run: schema::run,
+    },
+    Command {
         name: "devel",
-        summary: "devel net-convert: cloud-init's spelling of net-convert",
+        summary: "devel net-convert | schema: cloud-init's older spellings",
         run: net_convert::devel,
     },
     Command {
@@ -204,7 +210,7 @@ fn usage(prog: &str) -> String {
          --run DIR     runtime directory holding ember/ and cloud-init/ (default /run)\n\n\
          exit codes:\n  \
          0  success (status: done, running, not started or disabled)\n  \
-         1  error (a stage failed or died, a key is missing, a file is unreadable, --wait timed out)\n  \
+         1  error (a stage failed or died, a key is missing, a file unreadable or invalid, --wait timed out)\n  \
          2  recoverable errors (status: degraded), or a bad command line\n",
     );
     s

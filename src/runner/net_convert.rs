@@ -1,6 +1,7 @@
 //! `ember net-convert` (and cloud-init's `devel net-convert`): the network parsers and
 //! renderers live in ember-initrd, which the runner does not link, so the runner hands the
-//! command to it: `$EMBER_INITRD`, else the copy the initramfs integrations install.
+//! command to it: `$EMBER_INITRD`, else the copy the initramfs integrations install. `schema`
+//! is handed over the same way (see `schema.rs`).
 
 use super::{CliError, Ctx};
 use std::ffi::OsString;
@@ -12,31 +13,38 @@ const INSTALLED: &str = "/usr/lib/ember/ember-initrd";
 
 pub fn run(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> {
     let args: Vec<OsString> = parser.raw_args()?.collect();
-    exec_initrd(ctx, args)
+    exec_initrd(ctx, "net-convert", args)
 }
 
-/// `devel net-convert …`, the only `devel` command ember answers.
+/// `devel net-convert …` and `devel schema …`, the `devel` commands ember answers.
 pub fn devel(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> {
     let mut args: Vec<OsString> = parser.raw_args()?.collect();
-    if args.first().and_then(|a| a.to_str()) != Some("net-convert") {
-        return Err(CliError::Usage(
-            "devel: the only command is net-convert".into(),
-        ));
+    match args.first().and_then(|a| a.to_str()) {
+        Some("net-convert") => {
+            args.remove(0);
+            exec_initrd(ctx, "net-convert", args)
+        }
+        Some("schema") => {
+            args.remove(0);
+            super::schema::exec(ctx, args)
+        }
+        _ => Err(CliError::Usage(
+            "devel: the commands are net-convert and schema".into(),
+        )),
     }
-    args.remove(0);
-    exec_initrd(ctx, args)
 }
 
-fn exec_initrd(ctx: &Ctx, args: Vec<OsString>) -> Result<i32, CliError> {
+/// Replaces this process with `ember-initrd COMMAND ARGS`; returns only if that failed.
+pub(super) fn exec_initrd(ctx: &Ctx, command: &str, args: Vec<OsString>) -> Result<i32, CliError> {
     let binary = std::env::var_os("EMBER_INITRD")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(INSTALLED));
     let err = std::process::Command::new(&binary)
-        .arg("net-convert")
+        .arg(command)
         .args(args)
         .exec();
     Err(CliError::Failed(format!(
-        "{} net-convert runs {} (the binary with the network parsers), which could not be started: {err}; install it or set EMBER_INITRD",
+        "{} {command} runs {} (the binary with the parsers), which could not be started: {err}; install it or set EMBER_INITRD",
         ctx.prog,
         binary.display()
     )))

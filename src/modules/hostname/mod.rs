@@ -6,7 +6,7 @@
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#set-hostname>
 
 mod etc_hosts;
-mod names;
+pub(crate) mod names;
 mod system;
 
 pub use etc_hosts::UpdateEtcHosts;

@@ -1,0 +1,173 @@
+//! `schema`: validates a cloud-config document against ember's model, as `cloud-init schema`
+//! does, and reports every problem with its key path and line. The shapes come from one table
+//! (`rules`); then the modules' own readers (write_files, users and groups, hostnames) check
+//! what they would refuse at boot, so `schema` and the boot say the same things. It reads and
+//! reports only: nothing is applied.
+
+pub mod annotate;
+pub mod cli;
+mod modules_check;
+mod rules;
+mod rules_users;
+mod shape;
+mod system;
+
+use crate::config::known_keys;
+use crate::error::Severity;
+use crate::limits::Limits;
+use crate::yaml;
+
+/// The first line a user-data cloud-config starts with.
+pub const HEADER: &str = "#cloud-config";
+
+/// One problem: where (key path, line) and what; never the value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Problem {
+    pub severity: Severity,
+    /// Dotted key path (`write_files.2.permissions`); cloud-init's `format-l1.c1` for problems
+    /// of the document itself.
+    pub key: String,
+    pub line: Option<u32>,
+    pub message: String,
+}
+
+impl Problem {
+    pub fn error(key: &str, message: impl Into<String>) -> Problem {
+        Problem::new(Severity::Error, key, message)
+    }
+    pub fn warning(key: &str, message: impl Into<String>) -> Problem {
+        Problem::new(Severity::Warning, key, message)
+    }
+    pub fn deprecated(key: &str, message: impl Into<String>) -> Problem {
+        Problem::new(Severity::Deprecated, key, message)
+    }
+    fn new(severity: Severity, key: &str, message: impl Into<String>) -> Problem {
+        Problem {
+            severity,
+            key: key.to_string(),
+            line: None,
+            message: message.into(),
+        }
+    }
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+/// What a document needs to be read as cloud-config.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// User-data or vendor-data: must start with `#cloud-config`, as cloud-init requires.
+    UserData,
+    /// /etc/cloud/cloud.cfg and cloud.cfg.d: plain YAML, no header.
+    ImageConfig,
+}
+
+/// Every problem of one document, in line order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Report {
+    pub problems: Vec<Problem>,
+}
+
+impl Report {
+    pub fn is_valid(&self) -> bool {
+        !self.problems.iter().any(Problem::is_error)
+    }
+}
+
+/// Checks one document.
+pub fn check(text: &str, kind: Kind, limits: &Limits) -> Report {
+    let mut problems = Vec::new();
+    if kind == Kind::UserData && !text.starts_with(HEADER) {
+        let mut p = Problem::error("format-l1.c1", format!("needs to begin with \"{HEADER}\""));
+        p.line = Some(1);
+        return Report { problems: vec![p] };
+    }
+    let doc = match yaml::parse(text, limits) {
+        Ok(doc) => doc,
+        Err(e) => {
+            let key = format!("format-l{}.c{}", e.line, e.column);
+            let mut p = Problem::error(&key, format!("is not valid YAML: {}", e.message));
+            if let Some(budget) = e.budget {
+                p.message.push_str(&format!(" (budget {budget})"));
+            }
+            p.line = (e.line > 0).then_some(e.line);
+            return Report { problems: vec![p] };
+        }
+    };
+    match &doc.value {
+        serde_json::Value::Object(map) => {
+            for (key, value) in map {
+                check_key(key, value, &doc.value, &mut problems);
+            }
+        }
+        // A comment-only image config file is common and harmless; empty user-data is refused
+        // by cloud-init's schema ("not a YAML dict").
+        serde_json::Value::Null if kind == Kind::ImageConfig => {}
+        _ => {
+            let mut p = Problem::error("format-l1.c1", "must be a mapping of keys");
+            p.line = Some(1);
+            problems.push(p);
+        }
+    }
+    for p in &mut problems {
+        if p.line.is_none() {
+            p.line = line_of(&doc, &p.key);
+        }
+    }
+    problems.sort_by_key(|p| (p.line.unwrap_or(0), p.severity != Severity::Error));
+    // The table and a module's reader may both note one deprecation.
+    let mut seen = std::collections::BTreeSet::new();
+    problems.retain(|p| seen.insert((p.key.clone(), p.line, p.severity as u8)));
+    Report { problems }
+}
+
+/// One top-level key: known? its shape; then what its module would refuse.
+fn check_key(
+    key: &str,
+    value: &serde_json::Value,
+    cfg: &serde_json::Value,
+    out: &mut Vec<Problem>,
+) {
+    if !known_keys::is_known(key) {
+        out.push(Problem::warning(key, "unknown cloud-config key, ignored"));
+        return;
+    }
+    if known_keys::is_unsupported(key) {
+        out.push(Problem::warning(
+            key,
+            "no ember module handles this key yet: not checked, ignored at boot",
+        ));
+        return;
+    }
+    let Some(shape) = rules::shape_of(key) else {
+        return;
+    };
+    let before = out.len();
+    shape::check(value, shape, key, out);
+    if let serde_json::Value::Object(map) = value {
+        for name in map.keys() {
+            if let Some(why) = rules::key_name_ok(key, name) {
+                out.push(Problem::error(&format!("{key}.{name}"), why));
+            }
+        }
+    }
+    // The module's reader runs only on a well-shaped value, so a problem is reported once.
+    if !out[before..].iter().any(Problem::is_error) {
+        modules_check::check(key, cfg, out);
+    }
+}
+
+/// The line of `key`, else of the nearest parent that has one.
+fn line_of(doc: &yaml::Doc, key: &str) -> Option<u32> {
+    let mut path = key;
+    loop {
+        if let Some(line) = doc.line_of(path) {
+            return Some(line);
+        }
+        path = &path[..path.rfind('.')?];
+    }
+}
+
+#[cfg(test)]
+mod tests;

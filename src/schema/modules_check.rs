@@ -1,0 +1,78 @@
+//! What the boot's modules would refuse in a well-shaped value, found with the modules' own
+//! readers (write_files' permissions and encodings, the users module's user and group specs,
+//! the hostname rules), so `schema` reports what the boot would report.
+
+use super::Problem;
+use crate::error::Diag;
+use crate::modules::hostname::names::invalid_reason;
+use crate::modules::users::spec;
+use crate::modules::write_files::{decode::Encoding, perms};
+use serde_json::Value;
+
+pub fn check(key: &str, cfg: &Value, out: &mut Vec<Problem>) {
+    match key {
+        "write_files" => write_files(cfg, out),
+        "users" | "user" => {
+            let mut diags = Vec::new();
+            spec::users(cfg, &mut diags);
+            add_diags(diags, out);
+        }
+        "groups" => {
+            let mut diags = Vec::new();
+            spec::groups(cfg, &mut diags);
+            add_diags(diags, out);
+        }
+        "hostname" | "fqdn" => {
+            if let Some(why) = cfg
+                .get(key)
+                .and_then(Value::as_str)
+                .and_then(invalid_reason)
+            {
+                out.push(Problem::error(key, format!("not a valid host name: {why}")));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The module's diagnostics as problems, less those that depend on the machine (the image's
+/// default user), which a check of one file cannot know.
+fn add_diags(diags: Vec<Diag>, out: &mut Vec<Problem>) {
+    for d in diags {
+        if d.code == "no-default-user" {
+            continue;
+        }
+        let key = d.key.unwrap_or_default();
+        out.push(Problem {
+            severity: d.severity,
+            key,
+            line: d.line,
+            message: d.message,
+        });
+    }
+}
+
+fn write_files(cfg: &Value, out: &mut Vec<Problem>) {
+    let Some(items) = cfg.get("write_files").and_then(Value::as_array) else {
+        return;
+    };
+    for (i, item) in items.iter().enumerate() {
+        let key = format!("write_files.{i}");
+        if item
+            .get("path")
+            .and_then(Value::as_str)
+            .is_some_and(|p| !p.starts_with('/'))
+        {
+            let msg = "must be an absolute path (ember refuses a relative one)";
+            out.push(Problem::error(&format!("{key}.path"), msg));
+        }
+        if let Err(e) = perms::parse(item.get("permissions")) {
+            out.push(Problem::error(&format!("{key}.permissions"), e.message()));
+        }
+        let encoding = item.get("encoding").and_then(Value::as_str).unwrap_or("");
+        if Encoding::parse(encoding).is_err() {
+            let msg = "is not an encoding cloud-init knows";
+            out.push(Problem::error(&format!("{key}.encoding"), msg));
+        }
+    }
+}

@@ -1,0 +1,56 @@
+//! The checker on small inline cases: (document, expected `key line` of each problem).
+
+use super::{check, Kind};
+use crate::limits::Limits;
+
+fn problems(text: &str) -> Vec<String> {
+    check(text, Kind::UserData, &Limits::default())
+        .problems
+        .iter()
+        .map(|p| format!("{} {}", p.key, p.line.unwrap_or(0)))
+        .collect()
+}
+
+#[test]
+fn shapes_and_lines() {
+    let cases: &[(&str, &[&str])] = &[
+        ("#cloud-config\nruncmd: [ls]\n", &[]),
+        ("#cloud-config\nruncmd: []\n", &["runcmd 2"]),
+        ("#cloud-config\nresize_rootfs: true\n", &[]),
+        (
+            "#cloud-config\nresize_rootfs: 'yes'\n",
+            &["resize_rootfs 2"],
+        ),
+        (
+            "#cloud-config\nusers: [{name: a, bogus: 1}]\n",
+            &["users.0.bogus 2"],
+        ),
+        ("#cloud-config\nusers: [{name: a, uid: 5}]\n", &[]),
+        ("#cloud-config\nswap: {size: 1.5G}\n", &[]),
+        ("#cloud-config\nswap: {size: lots}\n", &["swap.size 2"]),
+        (
+            "#cloud-config\nmanage_etc_hosts: template\n",
+            &["manage_etc_hosts 2"],
+        ),
+        ("#cloud-config\nfoo: 1\n", &["foo 2"]),
+        ("#cloud-config\n", &["format-l1.c1 1"]),
+        ("#cloud-config\n7\n", &["format-l1.c1 1"]),
+    ];
+    for (text, want) in cases {
+        assert_eq!(problems(text), *want, "{text:?}");
+    }
+}
+
+#[test]
+fn a_deprecated_form_is_valid_with_a_deprecation() {
+    let report = check(
+        "#cloud-config\ngrowpart: {mode: false}\n",
+        Kind::UserData,
+        &Limits::default(),
+    );
+    assert!(report.is_valid());
+    assert_eq!(
+        report.problems[0].severity,
+        crate::error::Severity::Deprecated
+    );
+}
