@@ -173,7 +173,6 @@ fn ten_megabytes_that_are_not_http_are_refused() {
 /// only"): EC2 user-data over `file_bytes` is left out with its error and the instance is
 /// still provisioned from the rest of the metadata, as NoCloud and OpenStack do.
 #[test]
-#[ignore = "bug: src/datasource/ec2_imds.rs fails the whole datasource when user-data exceeds file_bytes"]
 fn ec2_user_data_over_budget_leaves_the_rest_provisioned() {
     let server = ec2::start();
     let big = vec![b'#'; 2 << 20];

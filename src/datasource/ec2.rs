@@ -193,7 +193,14 @@ fn read_from(ctx: &Ctx, imds: &mut Imds, data: &mut InstanceData) -> Result<(), 
     if !keys.is_empty() {
         md.insert("public-keys".into(), Value::Object(keys));
     }
-    data.user_data = imds.get("latest/user-data")?.map(Secret::new);
+    // Over budget, user-data alone is left out (RELIABILITY rule 8): the rest provisions.
+    data.user_data = match imds.get("latest/user-data") {
+        Err(e @ ec2_imds::Error::TooLarge { .. }) => {
+            data.diags.push(e.diag());
+            None
+        }
+        other => other?.map(Secret::new),
+    };
     let macs = nics(imds)?;
     if !macs.is_empty() {
         let full = settings(ctx)
