@@ -55,7 +55,10 @@ pub fn report(fetcher: &Fetcher, base: &str, health: &Health, reads: &mut u32) -
         .map(|(n, v)| (n.to_string(), v.to_string()))
         .collect();
     let xml = send(fetcher, "GET", &goal_url, &headers, &[], reads)?;
-    let goal = parse_goal_state(&xml).map_err(|d| d.file(redact_url(&goal_url)))?;
+    let goal = parse_goal_state(&xml).map_err(|d| {
+        let message = format!("the goal state: {}", d.message);
+        Diag { message, ..d }.file(redact_url(&goal_url))
+    })?;
     let body = health_document(&goal, health);
     headers.push(("Content-Type".into(), "text/xml; charset=utf-8".into()));
     let health_url = format!("{base}/machine?comp=health");
