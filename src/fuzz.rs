@@ -152,7 +152,10 @@ pub fn ovf_env(data: &[u8]) {
         let description = String::from_utf8_lossy(data).into_owned();
         for health in [wire::Health::Ready, wire::Health::NotReady { description }] {
             let doc = wire::health_document(&goal, &health);
-            assert!(roxmltree::Document::parse(&doc).is_ok(), "a malformed report");
+            assert!(
+                roxmltree::Document::parse(&doc).is_ok(),
+                "a malformed report"
+            );
         }
     }
 }
