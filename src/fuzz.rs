@@ -23,6 +23,7 @@ pub const TARGETS: &[Target] = &[
     ("seedfs", seedfs),
     ("disk_table", disk_table),
     ("dhcp_packet", crate::network::ephemeral::packet::fuzz),
+    ("ovf_env", ovf_env),
 ];
 
 /// The kernel command line and everything ember reads from it.
@@ -142,6 +143,29 @@ pub fn disk_table(data: &[u8]) {
             for p in parts.iter().take(4) {
                 let _ = table::grow(&mut disk, p.number);
             }
+        }
+    }
+}
+
+/// Azure's XML: ovf-env.xml parsed and sanitized (the copy must parse again, with no
+/// password), and the wireserver's goal state with the health report made from it.
+pub fn ovf_env(data: &[u8]) {
+    use crate::datasource::{azure_ovf, azure_wireserver as wire};
+    let _ = azure_ovf::parse(data);
+    if let Ok(clean) = azure_ovf::sanitize(data) {
+        assert!(azure_ovf::sanitize(&clean).is_ok_and(|again| again == clean));
+        if let Ok(ovf) = azure_ovf::parse(&clean) {
+            assert!(ovf.password.is_none(), "sanitize left a password");
+        }
+    }
+    if let Ok(goal) = wire::parse_goal_state(data) {
+        let description = String::from_utf8_lossy(data).into_owned();
+        for health in [wire::Health::Ready, wire::Health::NotReady { description }] {
+            let doc = wire::health_document(&goal, &health);
+            assert!(
+                roxmltree::Document::parse(&doc).is_ok(),
+                "a malformed report"
+            );
         }
     }
 }

@@ -1,6 +1,8 @@
 //! Datasources: one file each behind one small trait that finds evidence and returns data,
 //! never writes. The table maps names to them; adding a cloud is a file and a row.
 
+pub mod azure_ovf;
+pub mod azure_wireserver;
 pub mod digitalocean;
 mod digitalocean_network;
 pub mod ec2;

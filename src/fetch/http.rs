@@ -1,4 +1,4 @@
-//! A small blocking HTTP/1.1 client: GET (and body-less PUT) over TCP or rustls, one connection per request
+//! A small blocking HTTP/1.1 client: GET, PUT and POST (with a body and its Content-Length) over TCP or rustls, one connection per request
 //! (`Connection: close`), a deadline over connect, TLS, request and every read, a body cap,
 //! bounded response heads; redirects only when no request headers are sent, or (for
 //! `exchange`, which reports every status) within the same origin.
@@ -236,7 +236,7 @@ pub(super) fn get(
 ) -> Result<Vec<u8>, Error> {
     let mut url = Url::parse(url)?;
     for _ in 0..=MAX_REDIRECTS {
-        let (head, mut stream) = send("GET", &url, headers, deadline, tls)?;
+        let (head, mut stream) = send("GET", &url, headers, &[], deadline, tls)?;
         match head.status {
             200..=299 => return read_body(&mut stream, &head, max_bytes),
             301 | 302 | 303 | 307 | 308 if headers.is_empty() => {
@@ -257,26 +257,33 @@ pub(super) fn get(
 /// Response headers, names lowercased.
 pub(super) type Headers = Vec<(String, String)>;
 
+/// What `exchange` sends: method, URL, headers and a body (empty for none).
+pub(super) struct Outgoing<'a> {
+    pub method: &'a str,
+    pub url: &'a str,
+    pub headers: &'a [(String, String)],
+    pub body: &'a [u8],
+}
+
 /// One request whose every final status is an answer: `(status, headers, body)`, the body
-/// read (within `max_bytes`) only for 2xx, header names lowercased. Redirects are followed only within the same origin (scheme,
-/// host and port), so the headers, often a token, never reach another host.
+/// read (within `max_bytes`) only for 2xx, header names lowercased. Redirects are followed
+/// only within the same origin (scheme, host and port), so the headers, often a token, never
+/// reach another host, and never for a request with a body (a redirect is its answer).
 pub(super) fn exchange(
-    method: &str,
-    url: &str,
-    headers: &[(String, String)],
+    out: &Outgoing,
     max_bytes: u64,
     deadline: Instant,
     tls: &dyn Fn() -> Result<Arc<rustls::ClientConfig>, String>,
 ) -> Result<(u16, Headers, Vec<u8>), Error> {
-    let mut url = Url::parse(url)?;
+    let mut url = Url::parse(out.url)?;
     for _ in 0..=MAX_REDIRECTS {
-        let (head, mut stream) = send(method, &url, headers, deadline, tls)?;
+        let (head, mut stream) = send(out.method, &url, out.headers, out.body, deadline, tls)?;
         match head.status {
             200..=299 => {
                 let body = read_body(&mut stream, &head, max_bytes)?;
                 return Ok((head.status, head.headers, body));
             }
-            301 | 302 | 303 | 307 | 308 => {
+            301 | 302 | 303 | 307 | 308 if out.body.is_empty() => {
                 let next = url.redirect(location(&head)?)?;
                 if (next.tls, &next.host, next.port) != (url.tls, &url.host, url.port) {
                     return Err(failed("redirect to another host refused"));
@@ -294,17 +301,19 @@ fn location(head: &Head) -> Result<&str, Error> {
         .ok_or_else(|| failed(format!("HTTP status {} without a Location", head.status)))
 }
 
-/// Sends one request and reads the response head.
+/// Sends one request (head, then `body`) and reads the response head.
 fn send(
     method: &str,
     url: &Url,
     headers: &[(String, String)],
+    body: &[u8],
     deadline: Instant,
     tls: &dyn Fn() -> Result<Arc<rustls::ClientConfig>, String>,
 ) -> Result<(Head, BufReader<Box<dyn Stream>>), Error> {
-    let req = request(method, url, headers)?;
+    let req = request(method, url, headers, body.len())?;
     let mut stream = BufReader::new(connect(url, deadline, tls)?);
     stream.get_mut().write_all(&req)?;
+    stream.get_mut().write_all(body)?;
     stream.get_mut().flush()?;
     let head = read_head(&mut stream)?;
     Ok((head, stream))
@@ -402,12 +411,13 @@ pub(super) fn tls_config(
     Ok(Arc::new(config))
 }
 
-/// The request head. Header names must be tokens and values free of line breaks; the
-/// caller's `User-Agent`, `Accept` or `Authorization` replace ember's.
+/// The request head for a body of `body_len` bytes. Header names must be tokens and values
+/// free of line breaks; the caller's `User-Agent`, `Accept` or `Authorization` replace ember's.
 pub(super) fn request(
     method: &str,
     url: &Url,
     headers: &[(String, String)],
+    body_len: usize,
 ) -> Result<Vec<u8>, Error> {
     let token = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
     let mut out = format!(
@@ -426,9 +436,9 @@ pub(super) fn request(
         out.push_str(&format!("Authorization: Basic {auth}\r\n"));
     }
     out.push_str("Connection: close\r\n");
-    if method != "GET" {
-        // Requests here carry no body; a PUT or POST still says so.
-        out.push_str("Content-Length: 0\r\n");
+    if method != "GET" || body_len > 0 {
+        // A PUT or POST says how long its body is, even when it has none.
+        out.push_str(&format!("Content-Length: {body_len}\r\n"));
     }
     for (name, value) in headers {
         if name.is_empty()

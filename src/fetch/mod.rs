@@ -149,6 +149,41 @@ impl Fetcher {
         headers: &[(String, String)],
         max_bytes: u64,
     ) -> Result<(Response, Vec<(String, String)>), FetchError> {
+        let out = http::Outgoing {
+            method,
+            url,
+            headers,
+            body: &[],
+        };
+        self.exchange(&out, max_bytes)
+    }
+
+    /// `request` sending `body` with its `Content-Length` (the caller gives `Content-Type`):
+    /// the wireserver's health report. A redirect is not followed but answered, since the body
+    /// is not for another place.
+    pub fn request_with_body(
+        &self,
+        method: &str,
+        url: &str,
+        headers: &[(String, String)],
+        body: &[u8],
+        max_bytes: u64,
+    ) -> Result<Response, FetchError> {
+        let out = http::Outgoing {
+            method,
+            url,
+            headers,
+            body,
+        };
+        self.exchange(&out, max_bytes).map(|(r, _)| r)
+    }
+
+    fn exchange(
+        &self,
+        out: &http::Outgoing,
+        max_bytes: u64,
+    ) -> Result<(Response, Vec<(String, String)>), FetchError> {
+        let url = out.url;
         if !(url.starts_with("http://") || url.starts_with("https://")) {
             return Err(FetchError::Unsupported { url: url.into() });
         }
@@ -162,7 +197,7 @@ impl Fetcher {
                 .clone()
         };
         let deadline = Instant::now() + self.request_timeout.min(left);
-        match http::exchange(method, url, headers, max_bytes, deadline, &tls) {
+        match http::exchange(out, max_bytes, deadline, &tls) {
             Ok((status, got, body)) => Ok((Response { status, body }, got)),
             Err(http::Error::TooLarge) => Err(FetchError::TooLarge {
                 url: url.into(),

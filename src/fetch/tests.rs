@@ -96,13 +96,13 @@ fn redirect_locations_resolve_against_the_base() {
 fn requests_carry_the_defaults_and_refuse_injection() {
     let u = url("http://me:secret@10.0.0.1:8080/p?q");
     let h = |n: &str, v: &str| vec![(n.to_string(), v.to_string())];
-    let req = String::from_utf8(http::request("GET", &u, &h("X-Token", "t")).unwrap()).unwrap();
+    let req = String::from_utf8(http::request("GET", &u, &h("X-Token", "t"), 0).unwrap()).unwrap();
     assert_eq!(
         req,
         "GET /p?q HTTP/1.1\r\nHost: 10.0.0.1:8080\r\nUser-Agent: ember\r\nAccept: */*\r\n\
          Authorization: Basic bWU6c2VjcmV0\r\nConnection: close\r\nX-Token: t\r\n\r\n"
     );
-    let req = http::request("GET", &url("http://h/"), &h("accept", "text/plain")).unwrap();
+    let req = http::request("GET", &url("http://h/"), &h("accept", "text/plain"), 0).unwrap();
     let req = String::from_utf8(req).unwrap();
     assert!(!req.contains("Accept: */*") && req.contains("accept: text/plain"));
     for (n, v) in [
@@ -114,7 +114,7 @@ fn requests_carry_the_defaults_and_refuse_injection() {
         ("Host", "other"),
         ("Content-Length", "1"),
     ] {
-        let reason = failed(http::request("GET", &u, &h(n, v)));
+        let reason = failed(http::request("GET", &u, &h(n, v), 0));
         assert!(
             !reason.contains('\n') && !reason.contains("Evil"),
             "{reason}"
@@ -348,4 +348,53 @@ fn a_slow_drip_server_cannot_hold_a_request_past_its_deadline() {
         assert!(took >= Duration::from_millis(300), "{took:?}");
         assert!(took < Duration::from_millis(900), "{took:?}");
     }
+}
+
+#[test]
+fn a_body_goes_with_its_length_and_is_not_redirected() {
+    let u = url("http://h/machine?comp=health");
+    let head = String::from_utf8(http::request("POST", &u, &[], 5).unwrap()).unwrap();
+    assert!(head.contains("\r\nContent-Length: 5\r\n"), "{head}");
+    let head = String::from_utf8(http::request("PUT", &u, &[], 0).unwrap()).unwrap();
+    assert!(head.contains("\r\nContent-Length: 0\r\n"), "{head}");
+    let head = String::from_utf8(http::request("GET", &u, &[], 0).unwrap()).unwrap();
+    assert!(!head.contains("Content-Length"), "{head}");
+
+    // A loopback server that reads the whole request, body by its length, and answers 307.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let (mut s, _) = listener.accept().unwrap();
+        let mut r = BufReader::new(s.try_clone().unwrap());
+        let (mut head, mut line) = (String::new(), String::new());
+        while r.read_line(&mut line).is_ok_and(|n| n > 2) {
+            head.push_str(&line);
+            line.clear();
+        }
+        let len: usize = head
+            .lines()
+            .find_map(|l| l.strip_prefix("Content-Length: "))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        let mut body = vec![0; len];
+        std::io::Read::read_exact(&mut r, &mut body).unwrap();
+        let _ = s.write_all(b"HTTP/1.1 307 Again\r\nLocation: /elsewhere\r\n\r\n");
+        let _ = tx.send((head, body));
+    });
+    let out = http::Outgoing {
+        method: "POST",
+        url: &format!("http://127.0.0.1:{port}/machine?comp=health"),
+        headers: &[("Content-Type".into(), "text/xml; charset=utf-8".into())],
+        body: b"<Health/>",
+    };
+    let (status, _, _) = http::exchange(&out, 10, soon(), &no_tls).unwrap();
+    assert_eq!(status, 307, "answered, not followed");
+    let (head, body) = rx.recv().unwrap();
+    assert!(
+        head.starts_with("POST /machine?comp=health HTTP/1.1\r\n"),
+        "{head}"
+    );
+    assert!(head.contains("Content-Length: 9\r\n") && head.contains("Content-Type: text/xml"));
+    assert_eq!(body, b"<Health/>");
 }
