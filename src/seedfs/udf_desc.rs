@@ -35,19 +35,31 @@ pub(crate) fn le64(b: &[u8], at: usize) -> u64 {
 
 /// CRC-ITU-T (polynomial 0x1021, initial value 0), as ECMA-167 7.2.6 defines the tag CRC.
 pub(crate) fn crc_itu(data: &[u8]) -> u16 {
-    let mut crc = 0u16;
-    for &byte in data {
-        crc ^= u16::from(byte) << 8;
-        for _ in 0..8 {
+    data.iter().fold(0u16, |crc, &byte| {
+        crc << 8 ^ CRC_TABLE[usize::from((crc >> 8) as u8 ^ byte)]
+    })
+}
+
+/// The CRC of each byte value, so a directory's entries cost a lookup per byte, not eight steps.
+const CRC_TABLE: [u16; 256] = {
+    let mut table = [0u16; 256];
+    let mut i = 0;
+    while i < 256 {
+        let mut crc = (i as u16) << 8;
+        let mut bit = 0;
+        while bit < 8 {
             crc = if crc & 0x8000 != 0 {
                 crc << 1 ^ 0x1021
             } else {
                 crc << 1
             };
+            bit += 1;
         }
+        table[i] = crc;
+        i += 1;
     }
-    crc
-}
+    table
+};
 
 fn checksum_ok(b: &[u8]) -> bool {
     let sum = b[..4]

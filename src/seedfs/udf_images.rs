@@ -50,16 +50,28 @@ pub(super) fn mkudffs(args: &[&str], blocks: u32) -> Option<Vec<u8>> {
     std::fs::read(path).ok()
 }
 
-/// An mkudffs image (UDF revision `rev`, `block`-byte blocks) holding `files()`.
+/// An mkudffs image (UDF revision `rev`, `block`-byte blocks) holding `files()` and, in its
+/// root, a deleted entry and `PADDING` more.
 pub(super) fn seed(rev: &str, block: u32, ads: Ads) -> Option<Vec<u8>> {
-    let blocks = (2 << 20) / block;
     let args = ["-m", "hd", "-r", rev, "-b", &block.to_string()].map(String::from);
-    let image = mkudffs(&args.each_ref().map(String::as_str), blocks)?;
+    let image = mkudffs(&args.each_ref().map(String::as_str), (2 << 20) / block)?;
+    Some(populate(image, block, ads, &files(), PADDING))
+}
+
+/// Writes `files` into an mkudffs image whose blocks are `block` bytes.
+pub(super) fn populate(
+    image: Vec<u8>,
+    block: u32,
+    ads: Ads,
+    files: &[(String, Vec<u8>)],
+    padding: usize,
+) -> Vec<u8> {
     let mut w = Writer::new(image, block as usize, ads);
-    let tree = w.tree(&files(), "");
+    let tree = w.tree(files, "");
     let root = w.root_lbn();
+    w.padding = padding;
     w.dir(&tree, root, root);
-    Some(w.image)
+    w.image
 }
 
 pub(super) fn le32(b: &[u8], at: usize) -> u32 {
@@ -105,6 +117,7 @@ struct Writer {
     next: u32,
     efe: bool,
     version: u16,
+    padding: usize,
 }
 
 impl Writer {
@@ -125,6 +138,7 @@ impl Writer {
             next: len / 2,
             efe: false,
             version,
+            padding: 0,
             image,
             block,
             ads,
@@ -189,7 +203,7 @@ impl Writer {
             first_file = first_file.or((chars == 0).then_some(child));
             fids.extend(fid(self.version, lbn, chars, name, child, self.block));
         }
-        if lbn == parent {
+        if lbn == parent && self.padding > 0 {
             let hidden = first_file.expect("a file in the root");
             // A deleted entry the reader must not show, then padding so the root spans blocks.
             fids.extend(fid(
@@ -200,7 +214,7 @@ impl Writer {
                 hidden,
                 self.block,
             ));
-            for i in 0..PADDING {
+            for i in 0..self.padding {
                 let name = format!("padding-entry-{i:02}");
                 fids.extend(fid(self.version, lbn, 0, &name, hidden, self.block));
             }

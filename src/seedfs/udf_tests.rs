@@ -265,3 +265,52 @@ fn truncated_volume_is_corrupt() {
     // Cut before the anchor at sector 256: no longer recognisable as UDF.
     assert_eq!(labels(&image[..256 * 2048]), None);
 }
+
+const FUZZ_SEED: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/fuzz/seeds/seedfs/azure-udf.img"
+);
+
+fn tiny_files() -> Vec<(String, Vec<u8>)> {
+    vec![
+        ("ovf-env.xml".into(), OVF.to_vec()),
+        ("meta-data".into(), b"instance-id: iid-udf\n".to_vec()),
+        ("dir/file".into(), b"nested\n".to_vec()),
+    ]
+}
+
+/// The fuzz seed: 120 blocks of 512 bytes, so its only anchors are at the end of the volume.
+/// Regenerate with `cargo test --lib write_udf_fuzz_seed -- --ignored`.
+#[test]
+#[ignore = "writes fuzz/seeds/seedfs/azure-udf.img"]
+fn write_udf_fuzz_seed() {
+    let args = [
+        "-m",
+        "hd",
+        "-r",
+        "0x0102",
+        "-b",
+        "512",
+        "--label=rd_rdfe_fuzz",
+    ];
+    let image = udf::mkudffs(&args, 120).expect("mkudffs installed");
+    let image = udf::populate(image, 512, Ads::Inline, &tiny_files(), 0);
+    std::fs::write(FUZZ_SEED, image).expect("write seed");
+}
+
+#[test]
+fn fuzz_seed_anchored_at_the_end() {
+    let image = std::fs::read(FUZZ_SEED).expect("fuzz seed");
+    assert!(image.len() < 256 * 512, "no anchor at sector 256");
+    assert_eq!(
+        labels(&image),
+        Some((FsKind::Udf, vec!["rd_rdfe_fuzz".to_string()]))
+    );
+    let mut fs = open(Cursor::new(image)).expect("open");
+    for (name, data) in tiny_files() {
+        assert_eq!(
+            fs.read_file(&name, MAX).expect("read").as_deref(),
+            Some(&data[..])
+        );
+    }
+}
