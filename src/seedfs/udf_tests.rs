@@ -133,13 +133,10 @@ fn virtual_and_sparable_partitions_are_unsupported() {
     }
 }
 
-#[test]
-fn metadata_partition_is_unsupported() {
-    // mkudffs cannot make a UDF 2.50 metadata partition: add its map to a plain volume.
-    let Some(mut image) = udf::mkudffs(&["-m", "hd", "-r", "0x0201", "-b", "2048"], 600) else {
-        return;
-    };
-    let main = udf::le32(&image, 256 * 2048 + 20) as usize;
+/// Replaces the volume's partition map by a type 1 and a UDF 2.50 metadata partition map,
+/// which mkudffs cannot make.
+fn add_metadata_map(image: &mut [u8]) {
+    let main = udf::le32(image, 256 * 2048 + 20) as usize;
     let lvd = (main..main + 16)
         .map(|s| s * 2048)
         .find(|&o| image[o..o + 2] == [6, 0])
@@ -152,7 +149,41 @@ fn metadata_partition_is_unsupported() {
     d[264..272].copy_from_slice(&[70, 0, 0, 0, 2, 0, 0, 0]);
     d[10..12].copy_from_slice(&(510u16 - 16).to_le_bytes());
     reseal(d);
+}
+
+#[test]
+fn metadata_partition_is_unsupported() {
+    let Some(mut image) = udf::mkudffs(&["-m", "hd", "-r", "0x0201", "-b", "2048"], 600) else {
+        return;
+    };
+    add_metadata_map(&mut image);
     expect_unsupported(image, "metadata partitions (UDF 2.50");
+}
+
+/// Makes a bridge disc of an mkudffs volume: an ISO9660 primary descriptor (label ISOLABEL,
+/// an empty root directory at sector 20) at sector 16, the UDF recognition sequence one sector
+/// on (CD001, then BEA01, NSR02, TEA01), as bridge discs have it.
+fn make_bridge(image: &mut [u8]) {
+    image.copy_within(16 * 2048..19 * 2048, 17 * 2048);
+    let root_record = |name: u8| {
+        let mut r = [0u8; 34];
+        r[0] = 34;
+        r[2..10].copy_from_slice(&[20, 0, 0, 0, 0, 0, 0, 20]);
+        r[10..18].copy_from_slice(&[0, 8, 0, 0, 0, 0, 8, 0]);
+        r[25] = 2;
+        r[32..34].copy_from_slice(&[1, name]);
+        r
+    };
+    let pvd = &mut image[16 * 2048..17 * 2048];
+    pvd.fill(0);
+    pvd[..7].copy_from_slice(b"\x01CD001\x01");
+    pvd[40..72].copy_from_slice(&[b' '; 32]);
+    pvd[40..48].copy_from_slice(b"ISOLABEL");
+    pvd[128..132].copy_from_slice(&[0, 8, 8, 0]);
+    pvd[156..190].copy_from_slice(&root_record(0));
+    let dir = &mut image[20 * 2048..21 * 2048];
+    dir[..34].copy_from_slice(&root_record(0));
+    dir[34..68].copy_from_slice(&root_record(1));
 }
 
 #[test]
@@ -160,14 +191,7 @@ fn bridge_disc_prefers_udf() {
     let Some(mut image) = udf::seed("0x0102", 2048, Ads::Inline) else {
         return;
     };
-    // Make room for an ISO9660 primary descriptor at sector 16: the UDF recognition sequence
-    // moves one sector on, as on a bridge disc (CD001, then BEA01, NSR02, TEA01).
-    image.copy_within(16 * 2048..19 * 2048, 17 * 2048);
-    let pvd = &mut image[16 * 2048..17 * 2048];
-    pvd.fill(0);
-    pvd[..7].copy_from_slice(b"\x01CD001\x01");
-    pvd[40..72].copy_from_slice(&[b' '; 32]);
-    pvd[40..48].copy_from_slice(b"ISOLABEL");
+    make_bridge(&mut image);
     let udf_labels = vec!["rd_rdfe_seed".to_string()];
     assert_eq!(labels(&image), Some((FsKind::Udf, udf_labels)));
     let mut fs = open(Cursor::new(image.clone())).expect("open");
@@ -175,6 +199,11 @@ fn bridge_disc_prefers_udf() {
         fs.read_file("ovf-env.xml", MAX).expect("ovf").as_deref(),
         Some(OVF)
     );
+    // A UDF side this reader refuses leaves the (here empty) ISO9660 side.
+    let mut refused = image.clone();
+    add_metadata_map(&mut refused);
+    let mut fs = open(Cursor::new(refused)).expect("open the ISO9660 side");
+    assert_eq!(fs.list_dir("").expect("ISO9660 root"), Vec::<String>::new());
     // Without BEA01 the UDF side is gone and the ISO9660 descriptor is what remains.
     image[17 * 2048 + 1] = b'X';
     assert_eq!(
