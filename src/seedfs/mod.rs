@@ -141,9 +141,9 @@ pub fn open<R: Read + Seek + 'static>(mut dev: R) -> Result<Box<dyn SeedFs>, See
             Ok(layout) => Ok(Box::new(udf::Udf::new(vol, layout)?)),
             // A bridge disc whose UDF side this reader refuses (a UDF 2.50 metadata partition)
             // still has a readable ISO9660 side.
-            Err(SeedFsError::Unsupported(why)) => match iso9660::probe(&mut vol)? {
-                Some(_) => Ok(Box::new(iso9660::Iso::open(vol)?)),
-                None => Err(SeedFsError::Unsupported(why)),
+            Err(SeedFsError::Unsupported(why)) => match iso9660::probe(&mut vol) {
+                Ok(Some(_)) => Ok(Box::new(iso9660::Iso::open(vol)?)),
+                _ => Err(SeedFsError::Unsupported(why)),
             },
             Err(e) => Err(e),
         },
