@@ -189,7 +189,7 @@ impl Writer {
 
     /// Writes a directory's children, then its entries and its File Entry at `lbn`.
     fn dir(&mut self, children: &[(String, Node)], lbn: u32, parent: u32) {
-        let mut fids = fid(self.version, lbn, 0x0A, "", parent, self.block);
+        let mut fids = fid(self.version, lbn, 0x0A, "", parent, 0);
         let mut first_file = None;
         for (name, node) in children {
             let (child, chars) = match node {
@@ -201,22 +201,16 @@ impl Writer {
                 }
             };
             first_file = first_file.or((chars == 0).then_some(child));
-            fids.extend(fid(self.version, lbn, chars, name, child, self.block));
+            fids.extend(fid(self.version, lbn, chars, name, child, 0));
         }
         if lbn == parent && self.padding > 0 {
             let hidden = first_file.expect("a file in the root");
             // A deleted entry the reader must not show, then padding so the root spans blocks.
-            fids.extend(fid(
-                self.version,
-                lbn,
-                0x04,
-                "deleted-file",
-                hidden,
-                self.block,
-            ));
+            fids.extend(fid(self.version, lbn, 0x04, "deleted-file", hidden, 0));
             for i in 0..self.padding {
                 let name = format!("padding-entry-{i:02}");
-                fids.extend(fid(self.version, lbn, 0, &name, hidden, self.block));
+                let iu = if i % 2 == 1 { 32 } else { 0 };
+                fids.extend(fid(self.version, lbn, 0, &name, hidden, iu));
             }
         }
         self.entry(lbn, 4, &fids);
@@ -308,19 +302,23 @@ fn cs0(name: &str) -> Vec<u8> {
     }
 }
 
-/// A File Identifier Descriptor (ECMA-167 4/14.4) naming the entry at `icb`.
-fn fid(version: u16, dir: u32, chars: u8, name: &str, icb: u32, block: usize) -> Vec<u8> {
+/// A File Identifier Descriptor (ECMA-167 4/14.4) naming the entry at `icb`, with `iu` bytes
+/// of implementation use before the name (some writers put their identifier there).
+fn fid(version: u16, dir: u32, chars: u8, name: &str, icb: u32, iu: usize) -> Vec<u8> {
     let name = if name.is_empty() {
         Vec::new()
     } else {
         cs0(name)
     };
-    let mut d = vec![0u8; (38 + name.len() + 3) & !3];
+    let mut d = vec![0u8; (38 + iu + name.len() + 3) & !3];
     put(&mut d, 16, &1u16.to_le_bytes());
     d[18] = chars;
     d[19] = name.len() as u8;
-    put(&mut d, 20, &long(block as u32, icb));
-    put(&mut d, 38, &name);
+    // The ICB's extent length is not used by readers; the entry is one block.
+    put(&mut d, 20, &long(2048, icb));
+    put(&mut d, 36, &(iu as u16).to_le_bytes());
+    put(&mut d, 38, &vec![0xEE; iu]);
+    put(&mut d, 38 + iu, &name);
     seal(&mut d, 257, version, dir);
     d
 }
