@@ -65,6 +65,7 @@ fn probe_one(host: &Host, name: String) -> Option<LabelledDevice> {
     let mut file = std::fs::File::open(&node).ok()?;
     let probe = seedfs::probe(&mut file).ok()??;
     let fs = match probe.kind {
+        FsKind::Udf => "udf",
         FsKind::Iso9660 => "iso9660",
         FsKind::Vfat => "vfat",
         FsKind::Ext => "ext",

@@ -2,6 +2,7 @@
 //! pseudo-random byte changes in their metadata. Any panic, hang or huge allocation fails.
 
 use super::test_images as img;
+use super::udf_images::{self as udf, Ads};
 use super::{open, probe};
 use std::io::Cursor;
 use std::ops::Range;
@@ -32,7 +33,15 @@ fn exercise(image: Vec<u8>) {
         return;
     };
     let mut paths: Vec<String> = img::seed_files().into_iter().map(|f| f.0).collect();
-    paths.extend(["meta_dat", "openstac/latest/meta_dat.jso", "x/y/z"].map(String::from));
+    paths.extend(
+        [
+            "meta_dat",
+            "openstac/latest/meta_dat.jso",
+            "x/y/z",
+            "OVF-ENV.XML",
+        ]
+        .map(String::from),
+    );
     paths.extend(fs.list_dir("").unwrap_or_default());
     for p in &paths {
         let _ = fs.read_file(p, MAX);
@@ -149,6 +158,35 @@ fn corrupted_fat16() {
 #[test]
 fn corrupted_fat32() {
     run("fat32", img::fat("32", "40960", &[]), false, 100, 6);
+}
+
+/// Every block holding anything: the volume structure and the seed tree written into it.
+fn udf_regions(image: &[u8], block: usize) -> Vec<Range<usize>> {
+    let used = |(i, b): (usize, &[u8])| b.iter().any(|&x| x != 0).then_some(i * block);
+    let starts = image.chunks(block).enumerate().filter_map(used);
+    starts.map(|at| at..at + block).collect()
+}
+
+fn run_udf(name: &str, image: Option<Vec<u8>>, block: usize, seed: u64) {
+    let Some(image) = image else { return };
+    let regions = udf_regions(&image, block);
+    // Cuts inside and at the edges of every recorded block; the image is mostly empty space.
+    for r in &regions {
+        for len in [r.start, r.start + 17, r.end - 1] {
+            exercise(image[..len].to_vec());
+        }
+    }
+    corrupt(name, &image, &regions, 300, seed);
+}
+
+#[test]
+fn corrupted_udf_102_inline() {
+    run_udf("udf-102", udf::seed("0x0102", 2048, Ads::Inline), 2048, 7);
+}
+
+#[test]
+fn corrupted_udf_201_long_512() {
+    run_udf("udf-201", udf::seed("0x0201", 512, Ads::Long), 512, 8);
 }
 
 #[test]

@@ -1,11 +1,15 @@
-//! Read-only readers for seed volumes (ISO9660 with Rock Ridge/Joliet, FAT12/16/32 with long
-//! names) over any `Read + Seek`, plus label detection for ext2/3/4. No mounting, no kernel
+//! Read-only readers for seed volumes (UDF 1.02-2.01, ISO9660 with Rock Ridge/Joliet,
+//! FAT12/16/32 with long names) over any `Read + Seek`, plus label detection for ext2/3/4. No mounting, no kernel
 //! modules, no writing; every on-disk number is treated as untrusted and bounds-checked.
 
 mod ext;
 mod iso9660;
 mod iso9660_dir;
 mod susp;
+mod udf;
+mod udf_desc;
+mod udf_file;
+mod udf_vds;
 mod vfat;
 mod vfat_bpb;
 mod vfat_dir;
@@ -16,6 +20,10 @@ mod fuzz_tests;
 mod test_images;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod udf_images;
+#[cfg(test)]
+mod udf_tests;
 
 use std::fmt;
 use std::io::{self, Read, Seek, SeekFrom};
@@ -25,6 +33,7 @@ pub(crate) const MAX_DEPTH: usize = 16;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FsKind {
+    Udf,
     Iso9660,
     Vfat,
     Ext,
@@ -55,7 +64,9 @@ impl fmt::Display for SeedFsError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             SeedFsError::Io(e) => write!(f, "seed volume read failed: {e}"),
-            SeedFsError::NotRecognised => write!(f, "no ISO9660, VFAT or ext filesystem found"),
+            SeedFsError::NotRecognised => {
+                write!(f, "no UDF, ISO9660, VFAT or ext filesystem found")
+            }
             SeedFsError::Unsupported(what) => write!(f, "unsupported: {what}"),
             SeedFsError::Corrupt(what) => write!(f, "corrupt seed volume: {what}"),
             SeedFsError::TooLarge {
@@ -96,10 +107,13 @@ pub fn probe<R: Read + Seek>(dev: &mut R) -> io::Result<Option<Probe>> {
         Err(SeedFsError::Io(e)) => return Err(e),
         Err(_) => return Ok(None),
     };
-    // ISO first: its magic is the most specific. VFAT before ext, because offset 1080 (the ext
-    // magic) lies inside a FAT12/16 file allocation table and may hold anything.
+    // UDF before ISO9660: a bridge disc carries both, and its UDF side is the one its maker
+    // (Windows, for Azure's provisioning media) wrote with full names; the ISO side may hold
+    // only 8.3 names. ISO next: its magic is the most specific. VFAT before ext, because offset
+    // 1080 (the ext magic) lies inside a FAT12/16 file allocation table and may hold anything.
     type ProbeFn<R> = fn(&mut Volume<R>) -> Result<Option<Vec<String>>, SeedFsError>;
-    let probes: [(FsKind, ProbeFn<&mut R>); 3] = [
+    let probes: [(FsKind, ProbeFn<&mut R>); 4] = [
+        (FsKind::Udf, udf::probe),
         (FsKind::Iso9660, iso9660::probe),
         (FsKind::Vfat, vfat::probe),
         (FsKind::Ext, ext::probe),
@@ -115,14 +129,24 @@ pub fn probe<R: Read + Seek>(dev: &mut R) -> io::Result<Option<Probe>> {
     Ok(None)
 }
 
-/// Opens an ISO9660 or VFAT seed volume for reading; an ext volume is `Unsupported`.
+/// Opens a UDF, ISO9660 or VFAT seed volume for reading; an ext volume is `Unsupported`.
 pub fn open<R: Read + Seek + 'static>(mut dev: R) -> Result<Box<dyn SeedFs>, SeedFsError> {
     let kind = match probe(&mut dev).map_err(SeedFsError::Io)? {
         Some(p) => p.kind,
         None => return Err(SeedFsError::NotRecognised),
     };
-    let vol = Volume::new(dev)?;
+    let mut vol = Volume::new(dev)?;
     match kind {
+        FsKind::Udf => match udf::read_layout(&mut vol) {
+            Ok(layout) => Ok(Box::new(udf::Udf::new(vol, layout)?)),
+            // A bridge disc whose UDF side this reader refuses (a UDF 2.50 metadata partition)
+            // still has a readable ISO9660 side.
+            Err(SeedFsError::Unsupported(why)) => match iso9660::probe(&mut vol) {
+                Ok(Some(_)) => Ok(Box::new(iso9660::Iso::open(vol)?)),
+                _ => Err(SeedFsError::Unsupported(why)),
+            },
+            Err(e) => Err(e),
+        },
         FsKind::Iso9660 => Ok(Box::new(iso9660::Iso::open(vol)?)),
         FsKind::Vfat => Ok(Box::new(vfat::Fat::open(vol)?)),
         FsKind::Ext => Err(SeedFsError::Unsupported(
