@@ -7,7 +7,6 @@
 
 mod common;
 #[path = "../tests/emulator/mod.rs"]
-#[allow(dead_code)]
 mod emulator;
 
 use common::{median, run_initrd, write, Sample};

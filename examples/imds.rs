@@ -1,8 +1,9 @@
 //! The tests' metadata service emulators as a program, for the QEMU cases and
 //! `scripts/bench-clouds`: `imds ec2 [--log FILE]` serves the EC2 fixture on a loopback port,
-//! prints the port, and serves until killed. The same code answers the cargo tests
-//! (tests/emulator/). With `--log FILE`, every request the emulator receives is appended to
-//! FILE as one `METHOD PATH` line, within a few milliseconds of its arrival.
+//! prints the port, and serves until killed (`imds azure-ovf` prints Azure's ovf-env.xml).
+//! The same code answers the cargo tests (tests/emulator/). With `--log FILE`, every request
+//! the emulator receives is appended to FILE as one `METHOD PATH` line, within a few
+//! milliseconds of its arrival.
 
 #[path = "../tests/emulator/mod.rs"]
 mod emulator;
@@ -14,6 +15,15 @@ use std::time::Duration;
 fn main() {
     let mut args = std::env::args().skip(1);
     let platform = args.next().unwrap_or_default();
+    if platform == "azure-ovf" {
+        // The provisioning media's ovf-env.xml of the Azure fixture, for the QEMU case.
+        let pw = Some(emulator::azure::PASSWORD);
+        print!(
+            "{}",
+            emulator::azure::ovf_env(pw, Some(emulator::azure::CUSTOM_DATA), true)
+        );
+        return;
+    }
     let log_file = match (args.next().as_deref(), args.next()) {
         (None, _) => None,
         (Some("--log"), Some(file)) => Some(file),
@@ -36,9 +46,14 @@ fn main() {
             let s = emulator::digitalocean::start();
             (s.port, s.log)
         }
+        // IMDS and the wireserver on one port (`ember.azure.wireserver=` names it).
+        "azure" => {
+            let s = emulator::azure::start_with_wire();
+            (s.port, s.log)
+        }
         other => {
             eprintln!(
-                "imds: unknown platform '{other}' (known: ec2, openstack, gce, digitalocean)"
+                "imds: unknown platform '{other}' (known: ec2, openstack, gce, digitalocean, azure)"
             );
             std::process::exit(2);
         }
@@ -61,7 +76,7 @@ fn main() {
 }
 
 fn usage() -> ! {
-    eprintln!("usage: imds ec2|openstack|gce|digitalocean [--log FILE]");
+    eprintln!("usage: imds ec2|openstack|gce|digitalocean|azure [--log FILE] | imds azure-ovf");
     std::process::exit(2)
 }
 

@@ -675,3 +675,33 @@ fn single_runs_one_module_under_its_semaphore_or_always() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(m.ember("b1", &["single"]).status.code(), Some(2));
 }
+
+/// RELIABILITY rule 11: a runcmd that started on an earlier boot and never finished (its
+/// `.started` semaphore without the done one, as a power cut leaves it) is reported as
+/// interrupted and not run again; the report is given once.
+#[test]
+fn an_interrupted_runcmd_is_reported_not_repeated() {
+    if cannot_chroot() {
+        return;
+    }
+    let m = Machine::new("interrupted");
+    image_scripts(&m);
+    let h = handoff(&m, "i-1", json!(["echo runcmd >> /order.log"]));
+    let sem = format!("/var/lib/ember/instances/{}/sem", enc("i-1"));
+    m.write(&format!("{sem}/scripts_user.runcmd.started"), "", 0o600);
+    m.boot(&h);
+    let out = m.all("boot-a");
+    assert!(!out.status.success(), "{}", text(&out));
+    assert_eq!(m.lines("/order.log"), ["user1", "user2"]);
+    let st = m.status();
+    let errors = st["stages"]["final"]["errors"].to_string();
+    assert!(
+        errors.contains("\"interrupted\"") && errors.contains("scripts_user.runcmd"),
+        "{errors}"
+    );
+    // The next boot neither runs it nor reports it again.
+    m.boot(&h);
+    let out = m.all("boot-b");
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(!m.lines("/order.log").contains(&"runcmd".to_string()));
+}

@@ -64,12 +64,12 @@ mode_is() {
 absent() { ! disk_exists "$1" "$2" || fail "$2 exists"; }
 
 # serve_imds PLATFORM: the tests' metadata emulator (examples/imds.rs, the code the cargo
-# tests use) on a loopback port, IMDS_PORT, for the guest at 169.254.169.254 (boot --net);
-# it stops with the case.
+# tests use, IMDS_BIN) on a loopback port, IMDS_PORT, for the guest at 169.254.169.254 (boot
+# --net); every request it gets is logged in $CASE_DIR/imds.requests. It stops with the case.
 serve_imds() {
-    local bin=${CARGO_TARGET_DIR:-$EMBER_REPO/target}/debug/examples/imds
+    IMDS_BIN=${CARGO_TARGET_DIR:-$EMBER_REPO/target}/debug/examples/imds
     (cd "$EMBER_REPO" && cargo build -q --example imds) || fail "cannot build the imds emulator"
-    "$bin" "$1" >"$CASE_DIR/imds.port" 2>"$CASE_DIR/imds.log" &
+    "$IMDS_BIN" "$1" --log "$CASE_DIR/imds.requests" >"$CASE_DIR/imds.port" 2>"$CASE_DIR/imds.log" &
     IMDS_PID=$!
     trap 'kill $IMDS_PID 2>/dev/null' EXIT
     for _ in $(seq 50); do

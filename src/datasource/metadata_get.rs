@@ -8,6 +8,9 @@ use crate::error::Diag;
 use crate::fetch::{FetchError, Fetcher, Response};
 use std::time::{Duration, Instant};
 
+/// The code of a 400 answer: Azure's IMDS says so of an api-version it does not know.
+pub const BAD_REQUEST: &str = "metadata-bad-request";
+
 const FIRST_BACKOFF: Duration = Duration::from_millis(250);
 const MAX_BACKOFF: Duration = Duration::from_secs(2);
 
@@ -49,6 +52,10 @@ pub fn get(fetcher: &Fetcher, g: &Get, reads: &mut u32) -> Result<Vec<u8>, Diag>
                     404 => {
                         let msg = "not found (HTTP 404): the service has no such document";
                         return Err(Diag::error("metadata-not-found", msg).file(shown));
+                    }
+                    400 => {
+                        let msg = "bad request (HTTP 400)";
+                        return Err(Diag::error(BAD_REQUEST, msg).file(shown));
                     }
                     500.. => {
                         statuses += 1;

@@ -1,6 +1,9 @@
 //! Datasources: one file each behind one small trait that finds evidence and returns data,
 //! never writes. The table maps names to them; adding a cloud is a file and a row.
 
+pub mod azure;
+mod azure_disk;
+mod azure_imds;
 pub mod azure_ovf;
 pub mod azure_wireserver;
 pub mod digitalocean;
@@ -82,6 +85,7 @@ pub const DATASOURCES: &[&dyn Datasource] = &[
     &nocloud::NoCloud,
     &openstack::ConfigDrive,
     &digitalocean::DigitalOcean,
+    &azure::Azure,
     &gce::Gce,
     &openstack::OpenStack,
     &ec2::Ec2,

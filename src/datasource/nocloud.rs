@@ -45,7 +45,8 @@ fn seed_devices<'a>(ctx: &Ctx, facts: &'a Facts) -> Vec<&'a LabelledDevice> {
     let Some(label) = fs_label(ctx) else {
         return Vec::new();
     };
-    let usable = |d: &&LabelledDevice| d.fs == "iso9660" || d.fs == "vfat";
+    // A UDF bridge disc (genisoimage -udf) is read through its UDF side.
+    let usable = |d: &&LabelledDevice| matches!(d.fs.as_str(), "iso9660" | "udf" | "vfat");
     facts
         .devices
         .iter()

@@ -42,7 +42,8 @@ fn named_on_cmdline(facts: &Facts, name: &str) -> Option<String> {
 }
 
 fn drives(facts: &Facts) -> impl Iterator<Item = &LabelledDevice> {
-    let usable = |d: &&LabelledDevice| d.fs == "iso9660" || d.fs == "vfat";
+    // A UDF bridge disc (genisoimage -udf) is read through its UDF side.
+    let usable = |d: &&LabelledDevice| matches!(d.fs.as_str(), "iso9660" | "udf" | "vfat");
     facts
         .devices
         .iter()

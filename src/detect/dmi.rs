@@ -195,6 +195,23 @@ pub fn gce(dmi: &Dmi) -> Option<String> {
     Some(shown.join(" and "))
 }
 
+/// The chassis asset tag Azure gives every VM (ds-identify's test): a fixed 30-character
+/// value no other platform uses, so it is enough alone; the vendor is shown when it agrees.
+pub const AZURE_CHASSIS: &str = "7783-7084-3265-9085-8269-3286-77";
+
+/// DMI that says Azure, with why.
+pub fn azure(dmi: &Dmi) -> Option<String> {
+    let field = |f: &str| dmi.fields.get(f).map(String::as_str).unwrap_or("");
+    if field("chassis_asset_tag") != AZURE_CHASSIS {
+        return None;
+    }
+    let mut why = format!("chassis_asset_tag={AZURE_CHASSIS}");
+    if field("sys_vendor") == "Microsoft Corporation" {
+        why.push_str(" and sys_vendor=Microsoft Corporation");
+    }
+    Some(why)
+}
+
 /// DMI that says DigitalOcean (ds-identify's test, `sys_vendor`), with the droplet id the
 /// firmware gives as the system serial, when it does.
 pub fn digitalocean(dmi: &Dmi) -> Option<Option<String>> {
@@ -211,6 +228,9 @@ pub fn platform(dmi: &Dmi) -> Option<(&'static str, String)> {
     }
     if let Some(why) = gce(dmi) {
         return Some(("gce", why));
+    }
+    if let Some(why) = azure(dmi) {
+        return Some(("azure", why));
     }
     RULES.iter().find_map(|rule| {
         let value = dmi.fields.get(rule.field)?;
@@ -314,6 +334,15 @@ mod tests {
                 Some("qemu"),
             ),
             (&[("sys_vendor", "Dell Inc.")], None),
+            (
+                &[
+                    ("chassis_asset_tag", AZURE_CHASSIS),
+                    ("sys_vendor", "Microsoft Corporation"),
+                ],
+                Some("azure"),
+            ),
+            // Hyper-V outside Azure has the vendor but not the asset tag.
+            (&[("sys_vendor", "Microsoft Corporation")], None),
             (&[], None),
         ];
         for (fields, want) in cases {

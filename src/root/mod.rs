@@ -159,7 +159,9 @@ impl Root {
         let (tmp, fd) = with_temp_name(
             name,
             |tmp| openat(dir.as_fd(), tmp, create, to_mode(spec.mode)),
-            |stale| drop(unlinkat(dir.as_fd(), stale, AtFlags::empty())),
+            |stale| {
+                let _ = unlinkat(dir.as_fd(), stale, AtFlags::empty());
+            },
         )
         .map_err(|e| RootError::io(&shown, "create a temporary file for", e))?;
         let done = (|| {
@@ -246,7 +248,9 @@ impl Root {
         let (tmp, ()) = with_temp_name(
             name,
             |tmp| symlinkat(target, dir.as_fd(), tmp),
-            |stale| drop(unlinkat(dir.as_fd(), stale, AtFlags::empty())),
+            |stale| {
+                let _ = unlinkat(dir.as_fd(), stale, AtFlags::empty());
+            },
         )
         .map_err(|e| RootError::io(&shown, "create a temporary symlink for", e))?;
         if let Err(e) = renameat(dir.as_fd(), &tmp, dir.as_fd(), name) {

@@ -25,7 +25,9 @@ pub struct Posted {
     pub body: Vec<u8>,
 }
 
+#[derive(Clone)]
 pub struct Server {
+    /// 0 for a `detached` server, which answers through another emulator's port.
     pub port: u16,
     pub log: Arc<Mutex<Vec<Posted>>>,
     /// Answers per path, in order; the last one repeats. They replace the default answers.
@@ -56,7 +58,7 @@ impl Server {
 }
 
 /// The request head and a body of its `Content-Length` (1 MiB at most).
-fn read_posted(s: &TcpStream) -> Option<Posted> {
+pub fn read_posted(s: &TcpStream) -> Option<Posted> {
     let mut r = BufReader::new(s.try_clone().ok()?);
     let mut line = String::new();
     r.read_line(&mut line).ok()?;
@@ -94,36 +96,52 @@ fn default_answer(req: &Request) -> Answer {
     }
 }
 
+impl Server {
+    /// Logs the request and chooses the answer: the script's, else the default.
+    pub fn answer(&self, posted: Posted) -> Answer {
+        let req = posted.request.clone();
+        self.log.lock().unwrap().push(posted);
+        let agent = req.header("x-ms-agent-name") == Some("WALinuxAgent")
+            && req.header("x-ms-version") == Some("2012-11-30");
+        if !agent {
+            return Answer::Body(400, b"missing x-ms-agent-name or x-ms-version".to_vec());
+        }
+        let mut sc = self.script.lock().unwrap();
+        match sc.get_mut(&req.path) {
+            Some(list) if list.len() > 1 => list.remove(0),
+            Some(list) if !list.is_empty() => list[0].clone(),
+            _ => default_answer(&req),
+        }
+    }
+}
+
+/// A wireserver without a listener of its own (the Azure IMDS emulator serves both).
+pub fn detached() -> Server {
+    Server {
+        port: 0,
+        log: Arc::new(Mutex::new(Vec::new())),
+        script: Arc::new(Mutex::new(HashMap::new())),
+    }
+}
+
 /// Starts the emulator; it serves until the process ends.
 pub fn start() -> Server {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let log = Arc::new(Mutex::new(Vec::new()));
-    let script = Arc::new(Mutex::new(HashMap::<String, Vec<Answer>>::new()));
-    let (seen, script2) = (log.clone(), script.clone());
+    let server = Server {
+        port: listener.local_addr().unwrap().port(),
+        ..detached()
+    };
+    let handle = server.clone();
     std::thread::spawn(move || {
         for stream in listener.incoming() {
             let Ok(mut s) = stream else { continue };
             let Some(posted) = read_posted(&s) else {
                 continue;
             };
-            let req = posted.request.clone();
-            seen.lock().unwrap().push(posted);
-            let agent = req.header("x-ms-agent-name") == Some("WALinuxAgent")
-                && req.header("x-ms-version") == Some("2012-11-30");
-            let reply = if !agent {
-                Answer::Body(400, b"missing x-ms-agent-name or x-ms-version".to_vec())
-            } else {
-                let mut sc = script2.lock().unwrap();
-                match sc.get_mut(&req.path) {
-                    Some(list) if list.len() > 1 => list.remove(0),
-                    Some(list) if !list.is_empty() => list[0].clone(),
-                    _ => default_answer(&req),
-                }
-            };
+            let reply = handle.answer(posted);
             // Each answer on its own thread, so a slow one does not hold the next request.
             std::thread::spawn(move || write_answer(&mut s, &reply));
         }
     });
-    Server { port, log, script }
+    server
 }

@@ -3,6 +3,7 @@
 //! faults, and log every request they receive.
 #![allow(dead_code)] // each test file uses its own subset
 
+pub mod azure;
 pub mod azure_wire;
 pub mod digitalocean;
 pub mod ec2;

@@ -30,8 +30,8 @@ pub mod packet;
 mod session;
 
 use crate::status::Step;
-use client::{Ignored, Timing};
 pub use client::Lease;
+use client::{Ignored, Timing};
 use netlink::RouteSpec;
 use rustix::io::Errno;
 use serde::Serialize;

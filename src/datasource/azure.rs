@@ -1,0 +1,457 @@
+//! Microsoft Azure: detected from the chassis asset tag Azure gives every VM (ds-identify's
+//! test) or a seed directory; read from the provisioning media (ovf-env.xml on the attached
+//! UDF or ISO9660 DVD, read in-process; on later boots the sanitized copy the first boot left
+//! in /var/lib/waagent) and from IMDS through ember's own DHCP lease; then the VM is reported
+//! ready to the wireserver (its address from DHCP option 245), or NotReady with the reason.
+//! Into `InstanceData` as cloud-init's DataSourceAzure has it: the DMI system UUID as instance
+//! id, host name, keys, user-data (custom data, else IMDS userData), the default user with the
+//! password only as a hash, the IMDS network config, and the resource disk as `ephemeral0`.
+//! Not here: pre-provisioned pools (reprovisioning), keys by certificate fingerprint alone
+//! (which need the wireserver's certificate exchange), KVP telemetry.
+//! <https://docs.cloud-init.io/en/latest/reference/datasources/azure.html>
+
+use super::azure_ovf::{self, Ovf};
+use super::azure_wireserver::{self, Health};
+use super::over_lease::{self, METADATA_V4};
+use super::{azure_disk, azure_imds, Datasource, InstanceData};
+use crate::context::Ctx;
+use crate::detect::{dmi, Facts};
+use crate::error::Diag;
+use crate::fetch::Fetcher;
+use crate::status::Evidence;
+use serde_json::{json, Value};
+use std::time::{Duration, Instant};
+
+pub struct Azure;
+
+const DEFAULT_BASE: &str = "http://169.254.169.254";
+const OVF_NAME: &str = "ovf-env.xml";
+const SEED_DIR: &str = "/var/lib/cloud/seed/azure";
+/// The agent's directory: the sanitized copy lives here, and is read when the DVD is gone.
+const AGENT_DIR: &str = "/var/lib/waagent";
+const DEFAULT_RETRIES: u32 = 10;
+/// The least time the ready report gets, after the reads.
+const REPORT_BUDGET: Duration = Duration::from_secs(10);
+
+/// Where ovf-env.xml was found, and whether this is the provisioning media itself.
+struct OvfSource {
+    shown: String,
+    raw: Vec<u8>,
+    media: bool,
+}
+
+impl Datasource for Azure {
+    fn name(&self) -> &'static str {
+        "azure"
+    }
+    fn cloud_init_name(&self) -> &'static str {
+        "Azure"
+    }
+
+    fn detect(&self, ctx: &Ctx, facts: &Facts) -> Vec<Evidence> {
+        let why = dmi::azure(&facts.dmi).map(|w| format!("Azure ({w})"));
+        let mut ev = super::selection_evidence(ctx, facts, self, why);
+        let seed = format!("{SEED_DIR}/{OVF_NAME}");
+        if ctx.target.as_ref().is_some_and(|t| t.exists(&seed)) {
+            ev.push(Evidence {
+                source: "seed".into(),
+                detail: seed,
+            });
+        }
+        ev
+    }
+
+    fn fetch(&self, ctx: &Ctx, facts: &Facts) -> Result<InstanceData, Diag> {
+        let mut data = InstanceData {
+            datasource: "azure".into(),
+            platform: Some("azure".into()),
+            cloud_name: Some("azure".into()),
+            ..InstanceData::default()
+        };
+        let source = find_ovf(ctx, facts, &mut data);
+        let ovf = source
+            .as_ref()
+            .map(|s| azure_ovf::parse(&s.raw).map_err(|d| d.file(s.shown.clone())));
+        if let Some(Ok(o)) = &ovf {
+            if o.preprovisioned_vm {
+                let msg = "a pre-provisioned (pooled) VM: reprovisioning is not supported by ember";
+                return Err(Diag::error("azure-preprovisioned", msg).file(OVF_NAME));
+            }
+        }
+        let base = crate::cmdline::metadata_url(&ctx.cmdline)
+            .unwrap_or(DEFAULT_BASE)
+            .trim_end_matches('/')
+            .to_string();
+        let (request, deadline, retries) =
+            super::metadata_get::timing(ctx, "Azure", DEFAULT_RETRIES);
+        let fetcher = Fetcher::with_deadline(ctx, request, deadline);
+        let report = must_report(ctx, facts, source.as_ref());
+        let read = |d: &mut InstanceData, option_245, wait_until| {
+            let req = azure_imds::Request {
+                fetcher: &fetcher,
+                base: &base,
+                wait_until,
+                retries,
+                max_bytes: ctx.limits().file_bytes,
+            };
+            let imds = match azure_imds::fetch(&req, &mut d.reads) {
+                Err(e) if e.code == azure_imds::UNREACHABLE => return Err(e),
+                Err(e) if source.is_some() => {
+                    // ovf-env.xml alone provisions, as in cloud-init; the reason stays visible.
+                    d.diags.push(e);
+                    None
+                }
+                Err(e) => return Err(e),
+                Ok(doc) => Some(doc),
+            };
+            let built = build(ctx, facts, source.as_ref(), ovf.as_ref(), imds.as_ref(), d);
+            if report {
+                // Its own deadline: a slow IMDS must not leave the platform without an answer.
+                let budget = (request * 3).max(REPORT_BUDGET);
+                let fetcher = Fetcher::with_deadline(ctx, request, Instant::now() + budget);
+                let wire = azure_wireserver::base_url(&ctx.cmdline, option_245);
+                let health = match &built {
+                    Ok(()) => Health::Ready,
+                    Err(e) => Health::NotReady {
+                        description: format!("ember: {}", e.code),
+                    },
+                };
+                if let Err(e) = azure_wireserver::report(&fetcher, &wire, &health, &mut d.reads) {
+                    d.diags.push(e);
+                }
+            }
+            built
+        };
+        let result = if over_lease::needed(ctx, &base) {
+            use crate::network::ephemeral::{fallback_candidates, Options};
+            let mut opts = Options::new(deadline);
+            opts.metadata = Some(METADATA_V4);
+            let share = (request * 2).max(Duration::from_secs(5));
+            let nics = fallback_candidates(&ctx.host);
+            over_lease::over_lease_with(&nics, opts, azure_imds::UNREACHABLE, &mut data, |d, l| {
+                read(
+                    d,
+                    l.azure_wireserver,
+                    (Instant::now() + share).min(deadline),
+                )
+            })
+        } else {
+            read(&mut data, None, deadline)
+        };
+        result.map(|()| data)
+    }
+}
+
+/// The provisioning media first (any ISO9660 or UDF volume holding ovf-env.xml), then the
+/// seed directory, then the agent's copy from an earlier boot.
+fn find_ovf(ctx: &Ctx, facts: &Facts, data: &mut InstanceData) -> Option<OvfSource> {
+    let max = ctx.limits().file_bytes;
+    for dev in facts
+        .devices
+        .iter()
+        .filter(|d| d.fs == "udf" || d.fs == "iso9660")
+    {
+        let name = dev.dev_name();
+        data.reads += 1;
+        let read = std::fs::File::open(&dev.node)
+            .map_err(|e| e.to_string())
+            .and_then(|f| crate::seedfs::open(f).map_err(|e| e.to_string()))
+            .and_then(|mut fs| fs.read_file(OVF_NAME, max).map_err(|e| e.to_string()));
+        match read {
+            Ok(Some(raw)) => {
+                data.from_removable_media = dev.removable;
+                data.subplatform = format!("config-disk ({name})");
+                return Some(OvfSource {
+                    shown: format!("{name}: {OVF_NAME}"),
+                    raw,
+                    media: true,
+                });
+            }
+            Ok(None) => {}
+            Err(e) => {
+                let d = Diag::warning("seed-unreadable", e).file(format!("{name}: {OVF_NAME}"));
+                data.diags.push(d);
+            }
+        }
+    }
+    let target = ctx.target.as_ref()?;
+    for dir in [SEED_DIR, AGENT_DIR] {
+        let path = format!("{dir}/{OVF_NAME}");
+        if let Ok(Some(raw)) = target.read_file(&path, max) {
+            data.reads += 1;
+            data.subplatform = format!("seed-dir ({dir})");
+            return Some(OvfSource {
+                shown: path,
+                raw,
+                media: false,
+            });
+        }
+    }
+    None
+}
+
+/// Ready is reported while provisioning: the media is there, or the instance is new.
+fn must_report(ctx: &Ctx, facts: &Facts, source: Option<&OvfSource>) -> bool {
+    if source.is_some_and(|s| s.media) {
+        return true;
+    }
+    let previous = ctx
+        .target
+        .as_ref()
+        .and_then(crate::state::previous_instance_id);
+    previous.is_none_or(|p| Some(p) != instance_id(ctx, facts, None))
+}
+
+/// cloud-init's instance id: the DMI system UUID in lower case, keeping the previous boot's
+/// spelling when it is the same UUID in upper case or with the first fields byte-swapped
+/// (older kernels and Hyper-V generations report it so), so no new instance is made.
+fn instance_id(ctx: &Ctx, facts: &Facts, imds: Option<&Value>) -> Option<String> {
+    let uuid = facts
+        .dmi
+        .get("product_uuid")
+        .map(str::to_ascii_lowercase)
+        .filter(|u| !u.is_empty())
+        .or_else(|| {
+            let vm = imds?.pointer("/compute/vmId")?.as_str()?;
+            Some(vm.to_ascii_lowercase())
+        })?;
+    let previous = ctx
+        .target
+        .as_ref()
+        .and_then(crate::state::previous_instance_id);
+    match previous {
+        Some(p)
+            if p.to_ascii_lowercase() == uuid || byte_swapped(&p.to_ascii_lowercase(), &uuid) =>
+        {
+            Some(p)
+        }
+        _ => Some(uuid),
+    }
+}
+
+/// The first three UUID fields in the other byte order.
+fn byte_swapped(a: &str, b: &str) -> bool {
+    let swap = |field: &str| -> String {
+        let bytes: Vec<&str> = (0..field.len() / 2)
+            .map(|i| &field[i * 2..i * 2 + 2])
+            .collect();
+        bytes.into_iter().rev().collect()
+    };
+    let fields: Vec<&str> = a.split('-').collect();
+    if fields.len() != 5 || !a.is_ascii() {
+        return false;
+    }
+    let swapped = format!(
+        "{}-{}-{}-{}-{}",
+        swap(fields[0]),
+        swap(fields[1]),
+        swap(fields[2]),
+        fields[3],
+        fields[4]
+    );
+    swapped == b
+}
+
+fn build(
+    ctx: &Ctx,
+    facts: &Facts,
+    source: Option<&OvfSource>,
+    ovf: Option<&Result<Ovf, Diag>>,
+    imds: Option<&Value>,
+    data: &mut InstanceData,
+) -> Result<(), Diag> {
+    let ovf = match ovf {
+        Some(Err(e)) => return Err(e.clone()),
+        Some(Ok(o)) => Some(o),
+        None => None,
+    };
+    if ovf.is_none() && imds.is_none() {
+        return Err(Diag::error(
+            "azure-no-data",
+            "neither ovf-env.xml nor IMDS answered",
+        ));
+    }
+    data.instance_id = instance_id(ctx, facts, imds).ok_or_else(|| {
+        Diag::error(
+            "azure-no-instance-id",
+            "no DMI system UUID and no IMDS vmId",
+        )
+    })?;
+    let hostname = imds
+        .and_then(azure_imds::hostname)
+        .or(ovf.and_then(|o| o.hostname.as_deref()));
+    let keys = imds
+        .and_then(azure_imds::public_keys)
+        .unwrap_or_else(|| ovf_keys(ovf));
+    let mut md = json!({"instance-id": data.instance_id, "public-keys": keys});
+    if let Some(h) = hostname {
+        md["local-hostname"] = json!(h);
+    }
+    if let Some(doc) = imds {
+        md["imds"] = azure_imds::without_user_data(doc);
+        if let Some(loc) = doc.pointer("/compute/location") {
+            md["region"] = loc.clone();
+        }
+    }
+    data.meta_data = md;
+    data.user_data = match ovf.and_then(|o| o.custom_data.clone()) {
+        Some(ud) => Some(ud),
+        None => match imds.map(azure_imds::user_data).transpose() {
+            Ok(ud) => ud.flatten(),
+            Err(d) => {
+                data.diags.push(d);
+                None
+            }
+        },
+    };
+    data.config = Some(platform_config(ctx, ovf, imds, data));
+    if let (Some(doc), true) = (imds, apply_network_config(ctx)) {
+        let driver_of = |mac: &str| nic_driver(&ctx.host, mac);
+        match azure_imds::network_config(doc, &driver_of) {
+            Ok(net) => data.network_config = Some(("azure-imds".into(), net)),
+            Err(key) => data.diags.push(
+                Diag::warning(
+                    "azure-network-invalid",
+                    "unusable: the fallback network is used",
+                )
+                .file("IMDS /metadata/instance")
+                .key(key),
+            ),
+        }
+    }
+    if let Some(src) = source {
+        match azure_ovf::sanitize(&src.raw) {
+            Ok(clean) => data.files.push(super::instance::PlatformFile {
+                path: format!("{AGENT_DIR}/{OVF_NAME}"),
+                mode: 0o600,
+                content: crate::secret::Secret::new(clean),
+            }),
+            Err(e) => data.diags.push(e.file(src.shown.clone())),
+        }
+    }
+    let seed = source.map_or("IMDS".to_string(), |s| s.shown.clone());
+    data.detail = format!("DataSourceAzure [seed={seed}]");
+    if data.subplatform.is_empty() {
+        data.subplatform = "metadata (IMDS)".into();
+    }
+    Ok(())
+}
+
+/// Keys given whole in ovf-env.xml; those with a fingerprint only are skipped.
+fn ovf_keys(ovf: Option<&Ovf>) -> Vec<String> {
+    ovf.map(|o| {
+        o.public_keys
+            .iter()
+            .filter_map(|k| k.value.as_deref())
+            .map(str::trim)
+            .filter(|v| !v.is_empty())
+            .map(String::from)
+            .collect()
+    })
+    .unwrap_or_default()
+}
+
+/// cloud-init's config from ovf-env.xml and IMDS: the default user (IMDS's admin name wins),
+/// its password only as a SHA-512 crypt hash, `ssh_pwauth`, and the resource disk.
+fn platform_config(
+    ctx: &Ctx,
+    ovf: Option<&Ovf>,
+    imds: Option<&Value>,
+    data: &mut InstanceData,
+) -> Value {
+    let mut cfg = json!({});
+    let mut user = serde_json::Map::new();
+    let name = imds
+        .and_then(azure_imds::username)
+        .or(ovf.and_then(|o| o.username.as_deref()));
+    if let Some(n) = name {
+        user.insert("name".into(), json!(n));
+    }
+    if let Some(password) = ovf.and_then(|o| o.password.as_ref()) {
+        user.insert("lock_passwd".into(), json!(false));
+        match crate::modules::users::password::hash(password) {
+            Some(hash) => {
+                user.insert("hashed_passwd".into(), json!(hash.expose()));
+            }
+            None => data.diags.push(
+                Diag::error(
+                    "azure-password",
+                    "no randomness to salt the hash: password not set",
+                )
+                .file(OVF_NAME)
+                .key("UserPassword"),
+            ),
+        }
+    }
+    if !user.is_empty() {
+        cfg["system_info"] = json!({"default_user": user});
+    }
+    // cloud-init's Azure default: the network is rendered again on every boot, since NICs can
+    // be added to a stopped VM. The image or user-data can still say otherwise.
+    cfg["updates"] = json!({"network": {"when": ["boot-new-instance", "boot"]}});
+    let disable = ovf
+        .and_then(|o| o.disable_ssh_password_auth)
+        .or(imds.and_then(azure_imds::disable_password));
+    match disable {
+        Some(d) => cfg["ssh_pwauth"] = json!(!d),
+        None if ovf.is_some_and(|o| o.password.is_some()) => cfg["ssh_pwauth"] = json!(true),
+        None => {}
+    }
+    if let Some((_, node)) = azure_disk::find(&ctx.host) {
+        let keep_ntfs = datasource_flag(ctx, "never_destroy_ntfs").unwrap_or(false);
+        let fresh = !keep_ntfs && azure_disk::fresh(&node);
+        let shown = format!(
+            "/dev/{}",
+            node.file_name().unwrap_or_default().to_string_lossy()
+        );
+        crate::config::merge::merge_replace(&mut cfg, azure_disk::config(&shown, fresh));
+    }
+    cfg
+}
+
+fn datasource_flag(ctx: &Ctx, key: &str) -> Option<bool> {
+    ctx.image
+        .datasource_settings("Azure")
+        .and_then(|c| c.get(key))
+        .and_then(Value::as_bool)
+}
+
+/// `datasource: {Azure: {apply_network_config: false}}` leaves the network to the fallback.
+fn apply_network_config(ctx: &Ctx) -> bool {
+    datasource_flag(ctx, "apply_network_config").unwrap_or(true)
+}
+
+/// The driver of the NICs with this MAC, `hv_netvsc` first: accelerated networking gives
+/// the VF (mlx4/mlx5) the synthetic NIC's MAC.
+fn nic_driver(host: &crate::host::Host, mac: &str) -> Option<String> {
+    let base = host.path("/sys/class/net");
+    let drivers: Vec<String> = std::fs::read_dir(&base)
+        .ok()?
+        .flatten()
+        .filter_map(|e| {
+            let dir = e.path();
+            let addr = std::fs::read_to_string(dir.join("address")).ok()?;
+            if !addr.trim().eq_ignore_ascii_case(mac) {
+                return None;
+            }
+            let link = std::fs::read_link(dir.join("device/driver")).ok()?;
+            Some(link.file_name()?.to_string_lossy().into_owned())
+        })
+        .collect();
+    let netvsc = drivers.iter().find(|d| *d == "hv_netvsc");
+    netvsc.or(drivers.first()).cloned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn byte_swapped_uuids_match() {
+        let a = "78563412-3412-7856-9abc-def012345678";
+        let b = "12345678-1234-5678-9abc-def012345678";
+        assert!(byte_swapped(a, b));
+        assert!(!byte_swapped(a, a));
+        assert!(!byte_swapped("x", b));
+    }
+}
