@@ -1,7 +1,8 @@
 # A real Debian bookworm (systemd, udev, openssh-server) with ember and its units installed
 # boots through the busybox initramfs from a NoCloud ISO seed: the seed's user logs in over ssh
 # with the seed's key, sshd offers the host keys ember made before sshd started, `cloud-init
-# status --wait` says done, and the disk shows the provisioning after `sudo poweroff`.
+# status --wait` says done, no secret of the seed is in the journal or on the console, and the
+# disk shows the provisioning after `sudo poweroff`.
 # The root is debootstrapped once into the cache (lib/debian.sh).
 # shellcheck source=qemu-tests/lib/debian.sh
 . "$EMBER_REPO/qemu-tests/lib/debian.sh"
@@ -86,6 +87,16 @@ cat "$CASE_DIR/guest-state"
 [ "$(sed -n '2,4p' "$CASE_DIR/guest-state" | sort -u)" = active ] || fail "an ember unit is not active"
 stamp "status done"
 
+# Secrets (RELIABILITY rule 1): the seed's password and file content never reach the journal
+# or the console; the journal is the whole boot's and holds ember's units (so it was read).
+guest 'sudo journalctl -b --no-pager' >"$CASE_DIR/journal.txt" 2>&1 || fail "cannot read the journal"
+grep -q 'ember-final' "$CASE_DIR/journal.txt" || fail "the journal has no ember-final lines"
+for secret in ember-pw-marker-51c9 ember-secret-marker-7f3a; do
+    ! grep -qF "$secret" "$CASE_DIR/journal.txt" || fail "a secret of the seed is in the journal"
+    ! grep -qF "$secret" "$CONSOLE" || fail "a secret of the seed is on the console"
+done
+stamp "no secret in the journal or on the console"
+
 guest sudo poweroff
 wait $vm
 rc=$?
@@ -103,6 +114,10 @@ disk_cat "$disk" /home/tester/.ssh/authorized_keys | grep -qF "$(cut -d' ' -f2 "
 mode_is "$disk" /home/tester/.ssh/authorized_keys 600
 file_has "$disk" /etc/sudoers.d/90-cloud-init-users '^tester ALL=\(ALL\) NOPASSWD:ALL'
 file_is "$disk" /var/log/ember-test-runcmd instance
+file_is "$disk" /etc/ember-test-secret ember-secret-marker-7f3a
+mode_is "$disk" /etc/ember-test-secret 600
+file_has "$disk" /etc/shadow '^tester:\$6\$'
+
 # The login came over the network ember rendered: networkd's only config is ember's fallback.
 file_has "$disk" /etc/systemd/network/10-cloud-init-eth0.network '^MACAddress=52:54:00:12:34:56$'
 file_has "$disk" /etc/systemd/network/10-cloud-init-eth0.network '^DHCP=ipv4$'

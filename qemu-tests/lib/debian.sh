@@ -135,6 +135,14 @@ users:
     sudo: ALL=(ALL) NOPASSWD:ALL
     ssh_authorized_keys:
       - $(cat "$2")
+chpasswd:
+  expire: false
+  users:
+    - {name: tester, password: ember-pw-marker-51c9, type: text}
+write_files:
+  - path: /etc/ember-test-secret
+    content: ember-secret-marker-7f3a
+    permissions: '0600'
 runcmd:
   - echo instance >> /var/log/ember-test-runcmd
 SEED

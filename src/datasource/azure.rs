@@ -10,10 +10,11 @@
 //! (which need the wireserver's certificate exchange), KVP telemetry.
 //! <https://docs.cloud-init.io/en/latest/reference/datasources/azure.html>
 
+use super::azure_config::{apply_network_config, nic_driver, ovf_keys, platform_config};
 use super::azure_ovf::{self, Ovf};
 use super::azure_wireserver::{self, Health};
 use super::over_lease::{self, METADATA_V4};
-use super::{azure_disk, azure_imds, Datasource, InstanceData};
+use super::{azure_imds, Datasource, InstanceData};
 use crate::context::Ctx;
 use crate::detect::{dmi, Facts};
 use crate::error::Diag;
@@ -38,6 +39,8 @@ struct OvfSource {
     shown: String,
     raw: Vec<u8>,
     media: bool,
+    removable: bool,
+    subplatform: String,
 }
 
 impl Datasource for Azure {
@@ -68,7 +71,10 @@ impl Datasource for Azure {
             cloud_name: Some("azure".into()),
             ..InstanceData::default()
         };
-        let source = find_ovf(ctx, facts, &mut data);
+        // Kept apart from `data`, which the lease loop replaces with the answering attempt.
+        let (mut early_diags, mut early_reads) = (Vec::new(), 0);
+        early_diags.extend(azure_wireserver::check_override(&ctx.cmdline));
+        let source = find_ovf(ctx, facts, &mut early_diags, &mut early_reads);
         let ovf = source
             .as_ref()
             .map(|s| azure_ovf::parse(&s.raw).map_err(|d| d.file(s.shown.clone())));
@@ -138,39 +144,39 @@ impl Datasource for Azure {
         } else {
             read(&mut data, None, deadline)
         };
+        early_diags.append(&mut data.diags);
+        data.diags = early_diags;
+        data.reads += early_reads;
         result.map(|()| data)
     }
 }
 
 /// The provisioning media first (any ISO9660 or UDF volume holding ovf-env.xml), then the
 /// seed directory, then the agent's copy from an earlier boot.
-fn find_ovf(ctx: &Ctx, facts: &Facts, data: &mut InstanceData) -> Option<OvfSource> {
+fn find_ovf(ctx: &Ctx, facts: &Facts, diags: &mut Vec<Diag>, reads: &mut u32) -> Option<OvfSource> {
     let max = ctx.limits().file_bytes;
-    for dev in facts
-        .devices
-        .iter()
-        .filter(|d| d.fs == "udf" || d.fs == "iso9660")
-    {
+    let media = |d: &&crate::detect::blockdev::LabelledDevice| d.fs == "udf" || d.fs == "iso9660";
+    for dev in facts.devices.iter().filter(media) {
         let name = dev.dev_name();
-        data.reads += 1;
+        *reads += 1;
         let read = std::fs::File::open(&dev.node)
             .map_err(|e| e.to_string())
             .and_then(|f| crate::seedfs::open(f).map_err(|e| e.to_string()))
             .and_then(|mut fs| fs.read_file(OVF_NAME, max).map_err(|e| e.to_string()));
         match read {
             Ok(Some(raw)) => {
-                data.from_removable_media = dev.removable;
-                data.subplatform = format!("config-disk ({name})");
                 return Some(OvfSource {
                     shown: format!("{name}: {OVF_NAME}"),
                     raw,
                     media: true,
+                    removable: dev.removable,
+                    subplatform: format!("config-disk ({name})"),
                 });
             }
             Ok(None) => {}
             Err(e) => {
                 let d = Diag::warning("seed-unreadable", e).file(format!("{name}: {OVF_NAME}"));
-                data.diags.push(d);
+                diags.push(d);
             }
         }
     }
@@ -178,12 +184,13 @@ fn find_ovf(ctx: &Ctx, facts: &Facts, data: &mut InstanceData) -> Option<OvfSour
     for dir in [SEED_DIR, AGENT_DIR] {
         let path = format!("{dir}/{OVF_NAME}");
         if let Ok(Some(raw)) = target.read_file(&path, max) {
-            data.reads += 1;
-            data.subplatform = format!("seed-dir ({dir})");
+            *reads += 1;
             return Some(OvfSource {
                 shown: path,
                 raw,
                 media: false,
+                removable: false,
+                subplatform: format!("seed-dir ({dir})"),
             });
         }
     }
@@ -331,115 +338,9 @@ fn build(
     }
     let seed = source.map_or("IMDS".to_string(), |s| s.shown.clone());
     data.detail = format!("DataSourceAzure [seed={seed}]");
-    if data.subplatform.is_empty() {
-        data.subplatform = "metadata (IMDS)".into();
-    }
+    data.subplatform = source.map_or("metadata (IMDS)".into(), |s| s.subplatform.clone());
+    data.from_removable_media = source.is_some_and(|s| s.removable);
     Ok(())
-}
-
-/// Keys given whole in ovf-env.xml; those with a fingerprint only are skipped.
-fn ovf_keys(ovf: Option<&Ovf>) -> Vec<String> {
-    ovf.map(|o| {
-        o.public_keys
-            .iter()
-            .filter_map(|k| k.value.as_deref())
-            .map(str::trim)
-            .filter(|v| !v.is_empty())
-            .map(String::from)
-            .collect()
-    })
-    .unwrap_or_default()
-}
-
-/// cloud-init's config from ovf-env.xml and IMDS: the default user (IMDS's admin name wins),
-/// its password only as a SHA-512 crypt hash, `ssh_pwauth`, and the resource disk.
-fn platform_config(
-    ctx: &Ctx,
-    ovf: Option<&Ovf>,
-    imds: Option<&Value>,
-    data: &mut InstanceData,
-) -> Value {
-    let mut cfg = json!({});
-    let mut user = serde_json::Map::new();
-    let name = imds
-        .and_then(azure_imds::username)
-        .or(ovf.and_then(|o| o.username.as_deref()));
-    if let Some(n) = name {
-        user.insert("name".into(), json!(n));
-    }
-    if let Some(password) = ovf.and_then(|o| o.password.as_ref()) {
-        user.insert("lock_passwd".into(), json!(false));
-        match crate::modules::users::password::hash(password) {
-            Some(hash) => {
-                user.insert("hashed_passwd".into(), json!(hash.expose()));
-            }
-            None => data.diags.push(
-                Diag::error(
-                    "azure-password",
-                    "no randomness to salt the hash: password not set",
-                )
-                .file(OVF_NAME)
-                .key("UserPassword"),
-            ),
-        }
-    }
-    if !user.is_empty() {
-        cfg["system_info"] = json!({"default_user": user});
-    }
-    // cloud-init's Azure default: the network is rendered again on every boot, since NICs can
-    // be added to a stopped VM. The image or user-data can still say otherwise.
-    cfg["updates"] = json!({"network": {"when": ["boot-new-instance", "boot"]}});
-    let disable = ovf
-        .and_then(|o| o.disable_ssh_password_auth)
-        .or(imds.and_then(azure_imds::disable_password));
-    match disable {
-        Some(d) => cfg["ssh_pwauth"] = json!(!d),
-        None if ovf.is_some_and(|o| o.password.is_some()) => cfg["ssh_pwauth"] = json!(true),
-        None => {}
-    }
-    if let Some((_, node)) = azure_disk::find(&ctx.host) {
-        let keep_ntfs = datasource_flag(ctx, "never_destroy_ntfs").unwrap_or(false);
-        let fresh = !keep_ntfs && azure_disk::fresh(&node);
-        let shown = format!(
-            "/dev/{}",
-            node.file_name().unwrap_or_default().to_string_lossy()
-        );
-        crate::config::merge::merge_replace(&mut cfg, azure_disk::config(&shown, fresh));
-    }
-    cfg
-}
-
-fn datasource_flag(ctx: &Ctx, key: &str) -> Option<bool> {
-    ctx.image
-        .datasource_settings("Azure")
-        .and_then(|c| c.get(key))
-        .and_then(Value::as_bool)
-}
-
-/// `datasource: {Azure: {apply_network_config: false}}` leaves the network to the fallback.
-fn apply_network_config(ctx: &Ctx) -> bool {
-    datasource_flag(ctx, "apply_network_config").unwrap_or(true)
-}
-
-/// The driver of the NICs with this MAC, `hv_netvsc` first: accelerated networking gives
-/// the VF (mlx4/mlx5) the synthetic NIC's MAC.
-fn nic_driver(host: &crate::host::Host, mac: &str) -> Option<String> {
-    let base = host.path("/sys/class/net");
-    let drivers: Vec<String> = std::fs::read_dir(&base)
-        .ok()?
-        .flatten()
-        .filter_map(|e| {
-            let dir = e.path();
-            let addr = std::fs::read_to_string(dir.join("address")).ok()?;
-            if !addr.trim().eq_ignore_ascii_case(mac) {
-                return None;
-            }
-            let link = std::fs::read_link(dir.join("device/driver")).ok()?;
-            Some(link.file_name()?.to_string_lossy().into_owned())
-        })
-        .collect();
-    let netvsc = drivers.iter().find(|d| *d == "hv_netvsc");
-    netvsc.or(drivers.first()).cloned()
 }
 
 #[cfg(test)]

@@ -108,6 +108,37 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
+    /// A disk image with one MBR partition from sector 2048, holding `fs_magic` at offset 3.
+    fn image(name: &str, parts: u8, fs_magic: &[u8]) -> PathBuf {
+        let path = std::env::temp_dir().join(format!("ember-azure-{name}-{}", std::process::id()));
+        let mut disk = vec![0u8; 4 << 20];
+        for i in 0..parts as usize {
+            let e = 446 + i * 16;
+            disk[e + 4] = 0x07;
+            let start = 2048 + i as u32 * 2048;
+            disk[e + 8..e + 12].copy_from_slice(&start.to_le_bytes());
+            disk[e + 12..e + 16].copy_from_slice(&2048u32.to_le_bytes());
+        }
+        disk[510..512].copy_from_slice(&[0x55, 0xAA]);
+        let at = 2048 * 512 + 3;
+        disk[at..at + fs_magic.len()].copy_from_slice(fs_magic);
+        std::fs::write(&path, disk).unwrap();
+        path
+    }
+
+    #[test]
+    fn fresh_only_as_azure_hands_it_out() {
+        let ntfs = image("ntfs", 1, b"NTFS    ");
+        assert!(fresh(&ntfs));
+        let two = image("two", 2, b"NTFS    ");
+        assert!(!fresh(&two), "two partitions: not the platform's");
+        let other = image("other", 1, b"MSDOS5.0");
+        assert!(!fresh(&other), "not NTFS: ember's or the user's");
+        for p in [ntfs, two, other] {
+            std::fs::remove_file(p).unwrap();
+        }
+    }
+
     #[test]
     fn layout_only_for_a_fresh_disk() {
         let cfg = config("/dev/sdb", false);

@@ -2,6 +2,7 @@
 //! never writes. The table maps names to them; adding a cloud is a file and a row.
 
 pub mod azure;
+mod azure_config;
 mod azure_disk;
 mod azure_imds;
 pub mod azure_ovf;
