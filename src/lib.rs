@@ -8,6 +8,7 @@ pub mod cmdline;
 pub mod config;
 pub mod context;
 pub mod datasource;
+pub mod date;
 pub mod detect;
 pub mod disk;
 pub mod error;
