@@ -53,7 +53,7 @@ fn a_metadata_service_that_is_down_fails_within_the_deadline() {
         );
         assert_eq!(out.status.code(), Some(1), "{cloud}: {}", stderr(&out));
         // EC2 says `imds-unreachable` with the refusal; GCE, which retries refusals until
-        // its deadline, `fetch-deadline` with the URL as the file.
+        // its deadline, `fetch-deadline` with the URL as the file and the refusal.
         let d = m
             .diags()
             .into_iter()
@@ -63,6 +63,7 @@ fn a_metadata_service_that_is_down_fails_within_the_deadline() {
             d["budget"].is_string() || d["code"] == "imds-unreachable",
             "{d}"
         );
+        assert!(d["message"].to_string().contains("refused"), "{d}");
         assert_nothing_provisioned(&m);
         eprintln!("{cloud} down: ended after {took:?}");
     }

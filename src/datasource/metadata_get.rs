@@ -32,6 +32,8 @@ pub struct Get<'a> {
 pub fn get(fetcher: &Fetcher, g: &Get, reads: &mut u32) -> Result<Vec<u8>, Diag> {
     let shown = crate::fetch::redact_url(g.url);
     let (mut backoff, mut statuses) = (FIRST_BACKOFF, 0);
+    // The last attempt's failure, so a deadline names what kept failing (refused, 503, …).
+    let mut last: Option<String> = None;
     loop {
         *reads += 1;
         let why = match fetcher.request_with_headers("GET", g.url, g.headers, g.max_bytes) {
@@ -80,12 +82,17 @@ pub fn get(fetcher: &Fetcher, g: &Get, reads: &mut u32) -> Result<Vec<u8>, Diag>
                 .budget("file_bytes"))
             }
             Err(FetchError::Deadline { .. }) => {
-                return Err(Diag::error("fetch-deadline", "deadline passed")
+                let msg = match &last {
+                    Some(why) => format!("deadline passed; the last attempt: {why}"),
+                    None => "deadline passed".into(),
+                };
+                return Err(Diag::error("fetch-deadline", msg)
                     .file(shown)
-                    .budget("datasource_timeout_ms"))
+                    .budget("datasource_timeout_ms"));
             }
             Err(e) => e.reason(),
         };
+        last = Some(why.clone());
         let left = g.wait_until.saturating_duration_since(Instant::now());
         if left.is_zero() {
             let (code, msg) = if statuses > 0 {
