@@ -342,5 +342,17 @@ impl<T: Transport> Transport for Watching<'_, T> {
     }
 }
 
+/// The fuzz entry (src/fuzz.rs): both /proc tables from the same bytes, and the decisions.
+#[doc(hidden)]
+pub fn fuzz(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let state = State {
+        addresses: parse_if_inet6(&text),
+        routes: parse_ipv6_route(&text),
+    };
+    let _ = state.found();
+    let _ = state.added_since(&State::default());
+}
+
 #[cfg(test)]
 mod tests;
