@@ -281,14 +281,7 @@ impl Session {
         };
         if self.opts.slaac {
             // Before the link comes up, so that the kernel solicits a router at once.
-            match slaac::Applied6::start(&self.opts.proc, &nic) {
-                Ok(six) => applied.six = Some(six),
-                // No IPv6 in this kernel: DHCPv4 only.
-                Err(Errno::NOENT) => {}
-                Err(e) => attempt
-                    .warnings
-                    .push(format!("IPv6 settings: {e}; no SLAAC")),
-            }
+            applied.six = slaac::Applied6::prepare(&self.opts.proc, &nic, &mut attempt.warnings);
         }
         if !applied.link_was_up {
             self.nl

@@ -230,6 +230,19 @@ impl Applied6 {
         Ok(applied)
     }
 
+    /// `start`, or none without IPv6 in the kernel (DHCPv4 only, silently) or when a sysctl
+    /// cannot be set (a warning).
+    pub fn prepare(proc: &Path, nic: &str, warnings: &mut Vec<String>) -> Option<Applied6> {
+        match Applied6::start(proc, nic) {
+            Ok(six) => Some(six),
+            Err(Errno::NOENT) => None,
+            Err(e) => {
+                warnings.push(format!("IPv6 settings: {e}; no SLAAC"));
+                None
+            }
+        }
+    }
+
     /// Writes the old sysctl values back; the failures, if any.
     fn restore(&mut self) -> Vec<String> {
         let mut failed = Vec::new();
