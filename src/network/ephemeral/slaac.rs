@@ -15,6 +15,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// if_inet6 flags: the address is still being checked for duplicates, or the check failed.
+/// Scopes in /proc/net/if_inet6 (ULAs count as global).
+const SCOPE_GLOBAL: u32 = 0x00;
+const SCOPE_LINK: u32 = 0x20;
 const IFA_F_DADFAILED: u32 = 0x08;
 const IFA_F_TENTATIVE: u32 = 0x40;
 /// ipv6_route flags: through a gateway; learnt from a router advertisement.
@@ -132,6 +135,17 @@ impl State {
 
     /// A usable global-scope address (ULAs are global to the kernel) and a default route.
     pub fn found(&self) -> Option<Found> {
+        self.found_in_scope(SCOPE_GLOBAL)
+    }
+
+    /// A default route and only the link-local address: EC2 hands IPv6 addresses out by
+    /// DHCPv6, which ember does not speak, while its router advertises the default route.
+    /// Requests then leave from the link-local address, as cloud-init's ephemeral IPv6 does.
+    pub fn found_link_local(&self) -> Option<Found> {
+        self.found_in_scope(SCOPE_LINK)
+    }
+
+    fn found_in_scope(&self, scope: u32) -> Option<Found> {
         let router = self
             .routes
             .iter()
@@ -140,7 +154,7 @@ impl State {
         let a = self
             .addresses
             .iter()
-            .find(|a| a.scope == 0 && a.flags & (IFA_F_TENTATIVE | IFA_F_DADFAILED) == 0)?;
+            .find(|a| a.scope == scope && a.flags & (IFA_F_TENTATIVE | IFA_F_DADFAILED) == 0)?;
         Some(Found {
             address: a.addr,
             prefix: a.prefix,
@@ -259,7 +273,8 @@ impl Applied6 {
         State::read(&self.proc, &self.nic)
     }
 
-    /// Waits until SLAAC is done or `until` passes; `Err` says whether a router was seen.
+    /// Waits until SLAAC is done or `until` passes; then a router with only the link-local
+    /// address will do. `Err` says whether a router was seen.
     pub fn wait(&self, until: Instant) -> Result<Found, bool> {
         loop {
             let state = self.state();
@@ -268,7 +283,7 @@ impl Applied6 {
             }
             let left = until.saturating_duration_since(Instant::now());
             if left.is_zero() {
-                return Err(state.has_router());
+                return state.found_link_local().ok_or(state.has_router());
             }
             std::thread::sleep(left.min(POLL));
         }

@@ -78,6 +78,13 @@ fn done_means_a_settled_global_address_and_a_default_router() {
     link_only.addresses.retain(|a| a.scope != 0);
     assert_eq!(link_only.found(), None);
     assert!(link_only.has_router());
+    // …but at the end of the wait a router with the link-local address will do (EC2 gives
+    // addresses by DHCPv6 only); without a router it will not.
+    let ll = link_only
+        .found_link_local()
+        .expect("the link-local fallback");
+    assert!(ll.address.segments()[0] == 0xfe80, "{ll:?}");
+    assert_eq!(no_router.found_link_local(), None);
     let mut tentative = state("ec1");
     tentative.routes = s.routes.clone();
     assert_eq!(tentative.found(), None);
