@@ -1,6 +1,7 @@
 //! Amazon EC2 and EC2-compatible clouds: detected from DMI (or named on the command line or
 //! alone in the image's `datasource_list`), read from the instance metadata service over
-//! IMDSv2, reaching it through ember's own DHCP lease when no route does. Only what ember
+//! IMDSv2, reaching it through ember's own DHCP lease when no route does (or, on an IPv6-only
+//! subnet, through the kernel's SLAAC and the IPv6 address of the service). Only what ember
 //! uses is fetched: the identity document, instance id, host name, public keys, user-data and
 //! the per-MAC network metadata, not the whole tree.
 //! <https://docs.cloud-init.io/en/latest/reference/datasources/ec2.html>
@@ -100,22 +101,34 @@ fn imds_settings(ctx: &Ctx, facts: &Facts) -> Settings {
 }
 
 /// The service through ember's own lease, NIC by NIC until one reaches it; the lease is gone
-/// again afterwards.
+/// again afterwards. A NIC without DHCPv4 comes up by SLAAC and is asked at the IPv6 bases.
 fn over_ephemeral(ctx: &Ctx, s: &Settings, data: &mut InstanceData) -> Result<(), Diag> {
     use crate::network::ephemeral::{fallback_candidates, Options};
     let mut opts = Options::new(s.deadline);
     opts.metadata = Some(METADATA_V4);
+    opts.slaac = true;
+    opts.proc = ctx.host.path("/proc");
     let nics = fallback_candidates(&ctx.host);
-    over_lease::over_lease(&nics, opts, "imds-unreachable", data, |attempt| {
+    over_lease::over_lease_with(&nics, opts, "imds-unreachable", data, |attempt, lease| {
         // Each NIC gets a share of the wait, so a dead first NIC leaves time for the next.
         let share = (s.request_timeout * 2).max(Duration::from_secs(5));
         let per_nic = Settings {
-            bases: s.bases.clone(),
+            bases: bases_for(&s.bases, lease.slaac.is_some()),
             wait_until: (Instant::now() + share).min(s.deadline),
             ..*s
         };
         read(ctx, &per_nic, attempt)
     })
+}
+
+/// The bases worth asking over a lease: on a SLAAC link only the IPv6 ones (an IPv4 address
+/// has no route there), unless there are none.
+fn bases_for(bases: &[String], slaac: bool) -> Vec<String> {
+    let v6 = |b: &&String| b.contains("://[");
+    match bases.iter().filter(v6).cloned().collect::<Vec<_>>() {
+        only_v6 if slaac && !only_v6.is_empty() => only_v6,
+        _ => bases.to_vec(),
+    }
 }
 
 /// Reads everything ember uses into `data`.
@@ -322,6 +335,15 @@ fn macs_json(macs: &BTreeMap<String, NicMeta>) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_slaac_link_is_asked_at_the_ipv6_bases() {
+        let all = DEFAULT_BASES.map(String::from).to_vec();
+        assert_eq!(bases_for(&all, true), ["http://[fd00:ec2::254]"]);
+        assert_eq!(bases_for(&all, false), all);
+        let v4 = vec!["http://10.0.0.1:8080".to_string()];
+        assert_eq!(bases_for(&v4, true), v4);
+    }
 
     #[test]
     fn listings_are_bounded() {

@@ -163,7 +163,13 @@ fn listing(fixture: &HashMap<String, String>, path: &str) -> Option<String> {
 
 /// Starts the emulator; it serves until the test process ends.
 pub fn start() -> Imds {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    start_at("127.0.0.1:0")
+}
+
+/// The emulator at `addr` (in the calling thread's network namespace: the IPv6 tests bind
+/// EC2's own `[fd00:ec2::254]:80` in a namespace of theirs).
+pub fn start_at(addr: &str) -> Imds {
+    let listener = TcpListener::bind(addr).unwrap();
     let port = listener.local_addr().unwrap().port();
     let log = Arc::new(Mutex::new(Vec::new()));
     let script = Arc::new(Mutex::new(Script {

@@ -1,5 +1,5 @@
 //! `ember-initrd [--host DIR] dhcp [IFACE…] [--timeout S] [--per-nic S] [--keep]
-//! [--link-local] [--metadata IP] [--hold-ms N]`: a hidden command for tests and debugging. It obtains a
+//! [--link-local] [--slaac] [--metadata IP] [--hold-ms N]`: a hidden command for tests and debugging. It obtains a
 //! lease on the first interface that gives one (the fallback candidates when none is named),
 //! prints it and the attempts as JSON, then tears it down (after `--hold-ms`, so a test can
 //! look at the link meanwhile) unless `--keep`. Exit codes: 0 lease, 1 none, 2 usage.
@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 const USAGE: &str =
     "usage: ember-initrd [--host DIR] dhcp [IFACE...] [--timeout S] [--per-nic S] [--keep] \
-[--link-local] [--metadata IP] [--hold-ms N]";
+[--link-local] [--slaac] [--metadata IP] [--hold-ms N]";
 
 /// Runs `dhcp` when it is the command in `args`; otherwise hands the arguments back for the
 /// stage parser.
@@ -51,6 +51,7 @@ struct Args {
     per_nic: Option<Duration>,
     keep: bool,
     link_local: bool,
+    slaac: bool,
     metadata: Option<Ipv4Addr>,
     hold: Duration,
 }
@@ -64,6 +65,7 @@ fn parse(args: &[OsString]) -> Result<Args, String> {
         per_nic: None,
         keep: false,
         link_local: false,
+        slaac: false,
         metadata: None,
         hold: Duration::ZERO,
     };
@@ -92,6 +94,7 @@ fn parse(args: &[OsString]) -> Result<Args, String> {
             }
             Long("keep") => out.keep = true,
             Long("link-local") => out.link_local = true,
+            Long("slaac") => out.slaac = true,
             Value(v) => out
                 .nics
                 .push(v.into_string().map_err(|_| "interface name is not UTF-8")?),
@@ -124,6 +127,8 @@ fn main(host: &Host, args: &[OsString]) -> i32 {
     let mut opts = Options::new(Instant::now() + args.timeout);
     opts.per_nic = args.per_nic.unwrap_or(args.timeout);
     opts.link_local = args.link_local;
+    opts.slaac = args.slaac;
+    opts.proc = host.path("/proc");
     opts.metadata = args.metadata;
     let mut session = match Session::new(&nics, opts) {
         Ok(s) => s,

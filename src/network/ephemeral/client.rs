@@ -95,6 +95,10 @@ pub struct Lease {
     pub lease_seconds: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub azure_wireserver: Option<Ipv4Addr>,
+    /// The link came up by SLAAC instead: `address` is then 0.0.0.0 and nothing of IPv4 was
+    /// applied.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slaac: Option<super::slaac::Found>,
 }
 
 /// An address a host may hold: not 0/8, loopback, multicast, 240/4 or broadcast.
@@ -150,6 +154,7 @@ impl Lease {
             server: o.server_id,
             lease_seconds: o.lease_seconds,
             azure_wireserver: o.azure_wireserver,
+            slaac: None,
         })
     }
 }

@@ -106,6 +106,7 @@ pub fn lease(address: Ipv4Addr) -> Lease {
         server: None,
         lease_seconds: None,
         azure_wireserver: None,
+        slaac: None,
     }
 }
 

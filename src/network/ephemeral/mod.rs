@@ -3,8 +3,9 @@
 //! turn, obtains a lease (DHCP, or link-local when asked), applies the address and routes,
 //! lets the caller try its request, and on `down()` or drop removes exactly what it added and
 //! sets the link down again if it was down, so the real network stack starts from a clean
-//! link. What happened is kept as `Attempt`s, one status step each.
-//! Not here: IPv6, renewal (leases live for seconds), the target's network config.
+//! link. What happened is kept as `Attempt`s, one status step each. When asked, a NIC with no
+//! DHCPv4 answer comes up by SLAAC instead (slaac.rs).
+//! Not here: DHCPv6, renewal (leases live for seconds), the target's network config.
 //!
 //! A datasource uses it like this:
 //!
@@ -28,6 +29,7 @@ pub mod netlink;
 pub mod nics;
 pub mod packet;
 mod session;
+pub mod slaac;
 
 use crate::status::Step;
 pub use client::Lease;
@@ -36,6 +38,7 @@ use netlink::RouteSpec;
 use rustix::io::Errno;
 use serde::Serialize;
 use std::net::Ipv4Addr;
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 pub use nics::fallback_candidates;
@@ -55,6 +58,10 @@ pub struct Options {
     /// Ask DHCP first. Without it (DigitalOcean, whose metadata link has no DHCP server) a
     /// NIC goes straight to a link-local address; `link_local` must then be set.
     pub dhcp: bool,
+    /// A NIC without DHCPv4 waits for the kernel's SLAAC (EC2's IPv6-only subnets).
+    pub slaac: bool,
+    /// `/proc` under the host: SLAAC's sysctls and the kernel's IPv6 state.
+    pub proc: PathBuf,
     pub timing: Timing,
 }
 
@@ -66,6 +73,8 @@ impl Options {
             metadata: None,
             link_local: false,
             dhcp: true,
+            slaac: false,
+            proc: PathBuf::from("/proc"),
             timing: client::TIMING,
         }
     }
@@ -75,7 +84,7 @@ impl Options {
 #[derive(Clone, Debug, Serialize)]
 pub struct Attempt {
     pub nic: String,
-    /// `dhcp`, `link-local`, or the reason code of the error that stopped it.
+    /// `dhcp`, `link-local`, `slaac`, or the reason code of the error that stopped it.
     pub outcome: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub address: Option<String>,
@@ -152,6 +161,9 @@ pub enum Error {
     },
     /// Every link-local candidate was in use.
     LinkLocal { nic: String },
+    /// Neither DHCPv4 nor SLAAC before the NIC's deadline; `router`: a router advertised
+    /// itself, but no prefix to take an address from.
+    NoSlaac { nic: String, router: bool },
     /// The deadline passed before the next NIC could be tried.
     Deadline,
     /// Every candidate was tried: none gave a lease the caller could use.
@@ -168,6 +180,7 @@ impl Error {
             Error::Socket { .. } => "dhcp-socket",
             Error::NoLease { .. } => "dhcp-no-lease",
             Error::LinkLocal { .. } => "link-local-in-use",
+            Error::NoSlaac { .. } => "slaac-no-address",
             Error::Deadline => "dhcp-deadline",
             Error::Exhausted { .. } => "dhcp-exhausted",
         }
@@ -197,6 +210,15 @@ impl std::fmt::Display for Error {
             Error::LinkLocal { nic } => {
                 write!(f, "{nic}: every link-local address tried was in use")
             }
+            Error::NoSlaac { nic, router: false } => write!(
+                f,
+                "{nic}: no DHCPv4 lease and no IPv6 router advertisement before the deadline"
+            ),
+            Error::NoSlaac { nic, router: true } => write!(
+                f,
+                "{nic}: no DHCPv4 lease; an IPv6 router advertised no prefix for an address \
+(DHCPv6, which ember does not speak?)"
+            ),
             Error::Deadline => write!(f, "the deadline passed before the next interface"),
             Error::Exhausted { tried } => {
                 write!(f, "no usable lease on any of {tried} interface(s)")

@@ -1,5 +1,5 @@
 //! rtnetlink over a rustix socket: a link's state, bringing it up or down, adding and removing
-//! IPv4 addresses and routes in the main table. Requests are built as bytes and every request
+//! IPv4 addresses and routes in the main table, removing what SLAAC added for IPv6. Requests are built as bytes and every request
 //! waits for the kernel's acknowledgement; replies are read only from the kernel (port 0) and
 //! bounds-checked. No unsafe code, no `ip` binary. Not here: deciding what to add (mod.rs).
 
@@ -7,7 +7,7 @@ use rustix::fd::OwnedFd;
 use rustix::io::Errno;
 use rustix::net::netlink::SocketAddrNetlink;
 use rustix::net::{self, AddressFamily, RecvFlags, SendFlags, SocketFlags, SocketType};
-use std::net::Ipv4Addr;
+use std::net::{Ipv4Addr, Ipv6Addr};
 use std::time::Duration;
 
 const NLMSG_ERROR: u16 = 2;
@@ -23,6 +23,7 @@ const F_ACK: u16 = 0x4;
 const F_EXCL: u16 = 0x200;
 const F_CREATE: u16 = 0x400;
 const AF_INET: u8 = 2;
+const AF_INET6: u8 = 10;
 const IFF_UP: u32 = 0x1;
 const ARPHRD_ETHER: u16 = 1;
 const IFLA_ADDRESS: u16 = 1;
@@ -34,6 +35,7 @@ const IFA_CACHEINFO: u16 = 6;
 const RTA_DST: u16 = 1;
 const RTA_OIF: u16 = 4;
 const RTA_GATEWAY: u16 = 5;
+const RTA_PRIORITY: u16 = 6;
 const RTA_PREFSRC: u16 = 7;
 const RT_TABLE_MAIN: u8 = 254;
 /// Routes ember adds are marked as DHCP's, so `ip route` shows where they came from.
@@ -286,6 +288,38 @@ impl Netlink {
 
     pub fn del_route(&mut self, r: &RouteSpec) -> Result<(), Errno> {
         let body = Self::route_body(r, true);
+        self.call(RTM_DELROUTE, 0, &body, |_, _| {})
+    }
+
+    /// Removes an IPv6 address the kernel configured from a router advertisement.
+    pub fn del_address6(&mut self, index: u32, addr: Ipv6Addr, prefix: u8) -> Result<(), Errno> {
+        let mut body = vec![AF_INET6, prefix, 0, 0];
+        body.extend_from_slice(&index.to_ne_bytes());
+        attr(&mut body, IFA_ADDRESS, &addr.octets());
+        self.call(RTM_DELADDR, 0, &body, |_, _| {})
+    }
+
+    /// Removes an IPv6 route of the main table, matched by destination, link, gateway (unless
+    /// unspecified) and metric.
+    pub fn del_route6(
+        &mut self,
+        index: u32,
+        dest: Ipv6Addr,
+        prefix: u8,
+        gateway: Ipv6Addr,
+        metric: u32,
+    ) -> Result<(), Errno> {
+        let mut body = vec![AF_INET6, prefix, 0, 0, RT_TABLE_MAIN, 0, RT_SCOPE_UNIVERSE];
+        body.push(RTN_UNICAST);
+        body.extend_from_slice(&0u32.to_ne_bytes());
+        if prefix > 0 {
+            attr(&mut body, RTA_DST, &dest.octets());
+        }
+        attr(&mut body, RTA_OIF, &index.to_ne_bytes());
+        if !gateway.is_unspecified() {
+            attr(&mut body, RTA_GATEWAY, &gateway.octets());
+        }
+        attr(&mut body, RTA_PRIORITY, &metric.to_ne_bytes());
         self.call(RTM_DELROUTE, 0, &body, |_, _| {})
     }
 }

@@ -5,7 +5,7 @@
 
 use super::client::{self, Failure, Ignored, Lease, RawTransport};
 use super::netlink::{Address, Netlink, RouteSpec};
-use super::{linklocal, plan_routes, Attempt, Error, Options};
+use super::{linklocal, plan_routes, slaac, Attempt, Error, Options};
 use rustix::io::Errno;
 use std::net::Ipv4Addr;
 use std::time::{Duration, Instant};
@@ -17,6 +17,8 @@ struct Applied {
     link_was_up: bool,
     addresses: Vec<Address>,
     routes: Vec<RouteSpec>,
+    /// What SLAAC needed: sysctls to restore, the kernel's additions to delete.
+    six: Option<slaac::Applied6>,
 }
 
 impl Applied {
@@ -34,7 +36,10 @@ impl Applied {
 
     /// Removes everything added, in reverse; what is already gone is not an error.
     fn teardown(&mut self, nl: &mut Netlink) -> Vec<String> {
-        let mut failed = Vec::new();
+        let mut failed = match self.six.take() {
+            Some(mut six) => six.teardown(nl, self.index),
+            None => Vec::new(),
+        };
         let gone = |e: &Errno| {
             matches!(
                 *e,
@@ -200,7 +205,10 @@ impl Session {
             attempt.elapsed_ms = started.elapsed().as_millis() as u64;
             match result {
                 Ok((lease, applied)) => {
-                    attempt.address = Some(format!("{}/{}", lease.address, lease.prefix));
+                    attempt.address = Some(match &lease.slaac {
+                        Some(f) => format!("{}/{}", f.address, f.prefix),
+                        None => format!("{}/{}", lease.address, lease.prefix),
+                    });
                     attempt.server = lease.server;
                     attempt.lease_seconds = lease.lease_seconds;
                     self.record.push(attempt);
@@ -247,6 +255,7 @@ impl Session {
             link_was_up: link.up,
             addresses: Vec::new(),
             routes: Vec::new(),
+            six: None,
         };
         let result = self.lease_and_apply(&mut applied, mac, attempt);
         if result.is_err() {
@@ -270,6 +279,10 @@ impl Session {
             op,
             errno,
         };
+        if self.opts.slaac {
+            // Before the link comes up, so that the kernel solicits a router at once.
+            applied.six = slaac::Applied6::prepare(&self.opts.proc, &nic, &mut attempt.warnings);
+        }
         if !applied.link_was_up {
             self.nl
                 .set_up(applied.index, true)
@@ -278,6 +291,8 @@ impl Session {
         let now = Instant::now();
         let reserve = if self.opts.link_local {
             linklocal::LISTEN * 2
+        } else if applied.six.is_some() {
+            slaac::LAST_LOOK
         } else {
             Duration::ZERO
         };
@@ -291,6 +306,17 @@ impl Session {
                 offered: false,
                 ignored: 0,
             })
+        };
+        let asked = match (asked, &applied.six) {
+            (Err(Error::NoLease { .. }), Some(six)) => {
+                let until = (Instant::now() + slaac::LAST_LOOK).min(self.opts.deadline);
+                let found = six.wait(until).map_err(|router| Error::NoSlaac {
+                    nic: nic.clone(),
+                    router,
+                })?;
+                return Ok((slaac::lease(found), "slaac"));
+            }
+            (other, _) => other,
         };
         let (lease, outcome) = match asked {
             Ok(lease) => (lease, "dhcp"),
@@ -360,12 +386,23 @@ impl Session {
             })?;
         let result = RawTransport::open()
             .map_err(|(op, errno)| Error::Socket { op, errno })
-            .and_then(|mut t| {
+            .and_then(|t| {
+                let mut t = slaac::Watching {
+                    inner: t,
+                    six: applied.six.as_ref(),
+                    grace_until: Instant::now() + slaac::DHCP_GRACE,
+                };
                 client::obtain(&mut t, mac, until, &self.opts.timing, &mut attempt.ignored).map_err(
                     |f| match f {
                         Failure::Deadline { offered } => Error::NoLease {
                             nic: applied.nic.clone(),
                             offered,
+                            ignored: attempt.ignored.total(),
+                        },
+                        // SLAAC is done: the link is the IPv6 one's.
+                        Failure::Io(_, Errno::CANCELED) => Error::NoLease {
+                            nic: applied.nic.clone(),
+                            offered: false,
                             ignored: attempt.ignored.total(),
                         },
                         Failure::Io(op, errno) => Error::Socket { op, errno },
