@@ -208,3 +208,26 @@ fn vendor_alone_is_not_azure() {
     assert!(server.requests().is_empty());
     assert_ne!(m.status()["datasource"], "azure");
 }
+
+#[test]
+fn imds_unreachable_provisions_from_ovf_env_alone() {
+    let server = md::start_with_wire();
+    let m = azure_machine("azure-imds-unreachable", &server);
+    m.cmdline(&format!(
+        "ro ember.metadata-url=http://127.0.0.1:9 ember.metadata-timeout=2 ember.azure.wireserver={}",
+        server.url()
+    ));
+    media(&m, &md::ovf_env(Some(md::PASSWORD), None, true));
+    let out = m.initrd("all");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let diags = format!("{:?}", m.diags());
+    assert!(diags.contains("127.0.0.1:9/metadata/instance"), "{diags}");
+    assert!(diags.contains("refused"), "{diags}");
+    assert_eq!(m.target_file("etc/hostname").trim(), "ovf-hostname");
+    let shadow = m.target_file("etc/shadow");
+    assert!(shadow.contains("azureuser:$6$"), "the password hash is set");
+    assert_eq!(
+        m.status()["instance_id"],
+        md::SYSTEM_UUID.to_ascii_lowercase()
+    );
+}

@@ -118,8 +118,9 @@ impl Datasource for Azure {
                 let wire = azure_wireserver::base_url(&ctx.cmdline, option_245);
                 let health = match &built {
                     Ok(()) => Health::Ready,
+                    // A diag's message names keys and lines, never a value.
                     Err(e) => Health::NotReady {
-                        description: format!("ember: {}", e.code),
+                        description: format!("ember: {}: {}", e.code, e.message),
                     },
                 };
                 if let Err(e) = azure_wireserver::report(&fetcher, &wire, &health, &mut d.reads) {
@@ -143,6 +144,15 @@ impl Datasource for Azure {
             })
         } else {
             read(&mut data, None, deadline)
+        };
+        // No IMDS on any NIC: ovf-env.xml alone provisions, as in cloud-init (nothing can be
+        // reported without a network).
+        let result = match result {
+            Err(e) if e.code == azure_imds::UNREACHABLE && matches!(ovf, Some(Ok(_))) => {
+                data.diags.push(e);
+                build(ctx, facts, source.as_ref(), ovf.as_ref(), None, &mut data)
+            }
+            other => other,
         };
         early_diags.append(&mut data.diags);
         data.diags = early_diags;
