@@ -189,6 +189,20 @@ const KNOWN: &[&str] = &[
 fn user(key: &str, m: &Map<String, Value>, diags: &mut Vec<Diag>) -> Option<UserSpec> {
     let before = diags.iter().filter(|d| d.is_error()).count();
     let k = |f: &str| format!("{key}.{f}");
+    // cloud-init still honours the old spelling `lock-passwd`, deprecated; `lock_passwd` wins.
+    let normalized;
+    let m = match m.get("lock-passwd") {
+        Some(v) => {
+            let msg = "deprecated spelling: use lock_passwd";
+            diags.push(Diag::deprecated("deprecated-key", msg).key(k("lock-passwd")));
+            let mut copy = m.clone();
+            copy.remove("lock-passwd");
+            copy.entry("lock_passwd").or_insert_with(|| v.clone());
+            normalized = copy;
+            &normalized
+        }
+        None => m,
+    };
     let name = str_at(m, "name", key, diags);
     let Some(name) = name else {
         if !diags.iter().skip(before).any(|d| d.is_error()) {
@@ -338,5 +352,19 @@ mod mapping_form_tests {
         assert_eq!(got[0].1["shell"], "/bin/sh");
         assert_eq!(diags.len(), 1);
         assert_eq!(diags[0].key.as_deref(), Some("users.dave"));
+    }
+
+    #[test]
+    fn the_old_lock_passwd_spelling_is_honoured_with_a_deprecation() {
+        let m = json!({"name": "erin", "lock-passwd": false});
+        let mut diags = Vec::new();
+        let u = user("users.0", m.as_object().unwrap(), &mut diags).unwrap();
+        assert!(!u.lock_passwd);
+        assert_eq!(diags.len(), 1, "{diags:?}");
+        assert_eq!(diags[0].key.as_deref(), Some("users.0.lock-passwd"));
+        // Both spellings: the current one wins.
+        let m = json!({"name": "erin", "lock-passwd": false, "lock_passwd": true});
+        let u = user("users.0", m.as_object().unwrap(), &mut Vec::new()).unwrap();
+        assert!(u.lock_passwd);
     }
 }
