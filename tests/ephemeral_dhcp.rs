@@ -5,15 +5,12 @@
 //! link-local fallback. Needs root (SKIP otherwise; under CI root is there).
 
 mod common;
+use common::netns::{ip, Link};
 
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
-
-static NEXT: AtomicU32 = AtomicU32::new(0);
 
 fn ready() -> bool {
     if !rustix::process::geteuid().is_root() {
@@ -45,60 +42,7 @@ fn ready() -> bool {
     true
 }
 
-fn ip(args: &[&str]) -> String {
-    let out = Command::new("ip").args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "ip {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// Two namespaces joined by a veth pair: the client's end is down, as a NIC at boot.
-struct Link {
-    client_ns: String,
-    server_ns: String,
-    client: String,
-    server: String,
-    dir: PathBuf,
-}
-
 impl Link {
-    fn new() -> Link {
-        let n = format!(
-            "{}x{}",
-            std::process::id() % 100_000,
-            NEXT.fetch_add(1, Ordering::SeqCst)
-        );
-        let link = Link {
-            client_ns: format!("ember-c{n}"),
-            server_ns: format!("ember-s{n}"),
-            client: format!("ec{n}"),
-            server: format!("es{n}"),
-            dir: std::env::temp_dir().join(format!("ember-dhcp-{n}")),
-        };
-        std::fs::create_dir_all(&link.dir).unwrap();
-        ip(&["netns", "add", &link.client_ns]);
-        ip(&["netns", "add", &link.server_ns]);
-        ip(&[
-            "link",
-            "add",
-            &link.client,
-            "netns",
-            &link.client_ns,
-            "type",
-            "veth",
-            "peer",
-            "name",
-            &link.server,
-            "netns",
-            &link.server_ns,
-        ]);
-        ip(&["-n", &link.server_ns, "link", "set", &link.server, "up"]);
-        link
-    }
-
     /// Runs `ember-initrd dhcp ARGS` in the client namespace.
     fn dhcp(&self, args: &[&str]) -> Child {
         Command::new("ip")
@@ -156,15 +100,6 @@ impl Link {
     fn is_up(&self) -> bool {
         let v = self.json(&["link", "show", "dev", &self.client]);
         v[0]["flags"].as_array().unwrap().iter().any(|f| f == "UP")
-    }
-}
-
-impl Drop for Link {
-    fn drop(&mut self) {
-        for ns in [&self.client_ns, &self.server_ns] {
-            let _ = Command::new("ip").args(["netns", "del", ns]).status();
-        }
-        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 
@@ -262,7 +197,7 @@ fn lease_with_classless_routes_is_applied_then_removed() {
     if !ready() {
         return;
     }
-    let link = Link::new();
+    let link = Link::new("");
     let _server = Dnsmasq::start(
         &link,
         "10.77.1",
@@ -319,7 +254,7 @@ fn a_silent_network_ends_at_the_deadline_with_a_clear_error() {
     if !ready() {
         return;
     }
-    let link = Link::new();
+    let link = Link::new("");
     let start = Instant::now();
     let mut child = link.dhcp(&[&link.client, "--timeout", "2"]);
     let r = report(&mut child);
@@ -347,8 +282,8 @@ fn a_silent_first_nic_is_passed_over_for_the_next() {
     if !ready() {
         return;
     }
-    let quiet = Link::new();
-    let served = Link::new();
+    let quiet = Link::new("");
+    let served = Link::new("");
     let _server = Dnsmasq::start(&served, "10.77.2", &[]);
     // Both NICs in one namespace: move the quiet one's client end next to the served one.
     ip(&[
@@ -385,7 +320,7 @@ fn a_link_without_dhcp_gets_a_link_local_address() {
     if !ready() {
         return;
     }
-    let link = Link::new();
+    let link = Link::new("");
     let mut child = link.dhcp(&[
         &link.client,
         "--timeout",

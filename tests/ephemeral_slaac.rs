@@ -7,17 +7,15 @@
 //! `ip` and dnsmasq (SKIP otherwise).
 
 mod common;
+use common::netns::{ip, Link};
 mod emulator;
 
 use common::Machine;
 use emulator::ec2 as imds;
 use std::os::fd::AsFd;
-use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
-static NEXT: AtomicU32 = AtomicU32::new(0);
 const PREFIX: &str = "fd00:77::";
 
 fn ready() -> bool {
@@ -36,61 +34,7 @@ fn ready() -> bool {
     common::have("ip") && common::have("dnsmasq")
 }
 
-fn ip(args: &[&str]) -> String {
-    let out = Command::new("ip").args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "ip {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// Two namespaces joined by a veth pair; the client's end is down, as a NIC at boot.
-struct Link {
-    client_ns: String,
-    server_ns: String,
-    client: String,
-    server: String,
-    dir: PathBuf,
-}
-
 impl Link {
-    fn new() -> Link {
-        let n = format!(
-            "{}x{}",
-            std::process::id() % 100_000,
-            NEXT.fetch_add(1, Ordering::SeqCst)
-        );
-        let link = Link {
-            client_ns: format!("ember-6c{n}"),
-            server_ns: format!("ember-6s{n}"),
-            client: format!("e6c{n}"),
-            server: format!("e6s{n}"),
-            dir: std::env::temp_dir().join(format!("ember-slaac-{n}")),
-        };
-        std::fs::create_dir_all(&link.dir).unwrap();
-        for ns in [&link.client_ns, &link.server_ns] {
-            ip(&["netns", "add", ns]);
-        }
-        ip(&[
-            "link",
-            "add",
-            &link.client,
-            "netns",
-            &link.client_ns,
-            "type",
-            "veth",
-            "peer",
-            "name",
-            &link.server,
-            "netns",
-            &link.server_ns,
-        ]);
-        ip(&["-n", &link.server_ns, "link", "set", &link.server, "up"]);
-        link
-    }
-
     /// A sysctl of the client's link.
     fn sysctl(&self, name: &str) -> String {
         let path = format!("/proc/sys/net/ipv6/conf/{}/{name}", self.client);
@@ -129,15 +73,6 @@ impl Link {
     fn is_up(&self) -> bool {
         let out = ip(&["-n", &self.client_ns, "link", "show", "dev", &self.client]);
         out.contains("<") && out.split('>').next().unwrap_or("").contains(",UP")
-    }
-}
-
-impl Drop for Link {
-    fn drop(&mut self) {
-        for ns in [&self.client_ns, &self.server_ns] {
-            let _ = Command::new("ip").args(["netns", "del", ns]).status();
-        }
-        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 
@@ -269,7 +204,7 @@ fn an_ipv6_only_link_reaches_imds_by_slaac_and_is_left_as_found() {
     if !ready() {
         return;
     }
-    let link = Link::new();
+    let link = Link::new("6");
     let _ra = Radvd::start(&link);
     let server = imds_in(&link);
     // Off before: ember turns them on, and back off after.
@@ -319,7 +254,7 @@ fn no_router_and_no_dhcp_ends_cleanly_at_the_deadline() {
     if !ready() {
         return;
     }
-    let link = Link::new();
+    let link = Link::new("6");
     link.set_sysctl("accept_ra", "0");
     let out = link.in_client(&[
         env!("CARGO_BIN_EXE_ember-initrd"),

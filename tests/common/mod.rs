@@ -4,6 +4,7 @@
 
 pub mod faults;
 pub mod loopdev;
+pub mod netns;
 
 use serde_json::Value;
 use std::os::unix::fs::PermissionsExt;
