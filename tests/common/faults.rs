@@ -90,34 +90,26 @@ pub struct Version {
 /// Every entry under `dir` (files, directories, links), by path relative to `dir`.
 pub fn snapshot(dir: &Path) -> BTreeMap<String, Version> {
     let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else {
-            continue;
+    for (path, meta) in super::walk(dir) {
+        let rel = path.strip_prefix(dir).unwrap().display().to_string();
+        let content = if meta.is_file() {
+            std::fs::read(&path).unwrap()
+        } else if meta.file_type().is_symlink() {
+            std::fs::read_link(&path)
+                .unwrap()
+                .into_os_string()
+                .into_encoded_bytes()
+        } else {
+            Vec::new()
         };
-        for e in rd.flatten() {
-            let meta = std::fs::symlink_metadata(e.path()).unwrap();
-            let rel = e.path().strip_prefix(dir).unwrap().display().to_string();
-            let content = if meta.is_file() {
-                std::fs::read(e.path()).unwrap()
-            } else if meta.file_type().is_symlink() {
-                std::fs::read_link(e.path())
-                    .unwrap()
-                    .into_os_string()
-                    .into_encoded_bytes()
-            } else {
-                stack.push(e.path());
-                Vec::new()
-            };
-            let mtime_ns = meta.mtime() as i128 * 1_000_000_000 + meta.mtime_nsec() as i128;
-            let version = Version {
-                ino: meta.ino(),
-                mtime_ns,
-                mode: meta.mode(),
-                content,
-            };
-            out.insert(rel, version);
-        }
+        let mtime_ns = meta.mtime() as i128 * 1_000_000_000 + meta.mtime_nsec() as i128;
+        let version = Version {
+            ino: meta.ino(),
+            mtime_ns,
+            mode: meta.mode(),
+            content,
+        };
+        out.insert(rel, version);
     }
     out
 }
@@ -184,21 +176,11 @@ fn vm_hwm(status: &str) -> Option<u64> {
 
 /// Every regular file under `dir` with its mode, recursively, links not followed.
 pub fn files_under(dir: &Path) -> Vec<(std::path::PathBuf, u32)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in rd.flatten() {
-            let meta = std::fs::symlink_metadata(e.path()).unwrap();
-            if meta.is_dir() {
-                stack.push(e.path());
-            } else if meta.is_file() {
-                out.push((e.path(), meta.mode() & 0o7777));
-            }
-        }
-    }
+    let mut out: Vec<_> = super::walk(dir)
+        .into_iter()
+        .filter(|(_, meta)| meta.is_file())
+        .map(|(path, meta)| (path, meta.mode() & 0o7777))
+        .collect();
     out.sort();
     out
 }

@@ -226,21 +226,13 @@ impl Machine {
 
     /// Every file under `dir` with its mode, as `(path relative to dir, mode)`.
     pub fn tree(dir: &Path) -> Vec<(String, u32)> {
-        let mut out = Vec::new();
-        let mut stack = vec![dir.to_path_buf()];
-        while let Some(d) = stack.pop() {
-            let Ok(rd) = std::fs::read_dir(&d) else {
-                continue;
-            };
-            for e in rd.flatten() {
-                let meta = std::fs::symlink_metadata(e.path()).unwrap();
-                let rel = e.path().strip_prefix(dir).unwrap().display().to_string();
-                out.push((rel, meta.permissions().mode() & 0o7777));
-                if meta.is_dir() {
-                    stack.push(e.path());
-                }
-            }
-        }
+        let mut out: Vec<(String, u32)> = walk(dir)
+            .into_iter()
+            .map(|(path, meta)| {
+                let rel = path.strip_prefix(dir).unwrap().display().to_string();
+                (rel, meta.permissions().mode() & 0o7777)
+            })
+            .collect();
         out.sort();
         out
     }
@@ -291,4 +283,23 @@ pub fn stdout(out: &Output) -> String {
 
 pub fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Every entry under `dir` (files, directories, links, not followed) with its metadata.
+pub fn walk(dir: &Path) -> Vec<(PathBuf, std::fs::Metadata)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let meta = std::fs::symlink_metadata(e.path()).unwrap();
+            if meta.is_dir() {
+                stack.push(e.path());
+            }
+            out.push((e.path(), meta));
+        }
+    }
+    out
 }
