@@ -107,6 +107,19 @@ pub fn probe<R: Read + Seek>(dev: &mut R) -> io::Result<Option<Probe>> {
         Err(SeedFsError::Io(e)) => return Err(e),
         Err(_) => return Ok(None),
     };
+    // A FAT boot sector written by a formatter comes first: mkfs.vfat over an old ISO seed
+    // leaves the ISO's descriptors in the FAT data area, and the stale seed must not win.
+    // Hybrid ISOs carry an MBR at offset 0, never a FAT BPB, so they still probe as ISO.
+    match vfat_bpb::read_formatted(&mut vol) {
+        Ok(true) => {
+            if let Ok(Some(labels)) = vfat::probe(&mut vol) {
+                let kind = FsKind::Vfat;
+                return Ok(Some(Probe { kind, labels }));
+            }
+        }
+        Err(SeedFsError::Io(e)) => return Err(e),
+        Ok(false) | Err(_) => {}
+    }
     // UDF before ISO9660: a bridge disc carries both, and its UDF side is the one its maker
     // (Windows, for Azure's provisioning media) wrote with full names; the ISO side may hold
     // only 8.3 names. ISO next: its magic is the most specific. VFAT before ext, because offset

@@ -272,3 +272,25 @@ fn reads_from_a_file() {
     let mut fs = open(std::fs::File::open(&path).expect("open file")).expect("open");
     assert!(fs.read_file("meta-data", MAX).expect("read").is_some());
 }
+
+#[test]
+fn iso_with_a_boot_loader_mbr_is_still_iso() {
+    // GRUB's hybrid MBR: a jump, an empty BPB, the 0x55AA signature. Not a FAT boot sector.
+    let Some(mut image) = img::iso(&["-V", "cidata", "-R"], false) else {
+        return;
+    };
+    image[..3].copy_from_slice(&[0xEB, 0x63, 0x90]);
+    image[510..512].copy_from_slice(&[0x55, 0xAA]);
+    assert_eq!(probed(&image).0, FsKind::Iso9660);
+}
+
+#[test]
+fn formatted_fat_outranks_a_stale_iso_descriptor() {
+    let (Some(iso), Some(mut fat)) = (img::iso(&["-V", "OLD"], false), img::fat("12", "2048", &[]))
+    else {
+        return;
+    };
+    // What mkfs.vfat leaves behind: the old primary descriptor in the FAT data area.
+    fat[32768..34816].copy_from_slice(&iso[32768..34816]);
+    assert_eq!(probed(&fat), (FsKind::Vfat, vec!["CIDATA".to_string()]));
+}

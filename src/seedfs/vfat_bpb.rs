@@ -115,6 +115,23 @@ pub(crate) fn layout(bs: &[u8; 512], vol_len: u64) -> Option<Layout> {
     })
 }
 
+/// Whether a FAT formatter wrote this boot sector: a consistent BPB plus the extended boot
+/// record's "FAT..." type string, which mkfs.vfat, mtools and Windows all write. A sector that
+/// passes this test was written over whatever the device held before (blkid -p semantics:
+/// a stale ISO9660 or UDF descriptor further in does not outrank it). An isohybrid or GRUB MBR
+/// has no BPB and fails it.
+pub(crate) fn formatted(bs: &[u8; 512], vol_len: u64) -> bool {
+    let Some(l) = layout(bs, vol_len) else {
+        return false;
+    };
+    let (sig_at, type_at) = if l.kind == Kind::Fat32 {
+        (66, 82)
+    } else {
+        (38, 54)
+    };
+    matches!(bs[sig_at], 0x28 | 0x29) && bs[type_at..type_at + 3] == *b"FAT"
+}
+
 pub(crate) fn read_layout<R: Read + Seek>(
     vol: &mut Volume<R>,
 ) -> Result<Option<Layout>, SeedFsError> {
@@ -124,4 +141,14 @@ pub(crate) fn read_layout<R: Read + Seek>(
     let mut bs = [0u8; 512];
     vol.read_at(0, &mut bs)?;
     Ok(layout(&bs, vol.len()))
+}
+
+/// `formatted` on the device's first sector.
+pub(crate) fn read_formatted<R: Read + Seek>(vol: &mut Volume<R>) -> Result<bool, SeedFsError> {
+    if vol.len() < 512 {
+        return Ok(false);
+    }
+    let mut bs = [0u8; 512];
+    vol.read_at(0, &mut bs)?;
+    Ok(formatted(&bs, vol.len()))
 }

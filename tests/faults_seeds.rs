@@ -1,0 +1,125 @@
+//! Fault suite, seed volumes: media reformatted from one filesystem to another, Rock Ridge
+//! symlinks, continuation-area bombs, corrupt structures (each named by device and file),
+//! and USB/SD disks that the kernel does not flag removable.
+
+mod common;
+use common::{have, Machine};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// `/dev/<dev>` in `m`'s host tree, with its sysfs entry (not flagged removable).
+fn device(m: &Machine, dev: &str) -> PathBuf {
+    let sys = m.host.join("sys/class/block").join(dev);
+    std::fs::create_dir_all(&sys).unwrap();
+    std::fs::write(sys.join("removable"), "0\n").unwrap();
+    std::fs::write(sys.join("size"), "8192\n").unwrap();
+    m.host.join("dev").join(dev)
+}
+
+fn run(cmd: &mut Command) {
+    let out = cmd.env("MTOOLS_SKIP_CHECK", "1").output().unwrap();
+    assert!(
+        out.status.success(),
+        "{cmd:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A cidata seed for instance `id`, as files in a fresh directory.
+fn seed_tree(m: &Machine, tag: &str, id: &str) -> PathBuf {
+    let src = m.dir.join(format!("tree-{tag}"));
+    m.seed_files(
+        &src,
+        "",
+        &[
+            ("meta-data", &format!("instance-id: {id}\n")),
+            ("user-data", "#cloud-config\n"),
+        ],
+    );
+    src
+}
+
+/// An ISO9660 cidata image of `tree` (Rock Ridge + Joliet, plus `extra` xorriso options).
+fn iso_image(m: &Machine, tree: &Path, extra: &[&str]) -> Vec<u8> {
+    let img = m.dir.join("iso.tmp");
+    run(Command::new("xorriso")
+        .args(["-as", "mkisofs", "-quiet", "-V", "cidata", "-J", "-R"])
+        .args(extra)
+        .arg("-o")
+        .arg(&img)
+        .arg(tree));
+    std::fs::read(img).unwrap()
+}
+
+/// mkfs.vfat (without wiping) over whatever `node` holds, then `tree`'s files copied in.
+fn format_fat(node: &Path, tree: &Path) {
+    run(Command::new("truncate").args(["-s", "4M"]).arg(node));
+    run(Command::new("mkfs.vfat").args(["-n", "cidata"]).arg(node));
+    for e in std::fs::read_dir(tree).unwrap() {
+        let e = e.unwrap();
+        let to = format!("::{}", e.file_name().to_str().unwrap());
+        run(Command::new("mcopy")
+            .arg("-i")
+            .arg(node)
+            .arg(e.path())
+            .arg(to));
+    }
+}
+
+/// Writes `image` over the start of `node`, keeping what lies beyond it (as dd does).
+fn write_over(node: &Path, image: &[u8]) {
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new().write(true).open(node).unwrap();
+    f.write_all(image).unwrap();
+}
+
+fn have_tools() -> bool {
+    have("xorriso") && have("mkfs.vfat") && have("mcopy")
+}
+
+#[test]
+fn iso_stick_reformatted_as_fat_reads_the_new_fat_seed() {
+    if !have_tools() {
+        return;
+    }
+    let m = Machine::new("reformat-fat");
+    let node = device(&m, "sdb");
+    std::fs::write(
+        &node,
+        iso_image(&m, &seed_tree(&m, "old", "i-stale-iso"), &[]),
+    )
+    .unwrap();
+    format_fat(&node, &seed_tree(&m, "new", "i-new-fat"));
+    // The premise: mkfs.vfat left the old ISO's primary descriptor in the FAT data area.
+    let bytes = std::fs::read(&node).unwrap();
+    assert_eq!(&bytes[32769..32774], b"CD001");
+    m.initrd("all");
+    assert_eq!(m.status()["instance_id"], "i-new-fat", "{:#?}", m.diags());
+}
+
+#[test]
+fn fat_stick_overwritten_by_an_iso_reads_the_iso_seed() {
+    if !have_tools() {
+        return;
+    }
+    // A plain ISO (zeros at offset 0) and a hybrid one (an MBR at offset 0, not a FAT BPB).
+    for (tag, extra) in [
+        ("plain", &[][..]),
+        ("hybrid", &["--protective-msdos-label"][..]),
+    ] {
+        let m = Machine::new(&format!("reformat-iso-{tag}"));
+        let node = device(&m, "sdb");
+        format_fat(&node, &seed_tree(&m, "old", "i-stale-fat"));
+        write_over(
+            &node,
+            &iso_image(&m, &seed_tree(&m, "new", "i-new-iso"), extra),
+        );
+        m.initrd("all");
+        assert_eq!(
+            m.status()["instance_id"],
+            "i-new-iso",
+            "{tag}: {:#?}",
+            m.diags()
+        );
+    }
+}
