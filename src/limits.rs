@@ -31,6 +31,10 @@ pub struct Limits {
     pub request_timeout_ms: u64,
     /// A whole datasource fetch, all retries included, in milliseconds.
     pub datasource_timeout_ms: u64,
+    /// Bytes read from one seed volume (cidata, config-2, provisioning media) in all, whatever
+    /// its structures say: stops continuation areas or directories that are read again and
+    /// again. Reading it also stops at `datasource_timeout_ms`.
+    pub volume_read_bytes: u64,
     /// Command-line length considered (the kernel caps it lower anyway).
     pub cmdline_bytes: u64,
 }
@@ -55,6 +59,8 @@ impl Default for Limits {
             template_bytes: 16 * MIB,
             request_timeout_ms: 10_000,
             datasource_timeout_ms: 60_000,
+            // A seed's few files at `file_bytes` each, plus its directories, many times over.
+            volume_read_bytes: 256 * MIB,
             cmdline_bytes: 64 * 1024,
         }
     }

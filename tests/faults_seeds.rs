@@ -123,3 +123,35 @@ fn fat_stick_overwritten_by_an_iso_reads_the_iso_seed() {
         );
     }
 }
+
+/// The diagnostic whose file is `<device>: <file>`, with its severity and code.
+fn diag_for(m: &Machine, device: &str, file: &str) -> Option<serde_json::Value> {
+    let want = format!("{device}: {file}");
+    m.diags().into_iter().find(|d| d["file"] == want.as_str())
+}
+
+#[test]
+fn rock_ridge_symlinked_seed_files_are_refused_by_name() {
+    if !have("xorriso") {
+        return;
+    }
+    for name in ["meta-data", "user-data"] {
+        let m = Machine::new("rr-link");
+        let tree = seed_tree(&m, "linked", "i-linked");
+        std::fs::remove_file(tree.join(name)).unwrap();
+        // Pointing outside the image: on a mounted seed this would read the host's file.
+        std::os::unix::fs::symlink("/etc/hostname", tree.join(name)).unwrap();
+        let node = device(&m, "sr0");
+        std::fs::write(&node, iso_image(&m, &tree, &[])).unwrap();
+        m.initrd("all");
+        let d = diag_for(&m, "/dev/sr0", name).unwrap_or_else(|| panic!("{:#?}", m.diags()));
+        assert_eq!(d["severity"], "error", "{d}");
+        assert_eq!(d["code"], "seed-link", "{d}");
+        assert!(
+            d["message"].as_str().unwrap().contains("symbolic link"),
+            "{d}"
+        );
+        // Never the fallback instance made from an empty meta-data.
+        assert_ne!(m.status()["instance_id"], "nocloud", "{name}");
+    }
+}

@@ -14,6 +14,7 @@ use super::azure_config::{apply_network_config, nic_driver, ovf_keys, platform_c
 use super::azure_ovf::{self, Ovf};
 use super::azure_wireserver::{self, Health};
 use super::over_lease::{self, METADATA_V4};
+use super::seed_volume::SeedVolume;
 use super::{azure_imds, Datasource, InstanceData};
 use crate::context::Ctx;
 use crate::detect::{dmi, Facts};
@@ -164,15 +165,11 @@ impl Datasource for Azure {
 /// The provisioning media first (any ISO9660 or UDF volume holding ovf-env.xml), then the
 /// seed directory, then the agent's copy from an earlier boot.
 fn find_ovf(ctx: &Ctx, facts: &Facts, diags: &mut Vec<Diag>, reads: &mut u32) -> Option<OvfSource> {
-    let max = ctx.limits().file_bytes;
     let media = |d: &&crate::detect::blockdev::LabelledDevice| d.fs == "udf" || d.fs == "iso9660";
     for dev in facts.devices.iter().filter(media) {
         let name = dev.dev_name();
         *reads += 1;
-        let read = std::fs::File::open(&dev.node)
-            .map_err(|e| e.to_string())
-            .and_then(|f| crate::seedfs::open(f).map_err(|e| e.to_string()))
-            .and_then(|mut fs| fs.read_file(OVF_NAME, max).map_err(|e| e.to_string()));
+        let read = SeedVolume::open(ctx, dev).and_then(|mut vol| vol.read_file(OVF_NAME));
         match read {
             Ok(Some(raw)) => {
                 return Some(OvfSource {
@@ -184,13 +181,15 @@ fn find_ovf(ctx: &Ctx, facts: &Facts, diags: &mut Vec<Diag>, reads: &mut u32) ->
                 });
             }
             Ok(None) => {}
-            Err(e) => {
-                let d = Diag::warning("seed-unreadable", e).file(format!("{name}: {OVF_NAME}"));
+            // Any volume of the right kind is tried; one that is not the media only warns.
+            Err(mut d) => {
+                d.severity = crate::error::Severity::Warning;
                 diags.push(d);
             }
         }
     }
     let target = ctx.target.as_ref()?;
+    let max = ctx.limits().file_bytes;
     for dir in [SEED_DIR, AGENT_DIR] {
         let path = format!("{dir}/{OVF_NAME}");
         if let Ok(Some(raw)) = target.read_file(&path, max) {

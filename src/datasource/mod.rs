@@ -22,6 +22,7 @@ mod openstack_files;
 mod openstack_http;
 mod over_lease;
 mod seed;
+mod seed_volume;
 
 use crate::context::Ctx;
 use crate::detect::Facts;

@@ -4,6 +4,7 @@
 //! <https://docs.cloud-init.io/en/latest/reference/datasources/nocloud.html>
 
 use super::seed::{self, FileRead, RawSeed};
+use super::seed_volume::SeedVolume;
 use super::{Datasource, InstanceData};
 use crate::cmdline::DsHint;
 use crate::config::merge::merge_replace;
@@ -13,7 +14,6 @@ use crate::detect::Facts;
 use crate::error::Diag;
 use crate::fetch::{FetchError, Fetcher, UrlReader};
 use crate::secret::Secret;
-use crate::seedfs;
 use crate::status::Evidence;
 use serde_json::{json, Map, Value};
 
@@ -203,6 +203,11 @@ impl<'a> Collector<'a> {
         let has_data =
             self.meta.get("seedfrom").is_some() || self.meta.get("instance-id").is_some();
         if self.found.is_empty() || (hints_only && !has_data) {
+            // A seed that is there but cannot be used (a corrupt volume, a linked meta-data)
+            // is the reason, named by its device and file; "no seed" would hide it.
+            if let Some(d) = self.data.diags.iter().find(|d| d.is_error()) {
+                return Err(d.clone());
+            }
             return Err(Diag::error(
                 "no-seed",
                 "no NoCloud seed found (no meta-data in a seed directory, a labelled volume, the image config or a seedfrom URL)",
@@ -282,39 +287,17 @@ impl<'a> Collector<'a> {
     }
 
     fn read_volume(&mut self) {
-        let max = self.ctx.limits().file_bytes;
         for dev in seed_devices(self.ctx, self.facts) {
             let name = dev.dev_name();
-            let opened = std::fs::File::open(&dev.node)
-                .map_err(|e| e.to_string())
-                .and_then(|f| seedfs::open(f).map_err(|e| e.to_string()));
-            let mut fs = match opened {
-                Ok(fs) => fs,
-                Err(e) => {
-                    self.data
-                        .diags
-                        .push(Diag::error("seed-unreadable", e).file(&name));
+            let mut vol = match SeedVolume::open(self.ctx, dev) {
+                Ok(vol) => vol,
+                Err(d) => {
+                    self.data.diags.push(d);
                     continue;
                 }
             };
             let mut diags = Vec::new();
-            let raw = seed::read(
-                |file| match fs.read_file(file, max) {
-                    Ok(Some(d)) => FileRead::Found(d),
-                    Ok(None) => FileRead::Absent,
-                    Err(seedfs::SeedFsError::TooLarge { .. }) => FileRead::Failed(
-                        Diag::error("budget-exceeded", format!("larger than {max} bytes"))
-                            .file(format!("{name}: {file}"))
-                            .budget("file_bytes"),
-                    ),
-                    Err(e) => FileRead::Failed(
-                        Diag::error("seed-unreadable", e.to_string())
-                            .file(format!("{name}: {file}")),
-                    ),
-                },
-                &name,
-                &mut diags,
-            );
+            let raw = seed::read(|file| vol.read(file), &name, &mut diags);
             self.data.diags.extend(diags);
             if let Some(raw) = raw {
                 self.data.reads += 4;

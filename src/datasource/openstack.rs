@@ -9,14 +9,13 @@
 use super::openstack_files::{self as files, choose_version};
 use super::openstack_http::{Service, Settings, UNREACHABLE};
 use super::over_lease::{self, METADATA_V4};
-use super::seed::FileRead;
+use super::seed_volume::SeedVolume;
 use super::{Datasource, InstanceData};
 use crate::context::Ctx;
 use crate::detect::blockdev::LabelledDevice;
 use crate::detect::Facts;
 use crate::error::Diag;
 use crate::fetch::Fetcher;
-use crate::seedfs;
 use crate::status::Evidence;
 use serde_json::Value;
 use std::time::{Duration, Instant};
@@ -90,11 +89,8 @@ impl Datasource for ConfigDrive {
 /// One drive: the newest version listed under `openstack/`, its files.
 fn read_drive(ctx: &Ctx, dev: &LabelledDevice) -> Result<InstanceData, Diag> {
     let name = dev.dev_name();
-    let mut fs = std::fs::File::open(&dev.node)
-        .map_err(|e| e.to_string())
-        .and_then(|f| seedfs::open(f).map_err(|e| e.to_string()))
-        .map_err(|e| Diag::error("seed-unreadable", e).file(&name))?;
-    let listing = fs.list_dir("openstack").unwrap_or_default();
+    let mut vol = SeedVolume::open(ctx, dev)?;
+    let listing = vol.list_dir("openstack")?;
     let version = choose_version(listing.iter().map(String::as_str));
     let mut data = InstanceData {
         datasource: "configdrive".into(),
@@ -102,23 +98,11 @@ fn read_drive(ctx: &Ctx, dev: &LabelledDevice) -> Result<InstanceData, Diag> {
         from_removable_media: dev.removable,
         ..InstanceData::default()
     };
-    let max = ctx.limits().file_bytes;
     let shown = |path: &str| format!("{name}: {path}");
     let mut reads = 1;
     let get = |path: &str| {
         reads += 1;
-        match fs.read_file(path, max) {
-            Ok(Some(d)) => FileRead::Found(d),
-            Ok(None) => FileRead::Absent,
-            Err(seedfs::SeedFsError::TooLarge { .. }) => FileRead::Failed(
-                Diag::error("budget-exceeded", format!("larger than {max} bytes"))
-                    .file(shown(path))
-                    .budget("file_bytes"),
-            ),
-            Err(e) => {
-                FileRead::Failed(Diag::error("seed-unreadable", e.to_string()).file(shown(path)))
-            }
-        }
+        vol.read(path)
     };
     let dir = format!("openstack/{version}");
     let read = files::read(get, &dir, shown, &mut data);

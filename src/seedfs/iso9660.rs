@@ -7,7 +7,7 @@ use super::iso9660_dir::{
     FLAG_MULTI_EXTENT, SECTOR,
 };
 use super::susp;
-use super::{check_size, eq_ignore_case, split_path, SeedFs, SeedFsError, Volume};
+use super::{check_size, eq_ignore_case, prefix, split_path, SeedFs, SeedFsError, Volume};
 use std::io::{self, Read, Seek};
 
 /// Volume descriptors sit in 2048-byte sectors from sector 16, whatever the block size.
@@ -146,6 +146,7 @@ impl<R: Read + Seek> Iso<R> {
                     if info.relocated {
                         continue; // shown where its CL placeholder is; not followed here
                     }
+                    entry.is_link = info.symlink;
                     info.name.unwrap_or_else(|| plain_name(raw_name))
                 }
                 Names::Joliet => strip_version(&ucs2(raw_name)),
@@ -162,7 +163,8 @@ impl<R: Read + Seek> Iso<R> {
 
     fn lookup(&mut self, path: &str) -> Result<Option<Entry>, SeedFsError> {
         let mut cur = self.root.clone();
-        for part in split_path(path)? {
+        let parts = split_path(path)?;
+        for (i, part) in parts.iter().enumerate() {
             if !cur.is_dir {
                 return Ok(None);
             }
@@ -172,9 +174,10 @@ impl<R: Read + Seek> Iso<R> {
                 if plain {
                     eq_ignore_case(&e.name, part)
                 } else {
-                    e.name == part
+                    e.name == *part
                 }
             }) {
+                Some(e) if e.is_link => return Err(SeedFsError::Link(prefix(&parts, i + 1))),
                 Some(e) => cur = e,
                 None => return Ok(None),
             }

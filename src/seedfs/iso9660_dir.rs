@@ -16,6 +16,8 @@ pub(crate) struct Entry {
     pub(crate) size: u64,
     pub(crate) flags: u8,
     pub(crate) interleaved: bool,
+    /// A Rock Ridge symbolic link (see `susp`).
+    pub(crate) is_link: bool,
 }
 
 /// Splits a directory extent into records, each checked to hold its name (ECMA-119 9.1).
@@ -74,6 +76,7 @@ pub(crate) fn parse_record(rec: &[u8], block: u64, what: &str) -> Result<Entry, 
         size: le32(10),
         flags: rec[25],
         interleaved: rec[26] != 0 || rec[27] != 0,
+        is_link: false,
     })
 }
 

@@ -27,6 +27,7 @@ mod udf_tests;
 
 use std::fmt;
 use std::io::{self, Read, Seek, SeekFrom};
+use std::time::Instant;
 
 /// Deepest directory nesting a path may walk; seeds are at most a few levels deep.
 pub(crate) const MAX_DEPTH: usize = 16;
@@ -46,6 +47,25 @@ pub struct Probe {
     pub labels: Vec<String>,
 }
 
+/// What one volume session may cost, whatever the on-disk structures say: bytes read from the
+/// device in all (a chain of continuation areas or a directory met again and again adds up,
+/// even when each step is within its own bound) and a deadline, checked on every read.
+#[derive(Clone, Copy, Debug)]
+pub struct ReadBudget {
+    pub max_bytes: u64,
+    pub deadline: Option<Instant>,
+}
+
+impl ReadBudget {
+    /// No limit but the structures' own bounds: for probing a few KiB, tests and the fuzzer.
+    pub fn unlimited() -> ReadBudget {
+        ReadBudget {
+            max_bytes: u64::MAX,
+            deadline: None,
+        }
+    }
+}
+
 #[derive(Debug)]
 pub enum SeedFsError {
     Io(io::Error),
@@ -58,6 +78,15 @@ pub enum SeedFsError {
         size: u64,
         max_bytes: u64,
     },
+    /// A symbolic link where a seed file or directory was looked up: never followed, since
+    /// its target lies outside the volume (and reading the link as a file gives nothing).
+    Link(String),
+    /// The session read `max_bytes` from the device (`ReadBudget`) and wanted more.
+    ReadBudget {
+        max_bytes: u64,
+    },
+    /// The session's deadline passed while the volume was being read.
+    Deadline,
 }
 
 impl fmt::Display for SeedFsError {
@@ -76,6 +105,16 @@ impl fmt::Display for SeedFsError {
             } => write!(
                 f,
                 "{path} is {size} bytes, over the limit of {max_bytes} bytes"
+            ),
+            SeedFsError::ReadBudget { max_bytes } => write!(
+                f,
+                "reading the volume took over {max_bytes} bytes from the device \
+                 (continuation areas or directories read again and again?)"
+            ),
+            SeedFsError::Deadline => write!(f, "the volume was still being read at the deadline"),
+            SeedFsError::Link(path) => write!(
+                f,
+                "{path} is a symbolic link; links on a seed volume are refused, not followed"
             ),
         }
     }
@@ -142,13 +181,23 @@ pub fn probe<R: Read + Seek>(dev: &mut R) -> io::Result<Option<Probe>> {
     Ok(None)
 }
 
+/// `open_within` without a read budget (tests and the fuzzer).
+pub fn open<R: Read + Seek + 'static>(dev: R) -> Result<Box<dyn SeedFs>, SeedFsError> {
+    open_within(dev, ReadBudget::unlimited())
+}
+
 /// Opens a UDF, ISO9660 or VFAT seed volume for reading; an ext volume is `Unsupported`.
-pub fn open<R: Read + Seek + 'static>(mut dev: R) -> Result<Box<dyn SeedFs>, SeedFsError> {
+/// Every read from then on, by any reader, is charged to `budget`.
+pub fn open_within<R: Read + Seek + 'static>(
+    mut dev: R,
+    budget: ReadBudget,
+) -> Result<Box<dyn SeedFs>, SeedFsError> {
     let kind = match probe(&mut dev).map_err(SeedFsError::Io)? {
         Some(p) => p.kind,
         None => return Err(SeedFsError::NotRecognised),
     };
     let mut vol = Volume::new(dev)?;
+    vol.budget = budget;
     match kind {
         FsKind::Udf => match udf::read_layout(&mut vol) {
             Ok(layout) => Ok(Box::new(udf::Udf::new(vol, layout)?)),
@@ -170,15 +219,40 @@ pub fn open<R: Read + Seek + 'static>(mut dev: R) -> Result<Box<dyn SeedFs>, See
 
 /// A device with a known length, so every read can be checked against the end of the volume
 /// before a buffer is sized from on-disk numbers.
+/// It also charges every read to the session's `ReadBudget`: the one place all readers pass.
 pub(crate) struct Volume<R> {
     dev: R,
     len: u64,
+    budget: ReadBudget,
+    /// Bytes read so far in this session.
+    read: u64,
 }
 
 impl<R: Read + Seek> Volume<R> {
     pub(crate) fn new(mut dev: R) -> Result<Volume<R>, SeedFsError> {
         let len = dev.seek(SeekFrom::End(0)).map_err(SeedFsError::Io)?;
-        Ok(Volume { dev, len })
+        Ok(Volume {
+            dev,
+            len,
+            budget: ReadBudget::unlimited(),
+            read: 0,
+        })
+    }
+
+    /// Charges `n` bytes to the budget, refusing the read once it would go over or the
+    /// deadline has passed.
+    fn charge(&mut self, n: u64) -> Result<(), SeedFsError> {
+        if self.budget.deadline.is_some_and(|d| Instant::now() >= d) {
+            return Err(SeedFsError::Deadline);
+        }
+        let total = self.read.saturating_add(n);
+        if total > self.budget.max_bytes {
+            return Err(SeedFsError::ReadBudget {
+                max_bytes: self.budget.max_bytes,
+            });
+        }
+        self.read = total;
+        Ok(())
     }
 
     pub(crate) fn len(&self) -> u64 {
@@ -196,6 +270,7 @@ impl<R: Read + Seek> Volume<R> {
                 self.len
             )));
         }
+        self.charge(buf.len() as u64)?;
         self.dev
             .seek(SeekFrom::Start(offset))
             .map_err(SeedFsError::Io)?;
@@ -243,6 +318,11 @@ pub(crate) fn split_path(path: &str) -> Result<Vec<&str>, SeedFsError> {
         ));
     }
     Ok(parts)
+}
+
+/// The first `n` components of a split path, joined again, to name a link met on the way.
+pub(crate) fn prefix(parts: &[&str], n: usize) -> String {
+    parts[..n].join("/")
 }
 
 /// Refuses a file over the caller's budget before any buffer is sized from its length.

@@ -1,6 +1,7 @@
 //! System Use Sharing Protocol (SUSP 1.12) walker for ISO9660 records, extracting what the
 //! reader needs from Rock Ridge (RRIP 1.12): SP, NM names (multi-part, across CE continuation
-//! areas) and RE. Permissions, links, timestamps and CL relocation are not interpreted.
+//! areas), RE, and whether the record is a symbolic link (SL, or a PX mode of S_IFLNK), so the
+//! reader can refuse it. Permissions, timestamps and CL relocation are not interpreted.
 
 use super::{SeedFsError, Volume};
 use std::io::{Read, Seek};
@@ -20,6 +21,8 @@ pub(crate) struct Susp {
     pub(crate) relocated: bool,
     /// Bytes to skip in every later record's area, from an SP entry (root "." record only).
     pub(crate) sp_skip: Option<usize>,
+    /// SL, or PX with a symlink mode: the record is a symbolic link, its target off the volume.
+    pub(crate) symlink: bool,
     /// Whether RRIP entries (ER, RR, PX, NM) were seen, i.e. Rock Ridge rather than bare SUSP.
     pub(crate) rock_ridge: bool,
 }
@@ -70,6 +73,16 @@ pub(crate) fn parse<R: Read + Seek>(
                     }
                 }
                 b"RE" => out.relocated = true,
+                b"SL" => {
+                    out.rock_ridge = true;
+                    out.symlink = true;
+                }
+                b"PX" if len >= 12 => {
+                    out.rock_ridge = true;
+                    // File mode, both-endian; S_IFMT 0o170000, S_IFLNK 0o120000.
+                    let mode = u32::from_le_bytes([e[4], e[5], e[6], e[7]]);
+                    out.symlink |= mode & 0o170000 == 0o120000;
+                }
                 b"ER" | b"RR" | b"PX" => out.rock_ridge = true,
                 b"ST" => break,
                 _ => {}

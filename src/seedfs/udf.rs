@@ -9,7 +9,7 @@ use super::udf_desc::{
 };
 use super::udf_file::{parse_ads, parse_entry, parse_fids, AdForm, Body, Fid, Node};
 use super::udf_vds::{labels, layout, read_vds, recognise, Layout};
-use super::{check_size, eq_ignore_case, split_path, SeedFs, SeedFsError, Volume};
+use super::{check_size, eq_ignore_case, prefix, split_path, SeedFs, SeedFsError, Volume};
 use std::io::{self, Read, Seek};
 
 /// Seed directories hold a handful of entries; this bounds the buffer a forged size can ask for.
@@ -208,14 +208,15 @@ impl<R: Read + Seek> Udf<R> {
         let mut node = self.read_node(self.root)?;
         let mut seen = vec![(self.root.part, self.root.lbn)];
         let mut walked = String::from("/");
-        for part in split_path(path)? {
+        let parts = split_path(path)?;
+        for (i, part) in parts.iter().enumerate() {
             if !node.is_dir {
                 return Ok(None);
             }
             let fids = self.entries(node, &walked)?;
             let found = fids
                 .iter()
-                .find(|f| f.name == part)
+                .find(|f| f.name == *part)
                 .or_else(|| fids.iter().find(|f| eq_ignore_case(&f.name, part)));
             let Some(fid) = found else {
                 return Ok(None);
@@ -231,6 +232,9 @@ impl<R: Read + Seek> Udf<R> {
             }
             seen.push(at);
             node = self.read_node(fid.icb)?;
+            if node.is_link {
+                return Err(SeedFsError::Link(prefix(&parts, i + 1)));
+            }
         }
         Ok(Some(node))
     }

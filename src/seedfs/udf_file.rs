@@ -9,6 +9,8 @@ use super::udf_desc::{
 use super::SeedFsError;
 
 const FILE_TYPE_DIR: u8 = 4;
+/// ECMA-167 4/14.6.6: a symbolic link, whose body is a path (usually off the volume).
+const FILE_TYPE_SYMLINK: u8 = 12;
 const FID_DELETED: u8 = 0x04;
 const FID_PARENT: u8 = 0x08;
 /// Fixed part of a File Identifier Descriptor before its implementation use and name.
@@ -37,6 +39,7 @@ pub(crate) enum AdForm {
 #[derive(Debug)]
 pub(crate) struct Node {
     pub(crate) is_dir: bool,
+    pub(crate) is_link: bool,
     pub(crate) size: u64,
     pub(crate) body: Body,
 }
@@ -93,6 +96,7 @@ pub(crate) fn parse_entry(block: &[u8], lbn: u32, part: u16) -> Result<Node, See
     };
     Ok(Node {
         is_dir: block.get(27) == Some(&FILE_TYPE_DIR),
+        is_link: block.get(27) == Some(&FILE_TYPE_SYMLINK),
         size,
         body,
     })

@@ -1,0 +1,141 @@
+//! A seed volume (a cidata, config-2 or provisioning-media device) opened within the image's
+//! budgets, and the one place its failures become diagnostics: each names the device and the
+//! file (`/dev/sr0: meta-data`), never the contents. Reading is `seedfs`'s job, not this one's.
+
+use super::seed::FileRead;
+use crate::context::Ctx;
+use crate::detect::blockdev::LabelledDevice;
+use crate::error::Diag;
+use crate::seedfs::{self, ReadBudget, SeedFs, SeedFsError};
+use std::time::{Duration, Instant};
+
+pub struct SeedVolume {
+    fs: Box<dyn SeedFs>,
+    /// `/dev/sr0`, as cloud-init names the device.
+    device: String,
+    max_file: u64,
+    max_read: u64,
+}
+
+impl SeedVolume {
+    /// Opens `dev` with a session budget: `volume_read_bytes` in all, until
+    /// `datasource_timeout_ms` from now.
+    pub fn open(ctx: &Ctx, dev: &LabelledDevice) -> Result<SeedVolume, Diag> {
+        let limits = ctx.limits();
+        let device = dev.dev_name();
+        let budget = ReadBudget {
+            max_bytes: limits.volume_read_bytes,
+            deadline: Some(Instant::now() + Duration::from_millis(limits.datasource_timeout_ms)),
+        };
+        let opened = std::fs::File::open(&dev.node)
+            .map_err(SeedFsError::Io)
+            .and_then(|f| seedfs::open_within(f, budget));
+        match opened {
+            Ok(fs) => Ok(SeedVolume {
+                fs,
+                device,
+                max_file: limits.file_bytes,
+                max_read: limits.volume_read_bytes,
+            }),
+            Err(e) => Err(diag(
+                &device,
+                None,
+                &e,
+                limits.file_bytes,
+                limits.volume_read_bytes,
+            )),
+        }
+    }
+
+    /// One file, within `file_bytes`: `Ok(None)` when absent.
+    pub fn read_file(&mut self, path: &str) -> Result<Option<Vec<u8>>, Diag> {
+        self.fs
+            .read_file(path, self.max_file)
+            .map_err(|e| diag(&self.device, Some(path), &e, self.max_file, self.max_read))
+    }
+
+    /// `read_file` as a seed reader wants it.
+    pub fn read(&mut self, path: &str) -> FileRead {
+        match self.read_file(path) {
+            Ok(Some(d)) => FileRead::Found(d),
+            Ok(None) => FileRead::Absent,
+            Err(d) => FileRead::Failed(d),
+        }
+    }
+
+    /// Names in a directory; a missing directory is an empty list, a damaged one an error.
+    pub fn list_dir(&mut self, path: &str) -> Result<Vec<String>, Diag> {
+        match self.fs.list_dir(path) {
+            Ok(names) => Ok(names),
+            Err(SeedFsError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+            Err(e) => Err(diag(
+                &self.device,
+                Some(path),
+                &e,
+                self.max_file,
+                self.max_read,
+            )),
+        }
+    }
+}
+
+/// The diagnostic for `e`, met on `device` (reading `path`, when there was one): a budget
+/// names its limit, a link its own code, anything else is `seed-unreadable`.
+fn diag(device: &str, path: Option<&str>, e: &SeedFsError, max_file: u64, max_read: u64) -> Diag {
+    let file = match path {
+        Some(p) => format!("{device}: {p}"),
+        None => device.to_string(),
+    };
+    let d = match e {
+        SeedFsError::TooLarge { .. } => {
+            Diag::error("budget-exceeded", format!("larger than {max_file} bytes"))
+                .budget("file_bytes")
+        }
+        SeedFsError::ReadBudget { .. } => Diag::error(
+            "budget-exceeded",
+            format!("reading the volume took over {max_read} bytes from the device"),
+        )
+        .budget("volume_read_bytes"),
+        SeedFsError::Deadline => {
+            Diag::error("budget-exceeded", e.to_string()).budget("datasource_timeout_ms")
+        }
+        SeedFsError::Link(_) => Diag::error("seed-link", e.to_string()),
+        _ => Diag::error("seed-unreadable", e.to_string()),
+    };
+    d.file(file)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::diag;
+    use crate::seedfs::SeedFsError;
+
+    #[test]
+    fn every_diagnostic_names_device_and_file() {
+        let cases = [
+            (
+                SeedFsError::Corrupt("FAT cluster chain loops at cluster 7".into()),
+                "seed-unreadable",
+                None,
+            ),
+            (
+                SeedFsError::ReadBudget { max_bytes: 9 },
+                "budget-exceeded",
+                Some("volume_read_bytes"),
+            ),
+            (
+                SeedFsError::Deadline,
+                "budget-exceeded",
+                Some("datasource_timeout_ms"),
+            ),
+            (SeedFsError::Link("meta-data".into()), "seed-link", None),
+        ];
+        for (e, code, budget) in cases {
+            let d = diag("/dev/sr0", Some("meta-data"), &e, 1, 9);
+            assert_eq!(d.file.as_deref(), Some("/dev/sr0: meta-data"), "{e}");
+            assert_eq!((d.code.as_str(), d.budget.as_deref()), (code, budget));
+        }
+        let d = diag("/dev/sr0", None, &SeedFsError::NotRecognised, 1, 9);
+        assert_eq!(d.file.as_deref(), Some("/dev/sr0"));
+    }
+}
