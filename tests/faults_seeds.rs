@@ -3,6 +3,8 @@
 //! and USB/SD disks that the kernel does not flag removable.
 
 mod common;
+#[path = "common/seed_images.rs"]
+mod seed_images;
 use common::{have, Machine};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -154,4 +156,49 @@ fn rock_ridge_symlinked_seed_files_are_refused_by_name() {
         // Never the fallback instance made from an empty meta-data.
         assert_ne!(m.status()["instance_id"], "nocloud", "{name}");
     }
+}
+
+/// `limits` (YAML lines under `ember: limits:`) in the image's cloud.cfg.
+fn image_limits(m: &Machine, limits: &str) {
+    let cfg = format!("ember:\n  limits:\n{limits}");
+    m.write(
+        &m.target,
+        "etc/cloud/cloud.cfg.d/90-limits.cfg",
+        cfg.as_bytes(),
+    );
+}
+
+/// Runs the whole initramfs on a machine whose `sr0` holds a continuation-area bomb;
+/// returns how long it took, and its stderr.
+fn boot_with_ce_bomb(m: &Machine) -> (std::time::Duration, String) {
+    std::fs::write(device(m, "sr0"), seed_images::ce_bomb(54_000, "i-bomb")).unwrap();
+    let t0 = std::time::Instant::now();
+    let out = m.initrd("all");
+    (t0.elapsed(), common::stderr(&out))
+}
+
+#[test]
+fn continuation_area_bomb_stops_at_the_volume_read_budget() {
+    // ~4.8 MB on disk, ~54,000 records each reading 1 MiB: ~54 GB per lookup, unbounded.
+    let m = Machine::new("ce-bomb");
+    let (took, err) = boot_with_ce_bomb(&m);
+    let d =
+        diag_for(&m, "/dev/sr0", "meta-data").unwrap_or_else(|| panic!("{:#}\n{err}", m.status()));
+    assert_eq!(d["code"], "budget-exceeded", "{d}");
+    assert_eq!(d["budget"], "volume_read_bytes", "{d}");
+    assert!(took.as_secs() < 10, "took {took:?}");
+}
+
+#[test]
+fn continuation_area_bomb_stops_at_the_deadline() {
+    let m = Machine::new("ce-deadline");
+    image_limits(
+        &m,
+        "    volume_read_bytes: 1099511627776\n    datasource_timeout_ms: 1500\n",
+    );
+    let (took, err) = boot_with_ce_bomb(&m);
+    let d =
+        diag_for(&m, "/dev/sr0", "meta-data").unwrap_or_else(|| panic!("{:#}\n{err}", m.status()));
+    assert_eq!(d["budget"], "datasource_timeout_ms", "{d}");
+    assert!(took.as_secs() < 10, "took {took:?}");
 }

@@ -294,3 +294,31 @@ fn formatted_fat_outranks_a_stale_iso_descriptor() {
     fat[32768..34816].copy_from_slice(&iso[32768..34816]);
     assert_eq!(probed(&fat), (FsKind::Vfat, vec!["CIDATA".to_string()]));
 }
+
+#[test]
+fn a_session_stops_at_its_read_budget_and_deadline() {
+    use super::{open_within, ReadBudget};
+    use std::time::{Duration, Instant};
+    let Some(image) = img::iso(&["-V", "cidata", "-R", "-J"], false) else {
+        return;
+    };
+    // Opening reads the descriptors and the root; the file's 2 KiB blocks then go over.
+    let small = ReadBudget {
+        max_bytes: 16 * 1024,
+        deadline: None,
+    };
+    let mut fs = open_within(Cursor::new(image.clone()), small).expect("open");
+    let read = fs.read_file("user-data", MAX).map(|d| d.map(|d| d.len()));
+    assert!(
+        matches!(read, Err(SeedFsError::ReadBudget { max_bytes: 16384 })),
+        "{read:?}"
+    );
+    let past = ReadBudget {
+        max_bytes: u64::MAX,
+        deadline: Some(Instant::now() + Duration::from_millis(200)),
+    };
+    let mut fs = open_within(Cursor::new(image), past).expect("open");
+    std::thread::sleep(Duration::from_millis(250));
+    let read = fs.read_file("meta-data", MAX).map(|d| d.map(|d| d.len()));
+    assert!(matches!(read, Err(SeedFsError::Deadline)), "{read:?}");
+}
