@@ -202,3 +202,78 @@ fn continuation_area_bomb_stops_at_the_deadline() {
     assert_eq!(d["budget"], "datasource_timeout_ms", "{d}");
     assert!(took.as_secs() < 10, "took {took:?}");
 }
+
+/// `/dev/<dev>` whose sysfs entry is, as on a real kernel, a link into /sys/devices along
+/// `path` (the kernel's `removable` flag 0, as most USB disks and sticks report it).
+fn device_at(m: &Machine, dev: &str, path: &str) -> PathBuf {
+    let real = m
+        .host
+        .join("sys/devices")
+        .join(path)
+        .join("block")
+        .join(dev);
+    std::fs::create_dir_all(&real).unwrap();
+    std::fs::write(real.join("removable"), "0\n").unwrap();
+    std::fs::write(real.join("size"), "8192\n").unwrap();
+    let link = m.host.join("sys/class/block").join(dev);
+    std::os::unix::fs::symlink(format!("../../devices/{path}/block/{dev}"), link).unwrap();
+    m.host.join("dev").join(dev)
+}
+
+/// The attack of `removable_seeds: first-boot`: a provisioned machine reboots with a disk
+/// at `path` holding a cidata seed of a new instance. Returns the instance id it ends with.
+fn plug_in_seed_after_first_boot(tag: &str, path: &str) -> (String, bool) {
+    let m = Machine::new(&format!("hotplug-{tag}"));
+    m.write(
+        &m.target,
+        "etc/cloud/cloud.cfg.d/90-ember.cfg",
+        b"ember:\n  removable_seeds: first-boot\n",
+    );
+    m.seed_files(
+        &m.target,
+        "var/lib/cloud/seed/nocloud",
+        &[("meta-data", "instance-id: i-one\n"), ("user-data", "")],
+    );
+    m.initrd("all");
+    assert_eq!(m.status()["instance_id"], "i-one");
+    std::fs::remove_dir_all(&m.run).unwrap();
+    std::fs::remove_dir_all(m.target.join("var/lib/cloud/seed")).unwrap();
+    format_fat(
+        &device_at(&m, "sdb", path),
+        &seed_tree(&m, "usb", "i-attacker"),
+    );
+    m.initrd("all");
+    let refused = m.diag_with_code("removable-seed-refused").is_some();
+    (
+        m.status()["instance_id"].as_str().unwrap().to_string(),
+        refused,
+    )
+}
+
+#[test]
+fn seeds_on_hotplug_buses_are_removable_whatever_the_flag() {
+    if !have("mkfs.vfat") || !have("mcopy") {
+        return;
+    }
+    let buses = [
+        (
+            "usb",
+            "pci0000:00/0000:00:14.0/usb2/2-1/2-1:1.0/host6/target6:0:0/6:0:0:0",
+        ),
+        (
+            "firewire",
+            "pci0000:00/0000:00:1e.0/0000:05:00.0/fw1/fw1.0/host7/target7:0:0/7:0:0:0",
+        ),
+        (
+            "sd",
+            "pci0000:00/0000:00:1c.0/0000:02:00.0/mmc_host/mmc0/mmc0:aaaa",
+        ),
+    ];
+    for (tag, path) in buses {
+        let (id, refused) = plug_in_seed_after_first_boot(tag, path);
+        assert_eq!((id.as_str(), refused), ("i-one", true), "{tag}");
+    }
+    // The control: a fixed virtio disk still re-provisions, as in cloud-init.
+    let (id, refused) = plug_in_seed_after_first_boot("virtio", "pci0000:00/0000:00:04.0/virtio2");
+    assert_eq!((id.as_str(), refused), ("i-attacker", false));
+}

@@ -4,7 +4,7 @@
 use crate::host::Host;
 use crate::seedfs::{self, FsKind};
 use serde::{Deserialize, Serialize};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LabelledDevice {
@@ -15,7 +15,8 @@ pub struct LabelledDevice {
     /// `iso9660`, `vfat`, `ext`.
     pub fs: String,
     pub labels: Vec<String>,
-    /// The kernel's removable flag: a seed on removable media is a physical-access door.
+    /// The kernel's removable flag, or a hot-plug bus (USB, FireWire, MMC/SD, Memory Stick)
+    /// in its sysfs path: a seed on removable media is a physical-access door.
     pub removable: bool,
 }
 
@@ -32,6 +33,30 @@ impl LabelledDevice {
 /// RAM disks never hold a seed; an unconnected nbd device would only return errors.
 fn skipped(name: &str) -> bool {
     ["ram", "zram", "nbd"].iter().any(|p| name.starts_with(p))
+}
+
+/// Whether a sysfs device path component names a hot-plug bus: `usb2` (a USB root hub; every
+/// USB disk and card reader hangs below one), `fw1` / `ieee1394` (FireWire), `mmc0`,
+/// `mmc_host` (SD/MMC, SDIO), `memstick0`.
+fn hotplug_bus(component: &str) -> bool {
+    let numbered = |prefix: &str| {
+        component
+            .strip_prefix(prefix)
+            .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
+    };
+    ["usb", "fw", "mmc", "memstick"].iter().any(|p| numbered(p))
+        || matches!(component, "ieee1394" | "firewire" | "mmc_host" | "memstick")
+}
+
+/// Whether `/sys/class/block/<dev>` leads (through its link into /sys/devices) to a device
+/// on a hot-plug bus. Most USB disks and sticks report `removable` 0, so the flag alone
+/// would let anyone with a USB port re-provision the machine.
+fn on_hotplug_bus(sys: &Path) -> bool {
+    std::fs::read_link(sys).is_ok_and(|target| {
+        target
+            .components()
+            .any(|c| c.as_os_str().to_str().is_some_and(hotplug_bus))
+    })
 }
 
 fn read_trimmed(path: PathBuf) -> Option<String> {
@@ -71,10 +96,11 @@ fn probe_one(host: &Host, name: String) -> Option<LabelledDevice> {
         FsKind::Ext => "ext",
     };
     // Partitions carry the flag on their parent disk.
-    let removable = read_trimmed(sys.join("removable"))
+    let flagged = read_trimmed(sys.join("removable"))
         .or_else(|| read_trimmed(sys.join("../removable")))
         .as_deref()
         == Some("1");
+    let removable = flagged || on_hotplug_bus(&sys);
     Some(LabelledDevice {
         name,
         node,
@@ -82,4 +108,25 @@ fn probe_one(host: &Host, name: String) -> Option<LabelledDevice> {
         labels: probe.labels,
         removable,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::hotplug_bus;
+
+    #[test]
+    fn hotplug_bus_components() {
+        let yes = ["usb2", "fw1", "ieee1394", "mmc0", "mmc_host", "memstick0"];
+        let no = [
+            "pci0000:00",
+            "0000:00:14.0",
+            "virtio2",
+            "ata1",
+            "host6",
+            "block",
+            "fw",
+        ];
+        assert!(yes.iter().all(|c| hotplug_bus(c)), "{yes:?}");
+        assert!(no.iter().all(|c| !hotplug_bus(c)), "{no:?}");
+    }
 }
