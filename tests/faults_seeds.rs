@@ -277,3 +277,95 @@ fn seeds_on_hotplug_buses_are_removable_whatever_the_flag() {
     let (id, refused) = plug_in_seed_after_first_boot("virtio", "pci0000:00/0000:00:04.0/virtio2");
     assert_eq!((id.as_str(), refused), ("i-attacker", false));
 }
+
+/// The first cluster of `file` on the FAT image `node`, as mtools reports it (`<2>`).
+fn first_cluster(node: &Path, file: &str) -> usize {
+    let out = Command::new("mshowfat")
+        .arg("-i")
+        .arg(node)
+        .arg(format!("::{file}"))
+        .env("MTOOLS_SKIP_CHECK", "1")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let start = text.find('<').unwrap() + 1;
+    let end = text[start..].find(['>', '-']).unwrap() + start;
+    text[start..end].parse().unwrap()
+}
+
+/// Makes `file`'s first cluster its own successor in the first FAT (FAT12 or FAT16).
+fn loop_fat_chain(node: &Path, file: &str) {
+    let c = first_cluster(node, file);
+    let mut img = std::fs::read(node).unwrap();
+    let fat = usize::from(u16::from_le_bytes([img[14], img[15]])) * 512;
+    if &img[54..59] == b"FAT12" {
+        let at = fat + c + c / 2;
+        let old = u16::from_le_bytes([img[at], img[at + 1]]);
+        let v = if c % 2 == 1 {
+            (old & 0x000F) | ((c as u16) << 4)
+        } else {
+            (old & 0xF000) | c as u16
+        };
+        img[at..at + 2].copy_from_slice(&v.to_le_bytes());
+    } else {
+        img[fat + 2 * c..fat + 2 * c + 2].copy_from_slice(&(c as u16).to_le_bytes());
+    }
+    std::fs::write(node, img).unwrap();
+}
+
+/// Points the primary directory record of the ISO file `iso_name` (`META_DAT.;1`) past the
+/// end of the volume.
+fn overrun_iso_extent(node: &Path, iso_name: &[u8]) {
+    let mut img = std::fs::read(node).unwrap();
+    let at = img
+        .windows(iso_name.len())
+        .position(|w| w == iso_name)
+        .unwrap()
+        - 33;
+    img[at + 2..at + 6].copy_from_slice(&0x00FF_FFFFu32.to_le_bytes());
+    img[at + 6..at + 10].copy_from_slice(&0x00FF_FFFFu32.to_be_bytes());
+    std::fs::write(node, img).unwrap();
+}
+
+#[test]
+fn corrupt_seed_volumes_are_named_by_device_and_file() {
+    if !have_tools() || !have("mshowfat") {
+        return;
+    }
+    type Corrupt = fn(&Machine, &Path);
+    let cases: [(&str, &str, Corrupt); 3] = [
+        ("fat-loop", "sdb", |m, node| {
+            // Several clusters long, so the reader must follow the chain into the loop.
+            let tree = seed_tree(m, "t", "i-fat");
+            let meta = format!("instance-id: i-fat\n{}", "# padding\n".repeat(2000));
+            std::fs::write(tree.join("meta-data"), meta).unwrap();
+            format_fat(node, &tree);
+            loop_fat_chain(node, "meta-data");
+        }),
+        ("iso-overrun", "sr0", |m, node| {
+            std::fs::write(node, iso_image(m, &seed_tree(m, "t", "i-iso"), &[])).unwrap();
+            overrun_iso_extent(node, b"META_DAT.;1");
+        }),
+        ("rr-ce-loop", "sr0", |_, node| {
+            std::fs::write(node, seed_images::ce_loop("i-loop")).unwrap();
+        }),
+    ];
+    for (tag, dev, corrupt) in cases {
+        let m = Machine::new(tag);
+        corrupt(&m, &device(&m, dev));
+        m.initrd("all");
+        let shown = format!("/dev/{dev}");
+        let d =
+            diag_for(&m, &shown, "meta-data").unwrap_or_else(|| panic!("{tag}: {:#?}", m.diags()));
+        assert_eq!(
+            (d["code"].as_str(), d["severity"].as_str()),
+            (Some("seed-unreadable"), Some("error")),
+            "{tag}: {d}"
+        );
+        assert!(
+            d["message"].as_str().unwrap().contains("corrupt"),
+            "{tag}: {d}"
+        );
+        assert_ne!(m.status()["instance_id"], "nocloud", "{tag}");
+    }
+}

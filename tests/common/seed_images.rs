@@ -46,6 +46,15 @@ fn nm(name: &str) -> Vec<u8> {
 /// areas of 64 KiB (1 MiB of reads per record, every bound per record respected), then
 /// `meta-data` (instance `id`) and an empty `user-data`.
 pub fn ce_bomb(fillers: usize, id: &str) -> Vec<u8> {
+    ce_chain(fillers, id, false)
+}
+
+/// `ce_bomb` whose last continuation area leads back to the first: a loop.
+pub fn ce_loop(id: &str) -> Vec<u8> {
+    ce_chain(1, id, true)
+}
+
+fn ce_chain(fillers: usize, id: &str, looped: bool) -> Vec<u8> {
     let meta = format!("instance-id: {id}\n");
     // Root records, packed so none crosses a sector.
     let mut recs: Vec<Vec<u8>> = Vec::new();
@@ -107,10 +116,11 @@ pub fn ce_bomb(fillers: usize, id: &str) -> Vec<u8> {
     img[17 * SECTOR..17 * SECTOR + 7].copy_from_slice(b"\xffCD001\x01");
     let at = root as usize * SECTOR;
     img[at..at + dir.len()].copy_from_slice(&dir);
-    // Each area but the last continues into the next one.
-    for k in 0..CHAIN - 1 {
+    // Each area but the last continues into the next one; the last loops back if asked.
+    let areas = if looped { CHAIN } else { CHAIN - 1 };
+    for k in 0..areas {
         let here = (chain as usize + k * AREA_SECTORS) * SECTOR;
-        let next = chain + ((k + 1) * AREA_SECTORS) as u32;
+        let next = chain + (((k + 1) % CHAIN) * AREA_SECTORS) as u32;
         img[here..here + 28].copy_from_slice(&ce(next, (AREA_SECTORS * SECTOR) as u32));
     }
     let at = files as usize * SECTOR;
