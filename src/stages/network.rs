@@ -8,16 +8,16 @@
 use super::record::Recorder;
 use crate::context::Ctx;
 use crate::error::Diag;
+// udev's persistent naming rules name NICs by MAC; the ENI renderer writes them.
+use crate::network::render::eni::RULES as UDEV_RULES;
+use crate::network::render::owned::{self, RECORD as STATE};
 use crate::network::{fallback, model::Network, stack};
 use crate::root::{FileSpec, Root};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// What was rendered, kept in the target so a later boot knows what is ember's to remove.
-const STATE: &str = "/var/lib/ember/network-rendered.json";
-/// udev's persistent naming rules, which name NICs by MAC.
-const UDEV_RULES: &str = "/etc/udev/rules.d/70-persistent-net.rules";
-
+/// What was rendered, kept in the target (at `STATE`) so a later boot knows what may be
+/// ember's to remove.
 #[derive(Default, Serialize, Deserialize)]
 struct Rendered {
     instance_id: String,
@@ -148,7 +148,8 @@ fn render(
 
 /// Removes what the previous rendering wrote and this one did not (written after the new
 /// files, so a power cut never leaves neither), and the udev naming rules of MACs that are no
-/// longer present; files ember did not write stay.
+/// longer present. The record may be stale or corrupt: only files and rules that are ember's
+/// own go (see `owned`); anything else it lists is left alone and reported.
 fn forget_previous(
     rec: &mut Recorder,
     root: &Root,
@@ -158,11 +159,22 @@ fn forget_previous(
 ) {
     let kept: &[String] = written.as_ref().map_or(&[], |(_, files)| files);
     for path in previous.files.iter().filter(|p| !kept.contains(p)) {
-        if let Err(e) = root.remove_file(path) {
-            rec.record(Diag::warning(e.code(), e.to_string()).file(path.clone()));
+        if let Err(refusal) = owned::remove(root, path) {
+            rec.record(Diag::warning(refusal.code(), refusal.message(path)).file(STATE));
         }
     }
-    let gone: Vec<&String> = previous.macs.iter().filter(|m| !macs.contains(m)).collect();
+    let mut gone = Vec::new();
+    for (i, mac) in previous.macs.iter().enumerate() {
+        if !owned::is_mac(mac) {
+            let msg = "not a whole MAC address (six hex octets): no udev rule removed for it";
+            let d = Diag::warning(owned::REFUSED, msg)
+                .file(STATE)
+                .key(format!("macs.{i}"));
+            rec.record(d);
+        } else if !macs.iter().any(|m| m.eq_ignore_ascii_case(mac)) {
+            gone.push(mac.as_str());
+        }
+    }
     if gone.is_empty() {
         return;
     }
@@ -170,13 +182,7 @@ fn forget_previous(
         return;
     };
     let text = String::from_utf8_lossy(&rules);
-    let kept: String = text
-        .split_inclusive('\n')
-        .filter(|line| {
-            let lower = line.to_ascii_lowercase();
-            !gone.iter().any(|mac| lower.contains(mac.as_str()))
-        })
-        .collect();
+    let kept = owned::drop_udev_rules(&text, &gone);
     if kept != text {
         if let Err(e) = root.write_file(UDEV_RULES, kept.as_bytes(), &FileSpec::mode(0o644)) {
             rec.record(Diag::error(e.code(), e.to_string()).file(UDEV_RULES));
