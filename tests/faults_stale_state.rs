@@ -62,8 +62,9 @@ const NOT_EMBERS: &[&str] = &[
     "/home",
     // A symlink where ember's renderer writes, to a file that is not ember's.
     "/etc/systemd/network/10-cloud-init-link.network",
-    // A directory where ember's renderer writes.
+    // A directory where ember's renderer writes, and a FIFO (opening it would hang).
     "/etc/systemd/network/10-cloud-init-dir.network",
+    "/etc/systemd/network/10-cloud-init-fifo.network",
     // A regular file at ember's path, but without ember's header (an admin's own).
     "/etc/systemd/network/10-cloud-init-admin.network",
     // Ember's header, but not a path ember's renderers write.
@@ -103,6 +104,9 @@ fn corrupt(m: &Machine) {
     std::os::unix::fs::symlink("../../passwd", net.join("10-cloud-init-link.network")).unwrap();
     let dir = "etc/systemd/network/10-cloud-init-dir.network/inside";
     m.write(t, dir, format!("{NETWORKD_HEADER}{SECRET}\n").as_bytes());
+    let fifo = net.join("10-cloud-init-fifo.network");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.unwrap().success());
     let admin = format!("[Match]\nName=eth1\n# {SECRET}\n{NETWORKD_HEADER}");
     m.write(
         t,
@@ -171,6 +175,9 @@ fn assert_only_embers_removed(m: &Machine) {
     assert!(t
         .join("etc/systemd/network/10-cloud-init-dir.network/inside")
         .is_file());
+    assert!(t
+        .join("etc/systemd/network/10-cloud-init-fifo.network")
+        .exists());
     assert!(t
         .join("etc/systemd/network/10-cloud-init-admin.network")
         .is_file());
@@ -297,4 +304,37 @@ fn clean_of_a_sound_record_removes_every_renderers_files() {
         .join("etc/systemd/network/10-cloud-init-lan.network")
         .exists());
     assert!(m.target.join("etc/network/interfaces").is_file());
+}
+
+#[test]
+fn a_record_that_cannot_be_read_removes_nothing_and_is_reported() {
+    let m = machine("stale-unreadable", "i-1");
+    boot(&m);
+    let ours = "etc/systemd/network/10-cloud-init-eth0.network";
+    let unreadable =
+        format!("{{\"files\": [\"/etc/shadow\"], \"macs\": [1], \"x\": \"{SECRET}\"}}");
+    m.write(&m.target, "etc/shadow", b"root:*:19000::::::\n");
+    m.write(&m.target, RECORD, unreadable.as_bytes());
+    seed(&m, "i-2");
+    boot(&m);
+    assert!(m.target.join("etc/shadow").is_file());
+    let d = m
+        .diag_with_code("network-record-refused")
+        .expect("the record is reported");
+    assert_eq!(d["file"], "/var/lib/ember/network-rendered.json", "{d}");
+    assert!(!m.run_file("ember/status.json").contains(SECRET));
+    // The record is ember's again: this instance's files are listed.
+    assert!(m.target_file(RECORD).contains(ours));
+
+    m.write(&m.target, RECORD, b"{\"files\": ");
+    let target = m.target.display().to_string();
+    let out = m.ember(&["--target", &target, "clean", "--configs", "network"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("network-rendered.json"), "{err}");
+    assert!(
+        m.target.join(ours).is_file(),
+        "a file went without a record"
+    );
+    assert!(m.target.join("etc/shadow").is_file());
 }

@@ -2,7 +2,8 @@
 //! [--reboot]`: cloud-init's `clean`, which image builders run before capturing an image so
 //! its next boot provisions a new instance. Removes cloud-init's and ember's state (the seed
 //! stays unless `--seed`), runs /etc/cloud/clean.d/ scripts, and with the options the logs,
-//! the network and sshd files ember rendered, and the machine id (`uninitialized`, as
+//! the network files ember rendered (those its record lists that are still ember's own: see
+//! `network::render::owned`), the sshd drop-in, and the machine id (`uninitialized`, as
 //! systemd's first boot wants it). Everything goes through the target root.
 //! <https://docs.cloud-init.io/en/latest/reference/cli.html#clean>
 
@@ -78,8 +79,20 @@ pub fn run(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> 
     if o.network {
         // The files ember's rendering recorded, those still ember's own; then the record,
         // with the state. A stale or corrupt record removes nothing else.
-        let files = root.read_file(NETWORK_RENDERED, 1 << 20).ok().flatten();
-        let listed = files.and_then(|b| serde_json::from_slice::<Value>(&b).ok());
+        let listed = match root.read_file(NETWORK_RENDERED, owned::MAX_RECORD) {
+            Ok(None) => None,
+            Ok(Some(bytes)) => match serde_json::from_slice::<Value>(&bytes) {
+                Ok(v) if v["files"].is_array() => Some(v),
+                _ => {
+                    failed.push(format!("{NETWORK_RENDERED}: {}", owned::UNREADABLE));
+                    None
+                }
+            },
+            Err(e) => {
+                failed.push(e.to_string());
+                None
+            }
+        };
         for f in listed
             .iter()
             .flat_map(|v| v["files"].as_array().into_iter().flatten())

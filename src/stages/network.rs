@@ -40,12 +40,7 @@ pub fn apply(
         return;
     }
     let macs = fallback::physical_macs(&ctx.host);
-    let previous: Rendered = root
-        .read_file(STATE, 1 << 20)
-        .ok()
-        .flatten()
-        .and_then(|b| serde_json::from_slice(&b).ok())
-        .unwrap_or_default();
+    let previous = read_record(rec, root);
     let unchanged = previous.instance_id == instance_id && previous.macs == macs;
     if unchanged && !every_boot(rec, cfg) {
         return; // Rendered for this instance and these NICs: the same on every boot.
@@ -64,6 +59,23 @@ pub fn apply(
     let json = serde_json::to_vec_pretty(&state).unwrap_or_default();
     if let Err(e) = root.write_file(STATE, &json, &FileSpec::mode(0o644)) {
         rec.record(Diag::error(e.code(), e.to_string()).file(STATE));
+    }
+}
+
+/// The previous rendering's record; none (a first boot) is quiet, one that cannot be read
+/// is reported (by its line, never its content) and taken as none.
+fn read_record(rec: &mut Recorder, root: &Root) -> Rendered {
+    match root.read_file(STATE, owned::MAX_RECORD) {
+        Ok(None) => Rendered::default(),
+        Ok(Some(bytes)) => serde_json::from_slice(&bytes).unwrap_or_else(|e| {
+            let d = Diag::warning(owned::REFUSED, owned::UNREADABLE).file(STATE);
+            rec.record(d.line(u32::try_from(e.line()).ok()));
+            Rendered::default()
+        }),
+        Err(e) => {
+            rec.record(Diag::warning(e.code(), e.to_string()).file(STATE));
+            Rendered::default()
+        }
     }
 }
 

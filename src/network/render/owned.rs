@@ -10,8 +10,13 @@ use crate::root::{Marked, Root, RootError};
 
 /// Where the network step records what it rendered.
 pub const RECORD: &str = "/var/lib/ember/network-rendered.json";
-/// The code of a listed path or MAC left alone.
+/// The record's budget: far more than any rendering lists.
+pub const MAX_RECORD: u64 = 1 << 20;
+/// The code of a listed path or MAC left alone, or of a record that cannot be read.
 pub const REFUSED: &str = "network-record-refused";
+/// Said of a record that is not JSON of the expected shape.
+pub const UNREADABLE: &str =
+    "not a record ember can read: none of the network files it lists is removed";
 
 /// Files a renderer writes: exactly `path`, or in the directory `path` named `prefix` + a
 /// name of its own + `suffix`; each starts with `header`.
