@@ -9,7 +9,7 @@
 //!
 //! The inputs were also converted by Debian's cloud-init 22.4 (`cloud-init devel net-convert
 //! -O eni -D debian`). Differences kept on purpose:
-//! - ember's own header comment;
+//! - ember's own header comment, on the udev rules too (what ember removes must carry it);
 //! - no `dns {…}` lines (22.4 writes a Python dict for v2 and per-interface nameservers) and
 //!   v2 nameservers are not repeated on `lo`;
 //! - a route goes in the stanza that brings up its gateway's subnet (else the first of its
@@ -38,6 +38,12 @@ fn rendered(text: &str) -> Rendered {
     eni::render(&model(text))
 }
 
+/// The comment that opens ember's udev rules (and its ENI file).
+const RULES_HEADER: &str = "\
+# Written by ember from this instance's network configuration; it is written again for
+# every new instance, so change the configuration rather than this file.
+";
+
 fn content<'a>(out: &'a Rendered, path: &str) -> &'a str {
     let f = out.files.iter().find(|f| f.path == path).expect(path);
     &f.content
@@ -59,8 +65,8 @@ fn two_files_both_world_readable() {
     assert!(content(&out, eni::PATH).ends_with("auto eth0\niface eth0 inet dhcp\n"));
     assert_eq!(
         content(&out, eni::RULES),
-        "",
-        "written empty, replacing old rules"
+        RULES_HEADER,
+        "written without rules, replacing old rules"
     );
 }
 
@@ -87,8 +93,10 @@ ethernets:
     assert!(!eni.contains("fast") && !eni.contains("a-name"), "{eni}");
     assert_eq!(
         content(&out, eni::RULES),
-        "SUBSYSTEM==\"net\", ACTION==\"add\", DRIVERS==\"virtio_net\", \
-         ATTR{address}==\"52:54:00:0d:00:01\", NAME=\"uplink\"\n"
+        format!(
+            "{RULES_HEADER}SUBSYSTEM==\"net\", ACTION==\"add\", DRIVERS==\"virtio_net\", \
+             ATTR{{address}}==\"52:54:00:0d:00:01\", NAME=\"uplink\"\n"
+        )
     );
     assert_eq!(
         warned(&out),

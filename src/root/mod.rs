@@ -9,6 +9,7 @@ mod remove;
 mod resolve;
 
 pub use error::RootError;
+pub use remove::Marked;
 pub use resolve::Resolver;
 
 use rustix::fd::{AsFd, BorrowedFd, OwnedFd};

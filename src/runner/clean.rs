@@ -2,12 +2,14 @@
 //! [--reboot]`: cloud-init's `clean`, which image builders run before capturing an image so
 //! its next boot provisions a new instance. Removes cloud-init's and ember's state (the seed
 //! stays unless `--seed`), runs /etc/cloud/clean.d/ scripts, and with the options the logs,
-//! the network and sshd files ember rendered, and the machine id (`uninitialized`, as
+//! the network files ember rendered (those its record lists that are still ember's own: see
+//! `network::render::owned`), the sshd drop-in, and the machine id (`uninitialized`, as
 //! systemd's first boot wants it). Everything goes through the target root.
 //! <https://docs.cloud-init.io/en/latest/reference/cli.html#clean>
 
 use super::exec::Exec;
 use super::{global_flag, CliError, Ctx};
+use crate::network::render::owned::{self, RECORD as NETWORK_RENDERED};
 use crate::root::{FileSpec, Root};
 use crate::state::{CLOUD_LIB, EMBER_LIB};
 use lexopt::prelude::*;
@@ -15,7 +17,6 @@ use serde_json::Value;
 
 const LOGS: &[&str] = &["/var/log/cloud-init.log", "/var/log/cloud-init-output.log"];
 const CLEAN_D: &str = "/etc/cloud/clean.d";
-const NETWORK_RENDERED: &str = "/var/lib/ember/network-rendered.json";
 const SSHD_DROP_IN: &str = "/etc/ssh/sshd_config.d/50-cloud-init.conf";
 const SYSTEMD: &[&str] = &["/usr/lib/systemd/systemd", "/lib/systemd/systemd"];
 
@@ -64,11 +65,6 @@ pub fn run(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> 
     let o = parse(ctx, parser)?;
     let root = Root::open(&ctx.target).map_err(|e| CliError::Failed(e.to_string()))?;
     let mut failed = Vec::new();
-    let mut remove = |rel: &str| {
-        if let Err(e) = root.remove_tree(rel) {
-            failed.push(e.to_string());
-        }
-    };
     // Scripts first: they may want to read what is about to go.
     let exec = Exec::new(&root, &ctx.target);
     for script in root.list_dir(CLEAN_D).unwrap_or_default() {
@@ -81,18 +77,38 @@ pub fn run(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> 
         }
     }
     if o.network {
-        // Exactly the files ember's rendering recorded, then the record.
-        let files = root.read_file(NETWORK_RENDERED, 1 << 20).ok().flatten();
-        let listed = files.and_then(|b| serde_json::from_slice::<Value>(&b).ok());
+        // The files ember's rendering recorded, those still ember's own; then the record,
+        // with the state. A stale or corrupt record removes nothing else.
+        let listed = match root.read_file(NETWORK_RENDERED, owned::MAX_RECORD) {
+            Ok(None) => None,
+            Ok(Some(bytes)) => match serde_json::from_slice::<Value>(&bytes) {
+                Ok(v) if v["files"].is_array() => Some(v),
+                _ => {
+                    failed.push(format!("{NETWORK_RENDERED}: {}", owned::UNREADABLE));
+                    None
+                }
+            },
+            Err(e) => {
+                failed.push(e.to_string());
+                None
+            }
+        };
         for f in listed
             .iter()
             .flat_map(|v| v["files"].as_array().into_iter().flatten())
         {
             if let Some(path) = f.as_str() {
-                remove(path);
+                if let Err(refusal) = owned::remove(&root, path) {
+                    failed.push(refusal.message(path));
+                }
             }
         }
     }
+    let mut remove = |rel: &str| {
+        if let Err(e) = root.remove_tree(rel) {
+            failed.push(e.to_string());
+        }
+    };
     if o.ssh {
         remove(SSHD_DROP_IN);
     }

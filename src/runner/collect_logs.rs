@@ -38,7 +38,7 @@ const RUN_SENSITIVE: &[&str] = &[
 const TARGET_FILES: &[&str] = &[
     "/var/log/cloud-init.log",
     "/var/log/cloud-init-output.log",
-    "/var/lib/ember/network-rendered.json",
+    crate::network::render::owned::RECORD,
 ];
 /// In the target, with `--include-sensitive` only.
 const TARGET_SENSITIVE: &[&str] = &[

@@ -8,16 +8,16 @@
 use super::record::Recorder;
 use crate::context::Ctx;
 use crate::error::Diag;
+// udev's persistent naming rules name NICs by MAC; the ENI renderer writes them.
+use crate::network::render::eni::RULES as UDEV_RULES;
+use crate::network::render::owned::{self, RECORD as STATE};
 use crate::network::{fallback, model::Network, stack};
 use crate::root::{FileSpec, Root};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// What was rendered, kept in the target so a later boot knows what is ember's to remove.
-const STATE: &str = "/var/lib/ember/network-rendered.json";
-/// udev's persistent naming rules, which name NICs by MAC.
-const UDEV_RULES: &str = "/etc/udev/rules.d/70-persistent-net.rules";
-
+/// What was rendered, kept in the target (at `STATE`) so a later boot knows what may be
+/// ember's to remove.
 #[derive(Default, Serialize, Deserialize)]
 struct Rendered {
     instance_id: String,
@@ -40,12 +40,7 @@ pub fn apply(
         return;
     }
     let macs = fallback::physical_macs(&ctx.host);
-    let previous: Rendered = root
-        .read_file(STATE, 1 << 20)
-        .ok()
-        .flatten()
-        .and_then(|b| serde_json::from_slice(&b).ok())
-        .unwrap_or_default();
+    let previous = read_record(rec, root);
     let unchanged = previous.instance_id == instance_id && previous.macs == macs;
     if unchanged && !every_boot(rec, cfg) {
         return; // Rendered for this instance and these NICs: the same on every boot.
@@ -64,6 +59,23 @@ pub fn apply(
     let json = serde_json::to_vec_pretty(&state).unwrap_or_default();
     if let Err(e) = root.write_file(STATE, &json, &FileSpec::mode(0o644)) {
         rec.record(Diag::error(e.code(), e.to_string()).file(STATE));
+    }
+}
+
+/// The previous rendering's record; none (a first boot) is quiet, one that cannot be read
+/// is reported (by its line, never its content) and taken as none.
+fn read_record(rec: &mut Recorder, root: &Root) -> Rendered {
+    match root.read_file(STATE, owned::MAX_RECORD) {
+        Ok(None) => Rendered::default(),
+        Ok(Some(bytes)) => serde_json::from_slice(&bytes).unwrap_or_else(|e| {
+            let d = Diag::warning(owned::REFUSED, owned::UNREADABLE).file(STATE);
+            rec.record(d.line(u32::try_from(e.line()).ok()));
+            Rendered::default()
+        }),
+        Err(e) => {
+            rec.record(Diag::warning(e.code(), e.to_string()).file(STATE));
+            Rendered::default()
+        }
     }
 }
 
@@ -148,7 +160,8 @@ fn render(
 
 /// Removes what the previous rendering wrote and this one did not (written after the new
 /// files, so a power cut never leaves neither), and the udev naming rules of MACs that are no
-/// longer present; files ember did not write stay.
+/// longer present. The record may be stale or corrupt: only files and rules that are ember's
+/// own go (see `owned`); anything else it lists is left alone and reported.
 fn forget_previous(
     rec: &mut Recorder,
     root: &Root,
@@ -158,11 +171,22 @@ fn forget_previous(
 ) {
     let kept: &[String] = written.as_ref().map_or(&[], |(_, files)| files);
     for path in previous.files.iter().filter(|p| !kept.contains(p)) {
-        if let Err(e) = root.remove_file(path) {
-            rec.record(Diag::warning(e.code(), e.to_string()).file(path.clone()));
+        if let Err(refusal) = owned::remove(root, path) {
+            rec.record(Diag::warning(refusal.code(), refusal.message(path)).file(STATE));
         }
     }
-    let gone: Vec<&String> = previous.macs.iter().filter(|m| !macs.contains(m)).collect();
+    let mut gone = Vec::new();
+    for (i, mac) in previous.macs.iter().enumerate() {
+        if !owned::is_mac(mac) {
+            let msg = "not a whole MAC address (six hex octets): no udev rule removed for it";
+            let d = Diag::warning(owned::REFUSED, msg)
+                .file(STATE)
+                .key(format!("macs.{i}"));
+            rec.record(d);
+        } else if !macs.iter().any(|m| m.eq_ignore_ascii_case(mac)) {
+            gone.push(mac.as_str());
+        }
+    }
     if gone.is_empty() {
         return;
     }
@@ -170,13 +194,7 @@ fn forget_previous(
         return;
     };
     let text = String::from_utf8_lossy(&rules);
-    let kept: String = text
-        .split_inclusive('\n')
-        .filter(|line| {
-            let lower = line.to_ascii_lowercase();
-            !gone.iter().any(|mac| lower.contains(mac.as_str()))
-        })
-        .collect();
+    let kept = owned::drop_udev_rules(&text, &gone);
     if kept != text {
         if let Err(e) = root.write_file(UDEV_RULES, kept.as_bytes(), &FileSpec::mode(0o644)) {
             rec.record(Diag::error(e.code(), e.to_string()).file(UDEV_RULES));

@@ -190,7 +190,7 @@ pub fn render(net: &Network) -> Rendered {
     }
     let body: Vec<String> = sections.iter().map(|s| s.join("\n")).collect();
     out.file(PATH, format!("{HEADER}{}\n", body.join("\n\n")), 0o644);
-    out.file(RULES, udev_rules(net, &names), 0o644);
+    out.file(RULES, format!("{HEADER}{}", udev_rules(net, &names)), 0o644);
     out
 }
 

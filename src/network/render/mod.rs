@@ -4,6 +4,7 @@
 
 pub mod eni;
 pub mod nm;
+pub mod owned;
 
 use crate::error::Diag;
 

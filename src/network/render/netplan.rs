@@ -25,9 +25,9 @@ use values::{bond_params, boolean, bridge_params, flag, num, object, set, text, 
 
 type Obj = Map<String, Value>;
 
-const PATH: &str = "/etc/netplan/50-cloud-init.yaml";
+pub(crate) const PATH: &str = "/etc/netplan/50-cloud-init.yaml";
 
-const HEADER: &str = "\
+pub(crate) const HEADER: &str = "\
 # Written by ember from the instance's network configuration; ember may write it
 # again. To keep local changes, disable its network configuration with
 # `network: {config: disabled}` in /etc/cloud/cloud.cfg.d/.

@@ -25,7 +25,11 @@ use netdev::{link_file, netdev_file};
 use plan::{match_name, warn, Index, Master, Plan};
 use std::net::IpAddr;
 
-const DIR: &str = "/etc/systemd/network";
+pub(crate) const DIR: &str = "/etc/systemd/network";
+/// Every file's name starts so; then the interface's stem, then `.network`, `.netdev` or
+/// `.link`.
+pub(crate) const PREFIX: &str = "10-cloud-init-";
+pub(crate) use ini::HEADER;
 
 /// The files, sorted by path, and what could not be expressed.
 pub fn render(net: &Network) -> Rendered {
@@ -100,11 +104,7 @@ fn add(out: &mut Rendered, iface: &Interface, stem: &str, ext: &str, ini: &Ini) 
             "the value holds a line break or a control character: left out",
         ));
     }
-    out.file(
-        format!("{DIR}/10-cloud-init-{stem}.{ext}"),
-        ini.finish(),
-        0o644,
-    );
+    out.file(format!("{DIR}/{PREFIX}{stem}.{ext}"), ini.finish(), 0o644);
 }
 
 /// A bond, a vlan and often a bridge take the MAC of a member: a MAC match alone would give

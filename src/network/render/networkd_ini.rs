@@ -5,7 +5,7 @@
 use std::fmt::{Display, Write};
 
 /// The comment that opens every file.
-const HEADER: &str = "# Written by ember from the instance's network configuration.\n";
+pub(crate) const HEADER: &str = "# Written by ember from the instance's network configuration.\n";
 
 #[derive(Default)]
 pub(super) struct Ini {

@@ -24,16 +24,21 @@ use keyfile::{uuid, Keyfile};
 
 /// The folder of the connection profiles.
 pub const DIR: &str = "/etc/NetworkManager/system-connections";
+/// A profile's file name: these around the connection's name.
+pub(crate) const PREFIX: &str = "cloud-init-";
+pub(crate) const SUFFIX: &str = ".nmconnection";
 /// NetworkManager's configuration snippet cloud-init writes beside them.
 pub const CONF: &str = "/etc/NetworkManager/conf.d/30-cloud-init-ip6-addr-gen-mode.conf";
 
 use super::eni::util::HEADER;
 
-/// For NetworkManager 1.40 and later: addresses from router advertisements use EUI-64 unless
-/// a profile says otherwise, as cloud-init sets it.
-const CONF_TEXT: &str = "\
+/// The snippet's header. For NetworkManager 1.40 and later: addresses from router
+/// advertisements use EUI-64 unless a profile says otherwise, as cloud-init sets it.
+pub(crate) const CONF_HEADER: &str = "\
 # Written by ember: IPv6 addresses from router advertisements are EUI-64 (mode 0) unless a
 # connection profile says otherwise.
+";
+const CONF_BODY: &str = "\
 [.config]
 enable=nm-version-min:1.40
 
@@ -116,10 +121,10 @@ pub fn render(net: &Network) -> Rendered {
                 "a bond or bridge member takes no addresses",
             );
         }
-        let path = format!("{DIR}/cloud-init-{name}.nmconnection");
+        let path = format!("{DIR}/{PREFIX}{name}{SUFFIX}");
         out.file(path, kf.text(&format!("{HEADER}\n")), 0o600);
     }
-    out.file(CONF, CONF_TEXT.to_string(), 0o600);
+    out.file(CONF, format!("{CONF_HEADER}{CONF_BODY}"), 0o600);
     out
 }
 
