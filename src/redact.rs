@@ -30,18 +30,42 @@ pub fn redact_url(url: &str) -> String {
     printable(&strip_secrets(url))
 }
 
+/// The user info goes first, before any cut at `?` or `#`: people type passwords with those
+/// unencoded (`http://u:pa?ss#w@h/`), and cutting first would leave `http://u:pa`.
 fn strip_secrets(url: &str) -> String {
-    let cut = url.find(['?', '#']).unwrap_or(url.len());
-    let url = &url[..cut];
-    match url.split_once("://") {
-        Some((scheme, rest)) => {
-            let host_end = rest.find('/').unwrap_or(rest.len());
-            let (authority, path) = rest.split_at(host_end);
-            let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-            format!("{scheme}://{host}{path}")
-        }
-        None => url.to_string(),
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return cut_query(url).to_string();
+    };
+    let rest = userinfo_end(rest).map_or(rest, |at| &rest[at + 1..]);
+    format!("{scheme}://{}", cut_query(rest))
+}
+
+/// Where the user info of an authority-and-path `rest` ends (its last `@`): the last `@`
+/// before the first `/`; or, when the text before that `/` is not `host[:port]` (a password
+/// holding `/`), the last `@` anywhere.
+fn userinfo_end(rest: &str) -> Option<usize> {
+    let slash = rest.find('/').unwrap_or(rest.len());
+    if let Some(at) = rest[..slash].rfind('@') {
+        return Some(at);
     }
+    if is_host_port(cut_query(&rest[..slash])) {
+        None
+    } else {
+        rest.rfind('@')
+    }
+}
+
+/// `host`, `host:port` or `[v6]:port`: a port, when given, is all digits.
+fn is_host_port(authority: &str) -> bool {
+    let after_v6 = authority.rfind(']').map_or(authority, |i| &authority[i + 1..]);
+    match after_v6.rsplit_once(':') {
+        Some((_, port)) => port.bytes().all(|b| b.is_ascii_digit()),
+        None => true,
+    }
+}
+
+fn cut_query(url: &str) -> &str {
+    &url[..url.find(['?', '#']).unwrap_or(url.len())]
 }
 
 /// An error reason fit for a message: every URL it quotes (the one asked for, a redirect
@@ -73,6 +97,12 @@ mod tests {
             ("/plain/path", "/plain/path"),
             ("http://user@h", "http://h"),
             ("http://h/\u{202e}x\n", "http://h/_x_"),
+            ("http://user:pa?ss#word@h/x?y", "http://h/x"),
+            ("http://user:pa#ss@h:8080/x", "http://h:8080/x"),
+            ("http://user:pa/ss?w@h/x", "http://h/x"),
+            ("http://h/a/b@c?q=d@e", "http://h/a/b@c"),
+            ("http://[fe80::1]:80/x?u@v", "http://[fe80::1]:80/x"),
+            ("http://h:8080/p@x", "http://h:8080/p@x"),
         ];
         for (url, want) in cases {
             assert_eq!(redact_url(url), want);
