@@ -41,7 +41,7 @@ impl Diag {
         Diag {
             severity,
             code: code.to_string(),
-            message: message.into(),
+            message: crate::redact::printable_up_to(&message.into(), MESSAGE_MAX),
             file: None,
             key: None,
             line: None,
@@ -57,12 +57,14 @@ impl Diag {
     pub fn deprecated(code: &str, message: impl Into<String>) -> Diag {
         Diag::new(Severity::Deprecated, code, message)
     }
+    /// File names and key paths are user input (a key may hold terminal escapes or 64 KiB):
+    /// both are kept printable and bounded, like any value quoted in a message.
     pub fn file(mut self, file: impl Into<String>) -> Diag {
-        self.file = Some(file.into());
+        self.file = Some(crate::redact::printable(&file.into()));
         self
     }
     pub fn key(mut self, key: impl Into<String>) -> Diag {
-        self.key = Some(key.into());
+        self.key = Some(crate::redact::printable(&key.into()));
         self
     }
     pub fn line(mut self, line: Option<u32>) -> Diag {
@@ -78,19 +80,23 @@ impl Diag {
     }
 }
 
-/// `file: line 3: key: message`, each part only when known.
+/// Longest message shown, in characters: a server's words or a parser's may be quoted in it.
+const MESSAGE_MAX: usize = 1000;
+
+/// `file: line 3: key: message`, each part only when known. All shown printable again here: a
+/// diagnostic read back from a state file was not necessarily made by `Diag::new`.
 impl fmt::Display for Diag {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some(file) = &self.file {
-            write!(f, "{file}: ")?;
+            write!(f, "{}: ", crate::redact::printable(file))?;
         }
         if let Some(line) = self.line {
             write!(f, "line {line}: ")?;
         }
         if let Some(key) = &self.key {
-            write!(f, "{key}: ")?;
+            write!(f, "{}: ", crate::redact::printable(key))?;
         }
-        f.write_str(&self.message)?;
+        f.write_str(&crate::redact::printable_up_to(&self.message, MESSAGE_MAX))?;
         if let Some(budget) = &self.budget {
             write!(f, " (budget {budget})")?;
         }
@@ -112,5 +118,16 @@ mod tests {
             d.to_string(),
             "user-data: line 14: write_files.2.permissions: expected a string"
         );
+    }
+
+    #[test]
+    fn keys_files_and_messages_are_kept_printable_and_bounded() {
+        let d = Diag::warning("unknown-key", "quoted \u{1b}[2J")
+            .file("user\u{202e}data")
+            .key(format!("\u{1b}]0;x\u{7}{}", "k".repeat(70_000)));
+        let shown = d.to_string();
+        assert!(shown.starts_with("user_data: _]0;x_kkk"), "{shown}");
+        assert!(shown.ends_with("...: quoted _[2J"), "{shown}");
+        assert!(shown.len() < 300);
     }
 }

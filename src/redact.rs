@@ -8,9 +8,14 @@ const SHOWN_MAX: usize = 200;
 /// Printable ASCII only (controls, escapes and non-ASCII such as bidi overrides become `_`),
 /// cut to `SHOWN_MAX` characters with `...` marking the cut.
 pub fn printable(text: &str) -> String {
+    printable_up_to(text, SHOWN_MAX)
+}
+
+/// `printable`, cut at `max` characters.
+pub fn printable_up_to(text: &str, max: usize) -> String {
     let mut out: String = text
         .chars()
-        .take(SHOWN_MAX)
+        .take(max)
         .map(|c| {
             if c.is_ascii_graphic() || c == ' ' {
                 c
@@ -19,7 +24,7 @@ pub fn printable(text: &str) -> String {
             }
         })
         .collect();
-    if text.chars().nth(SHOWN_MAX).is_some() {
+    if text.chars().nth(max).is_some() {
         out.push_str("...");
     }
     out

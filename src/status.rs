@@ -101,14 +101,40 @@ impl StageStatus {
         }
     }
 
-    /// Files a diagnostic under `errors` or `recoverable_errors` by its severity.
+    /// Files a diagnostic under `errors` or `recoverable_errors` by its severity. Past
+    /// `LISTED_DIAGS` in one list, the last entry counts the rest instead: a user-data with
+    /// thousands of unknown keys must not print megabytes or bloat the status file.
     pub fn record(&mut self, diag: Diag) {
-        if diag.severity == Severity::Error {
-            self.errors.push(diag);
+        let list = if diag.severity == Severity::Error {
+            &mut self.errors
         } else {
-            self.recoverable_errors.push(diag);
+            &mut self.recoverable_errors
+        };
+        if list.len() < LISTED_DIAGS {
+            list.push(diag);
+            return;
+        }
+        match list.last_mut() {
+            Some(last) if last.code == NOT_LISTED => {
+                last.message = not_listed(not_listed_count(last) + 1);
+            }
+            _ => list.push(Diag::new(diag.severity, NOT_LISTED, not_listed(1))),
         }
     }
+}
+
+fn not_listed(n: u64) -> String {
+    format!("{n} more not listed")
+}
+
+/// How many diagnostics one stage lists per severity list; the rest are counted.
+pub const LISTED_DIAGS: usize = 100;
+const NOT_LISTED: &str = "diagnostics-not-listed";
+
+/// The count a `NOT_LISTED` entry holds (its message starts with it).
+fn not_listed_count(diag: &Diag) -> u64 {
+    let first = diag.message.split(' ').next().unwrap_or_default();
+    first.parse().unwrap_or(0)
 }
 
 /// cloud-init's stage names for ember's stages: the initramfs does cloud-init's init-local
@@ -198,6 +224,20 @@ impl Status {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn past_the_listed_diags_one_entry_counts_the_rest() {
+        let mut stage = StageStatus::started(1.0, 2.0, 3);
+        for i in 0..LISTED_DIAGS + 30 {
+            stage.record(Diag::warning("unknown-key", "unknown key").key(format!("k{i}")));
+        }
+        stage.record(Diag::error("fetch-failed", "failed"));
+        assert_eq!(stage.recoverable_errors.len(), LISTED_DIAGS + 1);
+        let last = stage.recoverable_errors.last().unwrap();
+        assert_eq!(last.code, NOT_LISTED);
+        assert_eq!(last.message, "30 more not listed");
+        assert_eq!(stage.errors.len(), 1, "errors are counted apart");
+    }
 
     #[test]
     fn cloud_init_shape_merges_initrd_stages() {
