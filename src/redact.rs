@@ -62,7 +62,9 @@ fn userinfo_end(rest: &str) -> Option<usize> {
 
 /// `host`, `host:port` or `[v6]:port`: a port, when given, is all digits.
 fn is_host_port(authority: &str) -> bool {
-    let after_v6 = authority.rfind(']').map_or(authority, |i| &authority[i + 1..]);
+    let after_v6 = authority
+        .rfind(']')
+        .map_or(authority, |i| &authority[i + 1..]);
     match after_v6.rsplit_once(':') {
         Some((_, port)) => port.bytes().all(|b| b.is_ascii_digit()),
         None => true,

@@ -3,6 +3,7 @@
 //! ember's own state lives under /var/lib/ember; cloud-init's layout under /var/lib/cloud is
 //! kept too, because tools read it.
 
+use crate::error::Diag;
 use crate::root::{FileSpec, Root, RootError};
 
 pub const EMBER_LIB: &str = "/var/lib/ember";
@@ -125,11 +126,21 @@ impl<'a> Semaphores<'a> {
         }
     }
 
-    pub fn done(&self, module: &str, freq: Frequency) -> bool {
-        let Ok(Some(content)) = self.root.read_file(&self.path(module, freq), 4096) else {
-            return false;
-        };
-        freq != Frequency::PerBoot || content == self.boot_id.as_bytes()
+    /// Whether the module's semaphore says it ran. `Err` when the semaphore exists but cannot
+    /// be read (a directory, a FIFO, too large): whether it ran is unknown, and the caller must
+    /// not run it, since running a module twice is what semaphores exist to prevent.
+    pub fn done(&self, module: &str, freq: Frequency) -> Result<bool, Diag> {
+        match self.root.read_file(&self.path(module, freq), 4096) {
+            Ok(None) => Ok(false),
+            Ok(Some(content)) => {
+                Ok(freq != Frequency::PerBoot || content == self.boot_id.as_bytes())
+            }
+            Err(e) => Err(Diag::error(
+                "semaphore-unreadable",
+                format!("{e}: not run, since it may have run already (remove it to run again)"),
+            )
+            .file(format!("module {module}"))),
+        }
     }
 
     /// Syncs the module's outputs first, so "done" is never recorded ahead of them.
@@ -196,19 +207,23 @@ mod tests {
             Frequency::PerBoot,
             Frequency::PerOnce,
         ] {
-            assert!(!boot1.done("runcmd", freq));
+            assert!(!boot1.done("runcmd", freq).unwrap());
             boot1.mark_done("runcmd", freq).unwrap();
-            assert!(boot1.done("runcmd", freq));
+            assert!(boot1.done("runcmd", freq).unwrap());
         }
         // A new boot of the same instance: only the per-boot one runs again.
         let boot2 = Semaphores::new(&root, "i-1", "boot-b");
-        assert!(boot2.done("runcmd", Frequency::PerInstance));
-        assert!(!boot2.done("runcmd", Frequency::PerBoot));
-        assert!(boot2.done("runcmd", Frequency::PerOnce));
+        assert!(boot2.done("runcmd", Frequency::PerInstance).unwrap());
+        assert!(!boot2.done("runcmd", Frequency::PerBoot).unwrap());
+        assert!(boot2.done("runcmd", Frequency::PerOnce).unwrap());
         // A new instance: per-instance runs again, per-once never.
         let other = Semaphores::new(&root, "i-2", "boot-b");
-        assert!(!other.done("runcmd", Frequency::PerInstance));
-        assert!(other.done("runcmd", Frequency::PerOnce));
+        assert!(!other.done("runcmd", Frequency::PerInstance).unwrap());
+        assert!(other.done("runcmd", Frequency::PerOnce).unwrap());
+        // A semaphore that is a directory: unknown, so an error, never "not done".
+        std::fs::create_dir_all(dir.join("var/lib/ember/instances/i-2/sem/ntp")).unwrap();
+        let err = other.done("ntp", Frequency::PerInstance).unwrap_err();
+        assert_eq!(err.code, "semaphore-unreadable");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -46,8 +46,12 @@ pub fn run(ctx: &Ctx, rec: &mut Recorder, root: &Root, chosen: &Chosen, cfg: &Va
     for module in LOCAL {
         let (name, freq) = (module.name(), module.frequency());
         let step = format!("module {name}");
-        if sems.done(name, freq) {
-            let result = format!("skipped ({} done)", freq.cloud_init_name());
+        let done = sems.done(name, freq).map_err(|d| rec.record(d));
+        if done != Ok(false) {
+            let result = match done {
+                Ok(_) => format!("skipped ({} done)", freq.cloud_init_name()),
+                Err(()) => "skipped (semaphore unreadable)".to_string(),
+            };
             rec.stage().steps.push(Step {
                 start: None,
                 name: step,

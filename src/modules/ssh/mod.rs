@@ -32,7 +32,13 @@ impl Module for Ssh {
 
     fn run(&self, ctx: &ModuleCtx, diags: &mut Vec<Diag>) {
         let sems = Semaphores::new(ctx.root, &encode_instance_id(&ctx.instance.instance_id), "");
-        if !sems.done(HOSTKEYS_SEM, Frequency::PerInstance) {
+        let keys_done = sems
+            .done(HOSTKEYS_SEM, Frequency::PerInstance)
+            .unwrap_or_else(|d| {
+                diags.push(d);
+                true
+            });
+        if !keys_done {
             let mut own = Vec::new();
             hostkeys::apply(ctx, &mut own);
             let failed = own.iter().any(Diag::is_error);

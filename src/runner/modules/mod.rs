@@ -123,10 +123,16 @@ pub fn run_stage(rec: &mut Recorder, ctx: &ModCtx, stage: &str, prefix: &str) {
             }
         };
         let name = module.name();
-        if module.guard() != Guard::PerItem && ctx.sems.done(name, freq) {
-            let result = format!("skipped ({} done)", freq.cloud_init_name());
-            skipped(rec, &label, result);
-            continue;
+        if module.guard() != Guard::PerItem {
+            let done = ctx.sems.done(name, freq).map_err(|d| rec.record(d));
+            if done != Ok(false) {
+                let result = match done {
+                    Ok(_) => format!("skipped ({} done)", freq.cloud_init_name()),
+                    Err(()) => "skipped (semaphore unreadable)".to_string(),
+                };
+                skipped(rec, &label, result);
+                continue;
+            }
         }
         rec.step(&label, |rec| {
             let mut diags = Vec::new();
@@ -171,7 +177,12 @@ pub fn run_single(
         module.run(ctx, &call.config, diags);
         return Ok(true);
     }
-    if module.guard() != Guard::PerItem && ctx.sems.done(module.name(), freq) {
+    if module.guard() != Guard::PerItem
+        && ctx
+            .sems
+            .done(module.name(), freq)
+            .map_err(|d| d.to_string())?
+    {
         return Ok(false);
     }
     match module.guard() {
@@ -203,20 +214,32 @@ pub fn once(
     f: impl FnOnce(&mut Vec<Diag>),
 ) -> bool {
     let sem_err = |e: crate::root::RootError| Diag::error(e.code(), e.to_string());
-    if ctx.sems.done(name, freq) {
-        return false;
+    match ctx.sems.done(name, freq) {
+        Ok(false) => {}
+        Ok(true) => return false,
+        Err(d) => {
+            diags.push(d);
+            return false;
+        }
     }
     let started = format!("{name}.started");
     if freq != Frequency::PerBoot {
-        if ctx.sems.done(&started, freq) {
-            diags.push(Diag::error(
-                "interrupted",
-                format!("{name} started on an earlier boot and did not finish; not run again"),
-            ));
-            if let Err(e) = ctx.sems.mark_done(name, freq) {
-                diags.push(sem_err(e));
+        match ctx.sems.done(&started, freq) {
+            Ok(false) => {}
+            Ok(true) => {
+                diags.push(Diag::error(
+                    "interrupted",
+                    format!("{name} started on an earlier boot and did not finish; not run again"),
+                ));
+                if let Err(e) = ctx.sems.mark_done(name, freq) {
+                    diags.push(sem_err(e));
+                }
+                return false;
             }
-            return false;
+            Err(d) => {
+                diags.push(d);
+                return false;
+            }
         }
         if let Err(e) = ctx.sems.mark_done(&started, freq) {
             // Without the marker an interruption would go unnoticed: do not run.

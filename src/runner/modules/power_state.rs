@@ -27,19 +27,29 @@ pub fn command(ps: &Value, diags: &mut Vec<Diag>) -> Option<Vec<String>> {
             ""
         }
     };
+    // Minutes as a u32 (8000 years): shutdown's own parser, and cloud-init's int(), refuse
+    // a delay of thousands of digits.
     let delay = match ps.get("delay") {
         None => Some("now".to_string()),
-        Some(Value::Number(n)) => n.as_u64().map(|n| format!("+{n}")),
+        Some(Value::Number(n)) => n
+            .as_u64()
+            .and_then(|n| u32::try_from(n).ok())
+            .map(|n| format!("+{n}")),
         Some(Value::String(s)) if s == "now" => Some(s.clone()),
         Some(Value::String(s)) => {
             let digits = s.strip_prefix('+').unwrap_or(s);
             let ok = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
-            ok.then(|| format!("+{digits}"))
+            digits
+                .parse::<u32>()
+                .ok()
+                .filter(|_| ok)
+                .map(|n| format!("+{n}"))
         }
         Some(_) => None,
     };
     if delay.is_none() {
-        diags.push(bad("delay", "expected now, +MINUTES or MINUTES"));
+        let msg = "expected now, +MINUTES or MINUTES (at most 4294967295)";
+        diags.push(bad("delay", msg));
     }
     let message = match ps.get("message") {
         None | Some(Value::Null) => None,
@@ -144,6 +154,13 @@ mod tests {
             ),
             (json!({"mode": "explode"}), None),
             (json!({"mode": "reboot", "delay": "soon"}), None),
+            (json!({"mode": "reboot", "delay": "+4294967296"}), None),
+            (json!({"mode": "reboot", "delay": "9".repeat(5000)}), None),
+            (json!({"mode": "reboot", "delay": 4294967296u64}), None),
+            (
+                json!({"mode": "reboot", "delay": "4294967295"}),
+                Some(vec!["shutdown", "-r", "+4294967295"]),
+            ),
             (json!({"mode": "reboot", "timeout": "x"}), None),
         ];
         for (cfg, want) in cases {

@@ -20,6 +20,11 @@ pub fn script(key: &str, value: &Value, diags: &mut Vec<Diag>) -> Option<String>
     let mut out = String::from("#!/bin/sh\n");
     for (i, item) in items.iter().enumerate() {
         match line(item) {
+            // No shell can run a NUL: dash drops it, so the command would not be the one asked.
+            Some(l) if l.contains('\0') => diags.push(
+                Diag::error("config-value", "holds a NUL byte; item skipped")
+                    .key(format!("{key}.{i}")),
+            ),
             Some(l) => {
                 out.push_str(&l);
                 out.push('\n');
@@ -104,5 +109,14 @@ mod tests {
         assert!(script("bootcmd", &json!(3), &mut d).is_none());
         assert_eq!(d[0].key.as_deref(), Some("bootcmd"));
         assert_eq!(quote(""), "''");
+    }
+
+    #[test]
+    fn a_nul_in_a_command_skips_that_item() {
+        let mut d = Vec::new();
+        let v = json!(["echo a\u{0}b > /x", ["echo", "c\u{0}d"], "true"]);
+        assert_eq!(script("runcmd", &v, &mut d).unwrap(), "#!/bin/sh\ntrue\n");
+        let keys: Vec<_> = d.iter().map(|d| d.key.clone().unwrap()).collect();
+        assert_eq!(keys, ["runcmd.0", "runcmd.1"]);
     }
 }
