@@ -4,6 +4,7 @@
 
 mod error;
 mod guard;
+mod links;
 mod names;
 mod remove;
 mod resolve;

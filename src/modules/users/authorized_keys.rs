@@ -92,6 +92,7 @@ pub fn add_keys(root: &Root, account: &Account, lines: &[String]) -> Result<(), 
             format!("home directory of {} is not an absolute path", account.name),
         ));
     }
+    refuse_links(root, account, home)?;
     let owner = Owner {
         uid: account.uid,
         gid: account.gid,
@@ -111,6 +112,37 @@ pub fn add_keys(root: &Root, account: &Account, lines: &[String]) -> Result<(), 
             .map_err(fail),
         None => Ok(()),
     }
+}
+
+/// A symlink at the home, `~/.ssh` or `~/.ssh/authorized_keys` would take the user's keys (and
+/// the user's ownership) wherever the image points it, `/root/.ssh` for one: refused, as
+/// cloud-init's ssh_util refuses it. Links above the home (`/home -> /var/home`) are the
+/// image's layout and stay allowed, as do links in root's own home (`/root -> var/roothome` on
+/// ostree images): root gains nothing through them.
+fn refuse_links(root: &Root, account: &Account, home: &str) -> Result<(), Diag> {
+    if account.uid == 0 {
+        return Ok(());
+    }
+    let paths = [
+        home.to_string(),
+        format!("{home}/.ssh"),
+        format!("{home}/.ssh/authorized_keys"),
+    ];
+    for path in paths.iter().filter(|p| p.as_str() != "/" && !p.is_empty()) {
+        let linked = root
+            .is_symlink(path)
+            .map_err(|e| Diag::error("ssh-authkeys", e.to_string()))?;
+        if linked {
+            return Err(Diag::error(
+                "ssh-authkeys-link",
+                format!(
+                    "{path} is a symbolic link: the keys of {} are not written",
+                    account.name
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

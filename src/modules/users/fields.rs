@@ -67,11 +67,13 @@ pub fn list_at(
     }
 }
 
-/// A user or group name shadow-utils accepts by default: letters, digits, `_`, `.`, `-` (not
-/// first), an optional final `$`, at most 32 characters.
+/// A user or group name shadow-utils accepts by default (`is_valid_name`): letters, digits,
+/// `_`, `.`, `-` (not first), an optional final `$`, at most 32 characters, not all digits,
+/// and not `.` or `..`, which as a home (`/home/..`) would be the target's root.
 pub fn name_ok(n: &str) -> bool {
     let body = n.strip_suffix('$').unwrap_or(n);
     !body.is_empty()
+        && !matches!(n, "." | "..")
         && n.len() <= 32
         && !body.starts_with('-')
         && body
@@ -104,6 +106,14 @@ mod tests {
             ("a:b", false),
             ("a b", false),
             ("", false),
+            (".", false),
+            ("..", false),
+            ("..$", true),
+            (".hidden", true),
+            ("$", false),
+            ("a\u{e9}", false),
+            (&"a".repeat(32), true),
+            (&"a".repeat(33), false),
         ] {
             assert_eq!(name_ok(n), ok, "{n}");
         }

@@ -235,10 +235,11 @@ fn user(key: &str, m: &Map<String, Value>, diags: &mut Vec<Diag>) -> Option<User
     u.gecos = text("gecos", diags);
     u.shell = text("shell", diags);
     u.homedir = text("homedir", diags);
-    if u.homedir.as_deref().is_some_and(|h| !h.starts_with('/')) {
-        diags.push(
-            Diag::error("invalid-value", "homedir must be an absolute path").key(k("homedir")),
-        );
+    // `..` or `.` in a home would make `/home/x/../..` the target's root, given to the user.
+    let normal = |h: &str| h.starts_with('/') && !h.split('/').any(|c| c == ".." || c == ".");
+    if u.homedir.as_deref().is_some_and(|h| !normal(h)) {
+        let msg = "homedir must be an absolute path without `.` or `..`";
+        diags.push(Diag::error("invalid-value", msg).key(k("homedir")));
         u.homedir = None;
     }
     u.primary_group = str_at(m, "primary_group", key, diags);
