@@ -26,7 +26,7 @@
 #[path = "golden/case_dirs.rs"]
 mod case_dirs;
 
-use case_dirs::{golden, model};
+use case_dirs::{golden, model, model_with};
 use ember::network::render::{eni, Rendered};
 
 #[test]
@@ -72,8 +72,8 @@ fn two_files_both_world_readable() {
 
 #[test]
 fn nics_are_named_by_id_when_matched_by_mac_and_left_out_otherwise() {
-    let out = rendered(
-        r#"version: 2
+    // The parser refuses a name the kernel would not take; the renderer must too.
+    let text = r#"version: 2
 ethernets:
   uplink:
     match: {macaddress: "52:54:00:0d:00:01", driver: virtio_net}
@@ -81,10 +81,13 @@ ethernets:
   fast:
     match: {driver: mlx5_core}
     dhcp4: true
-  "a-name-too-long-for-linux":
+  a-long:
     dhcp4: true
-"#,
-    );
+"#;
+    let out = eni::render(&model_with(
+        text,
+        &[("a-long", "a-name-too-long-for-linux")],
+    ));
     let eni = content(&out, eni::PATH);
     assert!(
         eni.contains("auto uplink\niface uplink inet dhcp\n"),
@@ -111,20 +114,25 @@ ethernets:
 #[test]
 fn values_that_would_start_a_line_are_left_out() {
     // A newline in a value would give ifupdown a command to run as root.
-    let out = rendered(
-        r#"version: 2
+    // The parser refuses control characters anywhere; the renderer must stand without it.
+    let text = r#"version: 2
 ethernets:
   eth0: {}
   eth1: {}
-  "eth2\npost-up touch /pwned-by-name": {dhcp4: true}
+  eth2: {dhcp4: true}
 bonds:
   bond0:
     interfaces: [eth0, eth1]
-    parameters: {transmit-hash-policy: "layer2\npost-up touch /pwned-by-policy"}
+    parameters: {transmit-hash-policy: "layer2-POLICY"}
     addresses: [10.1.0.2/24]
-    nameservers: {search: ["ok.example", "x.example\npre-up touch /pwned-by-domain"]}
-"#,
-    );
+    nameservers: {search: ["ok.example", "x.example-DOMAIN"]}
+"#;
+    let swaps = [
+        ("eth2", "eth2\npost-up touch /pwned-by-name"),
+        ("-POLICY", "\npost-up touch /pwned-by-policy"),
+        ("-DOMAIN", "\npre-up touch /pwned-by-domain"),
+    ];
+    let out = eni::render(&model_with(text, &swaps));
     let eni = content(&out, eni::PATH);
     assert!(!eni.contains("pwned"), "{eni}");
     assert!(eni.contains("    dns-search ok.example\n"), "{eni}");

@@ -33,7 +33,7 @@
 #[path = "golden/case_dirs.rs"]
 mod case_dirs;
 
-use case_dirs::{golden, model};
+use case_dirs::{golden, model, model_with};
 use ember::network::render::{nm, Rendered};
 
 #[test]
@@ -100,16 +100,17 @@ fn profiles_are_private_and_the_same_for_the_same_config() {
 
 #[test]
 fn values_that_would_start_a_line_or_a_list_item_are_left_out() {
-    let out = rendered(
-        r#"version: 2
+    // The parser refuses these names and control characters; the renderer must stand alone.
+    let text = r#"version: 2
 ethernets:
   eth0:
     dhcp4: true
-    dhcp4-overrides: {hostname: "h\n[ipv6]"}
+    dhcp4-overrides: {hostname: "h-HOST"}
     nameservers: {search: ["a.example;b.example", "c.example"]}
-  "../../../etc/x": {dhcp4: true}
-"#,
-    );
+  eth9: {dhcp4: true}
+"#;
+    let swaps = [("-HOST", "\n[ipv6]"), ("eth9", "../../../etc/x")];
+    let out = nm::render(&model_with(text, &swaps));
     assert_eq!(out.files.len(), 2, "the profile of ../ is left out");
     let p = profile(&out, "eth0");
     assert!(p.contains("dns-search=c.example;\n"), "{p}");

@@ -6,6 +6,7 @@
 mod addr;
 pub mod cmdline;
 pub mod convert;
+mod devices;
 pub mod ephemeral;
 pub mod fallback;
 pub mod model;
@@ -73,6 +74,7 @@ pub fn parse(source: &str, input: Input) -> Result<Parsed, Vec<Diag>> {
     };
     let mut rd = Reader::new(source, lines);
     let (value, base) = unwrap(value);
+    devices::refuse_controls(value, base, &mut rd);
     let Some(map) = rd.map(value, base) else {
         return finish(Network::default(), rd);
     };
@@ -105,6 +107,7 @@ pub fn parse_network_data(
     macs: &BTreeMap<String, String>,
 ) -> Result<Parsed, Vec<Diag>> {
     let mut rd = Reader::new(source, None);
+    devices::refuse_controls(value, "", &mut rd);
     let model = openstack::parse(value, macs, &mut rd);
     finish(model, rd)
 }

@@ -300,5 +300,6 @@ impl Refs {
                 }
             }
         }
+        super::devices::check(net, &self.paths, rd);
     }
 }

@@ -1,6 +1,7 @@
 //! Tests of the network parsers: one file per format, each feature and each error path.
 
 mod cmdline;
+mod devices;
 mod openstack;
 mod v1;
 mod v2;
