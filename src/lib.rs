@@ -23,6 +23,7 @@ pub mod network;
 pub mod paths;
 pub mod plan;
 pub mod redact;
+pub mod regular;
 pub mod root;
 pub mod runner;
 pub mod schema;

@@ -36,7 +36,7 @@ impl Source<'_> {
             Source::Target(root) => root
                 .read_file(path, MAX_CFG_BYTES)
                 .map_err(|e| e.to_string()),
-            Source::Host(host) => match std::fs::read(host.path(path)) {
+            Source::Host(host) => match crate::regular::read(&host.path(path), MAX_CFG_BYTES) {
                 Ok(data) => Ok(Some(data)),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
                 Err(e) => Err(format!("{path}: {e}")),

@@ -220,7 +220,8 @@ impl Fetcher {
 
     fn read_path(&self, url: &str, path: &str, max_bytes: u64) -> Result<Vec<u8>, FetchError> {
         let full = self.host.path(path);
-        let file = std::fs::File::open(&full).map_err(|e| match e.kind() {
+        // Regular files only: `#include file:///dev/console` or a FIFO would block for ever.
+        let file = crate::regular::open_regular(&full).map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => FetchError::NotFound { url: url.into() },
             _ => FetchError::Failed {
                 url: url.into(),

@@ -76,7 +76,7 @@ pub fn run(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> 
         .iter()
         .chain(if sensitive { RUN_SENSITIVE } else { &[] });
     for rel in run_files {
-        if let Ok(data) = std::fs::read(run.at(rel)) {
+        if let Ok(data) = crate::regular::read(&run.at(rel), crate::regular::STATE_MAX) {
             entries.push((format!("run/{rel}"), data));
         }
     }

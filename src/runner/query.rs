@@ -56,7 +56,7 @@ fn candidates(ctx: &Ctx, root: bool) -> Vec<PathBuf> {
 fn load(files: &[PathBuf]) -> Result<Value, CliError> {
     let mut denied = None;
     for path in files {
-        match std::fs::read(path) {
+        match crate::regular::read(path.as_ref(), crate::regular::STATE_MAX) {
             Ok(bytes) => {
                 return serde_json::from_slice(&bytes).map_err(|e| CliError::file(path, e))
             }
@@ -244,7 +244,7 @@ fn private_keys(ctx: &Ctx, root: bool) -> Vec<(&'static str, Value)> {
             if !root {
                 return (key, Value::from(REDACTED));
             }
-            let Ok(raw) = std::fs::read(&path) else {
+            let Ok(raw) = crate::regular::read(&path, crate::regular::STATE_MAX) else {
                 return (key, Value::Null);
             };
             let value = match key {

@@ -136,7 +136,7 @@ pub(super) fn boot_id() -> String {
 }
 
 fn read_status(paths: &RunPaths) -> Option<Status> {
-    let data = std::fs::read(paths.status()).ok()?;
+    let data = crate::regular::read(&paths.status(), crate::regular::STATE_MAX).ok()?;
     serde_json::from_slice(&data).ok()
 }
 
@@ -176,7 +176,7 @@ fn carry_init(rec: &mut Recorder, prior: Option<Status>) {
 
 fn run(ctx: &Ctx, kind: Kind) -> Result<i32, CliError> {
     let paths = ctx.run_paths();
-    let data = match std::fs::read(paths.handoff()) {
+    let data = match crate::regular::read(&paths.handoff(), crate::regular::STATE_MAX) {
         Ok(d) => d,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             let shown = paths.handoff();

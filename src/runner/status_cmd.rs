@@ -84,7 +84,7 @@ fn parse(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<Opts, CliError> {
 /// error rather than "not started", so a waiter does not wait on a broken file forever.
 fn read_status(paths: &RunPaths) -> Result<Option<Status>, CliError> {
     let path = paths.status();
-    match std::fs::read(&path) {
+    match crate::regular::read(&path, crate::regular::STATE_MAX) {
         Ok(bytes) => serde_json::from_slice(&bytes)
             .map(Some)
             .map_err(|e| CliError::file(&path, e)),
@@ -140,6 +140,9 @@ pub fn run(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> 
     }
     let paths = ctx.run_paths();
     let started = Instant::now();
+    if let Some(t) = o.timeout {
+        hard_bound(&ctx.prog, t);
+    }
     let (mut verdict, mut status) = observe(&paths, o.grace)?;
     let mut timed_out = false;
     if o.wait {
@@ -175,6 +178,18 @@ pub fn run(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> 
         )));
     }
     Ok(verdict.exit_code())
+}
+
+/// `--timeout` bounds the whole command, not only the polling: whatever blocks (a state file
+/// on a hung filesystem, a slow /proc), the process ends one second past it, as timed out.
+fn hard_bound(prog: &str, timeout: f64) {
+    let prog = prog.to_string();
+    let bound = Duration::from_secs_f64(timeout.min(1e9)) + Duration::from_secs(1);
+    std::thread::spawn(move || {
+        std::thread::sleep(bound);
+        eprintln!("{prog}: timed out after {timeout}s (the command did not finish)");
+        std::process::exit(1);
+    });
 }
 
 fn render(v: &Verdict, status: Option<&Status>, o: &Opts) -> String {

@@ -76,7 +76,7 @@ fn open_run_ember_only(ctx: &Ctx) -> Result<crate::root::Root, Diag> {
 
 /// Loads what an earlier `ember-initrd detect` decided.
 pub fn load(ctx: &Ctx) -> Option<Detection> {
-    let data = std::fs::read(ctx.run.detect()).ok()?;
+    let data = crate::regular::read(&ctx.run.detect(), crate::regular::STATE_MAX).ok()?;
     serde_json::from_slice(&data).ok()
 }
 

@@ -77,7 +77,7 @@ pub fn store(d: &InstanceData) -> Vec<u8> {
 }
 
 pub fn load(ctx: &Ctx) -> Option<InstanceData> {
-    decode_stored(&std::fs::read(ctx.run.fetched()).ok()?)
+    decode_stored(&crate::regular::read(&ctx.run.fetched(), crate::regular::STATE_MAX).ok()?)
 }
 
 pub fn decode_stored(raw: &[u8]) -> Option<InstanceData> {
