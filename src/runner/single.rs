@@ -34,7 +34,8 @@ pub fn run(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> 
     let name = name.ok_or_else(|| CliError::Usage("single: --name MODULE is required".into()))?;
     let name = name.strip_prefix("cc_").unwrap_or(&name).to_string();
     let path = ctx.run_paths().handoff();
-    let data = crate::regular::read(&path, crate::regular::STATE_MAX).map_err(|e| CliError::file(&path, e))?;
+    let data = crate::regular::read(&path, crate::regular::STATE_MAX)
+        .map_err(|e| CliError::file(&path, e))?;
     let handoff: Handoff = serde_json::from_slice(&data)
         .map_err(|e| CliError::file(&path, format!("not a valid handoff (line {})", e.line())))?;
     let Some(call) = handoff.modules.iter().find(|c| c.name == name) else {
