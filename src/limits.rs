@@ -8,7 +8,8 @@ use serde::{Deserialize, Serialize};
 pub struct Limits {
     /// Largest single seed or metadata file (meta-data, user-data, vendor-data, network-config).
     pub file_bytes: u64,
-    /// Largest result of decompressing one gzip payload.
+    /// Bytes all gzip payloads of one user-data may inflate to together (the whole, its
+    /// parts, includes); also the largest one write_files content may decode to.
     pub inflated_bytes: u64,
     /// YAML nodes after alias expansion (stops alias bombs).
     pub yaml_nodes: u64,
@@ -37,6 +38,9 @@ pub struct Limits {
     pub volume_read_bytes: u64,
     /// Command-line length considered (the kernel caps it lower anyway).
     pub cmdline_bytes: u64,
+    /// Bytes write_files may write in one boot, all items together (deferred ones too):
+    /// YAML aliases can name one large content many times.
+    pub write_files_bytes: u64,
 }
 
 const MIB: u64 = 1024 * 1024;
@@ -62,6 +66,7 @@ impl Default for Limits {
             // A seed's few files at `file_bytes` each, plus its directories, many times over.
             volume_read_bytes: 256 * MIB,
             cmdline_bytes: 64 * 1024,
+            write_files_bytes: 128 * MIB,
         }
     }
 }

@@ -263,7 +263,13 @@ fn hostile_http_answers_end_at_the_deadlines() {
         let (out, ended) = initrd(&m);
         let took = start.elapsed();
         assert!(ended, "{what}: ember-initrd hung");
-        eprintln!("{what}: ended after {took:?}: {}", stderr(&out).lines().find(|l| l.contains(&url)).unwrap_or(""));
+        eprintln!(
+            "{what}: ended after {took:?}: {}",
+            stderr(&out)
+                .lines()
+                .find(|l| l.contains(&url))
+                .unwrap_or("")
+        );
         assert!(took < Duration::from_secs(6), "{what}: {took:?}");
         assert_eq!(out.status.code(), Some(1), "{what}: {}", stderr(&out));
         assert!(

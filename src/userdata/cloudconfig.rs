@@ -96,11 +96,15 @@ impl Run<'_, '_> {
             .merged
             .clone()
             .unwrap_or_else(|| Value::Object(Map::new()));
-        match jsonpatch::apply(&base, &patch) {
+        match jsonpatch::apply(base, &patch, self.ctx.limits) {
             Ok(v) => self.merged = Some(v),
             Err(e) => {
-                let msg = format!("JSON patch failed at {e}; part ignored");
-                self.diag(Diag::error("jsonp-failed", msg).file(name));
+                let msg = format!("JSON patch failed at {}; part ignored", e.message);
+                let mut d = Diag::error("jsonp-failed", msg).file(name);
+                if let Some(budget) = e.budget {
+                    d = d.budget(budget);
+                }
+                self.diag(d);
             }
         }
     }

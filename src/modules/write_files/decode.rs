@@ -49,7 +49,7 @@ impl DecodeError {
         match self {
             DecodeError::Base64 => "content is not valid base64",
             DecodeError::GzipCorrupt => "content is not valid gzip",
-            DecodeError::TooLarge => "content inflates past the inflated_bytes budget",
+            DecodeError::TooLarge => "content inflates past its budget",
         }
     }
 }

@@ -39,11 +39,13 @@ impl Module for WriteFiles {
         let accounts = Accounts::load(ctx.root);
         let mut journal = journal::Journal::load(ctx.root, &ctx.instance.instance_id);
         let (mut deferred, mut written) = (Vec::new(), Vec::new());
+        let mut left = ctx.limits.write_files_bytes;
         for (i, value) in items.iter().enumerate() {
             let key = format!("write_files.{i}");
-            let Some((file, defer)) = item(ctx, &key, value, diags) else {
+            let Some((file, defer)) = item(ctx, &key, value, left, diags) else {
                 continue;
             };
+            left -= file.content.len() as u64;
             if defer {
                 deferred.push(file);
                 continue;
@@ -114,10 +116,13 @@ fn text<'v>(
 
 /// One item checked and decoded (every problem reported, not only the first), with its `defer`.
 /// `None` when it has an error: it is then not written.
+/// `left`: what write_files may still write this boot; a content past it is not decoded
+/// further.
 fn item(
     ctx: &ModuleCtx,
     key: &str,
     value: &Value,
+    left: u64,
     diags: &mut Vec<Diag>,
 ) -> Option<(DecodedFile, bool)> {
     let Value::Object(map) = value else {
@@ -194,20 +199,31 @@ fn item(
             })
             .ok()
     });
+    let (cap, budget) = if left < ctx.limits.inflated_bytes {
+        (left, "write_files_bytes")
+    } else {
+        (ctx.limits.inflated_bytes, "inflated_bytes")
+    };
     let content = match fetched {
         Some(data) => data,
-        None => match decode::decode(content, encoding, ctx.limits.inflated_bytes) {
+        None => match decode::decode(content, encoding, cap) {
             Ok(data) => data,
             Err(e) => {
                 let mut d = Diag::error(e.code(), e.message()).key(format!("{key}.content"));
                 if e == decode::DecodeError::TooLarge {
-                    d = d.budget("inflated_bytes");
+                    d = d.budget(budget);
                 }
                 diags.push(d);
                 return None;
             }
         },
     };
+    if content.len() as u64 > left {
+        let msg = "past the bytes write_files may write in one boot; not written";
+        let d = Diag::error("budget-exceeded", msg).key(format!("{key}.content"));
+        diags.push(d.budget("write_files_bytes"));
+        return None;
+    }
     let file = DecodedFile {
         path: path?.to_string(),
         content,

@@ -1,0 +1,105 @@
+//! Fault suite, memory and disk budgets (RELIABILITY.md rule 9): user-data that is small but
+//! expands. One content named many times through YAML aliases must stop at what write_files
+//! may write in a boot; JSON patches that copy the whole document must stop at the YAML
+//! budgets; gzip inside gzip must not multiply what reaches /run; and a large user-data must
+//! not cost many times its size in memory.
+
+mod common;
+use common::{stderr, Machine};
+use std::io::Write;
+
+fn gz(data: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+fn b64(data: &[u8]) -> String {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.encode(data)
+}
+
+/// A NoCloud machine whose image sets `limits` (YAML lines under `ember: limits:`).
+fn machine(name: &str, limits: &str, user_data: &[u8]) -> Machine {
+    let m = Machine::new(name);
+    let cfg = match limits {
+        "" => String::new(),
+        _ => format!("ember:\n  limits:\n{limits}"),
+    };
+    m.write(&m.target, "etc/cloud/cloud.cfg", cfg.as_bytes());
+    m.write(&m.host, "seed/meta-data", b"instance-id: i-budgets\n");
+    m.write(&m.host, "seed/user-data", user_data);
+    m.cmdline("ro ds=nocloud;s=/seed/");
+    m
+}
+
+fn errors(m: &Machine) -> Vec<serde_json::Value> {
+    m.diags()
+        .into_iter()
+        .filter(|d| d["severity"] == "error")
+        .collect()
+}
+
+/// Expected: one 1 MiB gz+b64 content named by six items through an anchor writes the first
+/// two under a 2.5 MiB `write_files_bytes`; the others are errors naming their item and the
+/// budget; the boot goes on.
+#[test]
+fn aliased_contents_stop_at_the_write_files_budget() {
+    let content = b64(&gz(&vec![b'x'; 1 << 20]));
+    let mut ud = format!("#cloud-config\nwrite_files:\n  - {{path: /big/0, encoding: gz+b64, content: &c {content}}}\n");
+    for i in 1..6 {
+        ud.push_str(&format!(
+            "  - {{path: /big/{i}, encoding: gz+b64, content: *c}}\n"
+        ));
+    }
+    let m = machine(
+        "budget-wf",
+        "    write_files_bytes: 2621440\n",
+        ud.as_bytes(),
+    );
+    let out = m.initrd("all");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    for i in 0..2 {
+        let len = std::fs::metadata(m.target.join(format!("big/{i}")))
+            .unwrap()
+            .len();
+        assert_eq!(len, 1 << 20);
+    }
+    for i in 2..6 {
+        assert!(
+            !m.target.join(format!("big/{i}")).exists(),
+            "big/{i} written"
+        );
+        let key = format!("write_files.{i}.content");
+        let d = errors(&m).into_iter().find(|d| d["key"] == key.as_str());
+        let d = d.unwrap_or_else(|| panic!("no error at {key}: {:#?}", errors(&m)));
+        assert_eq!(d["budget"], "write_files_bytes", "{d}");
+    }
+}
+
+/// Expected: a `#cloud-config-jsonp` part whose 40 operations each copy the whole document
+/// (2^40 times its size) fails at the operation that passes a YAML budget, quickly
+/// and in little memory; the cloud-config part before it is applied.
+#[test]
+fn json_patches_that_double_the_document_stop_at_the_yaml_budget() {
+    let ops: Vec<String> = (0..40)
+        .map(|i| format!("{{\"op\": \"copy\", \"from\": \"\", \"path\": \"/c{i}\"}}"))
+        .collect();
+    let ud = format!(
+        "Content-Type: multipart/mixed; boundary=\"B\"\nMIME-Version: 1.0\n\n--B\nContent-Type: text/cloud-config\n\n#cloud-config\nhostname: patched\nbootcmd: [\"{}\"]\n--B\nContent-Type: text/cloud-config-jsonp\n\n[{}]\n--B--\n",
+        "x".repeat(1024),
+        ops.join(", ")
+    );
+    let m = machine("budget-jsonp", "", ud.as_bytes());
+    let (out, rss) =
+        common::faults::run_measured(&mut common::faults::initrd_command(&m, &["all"]));
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let d = errors(&m).into_iter().find(|d| d["code"] == "jsonp-failed");
+    let d = d.unwrap_or_else(|| panic!("no jsonp error: {:#?}", errors(&m)));
+    assert!(
+        d["budget"] == "yaml_nodes" || d["budget"] == "yaml_expanded_bytes",
+        "{d}"
+    );
+    assert_eq!(m.target_file("etc/hostname").trim(), "patched");
+    assert!(rss < 512 * 1024, "peak RSS {rss} KiB");
+}
