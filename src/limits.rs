@@ -41,6 +41,10 @@ pub struct Limits {
     /// Bytes write_files may write in one boot, all items together (deferred ones too):
     /// YAML aliases can name one large content many times.
     pub write_files_bytes: u64,
+    /// Bytes of instance files one boot writes into the run directory (RAM in the
+    /// initramfs): the handoff first, then network config, instance data and the merged
+    /// config, which each hold the whole expanded config; what passes it is left out.
+    pub run_bytes: u64,
 }
 
 const MIB: u64 = 1024 * 1024;
@@ -67,6 +71,7 @@ impl Default for Limits {
             volume_read_bytes: 256 * MIB,
             cmdline_bytes: 64 * 1024,
             write_files_bytes: 128 * MIB,
+            run_bytes: 64 * MIB,
         }
     }
 }

@@ -103,3 +103,45 @@ fn json_patches_that_double_the_document_stop_at_the_yaml_budget() {
     assert_eq!(m.target_file("etc/hostname").trim(), "patched");
     assert!(rss < 512 * 1024, "peak RSS {rss} KiB");
 }
+
+/// The bytes of every file under `dir`.
+fn bytes_under(dir: &std::path::Path) -> u64 {
+    common::faults::files_under(dir)
+        .iter()
+        .map(|(p, _)| std::fs::metadata(p).unwrap().len())
+        .sum()
+}
+
+/// Expected: a few hundred bytes of gzip inside gzip inflating to a 6 MiB bootcmd writes at
+/// most `run_bytes` (8 MiB here) of instance files into the run directory: the handoff first,
+/// the copies of the config that pass the budget left out with errors naming it.
+#[test]
+fn gzip_inside_gzip_writes_at_most_the_run_budget_to_run() {
+    let inner = format!(
+        "#cloud-config\nbootcmd:\n  - echo {}\n",
+        "a".repeat(6 << 20)
+    );
+    let bomb = gz(&gz(inner.as_bytes()));
+    assert!(bomb.len() < 1024, "{} bytes", bomb.len());
+    let m = machine("budget-run", "    run_bytes: 8388608\n", &bomb);
+    let out = m.initrd("all");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let written = bytes_under(&m.run);
+    assert!(
+        written < (8 << 20) + (64 << 10),
+        "{written} bytes in the run directory"
+    );
+    assert!(
+        m.run.join("ember/handoff.json").exists(),
+        "the handoff goes first"
+    );
+    let over: Vec<String> = errors(&m)
+        .into_iter()
+        .filter(|d| d["budget"] == "run_bytes")
+        .map(|d| d["file"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert!(
+        over.contains(&"cloud-init/combined-cloud-config.json".to_string()),
+        "{over:?}"
+    );
+}

@@ -239,24 +239,24 @@ pub fn record(
         &format!("{CLOUD_LIB}/instance"),
     );
 
-    // Run files: instance data (public and sensitive), merged config, cloud-id, handoff.
-    let full = instance_data::build(data, &merged.config, system_cfg, Some(root));
-    let public = pretty(&instance_data::redact(&full));
-    let full = pretty(&full);
-    for rel in [RunPaths::INSTANCE_DATA, RunPaths::CI_INSTANCE_DATA] {
-        rec.write_run(rel, &public, 0o644);
-    }
-    for rel in [
-        RunPaths::INSTANCE_DATA_SENSITIVE,
-        RunPaths::CI_INSTANCE_DATA_SENSITIVE,
-    ] {
-        rec.write_run(rel, &full, 0o600);
-    }
-    rec.write_run(
-        RunPaths::CI_COMBINED_CLOUD_CONFIG,
-        &pretty(&merged.config),
-        0o600,
-    );
+    // The handoff first: of the run files it is the one the runner needs, and the run budget
+    // is spent in this order.
+    let handoff = Handoff {
+        version: 1,
+        instance_id: data.instance_id.clone(),
+        instance_dir: enc.clone(),
+        datasource: data.datasource.clone(),
+        first_boot: chosen.first_boot,
+        modules: plan::runner_modules(&merged.config),
+        scripts,
+        vendor_scripts,
+        output: merged.config.get("output").cloned().unwrap_or(Value::Null),
+        boothooks,
+    };
+    let mut run = RunBudget::new(ctx.limits().run_bytes);
+    let handoff = serde_json::to_vec_pretty(&handoff).unwrap_or_default();
+    run.write(rec, RunPaths::HANDOFF, &handoff, 0o600);
+    drop(handoff);
     // cloud-init's cloud-id: the cloud's name, else the platform's, else the datasource's.
     let id = data
         .cloud_name
@@ -273,23 +273,28 @@ pub fn record(
         rec.record(Diag::error(e.code(), e.to_string()));
     }
     let network = network_config(ctx, rec, chosen, &merged.config);
-    rec.write_run(RunPaths::NETWORK_CONFIG, &pretty(&network), 0o600);
+    run.write(rec, RunPaths::NETWORK_CONFIG, &pretty(&network), 0o600);
     super::network::apply(ctx, rec, root, &data.instance_id, &network, &merged.config);
-    let handoff = Handoff {
-        version: 1,
-        instance_id: data.instance_id.clone(),
-        instance_dir: enc.clone(),
-        datasource: data.datasource.clone(),
-        first_boot: chosen.first_boot,
-        modules: plan::runner_modules(&merged.config),
-        scripts,
-        vendor_scripts,
-        output: merged.config.get("output").cloned().unwrap_or(Value::Null),
-        boothooks,
-    };
-    rec.write_run(
-        RunPaths::HANDOFF,
-        &serde_json::to_vec_pretty(&handoff).unwrap_or_default(),
+    // Then instance data (public and sensitive) and the merged config, each made when written.
+    let full = instance_data::build(data, &merged.config, system_cfg, Some(root));
+    let public = pretty(&instance_data::redact(&full));
+    for rel in [RunPaths::INSTANCE_DATA, RunPaths::CI_INSTANCE_DATA] {
+        run.write(rec, rel, &public, 0o644);
+    }
+    drop(public);
+    let sensitive = pretty(&full);
+    drop(full);
+    for rel in [
+        RunPaths::INSTANCE_DATA_SENSITIVE,
+        RunPaths::CI_INSTANCE_DATA_SENSITIVE,
+    ] {
+        run.write(rec, rel, &sensitive, 0o600);
+    }
+    drop(sensitive);
+    run.write(
+        rec,
+        RunPaths::CI_COMBINED_CLOUD_CONFIG,
+        &pretty(&merged.config),
         0o600,
     );
     rec.status.instance_id = Some(data.instance_id.clone());
@@ -337,6 +342,33 @@ pub fn record(
 }
 
 /// cloud-init's class name part for a datasource: `nocloud` → `NoCloud`.
+/// What the instance's run files may still take of the run directory (RAM in an initramfs):
+/// a small user-data can expand to a large config, which several files hold in full.
+struct RunBudget {
+    left: u64,
+}
+
+impl RunBudget {
+    fn new(bytes: u64) -> RunBudget {
+        RunBudget { left: bytes }
+    }
+
+    /// Writes `data` at `rel` if it fits, else leaves it out with an error naming the budget.
+    fn write(&mut self, rec: &mut Recorder, rel: &str, data: &[u8], mode: u32) {
+        let Some(left) = self.left.checked_sub(data.len() as u64) else {
+            let msg = "not written: the run directory's budget for this boot is spent";
+            rec.record(
+                Diag::error("budget-exceeded", msg)
+                    .file(rel)
+                    .budget("run_bytes"),
+            );
+            return;
+        };
+        self.left = left;
+        rec.write_run(rel, data, mode);
+    }
+}
+
 fn cloud_init_class(name: &str) -> &str {
     crate::datasource::by_name(name).map_or(name, |ds| ds.cloud_init_name())
 }
