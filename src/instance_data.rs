@@ -100,16 +100,61 @@ pub fn build(
     })
 }
 
-/// The world-readable copy: the value at every sensitive path replaced.
-pub fn redact(sensitive: &Value) -> Value {
-    let mut out = sensitive.clone();
-    for path in SENSITIVE_KEYS {
-        let pointer = format!("/{path}");
-        if let Some(v) = out.pointer_mut(&pointer) {
-            *v = Value::String(REDACTED.into());
+/// Instance data built with a null `merged_cfg`, serialized with `merged` in its place: the
+/// merged config, as large as the user-data, is not copied to be written.
+pub struct WithMergedCfg<'a> {
+    pub full: &'a Value,
+    pub merged: &'a Value,
+}
+
+impl serde::Serialize for WithMergedCfg<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let Value::Object(map) = self.full else {
+            return self.full.serialize(s);
+        };
+        let mut out = s.serialize_map(Some(map.len()))?;
+        for (key, value) in map {
+            let value = if key == "merged_cfg" {
+                self.merged
+            } else {
+                value
+            };
+            out.serialize_entry(key, value)?;
         }
+        out.end()
     }
-    out
+}
+
+/// The world-readable copy: the value at every sensitive path replaced. Sensitive values are
+/// never copied (the merged config can be as large as the user-data).
+pub fn redact(sensitive: &Value) -> Value {
+    redact_below(sensitive, "")
+}
+
+fn redact_below(v: &Value, path: &str) -> Value {
+    let Value::Object(map) = v else {
+        return v.clone();
+    };
+    let fields = map.iter().map(|(key, child)| {
+        let at = if path.is_empty() {
+            key.clone()
+        } else {
+            format!("{path}/{key}")
+        };
+        let out = if SENSITIVE_KEYS.contains(&at.as_str()) {
+            Value::String(REDACTED.into())
+        } else if SENSITIVE_KEYS
+            .iter()
+            .any(|s| s.starts_with(&format!("{at}/")))
+        {
+            redact_below(child, &at)
+        } else {
+            child.clone()
+        };
+        (key.clone(), out)
+    });
+    Value::Object(fields.collect())
 }
 
 #[cfg(test)]

@@ -30,9 +30,11 @@ pub fn open_regular(path: &Path) -> io::Result<File> {
 
 /// The whole of the regular file `path`, refused past `max_bytes`.
 pub fn read(path: &Path, max_bytes: u64) -> io::Result<Vec<u8>> {
-    let mut data = Vec::new();
-    open_regular(path)?
-        .take(max_bytes.saturating_add(1))
+    let file = open_regular(path)?;
+    // Sized from the start: growing by doubling would hold up to twice a large file.
+    let size = file.metadata()?.len().min(max_bytes);
+    let mut data = Vec::with_capacity(usize::try_from(size).unwrap_or(0).saturating_add(1));
+    file.take(max_bytes.saturating_add(1))
         .read_to_end(&mut data)?;
     if data.len() as u64 > max_bytes {
         return Err(io::Error::new(

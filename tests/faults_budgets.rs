@@ -145,3 +145,43 @@ fn gzip_inside_gzip_writes_at_most_the_run_budget_to_run() {
         "{over:?}"
     );
 }
+
+/// Peak memory (KiB) of one boot with `user_data`.
+fn boot_rss(name: &str, user_data: &[u8]) -> u64 {
+    let m = machine(name, "", user_data);
+    let (out, rss) =
+        common::faults::run_measured(&mut common::faults::initrd_command(&m, &["all"]));
+    assert_eq!(out.status.code(), Some(0), "{name}: {}", stderr(&out));
+    rss
+}
+
+/// Expected: a 10 MiB user-data costs at most three times its size in memory above a boot
+/// with a tiny one when it is a script (kept, written, never parsed), and at most six times
+/// when it is one YAML document (parsed into a tree, merged, written in three forms); the
+/// figures are printed for the record.
+#[test]
+fn a_large_user_data_costs_a_small_multiple_of_its_size() {
+    let base = boot_rss("rss-base", b"#cloud-config\nruncmd: [ls]\n");
+    let size: u64 = 10 << 20;
+    let script = [
+        b"#!/bin/sh\n".as_slice(),
+        &b"echo aaaaaaaaaaaaaaaaaaaaaaa\n".repeat(size as usize / 28),
+    ]
+    .concat();
+    let yaml = format!(
+        "#cloud-config\nwrite_files:\n  - path: /etc/big\n    content: {}\n",
+        "a".repeat(size as usize)
+    );
+    let script_rss = boot_rss("rss-script", &script);
+    let yaml_rss = boot_rss("rss-yaml", yaml.as_bytes());
+    let kib = size / 1024;
+    eprintln!("peak RSS: base {base} KiB, 10 MiB script {script_rss} KiB, 10 MiB cloud-config {yaml_rss} KiB");
+    assert!(
+        script_rss < base + 3 * kib,
+        "script: {script_rss} KiB over {base}"
+    );
+    assert!(
+        yaml_rss < base + 6 * kib,
+        "cloud-config: {yaml_rss} KiB over {base}"
+    );
+}

@@ -16,7 +16,7 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 
 /// `InstanceData` as stored between stages: payloads in base64 (they may be binary).
-#[derive(Serialize, Deserialize)]
+#[derive(Deserialize)]
 struct Stored {
     datasource: String,
     #[serde(default)]
@@ -42,46 +42,89 @@ struct Stored {
     files: Vec<(String, u32, String)>,
 }
 
-fn encode(p: &Option<Secret<Vec<u8>>>) -> Option<String> {
-    p.as_ref().map(|s| B64.encode(s.expose()))
+/// `Stored` as written, borrowing the instance: payloads are base64-encoded as they are
+/// written, so a large user-data is never held a second time as text.
+#[derive(Serialize)]
+pub struct StoredRef<'a> {
+    datasource: &'a str,
+    platform: &'a Option<String>,
+    cloud_name: &'a Option<String>,
+    detail: &'a str,
+    subplatform: &'a str,
+    instance_id: &'a str,
+    meta_data: &'a Value,
+    #[serde(serialize_with = "b64_payload")]
+    user_data: &'a Option<Secret<Vec<u8>>>,
+    #[serde(serialize_with = "b64_payload")]
+    vendor_data: &'a Option<Secret<Vec<u8>>>,
+    #[serde(serialize_with = "b64_payload")]
+    vendor_data2: &'a Option<Secret<Vec<u8>>>,
+    network_config: &'a Option<(String, Value)>,
+    network_config_lines: &'a BTreeMap<String, u32>,
+    from_removable_media: bool,
+    reads: u32,
+    config: &'a Option<Value>,
+    files: Vec<(&'a str, u32, Base64Of<'a>)>,
+}
+
+/// Bytes serialized as a base64 string, encoded while written.
+struct Base64Of<'a>(&'a [u8]);
+
+impl Serialize for Base64Of<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&base64::display::Base64Display::new(self.0, &B64))
+    }
+}
+
+fn b64_payload<S: serde::Serializer>(
+    p: &&Option<Secret<Vec<u8>>>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    match p {
+        Some(payload) => s.serialize_some(&Base64Of(payload.expose())),
+        None => s.serialize_none(),
+    }
 }
 
 fn decode(p: Option<String>) -> Option<Secret<Vec<u8>>> {
     p.and_then(|s| B64.decode(s).ok()).map(Secret::new)
 }
 
-pub fn store(d: &InstanceData) -> Vec<u8> {
-    let stored = Stored {
-        datasource: d.datasource.clone(),
-        platform: d.platform.clone(),
-        cloud_name: d.cloud_name.clone(),
-        detail: d.detail.clone(),
-        subplatform: d.subplatform.clone(),
-        instance_id: d.instance_id.clone(),
-        meta_data: d.meta_data.clone(),
-        user_data: encode(&d.user_data),
-        vendor_data: encode(&d.vendor_data),
-        vendor_data2: encode(&d.vendor_data2),
-        network_config: d.network_config.clone(),
-        network_config_lines: d.network_config_lines.clone(),
+/// The instance as stored between stages and boots, ready to serialize.
+pub fn stored(d: &InstanceData) -> StoredRef<'_> {
+    StoredRef {
+        datasource: &d.datasource,
+        platform: &d.platform,
+        cloud_name: &d.cloud_name,
+        detail: &d.detail,
+        subplatform: &d.subplatform,
+        instance_id: &d.instance_id,
+        meta_data: &d.meta_data,
+        user_data: &d.user_data,
+        vendor_data: &d.vendor_data,
+        vendor_data2: &d.vendor_data2,
+        network_config: &d.network_config,
+        network_config_lines: &d.network_config_lines,
         from_removable_media: d.from_removable_media,
         reads: d.reads,
-        config: d.config.clone(),
+        config: &d.config,
         files: d
             .files
             .iter()
-            .map(|f| (f.path.clone(), f.mode, B64.encode(f.content.expose())))
+            .map(|f| (f.path.as_str(), f.mode, Base64Of(f.content.expose())))
             .collect(),
-    };
-    serde_json::to_vec(&stored).unwrap_or_default()
+    }
 }
 
 pub fn load(ctx: &Ctx) -> Option<InstanceData> {
-    decode_stored(&crate::regular::read(&ctx.run.fetched(), crate::regular::STATE_MAX).ok()?)
+    decode_stored(crate::regular::read(&ctx.run.fetched(), crate::regular::STATE_MAX).ok()?)
 }
 
-pub fn decode_stored(raw: &[u8]) -> Option<InstanceData> {
-    let s: Stored = serde_json::from_slice(raw).ok()?;
+/// Takes the file's bytes, and lets them go before decoding its payloads: a large user-data
+/// is held twice at most, never three times.
+pub fn decode_stored(raw: Vec<u8>) -> Option<InstanceData> {
+    let s: Stored = serde_json::from_slice(&raw).ok()?;
+    drop(raw);
     Some(InstanceData {
         datasource: s.datasource,
         platform: s.platform,
@@ -144,7 +187,15 @@ pub fn run(ctx: &Ctx, detection: &Detection) -> Status {
             }
             let steps = std::mem::take(&mut data.steps);
             rec.stage().steps.extend(steps);
-            rec.write_run(RunPaths::FETCHED, &store(&data), 0o600);
+            let spec = crate::root::FileSpec::mode(0o600);
+            let fill = |file: &mut std::fs::File| {
+                let mut out = std::io::BufWriter::with_capacity(64 << 10, file);
+                serde_json::to_writer(&mut out, &stored(&data))?;
+                std::io::Write::flush(&mut out)
+            };
+            if let Err(e) = rec.run.write_file_with(RunPaths::FETCHED, &spec, fill) {
+                rec.record(crate::error::Diag::error(e.code(), e.to_string()));
+            }
         }
         Err(diag) if diag.file.is_some() => rec.record(diag),
         Err(diag) => rec.record(diag.file(format!("datasource {}", ds.name()))),

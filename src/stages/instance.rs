@@ -50,7 +50,7 @@ pub fn choose(ctx: &Ctx, rec: &mut Recorder, target: &Root) -> Option<Chosen> {
         .read_file(&cached, ctx.limits().file_bytes.saturating_mul(4))
         .ok()
         .flatten()
-        .and_then(|raw| fetch::decode_stored(&raw));
+        .and_then(fetch::decode_stored);
     match data {
         Some(data) => {
             rec.record(Diag::warning(

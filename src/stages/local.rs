@@ -94,22 +94,19 @@ fn process_all(ctx: &Ctx, rec: &mut Recorder, chosen: &Chosen, system_cfg: &Valu
             "user-data ignored: allow_userdata is false",
         ));
     }
-    let user = data
+    let mut user = data
         .user_data
         .as_ref()
         .filter(|_| allow_userdata)
         .map(|ud| userdata::process(ud.expose(), "user-data", &ud_ctx));
 
-    // vendor_data: {enabled: false} counts from the config merged with user-data.
-    let mut probe = system_cfg.clone();
-    merge_part(&mut probe, user.as_ref());
     let mut vendor = Vec::new();
     for (name, payload, key) in [
         ("vendor-data", &data.vendor_data, "vendor_data"),
         ("vendor-data2", &data.vendor_data2, "vendor_data2"),
     ] {
         let Some(payload) = payload else { continue };
-        let enabled = probe.pointer(&format!("/{key}/enabled"));
+        let enabled = vendor_data_enabled(system_cfg, user.as_ref(), key);
         if enabled == Some(&Value::Bool(false)) || enabled == Some(&Value::String("false".into())) {
             continue;
         }
@@ -122,9 +119,11 @@ fn process_all(ctx: &Ctx, rec: &mut Recorder, chosen: &Chosen, system_cfg: &Valu
         merge_part(&mut config, Some(v));
     }
     merge_part(&mut config, user.as_ref());
-    for processed in user.iter().chain(vendor.iter().map(|(_, v)| v)) {
+    for processed in user.iter_mut().chain(vendor.iter_mut().map(|(_, v)| v)) {
         rec.record_all(processed.diags.iter().cloned());
-        for named in &processed.docs {
+        // Taken: the documents are only needed for their keys' names and lines, and each
+        // holds a whole copy of its part's config.
+        for named in std::mem::take(&mut processed.docs) {
             warn_unknown_keys(rec, &named.name, &named.doc);
         }
     }
@@ -139,6 +138,21 @@ fn process_all(ctx: &Ctx, rec: &mut Recorder, chosen: &Chosen, system_cfg: &Valu
 fn merge_part(config: &mut Value, part: Option<&Processed>) {
     if let Some(cc) = part.map(|p| &p.cloud_config).filter(|cc| cc.is_object()) {
         merge_replace(config, cc.clone());
+    }
+}
+
+/// `vendor_data: {enabled: ...}` as the config merged with user-data would have it (the
+/// user's mapping over the image's), without making that merged copy of a large config.
+fn vendor_data_enabled<'v>(
+    system_cfg: &'v Value,
+    user: Option<&'v Processed>,
+    key: &str,
+) -> Option<&'v Value> {
+    let image = || system_cfg.get(key)?.get("enabled");
+    match user.and_then(|u| u.cloud_config.get(key)) {
+        Some(v) if !v.is_object() => None,
+        Some(v) => v.get("enabled").or_else(image),
+        None => image(),
     }
 }
 

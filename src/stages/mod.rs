@@ -9,6 +9,7 @@ pub mod local;
 mod modules;
 mod network;
 mod persist;
+mod persist_write;
 pub mod record;
 
 use crate::context::Ctx;

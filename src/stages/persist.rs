@@ -4,6 +4,7 @@
 
 use super::instance::Chosen;
 use super::local::Merged;
+use super::persist_write::{RunWriter, TargetWriter};
 use super::record::Recorder;
 use crate::cmdline::{self, NetworkConfigArg};
 use crate::context::Ctx;
@@ -13,36 +14,12 @@ use crate::instance_data;
 use crate::network;
 use crate::paths::RunPaths;
 use crate::plan;
-use crate::root::{FileSpec, Root};
+use crate::root::Root;
 use crate::state::{encode_instance_id, Frequency, CLOUD_LIB, EMBER_LIB};
 use crate::userdata::parts::safe_filename;
 use crate::userdata::{self, Part, Processed};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
-
-/// Writes into the target, recording failures: one failed file does not stop the others.
-struct TargetWriter<'a> {
-    root: &'a Root,
-}
-
-impl TargetWriter<'_> {
-    fn write(&self, rec: &mut Recorder, path: &str, data: &[u8], mode: u32) {
-        if let Err(e) = self.root.write_file(path, data, &FileSpec::mode(mode)) {
-            rec.record(Diag::error(e.code(), e.to_string()));
-        }
-    }
-    fn link(&self, rec: &mut Recorder, target: &str, path: &str) {
-        if let Err(e) = self.root.symlink(target, path) {
-            rec.record(Diag::error(e.code(), e.to_string()));
-        }
-    }
-}
-
-fn pretty(v: &Value) -> Vec<u8> {
-    let mut out = serde_json::to_vec_pretty(v).unwrap_or_default();
-    out.push(b'\n');
-    out
-}
 
 fn frequency(f: userdata::Frequency) -> Frequency {
     match f {
@@ -168,18 +145,10 @@ pub fn record(
     let ci_inst = format!("{CLOUD_LIB}/instances/{enc}");
 
     // ember's state: what a later boot needs when the datasource has no news.
-    w.write(
-        rec,
-        &format!("{ember_inst}/instance.json"),
-        &super::fetch::store(data),
-        0o600,
-    );
-    w.write(
-        rec,
-        &format!("{ember_inst}/cloud-config.json"),
-        &pretty(&merged.config),
-        0o600,
-    );
+    let instance_json = format!("{ember_inst}/instance.json");
+    w.json(rec, &instance_json, "", &super::fetch::stored(data), 0o600);
+    let cc_json = format!("{ember_inst}/cloud-config.json");
+    w.json(rec, &cc_json, "", &merged.config, 0o600);
 
     for file in &data.files {
         w.write(rec, &file.path, file.content.expose(), file.mode);
@@ -197,16 +166,8 @@ pub fn record(
         }
     }
     if let Some(u) = &merged.user {
-        let text = format!(
-            "#cloud-config\n{}",
-            String::from_utf8_lossy(&pretty(&u.cloud_config))
-        );
-        w.write(
-            rec,
-            &format!("{ci_inst}/cloud-config.txt"),
-            text.as_bytes(),
-            0o600,
-        );
+        let path = format!("{ci_inst}/cloud-config.txt");
+        w.json(rec, &path, "#cloud-config\n", &u.cloud_config, 0o600);
     }
     let ds_line = format!(
         "DataSource{}: {}\n",
@@ -253,9 +214,8 @@ pub fn record(
         output: merged.config.get("output").cloned().unwrap_or(Value::Null),
         boothooks,
     };
-    let mut run = RunBudget::new(ctx.limits().run_bytes);
-    let handoff = serde_json::to_vec_pretty(&handoff).unwrap_or_default();
-    run.write(rec, RunPaths::HANDOFF, &handoff, 0o600);
+    let mut run = RunWriter::new(ctx.limits().run_bytes);
+    run.json(rec, RunPaths::HANDOFF, &handoff, 0o600);
     drop(handoff);
     // cloud-init's cloud-id: the cloud's name, else the platform's, else the datasource's.
     let id = data
@@ -273,28 +233,30 @@ pub fn record(
         rec.record(Diag::error(e.code(), e.to_string()));
     }
     let network = network_config(ctx, rec, chosen, &merged.config);
-    run.write(rec, RunPaths::NETWORK_CONFIG, &pretty(&network), 0o600);
+    run.json(rec, RunPaths::NETWORK_CONFIG, &network, 0o600);
     super::network::apply(ctx, rec, root, &data.instance_id, &network, &merged.config);
     // Then instance data (public and sensitive) and the merged config, each made when written.
-    let full = instance_data::build(data, &merged.config, system_cfg, Some(root));
-    let public = pretty(&instance_data::redact(&full));
+    let full = instance_data::build(data, &Value::Null, system_cfg, Some(root));
+    let public = instance_data::redact(&full);
     for rel in [RunPaths::INSTANCE_DATA, RunPaths::CI_INSTANCE_DATA] {
-        run.write(rec, rel, &public, 0o644);
+        run.json(rec, rel, &public, 0o644);
     }
     drop(public);
-    let sensitive = pretty(&full);
-    drop(full);
     for rel in [
         RunPaths::INSTANCE_DATA_SENSITIVE,
         RunPaths::CI_INSTANCE_DATA_SENSITIVE,
     ] {
-        run.write(rec, rel, &sensitive, 0o600);
+        let sensitive = instance_data::WithMergedCfg {
+            full: &full,
+            merged: &merged.config,
+        };
+        run.json(rec, rel, &sensitive, 0o600);
     }
-    drop(sensitive);
-    run.write(
+    drop(full);
+    run.json(
         rec,
         RunPaths::CI_COMBINED_CLOUD_CONFIG,
-        &pretty(&merged.config),
+        &merged.config,
         0o600,
     );
     rec.status.instance_id = Some(data.instance_id.clone());
@@ -342,33 +304,6 @@ pub fn record(
 }
 
 /// cloud-init's class name part for a datasource: `nocloud` → `NoCloud`.
-/// What the instance's run files may still take of the run directory (RAM in an initramfs):
-/// a small user-data can expand to a large config, which several files hold in full.
-struct RunBudget {
-    left: u64,
-}
-
-impl RunBudget {
-    fn new(bytes: u64) -> RunBudget {
-        RunBudget { left: bytes }
-    }
-
-    /// Writes `data` at `rel` if it fits, else leaves it out with an error naming the budget.
-    fn write(&mut self, rec: &mut Recorder, rel: &str, data: &[u8], mode: u32) {
-        let Some(left) = self.left.checked_sub(data.len() as u64) else {
-            let msg = "not written: the run directory's budget for this boot is spent";
-            rec.record(
-                Diag::error("budget-exceeded", msg)
-                    .file(rel)
-                    .budget("run_bytes"),
-            );
-            return;
-        };
-        self.left = left;
-        rec.write_run(rel, data, mode);
-    }
-}
-
 fn cloud_init_class(name: &str) -> &str {
     crate::datasource::by_name(name).map_or(name, |ds| ds.cloud_init_name())
 }

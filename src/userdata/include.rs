@@ -135,7 +135,7 @@ impl Run<'_, '_> {
 
 /// One archive entry as a part; the type defaults to what the content's first line says,
 /// else cloud-config (cloud-init's default for archives).
-fn archive_item(item: Value) -> Option<Incoming> {
+fn archive_item(item: Value) -> Option<Incoming<'static>> {
     let mut map = match item {
         Value::String(s) => {
             let mut m = serde_json::Map::new();
@@ -173,6 +173,6 @@ fn archive_item(item: Value) -> Option<Incoming> {
         content_type,
         filename,
         merge_type,
-        payload,
+        payload: payload.into(),
     })
 }

@@ -251,7 +251,7 @@ impl<'c, 'a> Run<'c, 'a> {
             content_type: parts::NOT_MULTIPART.to_string(),
             filename: None,
             merge_type: None,
-            payload: data.to_vec(),
+            payload: std::borrow::Cow::Borrowed(data),
         });
         self.bare = false;
     }
@@ -277,7 +277,7 @@ impl<'c, 'a> Run<'c, 'a> {
                 content_type: ctype,
                 filename: e.filename(),
                 merge_type: merge_type.filter(|m| !m.is_empty()).map(str::to_string),
-                payload,
+                payload: std::borrow::Cow::Owned(payload),
             });
             return;
         }

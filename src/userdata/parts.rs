@@ -4,17 +4,19 @@
 use super::{gzip, jinja, Frequency, Part, Run};
 use crate::error::Diag;
 use crate::secret::Secret;
+use std::borrow::Cow;
 
 /// cloud-init's type for a bare (non-MIME) payload.
 pub const NOT_MULTIPART: &str = "text/x-not-multipart";
 
-/// A part as it arrives from MIME, an archive or a bare payload.
-pub struct Incoming {
+/// A part as it arrives from MIME, an archive or a bare payload; a bare payload is borrowed,
+/// so a large user-data is not copied to become its one part.
+pub struct Incoming<'a> {
     pub content_type: String,
     pub filename: Option<String>,
     /// `Merge-Type` / `X-Merge-Type` header.
     pub merge_type: Option<String>,
-    pub payload: Vec<u8>,
+    pub payload: Cow<'a, [u8]>,
 }
 
 /// First-line headers and their types, longest first so `#cloud-config-archive` is not
@@ -129,7 +131,7 @@ fn shown_names(names: &[String]) -> String {
 
 impl Run<'_, '_> {
     /// Sorts out compression and the real type, then includes, archives or attaches.
-    pub(super) fn part(&mut self, mut p: Incoming) {
+    pub(super) fn part(&mut self, mut p: Incoming<'_>) {
         if self.stopped {
             return;
         }
@@ -138,7 +140,7 @@ impl Run<'_, '_> {
             let Some(inner) = self.gunzip(&p.payload, self.source) else {
                 return;
             };
-            p.payload = inner;
+            p.payload = Cow::Owned(inner);
             if declared_gzip {
                 // Unknown after inflating, like cloud-init: the content decides.
                 p.content_type = "text/plain".to_string();
@@ -157,7 +159,7 @@ impl Run<'_, '_> {
     }
 
     /// A part that ends up in the result: numbered and named like cloud-init's parts.
-    fn attach(&mut self, p: Incoming) {
+    fn attach(&mut self, p: Incoming<'_>) {
         self.attached += 1;
         let n = self.attached;
         let filename = p
@@ -187,27 +189,33 @@ impl Run<'_, '_> {
         filename: String,
         ctype: &str,
         merge_type: Option<&str>,
-        payload: Vec<u8>,
+        payload: Cow<'_, [u8]>,
         may_template: bool,
     ) {
-        let keep = |frequency| Part {
+        // The payload moves into the part kept: scripts are not held twice.
+        let keep = |frequency, payload: Cow<'_, [u8]>| Part {
             filename: filename.clone(),
             content_type: ctype.to_string(),
             frequency,
-            payload: Secret::new(payload.clone()),
+            payload: Secret::new(payload.into_owned()),
         };
         match ctype {
             "text/cloud-config" => self.cloud_config(name, &payload, merge_type),
             "text/cloud-config-jsonp" => self.jsonp(name, &payload),
             "text/x-shellscript" | "text/x-shellscript-per-instance" => {
-                self.out.scripts.push(keep(Frequency::PerInstance))
+                self.out.scripts.push(keep(Frequency::PerInstance, payload))
             }
-            "text/x-shellscript-per-boot" => self.out.scripts.push(keep(Frequency::PerBoot)),
-            "text/x-shellscript-per-once" => self.out.scripts.push(keep(Frequency::PerOnce)),
+            "text/x-shellscript-per-boot" => {
+                self.out.scripts.push(keep(Frequency::PerBoot, payload))
+            }
+            "text/x-shellscript-per-once" => {
+                self.out.scripts.push(keep(Frequency::PerOnce, payload))
+            }
             "text/cloud-boothook" => {
-                let mut hook = keep(Frequency::PerBoot);
-                hook.payload = Secret::new(strip_first_line_if(&payload, "#cloud-boothook"));
-                self.out.boothooks.push(hook);
+                let body = strip_first_line_if(&payload, "#cloud-boothook");
+                self.out
+                    .boothooks
+                    .push(keep(Frequency::PerBoot, Cow::Owned(body)));
             }
             "text/jinja2" if may_template => self.template(name, filename, merge_type, &payload),
             _ => {
@@ -232,7 +240,9 @@ impl Run<'_, '_> {
                     ),
                 };
                 self.diag(Diag::warning(code, msg).file(name));
-                self.out.unhandled.push(keep(Frequency::PerInstance));
+                self.out
+                    .unhandled
+                    .push(keep(Frequency::PerInstance, payload));
             }
         }
     }
@@ -280,7 +290,7 @@ impl Run<'_, '_> {
         let out = rendered.text.into_bytes();
         let ctype = detect(&out).filter(|t| !t.contains("include") && !t.contains("archive"));
         let ctype = ctype.unwrap_or("text/jinja2");
-        self.typed(name, filename, ctype, merge, out, false);
+        self.typed(name, filename, ctype, merge, Cow::Owned(out), false);
     }
 }
 
