@@ -57,7 +57,7 @@ pub(super) fn document(text: &str, limits: &Limits) -> Result<Doc, YamlError> {
     b.bytes = 0;
     b.spend(root.count, root.bytes, Span::default())?;
     Ok(Doc {
-        value: root.to_value(),
+        value: Node::into_value(root),
         lines: b.lines,
     })
 }
@@ -201,7 +201,7 @@ impl<'a> Builder<'a, '_> {
             }
             Event::Scalar(text, style, anchor, tag) => {
                 self.spend(1, 0, span)?;
-                let leaf = resolve::scalar(&text, style, tag.as_deref())
+                let leaf = resolve::scalar(text, style, tag.as_deref())
                     .map_err(|msg| YamlError::syntax(span, msg))?;
                 let leaf = Node::leaf(leaf);
                 self.spend(0, leaf.bytes, span)?;

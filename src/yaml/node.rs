@@ -90,6 +90,28 @@ impl Node {
     }
 }
 
+impl Node {
+    /// `to_value` for a tree this is the only owner of: unshared nodes are moved into the
+    /// JSON rather than copied (a large scalar is not held twice); shared ones are copied.
+    pub(super) fn into_value(node: Rc<Node>) -> Value {
+        let node = match Rc::try_unwrap(node) {
+            Ok(node) => node,
+            Err(shared) => return shared.to_value(),
+        };
+        match node.kind {
+            Kind::Leaf(v) => v,
+            Kind::Seq(items) => Value::Array(items.into_iter().map(Node::into_value).collect()),
+            Kind::Map(entries) => {
+                let mut map = Map::new();
+                for (key, node) in entries {
+                    map.insert(key, Node::into_value(node));
+                }
+                Value::Object(map)
+            }
+        }
+    }
+}
+
 /// Length of a key or scalar, in the budget's unit.
 fn len(s: &str) -> u64 {
     u64::try_from(s.len()).unwrap_or(u64::MAX)

@@ -1,6 +1,7 @@
 //! Scalar resolution as PyYAML's `safe_load` does it (YAML 1.1): plain scalars become null, bool,
 //! int, float or string; explicit `!!` tags are constructed; any other tag is refused.
 
+use std::borrow::Cow;
 use base64::Engine;
 use saphyr_parser::{ScalarStyle, Tag};
 use serde_json::{Number, Value};
@@ -37,12 +38,18 @@ pub(super) fn tag_kind(tag: Option<&Tag>) -> TagKind<'_> {
 }
 
 /// The value of one scalar event. The error is a message without the scalar's text.
-pub(super) fn scalar(text: &str, style: ScalarStyle, tag: Option<&Tag>) -> Result<Value, String> {
+/// Takes the parser's text: an owned one (a long scalar) becomes the string without a copy.
+pub(super) fn scalar<'t>(
+    text: impl Into<Cow<'t, str>>,
+    style: ScalarStyle,
+    tag: Option<&Tag>,
+) -> Result<Value, String> {
+    let text = text.into();
     let plain = style == ScalarStyle::Plain;
     match tag_kind(tag) {
         // PyYAML resolves `! 12` to 12 but `! "12"` to "12", like the untagged forms.
         TagKind::Implicit if plain => Ok(plain_scalar(text)),
-        TagKind::Implicit => Ok(Value::String(text.to_string())),
+        TagKind::Implicit => Ok(Value::String(owned(text))),
         TagKind::Core(suffix) => core(suffix, text, tag),
         TagKind::Unsupported => Err(unsupported(tag)),
     }
@@ -67,16 +74,16 @@ fn unsupported(tag: Option<&Tag>) -> String {
     format!("unsupported tag {name}")
 }
 
-fn core(suffix: &str, text: &str, tag: Option<&Tag>) -> Result<Value, String> {
+fn core(suffix: &str, text: Cow<'_, str>, tag: Option<&Tag>) -> Result<Value, String> {
     let value = match suffix {
         // Timestamps stay text: JSON has no date type and cloud-init modules want strings.
-        "str" | "timestamp" => Some(Value::String(text.to_string())),
+        "str" | "timestamp" => Some(Value::String(owned(text))),
         "null" => Some(Value::Null),
         // PyYAML's constructor lowercases first: `!!bool yEs` is true.
         "bool" => implicit_bool(&text.to_ascii_lowercase()).map(Value::Bool),
-        "int" => int(text),
-        "float" => explicit_float(text),
-        "binary" => binary(text),
+        "int" => int(&text),
+        "float" => explicit_float(&text),
+        "binary" => binary(&text),
         "map" | "set" | "seq" | "omap" | "pairs" => {
             return Err(format!("tag !!{suffix} does not apply to a scalar"))
         }
@@ -88,16 +95,29 @@ fn core(suffix: &str, text: &str, tag: Option<&Tag>) -> Result<Value, String> {
 /// The YAML 1.1 implicit resolver. Deliberate differences from PyYAML: sexagesimal numbers
 /// (`190:20:30`) and timestamps stay strings, so an unquoted MAC address or time is kept as
 /// written; `=` (the `!!value` tag, which safe_load cannot construct) is a plain string.
-pub(super) fn plain_scalar(text: &str) -> Value {
-    if matches!(text, "" | "~" | "null" | "Null" | "NULL") {
+pub(super) fn plain_scalar<'t>(text: impl Into<Cow<'t, str>>) -> Value {
+    let text = text.into();
+    if matches!(&*text, "" | "~" | "null" | "Null" | "NULL") {
         return Value::Null;
     }
-    if let Some(b) = implicit_bool(text) {
+    if let Some(b) = implicit_bool(&text) {
         return Value::Bool(b);
     }
-    int(text)
-        .or_else(|| implicit_float(text))
-        .unwrap_or_else(|| Value::String(text.to_string()))
+    match int(&text).or_else(|| implicit_float(&text)) {
+        Some(number) => number,
+        None => Value::String(owned(text)),
+    }
+}
+
+/// The scalar's text as the value's string. The parser's buffers have spare room: a short
+/// string is fitted (thousands of list items would otherwise each keep theirs), a long one
+/// is moved as it is (its spare room was never touched, so it costs no memory).
+fn owned(text: Cow<'_, str>) -> String {
+    let mut s = text.into_owned();
+    if s.len() < 1 << 16 {
+        s.shrink_to_fit();
+    }
+    s
 }
 
 fn implicit_bool(text: &str) -> Option<bool> {
