@@ -1,10 +1,10 @@
 //! Scalar resolution as PyYAML's `safe_load` does it (YAML 1.1): plain scalars become null, bool,
 //! int, float or string; explicit `!!` tags are constructed; any other tag is refused.
 
-use std::borrow::Cow;
 use base64::Engine;
 use saphyr_parser::{ScalarStyle, Tag};
 use serde_json::{Number, Value};
+use std::borrow::Cow;
 
 const CORE: &str = "tag:yaml.org,2002:";
 
