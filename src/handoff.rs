@@ -4,9 +4,12 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::collections::BTreeMap;
 
+/// `M` is what a module call is: the runner reads [`ModuleCall`]s; ember-initrd writes
+/// [`ModuleCallRef`]s, the same JSON.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Handoff {
+pub struct Handoff<M = ModuleCall> {
     pub version: u32,
     pub instance_id: String,
     /// Path component of the instance's state directory (the id, encoded; see `state.rs`).
@@ -14,7 +17,7 @@ pub struct Handoff {
     pub datasource: String,
     pub first_boot: bool,
     /// Modules for the runner's config and final stages, in order.
-    pub modules: Vec<ModuleCall>,
+    pub modules: Vec<M>,
     /// User scripts (from user-data parts), written into the target by ember-initrd.
     #[serde(default)]
     pub scripts: Vec<ScriptRef>,
@@ -40,6 +43,16 @@ pub struct ModuleCall {
     pub frequency: String,
     /// The cloud-config keys this module reads, copied from the merged config.
     pub config: Value,
+}
+
+/// A [`ModuleCall`] as ember-initrd writes it: its keys borrowed from the merged config, so
+/// writing the handoff copies no user value (a large `write_files` would be held twice).
+#[derive(Debug, Serialize)]
+pub struct ModuleCallRef<'a> {
+    pub name: String,
+    pub stage: &'static str,
+    pub frequency: String,
+    pub config: BTreeMap<&'a str, &'a Value>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -18,6 +18,7 @@ pub mod handoff;
 pub mod host;
 pub mod instance_data;
 pub mod limits;
+pub mod malloc;
 pub mod modules;
 pub mod network;
 pub mod paths;

@@ -2,8 +2,9 @@
 //! each reads: the module part of the handoff. The image's `cloud_config_modules` and
 //! `cloud_final_modules` override the default lists, as in cloud-init.
 
-use crate::handoff::ModuleCall;
-use serde_json::{Map, Value};
+use crate::handoff::ModuleCallRef;
+use serde_json::Value;
+use std::collections::BTreeMap;
 
 /// (module, default frequency, keys it reads).
 type Row = (&'static str, &'static str, &'static [&'static str]);
@@ -104,7 +105,12 @@ fn entry(v: &Value) -> Option<(String, Option<String>)> {
     }
 }
 
-fn stage_calls(stage: &str, table: &[Row], listed: Option<&Value>, cfg: &Value) -> Vec<ModuleCall> {
+fn stage_calls<'c>(
+    stage: &'static str,
+    table: &[Row],
+    listed: Option<&Value>,
+    cfg: &'c Value,
+) -> Vec<ModuleCallRef<'c>> {
     let names: Vec<(String, Option<String>)> = match listed.and_then(Value::as_array) {
         Some(items) => items.iter().filter_map(entry).collect(),
         None => table.iter().map(|r| (r.0.to_string(), None)).collect(),
@@ -115,26 +121,26 @@ fn stage_calls(stage: &str, table: &[Row], listed: Option<&Value>, cfg: &Value) 
             let name = name.replace('-', "_").trim_start_matches("cc_").to_string();
             let known = row(table, &name);
             let keys: &[&str] = known.map_or(&[], |r| r.2);
-            let mut config = Map::new();
+            let mut config = BTreeMap::new();
             for key in keys {
-                if let Some(v) = cfg.get(*key) {
-                    config.insert(key.to_string(), v.clone());
+                if let Some((k, v)) = cfg.as_object().and_then(|m| m.get_key_value(*key)) {
+                    config.insert(k.as_str(), v);
                 }
             }
             let frequency =
                 freq.unwrap_or_else(|| known.map_or("once-per-instance", |r| r.1).into());
-            ModuleCall {
+            ModuleCallRef {
                 name,
-                stage: stage.into(),
+                stage,
                 frequency,
-                config: Value::Object(config),
+                config,
             }
         })
         .collect()
 }
 
-/// The runner's modules for this instance, from the merged cloud-config.
-pub fn runner_modules(cfg: &Value) -> Vec<ModuleCall> {
+/// The runner's modules for this instance, their keys borrowed from the merged cloud-config.
+pub fn runner_modules(cfg: &Value) -> Vec<ModuleCallRef<'_>> {
     let mut calls = stage_calls("init", INIT, None, cfg);
     calls.extend(stage_calls(
         "config",
@@ -154,19 +160,20 @@ pub fn runner_modules(cfg: &Value) -> Vec<ModuleCall> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::handoff::ModuleCall;
     use serde_json::json;
 
     #[test]
     fn default_lists_carry_their_keys() {
-        let calls = runner_modules(&json!({"runcmd": ["ls"], "final_message": "bye"}));
+        let cfg = json!({"runcmd": ["ls"], "final_message": "bye"});
+        let calls = runner_modules(&cfg);
         let runcmd = calls.iter().find(|c| c.name == "runcmd").unwrap();
         assert_eq!(runcmd.stage, "config");
-        assert_eq!(runcmd.config, json!({"runcmd": ["ls"]}));
+        let as_read: ModuleCall = serde_json::from_value(json!(runcmd)).unwrap();
+        assert_eq!(as_read.config, json!({"runcmd": ["ls"]}));
+        assert_eq!(as_read.stage, "config");
         let fm = calls.iter().find(|c| c.name == "final_message").unwrap();
-        assert_eq!(
-            (fm.stage.as_str(), fm.frequency.as_str()),
-            ("final", "always")
-        );
+        assert_eq!((fm.stage, fm.frequency.as_str()), ("final", "always"));
     }
 
     #[test]
@@ -175,7 +182,7 @@ mod tests {
         let calls = runner_modules(&cfg);
         let names: Vec<_> = calls
             .iter()
-            .map(|c| (c.name.as_str(), c.stage.as_str(), c.frequency.as_str()))
+            .map(|c| (c.name.as_str(), c.stage, c.frequency.as_str()))
             .collect();
         // bootcmd belongs to the early stage, which cloud_init_modules (ember-initrd's) does not list.
         assert_eq!(

@@ -2,5 +2,6 @@
 //! `ember::runner`.
 
 fn main() {
+    ember::malloc::return_large_blocks();
     std::process::exit(ember::runner::main(std::env::args_os()));
 }

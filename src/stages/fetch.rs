@@ -13,11 +13,13 @@ use base64::engine::general_purpose::STANDARD as B64;
 use base64::Engine;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-/// `InstanceData` as stored between stages: payloads in base64 (they may be binary).
+/// `InstanceData` as stored between stages: payloads in base64 (they may be binary), borrowed
+/// from the file's bytes (base64 has nothing JSON escapes) so they are not held twice.
 #[derive(Deserialize)]
-struct Stored {
+struct Stored<'a> {
     datasource: String,
     #[serde(default)]
     platform: Option<String>,
@@ -27,9 +29,12 @@ struct Stored {
     subplatform: String,
     instance_id: String,
     meta_data: Value,
-    user_data: Option<String>,
-    vendor_data: Option<String>,
-    vendor_data2: Option<String>,
+    #[serde(borrow)]
+    user_data: Option<Base64Text<'a>>,
+    #[serde(borrow)]
+    vendor_data: Option<Base64Text<'a>>,
+    #[serde(borrow)]
+    vendor_data2: Option<Base64Text<'a>>,
     network_config: Option<(String, Value)>,
     #[serde(default)]
     network_config_lines: BTreeMap<String, u32>,
@@ -86,8 +91,14 @@ fn b64_payload<S: serde::Serializer>(
     }
 }
 
-fn decode(p: Option<String>) -> Option<Secret<Vec<u8>>> {
-    p.and_then(|s| B64.decode(s).ok()).map(Secret::new)
+/// A payload's base64 text, borrowed where the JSON has no escape in it (serde would not
+/// borrow a bare `Option<Cow<str>>`).
+#[derive(Deserialize)]
+struct Base64Text<'a>(#[serde(borrow)] Cow<'a, str>);
+
+fn decode(p: Option<Base64Text>) -> Option<Secret<Vec<u8>>> {
+    p.and_then(|s| B64.decode(s.0.as_bytes()).ok())
+        .map(Secret::new)
 }
 
 /// The instance as stored between stages and boots, ready to serialize.
@@ -120,11 +131,10 @@ pub fn load(ctx: &Ctx) -> Option<InstanceData> {
     decode_stored(crate::regular::read(&ctx.run.fetched(), crate::regular::STATE_MAX).ok()?)
 }
 
-/// Takes the file's bytes, and lets them go before decoding its payloads: a large user-data
-/// is held twice at most, never three times.
+/// Decodes the file's bytes; its payloads are decoded from where they lie in them, so a large
+/// user-data is held twice at most (as base64 and decoded), never three times.
 pub fn decode_stored(raw: Vec<u8>) -> Option<InstanceData> {
     let s: Stored = serde_json::from_slice(&raw).ok()?;
-    drop(raw);
     Some(InstanceData {
         datasource: s.datasource,
         platform: s.platform,

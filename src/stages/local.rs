@@ -12,8 +12,9 @@ use crate::context::Ctx;
 use crate::error::Diag;
 use crate::fetch::Fetcher;
 use crate::instance_data;
+use crate::root::Root;
 use crate::status::{StageState, Status};
-use crate::userdata::{self, Processed};
+use crate::userdata::{self, NamedDoc, Processed};
 use crate::yaml;
 use serde_json::Value;
 
@@ -44,7 +45,7 @@ pub fn run(ctx: &mut Ctx) -> Status {
         cfg
     });
     let merged = rec.step("user-data", |rec| {
-        process_all(ctx, rec, &chosen, &system_cfg)
+        process_all(ctx, rec, &chosen, &system_cfg, target)
     });
     super::modules::run(ctx, &mut rec, target, &chosen, &merged.config);
     rec.step("record", |rec| {
@@ -67,14 +68,21 @@ fn system_config(ctx: &Ctx, rec: &mut Recorder) -> Value {
     cfg
 }
 
-/// The processed user-data parts and the merged config, for the record step.
+/// The processed user-data parts and the merged config, for the record step. The parts'
+/// `cloud_config` trees have been moved into `config`.
 pub struct Merged {
     pub config: Value,
     pub user: Option<Processed>,
     pub vendor: Vec<(&'static str, Processed)>,
 }
 
-fn process_all(ctx: &Ctx, rec: &mut Recorder, chosen: &Chosen, system_cfg: &Value) -> Merged {
+fn process_all(
+    ctx: &Ctx,
+    rec: &mut Recorder,
+    chosen: &Chosen,
+    system_cfg: &Value,
+    target: &Root,
+) -> Merged {
     let limits = ctx.limits();
     let fetcher = Fetcher::new(ctx);
     let parse = |text: &str| yaml::parse(text, limits);
@@ -113,18 +121,19 @@ fn process_all(ctx: &Ctx, rec: &mut Recorder, chosen: &Chosen, system_cfg: &Valu
         vendor.push((name, userdata::process(payload.expose(), name, &ud_ctx)));
     }
 
+    // The user's own cloud-config is written now, so that each part's tree can be moved into
+    // the merged config rather than copied (a large user-data would be held twice).
+    persist::user_cloud_config(rec, target, chosen, user.as_ref());
     // Precedence, lowest first: image config, vendor-data, vendor-data2, user-data.
     let mut config = system_cfg.clone();
-    for (_, v) in vendor.iter() {
+    for (_, v) in vendor.iter_mut() {
         merge_part(&mut config, Some(v));
     }
-    merge_part(&mut config, user.as_ref());
+    merge_part(&mut config, user.as_mut());
     for processed in user.iter_mut().chain(vendor.iter_mut().map(|(_, v)| v)) {
         rec.record_all(processed.diags.iter().cloned());
-        // Taken: the documents are only needed for their keys' names and lines, and each
-        // holds a whole copy of its part's config.
         for named in std::mem::take(&mut processed.docs) {
-            warn_unknown_keys(rec, &named.name, &named.doc);
+            warn_unknown_keys(rec, &named);
         }
     }
     Merged {
@@ -134,10 +143,11 @@ fn process_all(ctx: &Ctx, rec: &mut Recorder, chosen: &Chosen, system_cfg: &Valu
     }
 }
 
-/// Merges a processed part's cloud-config; one with none (`Null`) leaves the config as it is.
-fn merge_part(config: &mut Value, part: Option<&Processed>) {
-    if let Some(cc) = part.map(|p| &p.cloud_config).filter(|cc| cc.is_object()) {
-        merge_replace(config, cc.clone());
+/// Moves a processed part's cloud-config into the config (the part keeps `Null`); one with
+/// none (`Null`) leaves the config as it is.
+fn merge_part(config: &mut Value, part: Option<&mut Processed>) {
+    if let Some(p) = part.filter(|p| p.cloud_config.is_object()) {
+        merge_replace(config, std::mem::take(&mut p.cloud_config));
     }
 }
 
@@ -156,11 +166,8 @@ fn vendor_data_enabled<'v>(
     }
 }
 
-fn warn_unknown_keys(rec: &mut Recorder, name: &str, doc: &yaml::Doc) {
-    let Some(map) = doc.value.as_object() else {
-        return;
-    };
-    for key in map.keys() {
+fn warn_unknown_keys(rec: &mut Recorder, named: &NamedDoc) {
+    for (key, line) in &named.keys {
         let (code, msg) = if !known_keys::is_known(key) {
             ("unknown-key", "unknown cloud-config key, ignored")
         } else if known_keys::is_unsupported(key) {
@@ -173,9 +180,9 @@ fn warn_unknown_keys(rec: &mut Recorder, name: &str, doc: &yaml::Doc) {
         };
         rec.record(
             Diag::warning(code, msg)
-                .file(name)
+                .file(named.name.as_str())
                 .key(key.as_str())
-                .line(doc.line_of(key)),
+                .line(*line),
         );
     }
 }

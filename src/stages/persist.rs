@@ -130,6 +130,21 @@ fn with_model(rec: &mut Recorder, mut out: Value, input: network::Input) -> Valu
     out
 }
 
+/// cloud-init's `cloud-config.txt`: the cloud-config of the user-data alone, before the
+/// image's and vendor-data's are merged under it.
+pub fn user_cloud_config(
+    rec: &mut Recorder,
+    root: &Root,
+    chosen: &Chosen,
+    user: Option<&Processed>,
+) {
+    if let Some(u) = user {
+        let enc = encode_instance_id(&chosen.data.instance_id);
+        let path = format!("{CLOUD_LIB}/instances/{enc}/cloud-config.txt");
+        TargetWriter { root }.json(rec, &path, "#cloud-config\n", &u.cloud_config, 0o600);
+    }
+}
+
 pub fn record(
     ctx: &Ctx,
     rec: &mut Recorder,
@@ -164,10 +179,6 @@ pub fn record(
         if let Some(p) = payload {
             w.write(rec, &format!("{ci_inst}/{name}"), p.expose(), 0o600);
         }
-    }
-    if let Some(u) = &merged.user {
-        let path = format!("{ci_inst}/cloud-config.txt");
-        w.json(rec, &path, "#cloud-config\n", &u.cloud_config, 0o600);
     }
     let ds_line = format!(
         "DataSource{}: {}\n",

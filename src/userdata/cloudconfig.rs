@@ -37,7 +37,14 @@ impl Run<'_, '_> {
             self.diag(Diag::error("cloud-config-type", msg).file(name));
             return;
         }
-        let mut value = doc.value.clone();
+        let keys = doc
+            .value
+            .as_object()
+            .into_iter()
+            .flat_map(|map| map.keys())
+            .map(|key| (key.clone(), doc.line_of(key)))
+            .collect();
+        let mut value = doc.value;
         let mut how = match merge::take_merge_how(&mut value) {
             Ok(m) => m.unwrap_or_default(),
             Err(e) => return self.bad_merge(name, "merge_how", &e),
@@ -62,7 +69,7 @@ impl Run<'_, '_> {
         merge::merge(base, value, &how);
         self.out.docs.push(NamedDoc {
             name: name.to_string(),
-            doc,
+            keys,
         });
     }
 

@@ -63,11 +63,13 @@ impl fmt::Debug for Part {
     }
 }
 
-/// One cloud-config part as parsed, kept for key/line diagnostics.
+/// One cloud-config part's top-level keys with their lines, kept for the unknown-key
+/// diagnostics. Only the names: the part's values are merged (moved) into the config.
 pub struct NamedDoc {
     /// e.g. `user-data part 2 (cloud-config.txt)`, or `user-data` for a plain document.
     pub name: String,
-    pub doc: crate::yaml::Doc,
+    /// Top-level keys in document order, each with the 1-based line of its value.
+    pub keys: Vec<(String, Option<u32>)>,
 }
 
 /// The result of reading one user-data (or vendor-data) blob.

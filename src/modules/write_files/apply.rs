@@ -6,6 +6,7 @@ use crate::modules::accounts::Accounts;
 use crate::root::{FileSpec, Owner, Root};
 use base64::Engine as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::borrow::Cow;
 
 /// Where the local stage leaves `defer: true` items for the runner, in the target (0600: the
 /// content may be secret). A JSON list of [`DecodedFile`].
@@ -16,11 +17,13 @@ pub const DEFAULT_OWNER: &str = "root:root";
 
 /// One item, content already fetched and decoded. Serialized as
 /// `{path, content_b64, permissions, owner, append}`; `Debug` leaves the content out.
+/// Plain content is borrowed from the config it was given in (a large file is not held twice);
+/// content read back from the deferred list is owned.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct DecodedFile {
+pub struct DecodedFile<'a> {
     pub path: String,
     #[serde(rename = "content_b64", with = "b64")]
-    pub content: Vec<u8>,
+    pub content: Cow<'a, [u8]>,
     /// Mode bits (with setuid/setgid/sticky), not yet masked by any umask.
     pub permissions: u32,
     /// `user`, `user:group` or `uid:gid`, resolved in the target when applied.
@@ -28,7 +31,7 @@ pub struct DecodedFile {
     pub append: bool,
 }
 
-impl std::fmt::Debug for DecodedFile {
+impl std::fmt::Debug for DecodedFile<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("DecodedFile")
             .field("path", &self.path)
@@ -46,9 +49,10 @@ mod b64 {
     pub fn serialize<S: Serializer>(data: &[u8], s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&ENGINE.encode(data))
     }
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+    pub fn deserialize<'de, 'a, D: Deserializer<'de>>(d: D) -> Result<Cow<'a, [u8]>, D::Error> {
         let text = String::deserialize(d)?;
-        ENGINE.decode(text).map_err(serde::de::Error::custom)
+        let bytes = ENGINE.decode(text).map_err(serde::de::Error::custom)?;
+        Ok(Cow::Owned(bytes))
     }
 }
 
@@ -147,7 +151,7 @@ mod tests {
     fn deferred_format_and_debug() {
         let f = DecodedFile {
             path: "/etc/app.conf".into(),
-            content: b"token=SECRET".to_vec(),
+            content: Cow::Borrowed(b"token=SECRET"),
             permissions: 0o600,
             owner: "web:web".into(),
             append: false,

@@ -4,6 +4,7 @@
 use crate::userdata::gzip::{self, is_gzip};
 use base64::engine::general_purpose::{GeneralPurpose, NO_PAD_INDIFFERENT};
 use base64::Engine as _;
+use std::borrow::Cow;
 
 /// How `content` is encoded; cloud-init's `text/plain` is the default.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,19 +60,24 @@ impl DecodeError {
 const BASE64: GeneralPurpose = GeneralPurpose::new(&base64::alphabet::STANDARD, NO_PAD_INDIFFERENT);
 
 fn base64(text: &[u8]) -> Result<Vec<u8>, DecodeError> {
-    let clean: Vec<u8> = text
-        .iter()
-        .copied()
-        .filter(|b| !b.is_ascii_whitespace())
-        .collect();
+    // A copy without the whitespace only when there is some: the input may be large.
+    let clean: Cow<[u8]> = match text.iter().any(u8::is_ascii_whitespace) {
+        true => text
+            .iter()
+            .copied()
+            .filter(|b| !b.is_ascii_whitespace())
+            .collect(),
+        false => Cow::Borrowed(text),
+    };
     BASE64.decode(clean).map_err(|_| DecodeError::Base64)
 }
 
 /// Decodes `content` (a YAML string) as `encoding` says, inflating at most `cap` bytes.
-pub fn decode(content: &str, encoding: Encoding, cap: u64) -> Result<Vec<u8>, DecodeError> {
+/// Plain content is borrowed, not copied.
+pub fn decode(content: &str, encoding: Encoding, cap: u64) -> Result<Cow<'_, [u8]>, DecodeError> {
     let raw = content.as_bytes();
-    match encoding {
-        Encoding::Plain => Ok(raw.to_vec()),
+    let decoded = match encoding {
+        Encoding::Plain => return Ok(Cow::Borrowed(raw)),
         Encoding::Base64 => base64(raw),
         Encoding::GzipBase64 => inflate(&base64(raw)?, cap),
         // cloud-init documents `encoding: gzip` with `content: !!binary ...`. JSON has no
@@ -82,7 +88,8 @@ pub fn decode(content: &str, encoding: Encoding, cap: u64) -> Result<Vec<u8>, De
             Ok(bytes) if is_gzip(&bytes) => inflate(&bytes, cap),
             _ => Err(DecodeError::GzipCorrupt),
         },
-    }
+    };
+    decoded.map(Cow::Owned)
 }
 
 /// The one capped inflater (shared with user-data): a gzip bomb costs at most `cap` bytes.
@@ -146,7 +153,7 @@ mod tests {
             (&binary_form, Encoding::Gzip),
         ];
         for (content, enc) in cases {
-            assert_eq!(decode(content, enc, 1024).unwrap(), text, "{enc:?}");
+            assert_eq!(*decode(content, enc, 1024).unwrap(), text[..], "{enc:?}");
         }
     }
 

@@ -118,13 +118,13 @@ fn text<'v>(
 /// `None` when it has an error: it is then not written.
 /// `left`: what write_files may still write this boot; a content past it is not decoded
 /// further.
-fn item(
+fn item<'v>(
     ctx: &ModuleCtx,
     key: &str,
-    value: &Value,
+    value: &'v Value,
     left: u64,
     diags: &mut Vec<Diag>,
-) -> Option<(DecodedFile, bool)> {
+) -> Option<(DecodedFile<'v>, bool)> {
     let Value::Object(map) = value else {
         diags.push(Diag::error("wrong-type", "must be a mapping with path").key(key));
         return None;
@@ -205,7 +205,7 @@ fn item(
         (ctx.limits.inflated_bytes, "inflated_bytes")
     };
     let content = match fetched {
-        Some(data) => data,
+        Some(data) => data.into(),
         None => match decode::decode(content, encoding, cap) {
             Ok(data) => data,
             Err(e) => {

@@ -185,7 +185,7 @@ fn deferred_items_are_left_for_the_runner() {
         let files: Vec<DecodedFile> = serde_json::from_slice(&json).unwrap();
         assert_eq!(files.len(), 1);
         assert_eq!(
-            (files[0].path.as_str(), files[0].content.as_slice()),
+            (files[0].path.as_str(), &files[0].content[..]),
             ("/later", &b"secret"[..])
         );
         assert_eq!(
