@@ -143,6 +143,25 @@ impl<'a> Semaphores<'a> {
         }
     }
 
+    /// Why `module` does not run now, as its step's result: its semaphore says it ran in this
+    /// period, or the semaphore cannot be read (that error goes to `unreadable`). `None`: it
+    /// may run. The one decision every stage and `ember single` make before a module runs.
+    pub fn skip(
+        &self,
+        module: &str,
+        freq: Frequency,
+        unreadable: impl FnOnce(Diag),
+    ) -> Option<String> {
+        match self.done(module, freq) {
+            Ok(false) => None,
+            Ok(true) => Some(format!("skipped ({} done)", freq.cloud_init_name())),
+            Err(d) => {
+                unreadable(d);
+                Some("skipped (semaphore unreadable)".to_string())
+            }
+        }
+    }
+
     /// Syncs the module's outputs first, so "done" is never recorded ahead of them.
     pub fn mark_done(&self, module: &str, freq: Frequency) -> Result<(), RootError> {
         self.mark_all_done(&[(module, freq)])

@@ -10,7 +10,6 @@ use crate::instance_data;
 use crate::modules::{ModuleCtx, LOCAL};
 use crate::root::Root;
 use crate::state::{encode_instance_id, Semaphores};
-use crate::status::Step;
 use serde_json::Value;
 
 /// This boot's id, for per-boot semaphores.
@@ -46,18 +45,8 @@ pub fn run(ctx: &Ctx, rec: &mut Recorder, root: &Root, chosen: &Chosen, cfg: &Va
     for module in LOCAL {
         let (name, freq) = (module.name(), module.frequency());
         let step = format!("module {name}");
-        let done = sems.done(name, freq).map_err(|d| rec.record(d));
-        if done != Ok(false) {
-            let result = match done {
-                Ok(_) => format!("skipped ({} done)", freq.cloud_init_name()),
-                Err(()) => "skipped (semaphore unreadable)".to_string(),
-            };
-            rec.stage().steps.push(Step {
-                start: None,
-                name: step,
-                duration_us: 0,
-                result,
-            });
+        if let Some(result) = sems.skip(name, freq, |d| rec.record(d)) {
+            rec.skipped(&step, result);
             continue;
         }
         rec.step(&step, |rec| {

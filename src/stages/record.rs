@@ -118,6 +118,16 @@ impl Recorder {
         out
     }
 
+    /// Records a step that did not run, with why (`skipped (no config)`).
+    pub fn skipped(&mut self, name: &str, result: String) {
+        self.stage().steps.push(Step {
+            start: None,
+            name: name.into(),
+            duration_us: 0,
+            result,
+        });
+    }
+
     /// Writes a file in the run directory (`ember/handoff.json`); failures are recorded.
     pub fn write_run(&mut self, rel: &str, data: &[u8], mode: u32) {
         if let Err(e) = self.run.write_file(rel, data, &FileSpec::mode(mode)) {

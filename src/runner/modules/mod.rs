@@ -25,7 +25,6 @@ use crate::handoff::{Handoff, ModuleCall};
 use crate::root::Root;
 use crate::stages::record::Recorder;
 use crate::state::{Frequency, Semaphores};
-use crate::status::Step;
 use serde_json::Value;
 use std::cell::RefCell;
 
@@ -103,11 +102,11 @@ pub fn run_stage(rec: &mut Recorder, ctx: &ModCtx, stage: &str, prefix: &str) {
         let has_config = call.config.as_object().is_some_and(|m| !m.is_empty());
         let Some(module) = TABLE.iter().find(|m| m.name() == call.name) else {
             let result = unsupported(rec, call, &label);
-            skipped(rec, &label, result);
+            rec.skipped(&label, result);
             continue;
         };
         if module.needs_config() && !has_config {
-            skipped(rec, &label, "skipped (no config)".into());
+            rec.skipped(&label, "skipped (no config)".into());
             continue;
         }
         let freq = match Frequency::parse(&call.frequency) {
@@ -122,36 +121,15 @@ pub fn run_stage(rec: &mut Recorder, ctx: &ModCtx, stage: &str, prefix: &str) {
                 Frequency::PerInstance
             }
         };
-        let name = module.name();
         if module.guard() != Guard::PerItem {
-            let done = ctx.sems.done(name, freq).map_err(|d| rec.record(d));
-            if done != Ok(false) {
-                let result = match done {
-                    Ok(_) => format!("skipped ({} done)", freq.cloud_init_name()),
-                    Err(()) => "skipped (semaphore unreadable)".to_string(),
-                };
-                skipped(rec, &label, result);
+            if let Some(result) = ctx.sems.skip(module.name(), freq, |d| rec.record(d)) {
+                rec.skipped(&label, result);
                 continue;
             }
         }
         rec.step(&label, |rec| {
             let mut diags = Vec::new();
-            match module.guard() {
-                Guard::PerItem => module.run(ctx, &call.config, &mut diags),
-                Guard::AtMostOnce => {
-                    once(ctx, name, freq, &mut diags, |d| {
-                        module.run(ctx, &call.config, d);
-                    });
-                }
-                Guard::Idempotent => {
-                    module.run(ctx, &call.config, &mut diags);
-                    if !diags.iter().any(Diag::is_error) {
-                        if let Err(e) = ctx.sems.mark_done(name, freq) {
-                            diags.push(Diag::error(e.code(), e.to_string()));
-                        }
-                    }
-                }
-            }
+            run_guarded(ctx, *module, freq, &call.config, &mut diags);
             rec.record_all(diags.into_iter().map(|d| match d.file {
                 Some(_) => d,
                 None => d.file(label.clone()),
@@ -177,23 +155,39 @@ pub fn run_single(
         module.run(ctx, &call.config, diags);
         return Ok(true);
     }
-    if module.guard() != Guard::PerItem
-        && ctx
+    if module.guard() != Guard::PerItem {
+        let mut unreadable = None;
+        if ctx
             .sems
-            .done(module.name(), freq)
-            .map_err(|d| d.to_string())?
-    {
-        return Ok(false);
+            .skip(module.name(), freq, |d| unreadable = Some(d))
+            .is_some()
+        {
+            return match unreadable {
+                Some(d) => Err(d.to_string()),
+                None => Ok(false),
+            };
+        }
     }
+    run_guarded(ctx, *module, freq, &call.config, diags);
+    Ok(true)
+}
+
+/// Runs a module whose semaphore let it run, and records it done as its `Guard` says: the
+/// one place for it, for the stages and for `ember single`.
+fn run_guarded(
+    ctx: &ModCtx,
+    module: &dyn RunnerModule,
+    freq: Frequency,
+    cfg: &Value,
+    diags: &mut Vec<Diag>,
+) {
     match module.guard() {
-        Guard::PerItem => module.run(ctx, &call.config, diags),
+        Guard::PerItem => module.run(ctx, cfg, diags),
         Guard::AtMostOnce => {
-            once(ctx, module.name(), freq, diags, |d| {
-                module.run(ctx, &call.config, d)
-            });
+            once(ctx, module.name(), freq, diags, |d| module.run(ctx, cfg, d));
         }
         Guard::Idempotent => {
-            module.run(ctx, &call.config, diags);
+            module.run(ctx, cfg, diags);
             if !diags.iter().any(Diag::is_error) {
                 if let Err(e) = ctx.sems.mark_done(module.name(), freq) {
                     diags.push(Diag::error(e.code(), e.to_string()));
@@ -201,7 +195,6 @@ pub fn run_single(
             }
         }
     }
-    Ok(true)
 }
 
 /// Runs `f` at most once per `freq` period under the semaphore `name` (see `Guard`). Returns
@@ -252,15 +245,6 @@ pub fn once(
         diags.push(sem_err(e));
     }
     true
-}
-
-fn skipped(rec: &mut Recorder, name: &str, result: String) {
-    rec.stage().steps.push(Step {
-        start: None,
-        name: name.to_string(),
-        duration_us: 0,
-        result,
-    });
 }
 
 /// A module ember does not run: a warning per key it would have read, so nothing the user
