@@ -19,6 +19,7 @@ pub mod host;
 pub mod instance_data;
 pub mod limits;
 pub mod malloc;
+pub mod module_specs;
 pub mod modules;
 pub mod network;
 pub mod paths;

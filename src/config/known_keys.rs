@@ -14,6 +14,7 @@ const KNOWN: &[&str] = &[
     "apt_reboot_if_required",
     "apt_update",
     "apt_upgrade",
+    "authkey_hash",
     "autoinstall",
     "bootcmd",
     "byobu_by_default",
@@ -81,6 +82,7 @@ const KNOWN: &[&str] = &[
     "resize_rootfs",
     "resolv_conf",
     "rh_subscription",
+    "rpi",
     "rsyslog",
     "runcmd",
     "salt_minion",
@@ -101,6 +103,7 @@ const KNOWN: &[&str] = &[
     "syslog_fix_perms",
     "system_info",
     "timezone",
+    "ubuntu-advantage",
     "ubuntu_advantage",
     "ubuntu_pro",
     "unverified_modules",
@@ -117,44 +120,10 @@ const KNOWN: &[&str] = &[
     "zypper",
 ];
 
-/// Keys of cloud-init modules ember has no module for yet, and which no runner module takes
-/// from the handoff either: reported as warnings so they are never silently dropped. (Keys of
-/// modules the handoff lists, such as `locale`, are reported by the runner.)
-const UNSUPPORTED: &[&str] = &[
-    "ansible",
-    "apk_repos",
-    "apt",
-    "apt_pipelining",
-    "autoinstall",
-    "byobu_by_default",
-    "chef",
-    "drivers",
-    "fan",
-    "grub-dpkg",
-    "grub_dpkg",
-    "landscape",
-    "lxd",
-    "manage_resolv_conf",
-    "mcollective",
-    "puppet",
-    "random_seed",
-    "resolv_conf",
-    "rh_subscription",
-    "rsyslog",
-    "salt_minion",
-    "snap",
-    "spacewalk",
-    "ubuntu_advantage",
-    "ubuntu_pro",
-    "wireguard",
-    "yum_repo_dir",
-    "yum_repos",
-    "zypper",
-];
-
-/// True for a key whose module ember does not have yet.
+/// True for a key only modules ember lacks read, reported by the local stage (see
+/// `module_specs::is_lacking_key`).
 pub fn is_unsupported(key: &str) -> bool {
-    UNSUPPORTED.binary_search(&key).is_ok()
+    crate::module_specs::is_lacking_key(key)
 }
 
 pub fn is_known(key: &str) -> bool {
@@ -166,9 +135,7 @@ mod tests {
     #[test]
     fn list_is_sorted_for_binary_search() {
         assert!(super::KNOWN.windows(2).all(|w| w[0] < w[1]));
-        assert!(super::UNSUPPORTED.windows(2).all(|w| w[0] < w[1]));
-        assert!(super::UNSUPPORTED.iter().all(|k| super::is_known(k)));
-        assert!(super::is_unsupported("snap") && !super::is_unsupported("runcmd"));
+        assert!(super::is_unsupported("wireguard") && !super::is_unsupported("runcmd"));
         assert!(super::is_known("write_files"));
         assert!(!super::is_known("write_file"));
     }

@@ -12,7 +12,6 @@ use crate::disk::io::{BlockIo, DeviceFile};
 use crate::disk::table::{self, Growth};
 use crate::disk::{blkpg, mib};
 use crate::error::Diag;
-use crate::state::Frequency;
 use serde_json::Value;
 use std::os::unix::fs::FileTypeExt;
 
@@ -23,9 +22,6 @@ const GROWROOT_DISABLED: &str = "/etc/growroot-disabled";
 impl Module for Growpart {
     fn name(&self) -> &'static str {
         "growpart"
-    }
-    fn frequency(&self) -> Frequency {
-        Frequency::PerBoot
     }
     fn run(&self, ctx: &ModuleCtx, diags: &mut Vec<Diag>) {
         let Some(devices) = settings(ctx, diags) else {

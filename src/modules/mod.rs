@@ -1,13 +1,13 @@
 //! The modules ember-initrd runs in the local stage: the file-level work that needs no running
 //! system (files, hostname, users, passwords, ssh). One file per module behind one small trait;
-//! the table gives cloud-init's order. Adding a module is a file and a row.
+//! `LOCAL` holds them in the module table's order (`module_specs`, which also gives each its
+//! frequency). Adding a module is its file, its row in the module table and a row in `LOCAL`.
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html>
 
 use crate::datasource::InstanceData;
 use crate::error::Diag;
 use crate::limits::Limits;
 use crate::root::Root;
-use crate::state::Frequency;
 use serde_json::Value;
 
 pub mod accounts;
@@ -48,28 +48,9 @@ pub struct ModuleCtx<'a> {
 pub trait Module: Sync {
     /// cloud-init's module name: `write_files`, `users_groups`, ...
     fn name(&self) -> &'static str;
-    /// How often it runs, as in cloud-init.
-    fn frequency(&self) -> Frequency {
-        Frequency::PerInstance
-    }
     /// Applies the module; problems go to `diags` (an error fails this module only).
     fn run(&self, ctx: &ModuleCtx, diags: &mut Vec<Diag>);
 }
-
-/// The names of `LOCAL`, for the runner, which must not link the modules themselves.
-pub const LOCAL_NAMES: &[&str] = &[
-    "write_files",
-    "growpart",
-    "resizefs",
-    "disk_setup",
-    "mounts",
-    "set_hostname",
-    "update_hostname",
-    "update_etc_hosts",
-    "users_groups",
-    "ssh",
-    "set_passwords",
-];
 
 /// The local stage's modules, in cloud-init's order.
 pub const LOCAL: &[&dyn Module] = &[
@@ -88,9 +69,17 @@ pub const LOCAL: &[&dyn Module] = &[
 
 #[cfg(test)]
 mod tests {
+    use crate::module_specs::{Stage, MODULES};
+
+    /// The table's local modules that ember has are exactly `LOCAL`, in the table's order.
     #[test]
-    fn local_names_follow_the_table() {
+    fn local_follows_the_module_table() {
         let names: Vec<&str> = super::LOCAL.iter().map(|m| m.name()).collect();
-        assert_eq!(names, super::LOCAL_NAMES);
+        let specs: Vec<&str> = MODULES
+            .iter()
+            .filter(|s| s.stage == Stage::Local && s.ember)
+            .map(|s| s.name)
+            .collect();
+        assert_eq!(names, specs);
     }
 }

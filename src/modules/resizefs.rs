@@ -11,7 +11,6 @@ use super::{Module, ModuleCtx};
 use crate::disk::{fs_size, mib};
 use crate::error::Diag;
 use crate::root::FileSpec;
-use crate::state::Frequency;
 use serde_json::Value;
 
 pub struct Resizefs;
@@ -24,9 +23,6 @@ const SLACK: u64 = 1 << 20;
 impl Module for Resizefs {
     fn name(&self) -> &'static str {
         "resizefs"
-    }
-    fn frequency(&self) -> Frequency {
-        Frequency::PerBoot
     }
     fn run(&self, ctx: &ModuleCtx, diags: &mut Vec<Diag>) {
         let noblock = match ctx.cfg.get("resize_rootfs") {

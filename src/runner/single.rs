@@ -39,7 +39,7 @@ pub fn run(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> 
     let handoff: Handoff = serde_json::from_slice(&data)
         .map_err(|e| CliError::file(&path, format!("not a valid handoff (line {})", e.line())))?;
     let Some(call) = handoff.modules.iter().find(|c| c.name == name) else {
-        let initrd = crate::modules::LOCAL_NAMES.contains(&name.as_str());
+        let initrd = crate::module_specs::in_initramfs(&name);
         let why = if initrd {
             format!("{name} runs in the initramfs (ember-initrd), before the pivot: it cannot run from the booted system")
         } else {

@@ -7,9 +7,10 @@ use super::record::Recorder;
 use crate::context::Ctx;
 use crate::error::Diag;
 use crate::instance_data;
+use crate::module_specs;
 use crate::modules::{ModuleCtx, LOCAL};
 use crate::root::Root;
-use crate::state::{encode_instance_id, Semaphores};
+use crate::state::{encode_instance_id, Frequency, Semaphores};
 use serde_json::Value;
 
 /// This boot's id, for per-boot semaphores.
@@ -43,7 +44,8 @@ pub fn run(ctx: &Ctx, rec: &mut Recorder, root: &Root, chosen: &Chosen, cfg: &Va
     };
     let mut succeeded = Vec::new();
     for module in LOCAL {
-        let (name, freq) = (module.name(), module.frequency());
+        let name = module.name();
+        let freq = module_specs::find(name).map_or(Frequency::PerInstance, |s| s.frequency);
         let step = format!("module {name}");
         if let Some(result) = sems.skip(name, freq, |d| rec.record(d)) {
             rec.skipped(&step, result);

@@ -8,7 +8,6 @@ use super::{family, names, read_text, write_if_changed, Names, ETC_HOSTS};
 use crate::error::Diag;
 use crate::limits::Limits;
 use crate::modules::{Module, ModuleCtx};
-use crate::state::Frequency;
 use crate::userdata::jinja;
 use serde_json::{json, Value};
 
@@ -201,10 +200,6 @@ pub struct UpdateEtcHosts;
 impl Module for UpdateEtcHosts {
     fn name(&self) -> &'static str {
         "update_etc_hosts"
-    }
-
-    fn frequency(&self) -> Frequency {
-        Frequency::PerBoot
     }
 
     fn run(&self, ctx: &ModuleCtx, diags: &mut Vec<Diag>) {

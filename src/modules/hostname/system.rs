@@ -8,7 +8,7 @@ use super::{hostname_in, names, opt_bool, prefer_fqdn, preserve, read_text, writ
 use super::{Names, ETC_HOSTNAME};
 use crate::error::Diag;
 use crate::modules::{Module, ModuleCtx};
-use crate::state::{Frequency, CLOUD_LIB};
+use crate::state::CLOUD_LIB;
 use serde_json::Value;
 
 /// cloud-init's record of the names `set_hostname` last applied (JSON).
@@ -101,10 +101,6 @@ pub struct UpdateHostname;
 impl Module for UpdateHostname {
     fn name(&self) -> &'static str {
         "update_hostname"
-    }
-
-    fn frequency(&self) -> Frequency {
-        Frequency::PerBoot
     }
 
     fn run(&self, ctx: &ModuleCtx, diags: &mut Vec<Diag>) {

@@ -89,9 +89,6 @@ const TABLE: &[&dyn RunnerModule] = &[
     &power_state::PowerState,
 ];
 
-/// Listed in cloud-init's config stage but applied by ember-initrd's local stage.
-const IN_INITRD: &[&str] = &["set_passwords"];
-
 pub use scripts::run_script;
 
 /// Runs the handoff's modules for `stage` in order. `prefix` starts step and file names
@@ -250,7 +247,7 @@ pub fn once(
 /// A module ember does not run: a warning per key it would have read, so nothing the user
 /// asked for disappears without a word. Returns the step's result.
 fn unsupported(rec: &mut Recorder, call: &ModuleCall, label: &str) -> String {
-    if IN_INITRD.contains(&call.name.as_str()) {
+    if crate::module_specs::in_initramfs(&call.name) {
         return "skipped (applied by ember-initrd)".into();
     }
     let name = call.name.as_str();
@@ -271,4 +268,23 @@ fn unsupported(rec: &mut Recorder, call: &ModuleCall, label: &str) -> String {
     }
     rec.record_all(keys.into_iter().map(warn));
     "skipped (not supported yet)".into()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::module_specs::{Stage, MODULES};
+
+    /// The runner has exactly the table's modules that ember has outside the local stage.
+    #[test]
+    fn table_follows_the_module_table() {
+        let mut names: Vec<&str> = super::TABLE.iter().map(|m| m.name()).collect();
+        let mut specs: Vec<&str> = MODULES
+            .iter()
+            .filter(|s| s.stage != Stage::Local && s.ember)
+            .map(|s| s.name)
+            .collect();
+        names.sort_unstable();
+        specs.sort_unstable();
+        assert_eq!(names, specs);
+    }
 }

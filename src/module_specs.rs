@@ -1,0 +1,413 @@
+//! Every config module of current cloud-init, as data: where ember runs it, how often, the
+//! top-level cloud-config keys it reads, cloud-init's `distros`, and whether ember has it yet.
+//! Both binaries link this table and nothing else of the modules: the handoff's default lists
+//! (`plan.rs`), the initramfs/runner split and the keys of modules ember lacks are computed from
+//! it. Adding a module is its file, its row here, and a row in its stage's table
+//! (`modules::LOCAL` or the runner's `TABLE`).
+//!
+//! Facts from cloud-init's `cloudinit/config/cc_*.py` metadata and `config/cloud.cfg.tmpl`
+//! (25.x/26.x, the debian variant's lists). `distros` lists later releases extended (Raspberry Pi
+//! OS, Amazon Linux) may lack those names; nothing decides on them yet.
+//! <https://docs.cloud-init.io/en/latest/reference/modules.html>
+
+use crate::state::Frequency::{self, PerBoot, PerInstance, PerOnce};
+
+/// Where ember runs a module (or would, for one it lacks).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// ember-initrd's local stage, before the pivot: needs no running system.
+    Local,
+    /// The runner's early unit (`ember init`), before ssh starts: cloud-init's init-stage
+    /// modules that need the booted system.
+    Init,
+    /// The runner's config stage (cloud-init's `cloud_config_modules`).
+    Config,
+    /// The runner's final stage (cloud-init's `cloud_final_modules`).
+    Final,
+}
+
+impl Stage {
+    /// The handoff's name for a runner stage.
+    pub fn handoff_name(self) -> &'static str {
+        match self {
+            Stage::Local => "local",
+            Stage::Init => "init",
+            Stage::Config => "config",
+            Stage::Final => "final",
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct Spec {
+    /// cloud-init's module name, as its module lists write it.
+    pub name: &'static str,
+    pub stage: Stage,
+    /// Its default frequency, as in cloud-init.
+    pub frequency: Frequency,
+    /// The top-level cloud-config keys it reads: what the handoff carries for a runner module.
+    pub keys: &'static [&'static str],
+    /// cloud-init's `distros`; empty for all.
+    pub distros: &'static [&'static str],
+    /// Whether cloud-init's default lists (debian variant) carry it: ember's stages run these
+    /// in this table's order unless the image lists its own.
+    pub listed: bool,
+    /// Whether ember has it yet.
+    pub ember: bool,
+}
+
+const ALL: &[&str] = &[];
+const DEBIAN: &[&str] = &["ubuntu", "debian"];
+const UBUNTU: &[&str] = &["ubuntu"];
+const RHEL: &[&str] = &[
+    "almalinux",
+    "amazon",
+    "azurelinux",
+    "centos",
+    "cloudlinux",
+    "eurolinux",
+    "fedora",
+    "mariner",
+    "openeuler",
+    "OpenCloudOS",
+    "openmandriva",
+    "photon",
+    "rhel",
+    "rocky",
+    "TencentOS",
+    "virtuozzo",
+];
+const SUSE: &[&str] = &[
+    "opensuse",
+    "opensuse-microos",
+    "opensuse-tumbleweed",
+    "opensuse-leap",
+    "sle_hpc",
+    "sle-micro",
+    "sles",
+];
+
+/// One row: `m(name, stage, frequency, keys)` with every distro, listed, not yet in ember;
+/// the builders below say otherwise.
+const fn m(
+    name: &'static str,
+    stage: Stage,
+    frequency: Frequency,
+    keys: &'static [&'static str],
+) -> Spec {
+    Spec {
+        name,
+        stage,
+        frequency,
+        keys,
+        distros: ALL,
+        listed: true,
+        ember: false,
+    }
+}
+
+impl Spec {
+    const fn ember(self) -> Spec {
+        Spec {
+            ember: true,
+            ..self
+        }
+    }
+    const fn unlisted(self) -> Spec {
+        Spec {
+            listed: false,
+            ..self
+        }
+    }
+    const fn on(self, distros: &'static [&'static str]) -> Spec {
+        Spec { distros, ..self }
+    }
+}
+
+use Stage::{Config, Final, Init, Local};
+
+/// In cloud-init's order within each stage (init, config, final), then the modules its debian
+/// lists do not carry.
+pub const MODULES: &[Spec] = &[
+    // cloud_init_modules
+    m("seed_random", Local, PerInstance, &["random_seed"]),
+    m("bootcmd", Init, PerBoot, &["bootcmd"]).ember(),
+    m("write_files", Local, PerInstance, &["write_files"]).ember(),
+    m("growpart", Local, PerBoot, &["growpart"]).ember(),
+    m("resizefs", Local, PerBoot, &["resize_rootfs"]).ember(),
+    m(
+        "disk_setup",
+        Local,
+        PerInstance,
+        &["disk_setup", "fs_setup", "device_aliases"],
+    )
+    .ember(),
+    m(
+        "mounts",
+        Local,
+        PerInstance,
+        &["mounts", "swap", "mount_default_fields"],
+    )
+    .ember(),
+    m("set_hostname", Local, PerInstance, HOSTNAME_KEYS).ember(),
+    m("update_hostname", Local, PerBoot, HOSTNAME_KEYS).ember(),
+    m(
+        "update_etc_hosts",
+        Local,
+        PerBoot,
+        &["manage_etc_hosts", "hostname", "fqdn"],
+    )
+    .ember(),
+    m("ca_certs", Init, PerInstance, &["ca_certs", "ca-certs"]).ember(),
+    m("rsyslog", Init, PerInstance, &["rsyslog"]),
+    m(
+        "users_groups",
+        Local,
+        PerInstance,
+        &["users", "groups", "user"],
+    )
+    .ember(),
+    m("ssh", Local, PerInstance, SSH_KEYS).ember(),
+    m(
+        "set_passwords",
+        Local,
+        PerInstance,
+        &["chpasswd", "password", "ssh_pwauth"],
+    )
+    .ember(),
+    // cloud_config_modules
+    m("wireguard", Config, PerInstance, &["wireguard"])
+        .on(UBUNTU)
+        .unlisted(),
+    m("snap", Config, PerInstance, &["snap"]).on(UBUNTU),
+    m("ubuntu_autoinstall", Config, PerOnce, &["autoinstall"])
+        .on(UBUNTU)
+        .unlisted(),
+    m("ssh_import_id", Config, PerInstance, &["ssh_import_id"])
+        .on(&["alpine", "cos", "debian", "ubuntu"]),
+    m("keyboard", Config, PerInstance, &["keyboard"]),
+    m(
+        "locale",
+        Config,
+        PerInstance,
+        &["locale", "locale_configfile"],
+    ),
+    m(
+        "grub_dpkg",
+        Config,
+        PerInstance,
+        &["grub_dpkg", "grub-dpkg"],
+    )
+    .on(DEBIAN),
+    m("apt_pipelining", Config, PerInstance, &["apt_pipelining"]).on(DEBIAN),
+    m(
+        "apt_configure",
+        Config,
+        PerInstance,
+        &["apt", "apt_preserve_sources_list"],
+    )
+    .on(DEBIAN),
+    m(
+        "ubuntu_pro",
+        Config,
+        PerInstance,
+        &["ubuntu_pro", "ubuntu_advantage", "ubuntu-advantage"],
+    )
+    .on(UBUNTU)
+    .unlisted(),
+    m("apk_configure", Config, PerInstance, &["apk_repos"])
+        .on(&["alpine"])
+        .unlisted(),
+    m(
+        "yum_add_repo",
+        Config,
+        PerInstance,
+        &["yum_repos", "yum_repo_dir"],
+    )
+    .on(RHEL)
+    .unlisted(),
+    m("rh_subscription", Config, PerInstance, &["rh_subscription"])
+        .on(&["fedora", "rhel"])
+        .unlisted(),
+    m("spacewalk", Config, PerInstance, &["spacewalk"])
+        .on(&["rhel", "fedora", "openeuler"])
+        .unlisted(),
+    m("zypper_add_repo", Config, PerBoot, &["zypper"])
+        .on(SUSE)
+        .unlisted(),
+    m("ntp", Config, PerInstance, &["ntp"]).ember(),
+    m("timezone", Config, PerInstance, &["timezone"]).ember(),
+    m(
+        "disable_ec2_metadata",
+        Config,
+        PerBoot,
+        &["disable_ec2_metadata"],
+    ),
+    m("runcmd", Config, PerInstance, &["runcmd"]).ember(),
+    m("byobu", Config, PerInstance, &["byobu_by_default"]).on(DEBIAN),
+    m("raspberry_pi", Config, PerInstance, &["rpi"])
+        .on(&["raspberry-pi-os"])
+        .unlisted(),
+    // cloud_final_modules
+    m(
+        "package_update_upgrade_install",
+        Final,
+        PerInstance,
+        PACKAGE_KEYS,
+    )
+    .ember(),
+    m("fan", Final, PerInstance, &["fan"]).on(UBUNTU),
+    m("landscape", Final, PerInstance, &["landscape"]).on(UBUNTU),
+    m("lxd", Final, PerInstance, &["lxd"]).on(UBUNTU),
+    m("ubuntu_drivers", Final, PerInstance, &["drivers"])
+        .on(UBUNTU)
+        .unlisted(),
+    m("write_files_deferred", Final, PerInstance, &["write_files"]).ember(),
+    m("puppet", Final, PerInstance, &["puppet"]),
+    m("chef", Final, PerBoot, &["chef"]),
+    m("ansible", Final, PerInstance, &["ansible"]),
+    m("mcollective", Final, PerInstance, &["mcollective"]),
+    m("salt_minion", Final, PerInstance, &["salt_minion"]),
+    m("reset_rmc", Final, PerInstance, &[]),
+    m("scripts_vendor", Final, PerInstance, &["vendor_data"]).ember(),
+    m("scripts_per_once", Final, PerOnce, &[]).ember(),
+    m("scripts_per_boot", Final, PerBoot, &[]).ember(),
+    m("scripts_per_instance", Final, PerInstance, &[]).ember(),
+    m("scripts_user", Final, PerInstance, &[]).ember(),
+    m(
+        "ssh_authkey_fingerprints",
+        Final,
+        PerInstance,
+        &["no_ssh_fingerprints", "authkey_hash"],
+    ),
+    m(
+        "keys_to_console",
+        Final,
+        PerInstance,
+        &[
+            "ssh",
+            "ssh_fp_console_blacklist",
+            "ssh_key_console_blacklist",
+        ],
+    ),
+    m("install_hotplug", Final, PerInstance, &["updates"]),
+    // hostname and fqdn: what it posts under those names.
+    m(
+        "phone_home",
+        Final,
+        PerInstance,
+        &["phone_home", "hostname", "fqdn"],
+    )
+    .ember(),
+    m("final_message", Final, PerBoot, &["final_message"]).ember(),
+    m("power_state_change", Final, PerInstance, &["power_state"]).ember(),
+    // Not in cloud-init's default lists for any distro.
+    m(
+        "resolv_conf",
+        Init,
+        PerInstance,
+        &["manage_resolv_conf", "resolv_conf"],
+    )
+    .unlisted(),
+];
+
+const HOSTNAME_KEYS: &[&str] = &[
+    "hostname",
+    "fqdn",
+    "preserve_hostname",
+    "prefer_fqdn_over_hostname",
+    "create_hostname_file",
+];
+const SSH_KEYS: &[&str] = &[
+    "ssh",
+    "ssh_fp_console_blacklist",
+    "ssh_key_console_blacklist",
+    "ssh_keys",
+    "ssh_authorized_keys",
+    "ssh_deletekeys",
+    "ssh_genkeytypes",
+    "ssh_quiet_keygen",
+    "ssh_publish_hostkeys",
+    "disable_root",
+    "disable_root_opts",
+    "allow_public_ssh_keys",
+];
+const PACKAGE_KEYS: &[&str] = &[
+    "packages",
+    "package_update",
+    "package_upgrade",
+    "package_reboot_if_required",
+    "apt_update",
+    "apt_upgrade",
+    "apt_reboot_if_required",
+];
+
+/// The module named `name` (`cc_` prefix and dashes as cloud.cfg may write them).
+pub fn find(name: &str) -> Option<&'static Spec> {
+    let name = name.trim_start_matches("cc_");
+    MODULES
+        .iter()
+        .find(|s| s.name == name || s.name.replace('_', "-") == name)
+}
+
+/// True for a module ember-initrd applies before the pivot: the runner never runs it, whatever
+/// list names it.
+pub fn in_initramfs(name: &str) -> bool {
+    find(name).is_some_and(|s| s.stage == Stage::Local && s.ember)
+}
+
+/// The modules ember runs in `stage` by default: those of cloud-init's default lists it has,
+/// in order. (A module it lacks is reported by the local stage, which knows the key's line.)
+pub fn default_list(stage: Stage) -> impl Iterator<Item = &'static Spec> {
+    MODULES
+        .iter()
+        .filter(move |s| s.stage == stage && s.listed && s.ember)
+}
+
+/// True for a key that only modules ember lacks read: the local stage warns about it, with its
+/// line. A module the image lists by name reaches the runner, which warns too.
+pub fn is_lacking_key(key: &str) -> bool {
+    let mut readers = MODULES.iter().filter(|s| s.keys.contains(&key)).peekable();
+    readers.peek().is_some() && readers.all(|s| !s.ember)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_found() {
+        for (i, s) in MODULES.iter().enumerate() {
+            assert!(MODULES[..i].iter().all(|o| o.name != s.name), "{}", s.name);
+            assert_eq!(find(s.name).map(|f| f.name), Some(s.name));
+        }
+        assert_eq!(find("cc_runcmd").map(|s| s.name), Some("runcmd"));
+        assert_eq!(
+            find("power-state-change").map(|s| s.name),
+            Some("power_state_change")
+        );
+        assert!(find("no_such_module").is_none());
+    }
+
+    #[test]
+    fn every_key_is_a_known_cloud_config_key() {
+        for s in MODULES {
+            for k in s.keys {
+                assert!(crate::config::known_keys::is_known(k), "{}: {k}", s.name);
+            }
+        }
+    }
+
+    #[test]
+    fn lacking_keys() {
+        assert!(is_lacking_key("random_seed") && is_lacking_key("snap"));
+        assert!(is_lacking_key("locale") && is_lacking_key("authkey_hash"));
+        assert!(
+            !is_lacking_key("ssh"),
+            "ember's ssh module reads it (keys_to_console lacks)"
+        );
+        assert!(!is_lacking_key("runcmd") && !is_lacking_key("write_files"));
+        assert!(!is_lacking_key("hostname"), "read by set_hostname too");
+        assert!(!is_lacking_key("no_such_key"));
+    }
+}
