@@ -3,6 +3,8 @@
 //! warning|deprecated KEY line N`); scripts/compare-schema checks the same files against
 //! cloud-init. Then the binaries: output, exit codes, --system, --annotate hiding secrets.
 
+mod common;
+
 use ember::error::Severity;
 use ember::limits::Limits;
 use ember::schema::{check, Kind, Report};
@@ -294,4 +296,35 @@ fn system_checks_image_config_and_user_data() {
         out.contains("is a script: no cloud-config to check"),
         "{out}"
     );
+}
+
+/// Expected: the boot and `schema` say the same things of growpart, whose one reader both
+/// call: the same key paths with the same severities.
+#[test]
+fn boot_and_schema_agree_on_growpart() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/schema/invalid/growpart_devices.yaml");
+    let text = std::fs::read_to_string(fixture).unwrap();
+    let said = |sev: &str, key: &str| format!("{}@{key}", sev.to_lowercase());
+    let report = check(&text, Kind::UserData, &Limits::default());
+    let mut by_schema: Vec<String> = report
+        .problems
+        .iter()
+        .map(|p| said(&format!("{:?}", p.severity), &p.key))
+        .collect();
+    let m = common::Machine::new("schema-boot-growpart");
+    m.write(&m.host, "seed/meta-data", b"instance-id: i-1\n");
+    m.write(&m.host, "seed/user-data", text.as_bytes());
+    m.cmdline("ro ds=nocloud;s=/seed/");
+    m.initrd("all");
+    let mut at_boot: Vec<String> = m
+        .diags()
+        .iter()
+        .filter(|d| d["key"].as_str().is_some_and(|k| k.starts_with("growpart")))
+        .map(|d| said(d["severity"].as_str().unwrap(), d["key"].as_str().unwrap()))
+        .collect();
+    by_schema.sort();
+    at_boot.sort();
+    assert_eq!(at_boot, by_schema);
+    assert_eq!(at_boot.len(), 2, "{at_boot:?}");
 }

@@ -38,57 +38,89 @@ impl Module for Growpart {
     }
 }
 
-/// The devices to grow, or `None` when growpart is off (said in a warning when asked for in
-/// an unusual way).
-fn settings(ctx: &ModuleCtx, diags: &mut Vec<Diag>) -> Option<Vec<String>> {
-    let cfg = ctx.cfg.get("growpart").cloned().unwrap_or(Value::Null);
-    if !cfg.is_null() && !cfg.is_object() {
-        diags.push(Diag::error("wrong-type", "expected a mapping").key("growpart"));
-        return None;
-    }
-    match cfg.get("mode") {
-        None | Some(Value::Null) => {}
-        Some(Value::Bool(false)) => {
-            let msg = "`mode: false` is deprecated: use `mode: off`";
-            diags.push(Diag::deprecated("deprecated-key", msg).key("growpart.mode"));
-            return None;
-        }
-        Some(Value::String(m)) if m == "off" => return None,
-        // ember grows partitions itself; `growpart` (cloud-utils) and `gpart` (FreeBSD) name
-        // the tool cloud-init would run for the same job.
-        Some(Value::String(m)) if matches!(m.as_str(), "auto" | "growpart" | "gpart") => {}
+/// `growpart` as cloud-init documents it.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Settings {
+    /// `mode: off` (or the deprecated `false`): nothing is grown.
+    pub off: bool,
+    /// Mount points or device paths; `/` when not given.
+    pub devices: Vec<String>,
+    pub ignore_growroot_disabled: bool,
+}
+
+/// Reads `growpart` from a cloud-config: the one reader, used by the boot and by `ember
+/// schema`, so both report the same things. `None` when the value cannot be used; every
+/// problem goes to `diags` with its key path.
+pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> Option<Settings> {
+    let mut settings = Settings {
+        off: false,
+        devices: vec!["/".to_string()],
+        ignore_growroot_disabled: false,
+    };
+    let map = match cfg.get("growpart") {
+        None | Some(Value::Null) => return Some(settings),
+        Some(Value::Object(map)) => map,
         Some(_) => {
-            let msg = "expected auto, growpart, gpart or off";
-            diags.push(Diag::error("bad-value", msg).key("growpart.mode"));
-            return None;
-        }
-    }
-    let ignore_disabled = cfg.get("ignore_growroot_disabled") == Some(&Value::Bool(true));
-    if !ignore_disabled && ctx.root.exists(GROWROOT_DISABLED) {
-        (ctx.console)("ember: growpart: skipped: /etc/growroot-disabled exists");
-        return None;
-    }
-    let devices = match cfg.get("devices") {
-        None | Some(Value::Null) => vec!["/".to_string()],
-        Some(Value::Array(list)) => {
-            let mut out = Vec::new();
-            for (i, d) in list.iter().enumerate() {
-                match d.as_str() {
-                    Some(s) => out.push(s.to_string()),
-                    None => diags.push(
-                        Diag::error("wrong-type", "expected a path")
-                            .key(format!("growpart.devices.{i}")),
-                    ),
-                }
-            }
-            out
-        }
-        Some(_) => {
-            diags.push(Diag::error("wrong-type", "expected a list").key("growpart.devices"));
+            diags.push(Diag::error("wrong-type", "must be a mapping").key("growpart"));
             return None;
         }
     };
-    Some(devices)
+    for (field, value) in map {
+        let key = format!("growpart.{field}");
+        match (field.as_str(), value) {
+            (_, Value::Null) => {}
+            ("mode", Value::Bool(false)) => {
+                let msg = "use mode: off";
+                diags.push(Diag::deprecated("deprecated-key", msg).key(key));
+                settings.off = true;
+            }
+            ("mode", Value::String(m)) if m == "off" => settings.off = true,
+            // ember grows partitions itself; `growpart` (cloud-utils) and `gpart` (FreeBSD) name
+            // the tool cloud-init would run for the same job.
+            ("mode", Value::String(m)) if matches!(m.as_str(), "auto" | "growpart" | "gpart") => {}
+            ("mode", _) => {
+                let msg = "must be one of 'auto', 'growpart', 'gpart', 'off'";
+                diags.push(Diag::error("bad-value", msg).key(key));
+                return None;
+            }
+            ("devices", Value::Array(list)) => {
+                settings.devices.clear();
+                for (i, d) in list.iter().enumerate() {
+                    match d.as_str() {
+                        Some(s) => settings.devices.push(s.to_string()),
+                        None => diags.push(
+                            Diag::error("wrong-type", "must be a string").key(format!("{key}.{i}")),
+                        ),
+                    }
+                }
+            }
+            ("devices", _) => {
+                diags.push(Diag::error("wrong-type", "must be a list").key(key));
+                return None;
+            }
+            ("ignore_growroot_disabled", Value::Bool(b)) => settings.ignore_growroot_disabled = *b,
+            ("ignore_growroot_disabled", _) => {
+                diags.push(Diag::error("wrong-type", "must be true or false").key(key));
+            }
+            _ => {
+                diags.push(Diag::warning("unknown-key", "not a key of growpart: ignored").key(key))
+            }
+        }
+    }
+    Some(settings)
+}
+
+/// The devices to grow, or `None` when growpart is off or its config unusable.
+fn settings(ctx: &ModuleCtx, diags: &mut Vec<Diag>) -> Option<Vec<String>> {
+    let settings = read(ctx.cfg, diags)?;
+    if settings.off {
+        return None;
+    }
+    if !settings.ignore_growroot_disabled && ctx.root.exists(GROWROOT_DISABLED) {
+        (ctx.console)("ember: growpart: skipped: /etc/growroot-disabled exists");
+        return None;
+    }
+    Some(settings.devices)
 }
 
 /// The kernel name of the block device under a mount point of the target (`/`, `/var`) or
@@ -194,4 +226,73 @@ fn tell_kernel(node: &std::path::Path, number: u32, start: u64, len: u64) -> std
         return Ok(());
     }
     blkpg::resize_partition(&file, number, start, len)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// (cloud-config, settings or `None`, diagnostics as `code@key`).
+    #[test]
+    fn reader_table() {
+        let root = || vec!["/".to_string()];
+        let cases = [
+            (json!({}), Some((false, root(), false)), vec![]),
+            (
+                json!({"growpart": null}),
+                Some((false, root(), false)),
+                vec![],
+            ),
+            (
+                json!({"growpart": {"mode": "off"}}),
+                Some((true, root(), false)),
+                vec![],
+            ),
+            (
+                json!({"growpart": {"mode": false}}),
+                Some((true, root(), false)),
+                vec!["deprecated-key@growpart.mode"],
+            ),
+            (
+                json!({"growpart": {"mode": "gpart", "devices": ["/", "/var"], "ignore_growroot_disabled": true}}),
+                Some((false, vec!["/".into(), "/var".into()], true)),
+                vec![],
+            ),
+            (
+                json!({"growpart": {"devices": ["/", 7], "mystery": 1}}),
+                Some((false, root(), false)),
+                vec![
+                    "wrong-type@growpart.devices.1",
+                    "unknown-key@growpart.mystery",
+                ],
+            ),
+            (
+                json!({"growpart": {"mode": true}}),
+                None,
+                vec!["bad-value@growpart.mode"],
+            ),
+            (
+                json!({"growpart": {"devices": "/"}}),
+                None,
+                vec!["wrong-type@growpart.devices"],
+            ),
+            (
+                json!({"growpart": "auto"}),
+                None,
+                vec!["wrong-type@growpart"],
+            ),
+        ];
+        for (cfg, want, codes) in cases {
+            let mut diags = Vec::new();
+            let got =
+                read(&cfg, &mut diags).map(|s| (s.off, s.devices, s.ignore_growroot_disabled));
+            assert_eq!(got, want, "{cfg}");
+            let got_codes: Vec<String> = diags
+                .iter()
+                .map(|d| format!("{}@{}", d.code, d.key.as_deref().unwrap_or("")))
+                .collect();
+            assert_eq!(got_codes, codes, "{cfg}");
+        }
+    }
 }

@@ -140,6 +140,9 @@ fn check_key(
         ));
         return;
     }
+    if modules_check::reads_whole(key) {
+        return modules_check::check(key, cfg, out);
+    }
     let Some(shape) = rules::shape_of(key) else {
         return;
     };

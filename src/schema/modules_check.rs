@@ -1,6 +1,8 @@
-//! What the boot's modules would refuse in a well-shaped value, found with the modules' own
-//! readers (write_files' permissions and encodings, the users module's user and group specs,
-//! the hostname rules), so `schema` reports what the boot would report.
+//! What the boot's modules would refuse, found with the modules' own readers, so `schema`
+//! reports what the boot would report. A key in `READ_WHOLE` is checked by its module's typed
+//! reader alone (it has no shape in `rules`); for the others the readers check what a
+//! well-shaped value may still get wrong (write_files' permissions and encodings, the users
+//! module's user and group specs, the hostname rules).
 
 use super::Problem;
 use crate::error::Diag;
@@ -9,8 +11,20 @@ use crate::modules::users::spec;
 use crate::modules::write_files::{decode::Encoding, perms};
 use serde_json::Value;
 
+/// Keys whose module's typed reader is their whole check.
+const READ_WHOLE: &[&str] = &["growpart"];
+
+pub fn reads_whole(key: &str) -> bool {
+    READ_WHOLE.contains(&key)
+}
+
 pub fn check(key: &str, cfg: &Value, out: &mut Vec<Problem>) {
     match key {
+        "growpart" => {
+            let mut diags = Vec::new();
+            crate::modules::growpart::read(cfg, &mut diags);
+            add_diags(diags, out);
+        }
         "write_files" => write_files(cfg, out),
         "users" | "user" => {
             let mut diags = Vec::new();

@@ -95,27 +95,6 @@ fn ssh_key_name(name: &str) -> bool {
 /// `ssh_keys`: its keys are `<type>_{public,private,certificate}`, checked by `key_names`.
 const SSH_KEYS: Shape = Dict(&Str);
 
-const GROWPART: Shape = Map(&Fields {
-    fields: &[
-        (
-            "mode",
-            OneOf(&[
-                Lit(&[
-                    Lit::S("auto"),
-                    Lit::S("growpart"),
-                    Lit::S("gpart"),
-                    Lit::S("off"),
-                ]),
-                Deprecated(&Lit(&[Lit::B(false)]), "use mode: off"),
-            ]),
-        ),
-        ("devices", STRINGS),
-        ("ignore_growroot_disabled", Bool),
-    ],
-    required: &[],
-    open: false,
-});
-
 fn size_text(s: &str) -> bool {
     let Some(num) = s.strip_suffix(['B', 'K', 'M', 'G', 'T']) else {
         return false;
@@ -277,8 +256,8 @@ const VENDOR_DATA: Shape = Map(&Fields {
 });
 const MODULE_LIST: Shape = list(&OneOf(&[Str, list(&Str, 1)]), 0);
 
-/// Every key this table describes, with its shape; keys not here are not checked beyond being
-/// known (see `known_keys`).
+/// Every key this table describes, with its shape; keys not here are checked by their module's
+/// reader (`modules_check::READ_WHOLE`) or not beyond being known (see `known_keys`).
 pub static TOP: &[(&str, Shape)] = &[
     ("bootcmd", list(&COMMAND, 1)),
     ("runcmd", list(&RUNCMD_ITEM, 1)),
@@ -309,7 +288,6 @@ pub static TOP: &[(&str, Shape)] = &[
     ("ssh_fp_console_blacklist", STRINGS),
     ("no_ssh_fingerprints", Bool),
     ("ssh_import_id", STRINGS),
-    ("growpart", GROWPART),
     (
         "resize_rootfs",
         Lit(&[Lit::B(true), Lit::B(false), Lit::S("noblock")]),
