@@ -118,7 +118,7 @@ fn user_names_and_homes_that_escape_are_refused() {
             "{key}: {names:#?}"
         );
     }
-    let homes = errors_with_code(&m, "invalid-value");
+    let homes = errors_with_code(&m, "bad-value");
     assert!(
         homes.iter().any(|h| h.contains("users.5.homedir")),
         "{homes:#?}"

@@ -163,7 +163,7 @@ fn hostile_runner_state_is_reported_never_panics_never_reruns() {
         "the other commands are kept"
     );
     assert!(!written.contains('\0'));
-    let delay: Vec<String> = config_diags(&m, "config-type")
+    let delay: Vec<String> = config_diags(&m, "wrong-type")
         .into_iter()
         .map(|d| d.0)
         .collect();

@@ -366,7 +366,7 @@ fn bad_types_name_the_key_and_spare_the_rest() {
     }
     let m = machine("users-bad", "#cloud-config\nusers: 5\n");
     m.initrd("all");
-    let d = m.diag_with_code("invalid-type").unwrap();
+    let d = m.diag_with_code("wrong-type").unwrap();
     assert_eq!(
         (d["severity"].as_str(), d["key"].as_str()),
         (Some("error"), Some("users"))

@@ -266,7 +266,7 @@ fn failed_install_is_an_error_naming_packages() {
     assert_eq!(
         m.diags("final"),
         [
-            d("error", "config-type", "packages.1"),
+            d("error", "wrong-type", "packages.1"),
             d("error", "package-command-failed", "packages")
         ]
     );
@@ -320,7 +320,7 @@ fn ntp_chrony_and_timesyncd() {
     );
     assert_eq!(
         m.diags("config"),
-        [d("error", "config-type", "ntp.servers.1")]
+        [d("error", "wrong-type", "ntp.servers.1")]
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("ntp: service chrony not enabled or restarted (--target is not /)"));

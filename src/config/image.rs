@@ -104,7 +104,7 @@ pub fn load(target: Option<&Root>, host: &Host) -> ImageConfig {
             Ok(doc) if doc.value.is_null() => {}
             Ok(_) => cfg
                 .diags
-                .push(Diag::error("config-type", "must be a mapping").file(&path)),
+                .push(Diag::error("wrong-type", "must be a mapping").file(&path)),
             Err(e) => cfg.diags.push(e.to_diag(&path)),
         }
     }

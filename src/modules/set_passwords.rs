@@ -20,14 +20,14 @@ enum Pw {
 }
 
 fn type_error(key: &str, expected: &str) -> Diag {
-    Diag::error("invalid-type", format!("expected {expected}")).key(key)
+    Diag::error("wrong-type", format!("expected {expected}")).key(key)
 }
 
 /// A `user:password` line of the `list` form (and of `password`); the value decides the kind
 /// as in cloud-init: `R`/`RANDOM`, a crypt hash, else clear text.
 fn list_entry(key: String, line: &str, diags: &mut Vec<Diag>) -> Option<(String, String, Pw)> {
     let Some((user, pw)) = line.split_once(':') else {
-        diags.push(Diag::error("invalid-value", "expected `user:password`").key(key));
+        diags.push(Diag::error("bad-value", "expected `user:password`").key(key));
         return None;
     };
     let pw = match pw {

@@ -31,7 +31,7 @@ pub fn sudo(m: &Map<String, Value>, key: &str, diags: &mut Vec<Diag>) -> Vec<Str
         }
     };
     if rules.iter().any(|r| r.contains('\n')) {
-        diags.push(Diag::error("invalid-value", "a sudo rule is one line").key(k));
+        diags.push(Diag::error("bad-value", "a sudo rule is one line").key(k));
         return Vec::new();
     }
     rules

@@ -239,7 +239,7 @@ fn user(key: &str, m: &Map<String, Value>, diags: &mut Vec<Diag>) -> Option<User
     let normal = |h: &str| h.starts_with('/') && !h.split('/').any(|c| c == ".." || c == ".");
     if u.homedir.as_deref().is_some_and(|h| !normal(h)) {
         let msg = "homedir must be an absolute path without `.` or `..`";
-        diags.push(Diag::error("invalid-value", msg).key(k("homedir")));
+        diags.push(Diag::error("bad-value", msg).key(k("homedir")));
         u.homedir = None;
     }
     u.primary_group = str_at(m, "primary_group", key, diags);
@@ -284,7 +284,7 @@ fn user(key: &str, m: &Map<String, Value>, diags: &mut Vec<Diag>) -> Option<User
         let days = super::password::days_from_date(&s);
         if days.is_none() {
             diags.push(
-                Diag::error("invalid-value", "expected a date as YYYY-MM-DD").key(k("expiredate")),
+                Diag::error("bad-value", "expected a date as YYYY-MM-DD").key(k("expiredate")),
             );
         }
         days

@@ -64,7 +64,7 @@ fn certs(cfg: &Value, key: &str, diags: &mut Vec<Diag>) -> Vec<String> {
         Some(Value::Array(items)) => items,
         Some(_) => {
             let msg = "expected a list of certificates";
-            diags.push(Diag::error("config-type", msg).key(format!("{key}.trusted")));
+            diags.push(Diag::error("wrong-type", msg).key(format!("{key}.trusted")));
             return Vec::new();
         }
     };
@@ -74,7 +74,7 @@ fn certs(cfg: &Value, key: &str, diags: &mut Vec<Diag>) -> Vec<String> {
             Some(s) if !s.is_empty() => out.push(s.to_string()),
             _ => {
                 let msg = "expected a certificate (PEM text); item skipped";
-                diags.push(Diag::error("config-type", msg).key(format!("{key}.trusted.{i}")));
+                diags.push(Diag::error("wrong-type", msg).key(format!("{key}.trusted.{i}")));
             }
         }
     }
@@ -102,7 +102,7 @@ impl RunnerModule for CaCerts {
             }
         };
         if !cc.is_object() {
-            diags.push(Diag::error("config-type", "expected a mapping").key(key));
+            diags.push(Diag::error("wrong-type", "expected a mapping").key(key));
             return;
         }
         let os = OsRelease::read(ctx.root);

@@ -98,12 +98,12 @@ pub fn flag(v: Option<&Value>, key: &str, diags: &mut Vec<Diag>) -> Option<bool>
             "true" | "yes" | "on" | "1" => Some(true),
             "false" | "no" | "off" | "0" => Some(false),
             _ => {
-                diags.push(Diag::error("config-type", "expected true or false").key(key));
+                diags.push(Diag::error("wrong-type", "expected true or false").key(key));
                 Some(false)
             }
         },
         _ => {
-            diags.push(Diag::error("config-type", "expected true or false").key(key));
+            diags.push(Diag::error("wrong-type", "expected true or false").key(key));
             Some(false)
         }
     }

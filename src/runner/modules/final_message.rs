@@ -29,7 +29,7 @@ impl RunnerModule for FinalMessage {
             Some(Value::Number(n)) => n.to_string(),
             Some(_) => {
                 let msg = "expected a string; the default message is used";
-                diags.push(Diag::error("config-type", msg).key("final_message"));
+                diags.push(Diag::error("wrong-type", msg).key("final_message"));
                 String::new()
             }
         };

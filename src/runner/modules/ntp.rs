@@ -87,7 +87,7 @@ fn hosts(ntp: &Value, key: &str, diags: &mut Vec<Diag>) -> Vec<String> {
         None | Some(Value::Null) => return Vec::new(),
         Some(Value::Array(items)) => items,
         Some(_) => {
-            diags.push(Diag::error("config-type", "expected a list").key(path));
+            diags.push(Diag::error("wrong-type", "expected a list").key(path));
             return Vec::new();
         }
     };
@@ -97,7 +97,7 @@ fn hosts(ntp: &Value, key: &str, diags: &mut Vec<Diag>) -> Vec<String> {
             Some(s) => out.push(s.to_string()),
             None => {
                 let msg = "expected a host name or address; item skipped";
-                diags.push(Diag::error("config-type", msg).key(format!("{path}.{i}")));
+                diags.push(Diag::error("wrong-type", msg).key(format!("{path}.{i}")));
             }
         }
     }
@@ -108,7 +108,7 @@ fn hosts(ntp: &Value, key: &str, diags: &mut Vec<Diag>) -> Vec<String> {
 fn overrides(ntp: &Value, cfg: &mut ClientCfg, diags: &mut Vec<Diag>) {
     let Some(map) = ntp.get("config").and_then(Value::as_object) else {
         if ntp.get("config").is_some_and(|v| !v.is_null()) {
-            diags.push(Diag::error("config-type", "expected a mapping").key("ntp.config"));
+            diags.push(Diag::error("wrong-type", "expected a mapping").key("ntp.config"));
         }
         return;
     };
@@ -126,7 +126,7 @@ fn overrides(ntp: &Value, cfg: &mut ClientCfg, diags: &mut Vec<Diag>) {
                 cfg.check_exe = vec![s.unwrap_or_default().into()]
             }
             "confpath" | "service_name" | "check_exe" => {
-                diags.push(Diag::error("config-type", "expected a path or name").key(key))
+                diags.push(Diag::error("wrong-type", "expected a path or name").key(key))
             }
             "packages" => {
                 let msg = "ignored: ember's ntp installs nothing; list the client in packages";
@@ -152,7 +152,7 @@ impl RunnerModule for Ntp {
             Some(Value::Null) => Value::Object(Default::default()),
             Some(v @ Value::Object(_)) => v.clone(),
             Some(_) => {
-                diags.push(Diag::error("config-type", "expected a mapping").key("ntp"));
+                diags.push(Diag::error("wrong-type", "expected a mapping").key("ntp"));
                 return;
             }
         };
@@ -170,7 +170,7 @@ impl RunnerModule for Ntp {
                 Some("ntp") => Some(Client::Ntpd),
                 _ => {
                     let msg = "expected auto, chrony, systemd-timesyncd or ntp";
-                    diags.push(Diag::error("config-type", msg).key("ntp.ntp_client"));
+                    diags.push(Diag::error("wrong-type", msg).key("ntp.ntp_client"));
                     return;
                 }
             },

@@ -95,7 +95,7 @@ impl RunnerModule for PhoneHome {
         let Some(ph) = cfg.get("phone_home") else {
             return;
         };
-        let bad = |k: &str, m: &str| Diag::error("config-type", m).key(format!("phone_home{k}"));
+        let bad = |k: &str, m: &str| Diag::error("wrong-type", m).key(format!("phone_home{k}"));
         if !ph.is_object() {
             diags.push(bad("", "expected a mapping"));
             return;
@@ -134,7 +134,7 @@ impl RunnerModule for PhoneHome {
                 _ => {
                     // cloud-init falls back to 10 with a warning.
                     let msg = "expected a positive number; 10 used";
-                    diags.push(Diag::warning("config-type", msg).key("phone_home.tries"));
+                    diags.push(Diag::warning("wrong-type", msg).key("phone_home.tries"));
                     10
                 }
             },

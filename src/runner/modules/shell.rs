@@ -13,7 +13,7 @@ pub fn script(key: &str, value: &Value, diags: &mut Vec<Diag>) -> Option<String>
         // cloud-init accepts a single string too (one line of shell).
         Value::String(_) => vec![value],
         _ => {
-            diags.push(Diag::error("config-type", "expected a list of commands").key(key));
+            diags.push(Diag::error("wrong-type", "expected a list of commands").key(key));
             return None;
         }
     };
@@ -31,7 +31,7 @@ pub fn script(key: &str, value: &Value, diags: &mut Vec<Diag>) -> Option<String>
             }
             None => diags.push(
                 Diag::error(
-                    "config-type",
+                    "wrong-type",
                     "expected a string or a list of strings; item skipped",
                 )
                 .key(format!("{key}.{i}")),

@@ -41,7 +41,7 @@ impl RunnerModule for Timezone {
         };
         let Some(tz) = tz.as_str().filter(|t| valid(t)) else {
             let msg = "expected a zone name such as Europe/Berlin";
-            diags.push(Diag::error("config-type", msg).key("timezone"));
+            diags.push(Diag::error("wrong-type", msg).key("timezone"));
             return;
         };
         let zone = format!("{ZONEINFO}/{tz}");

@@ -14,7 +14,7 @@ pub fn package_list(
     diags: &mut Vec<Diag>,
 ) -> Vec<(String, Option<String>)> {
     let Some(items) = v.as_array() else {
-        diags.push(Diag::error("config-type", "expected a list of packages").key("packages"));
+        diags.push(Diag::error("wrong-type", "expected a list of packages").key("packages"));
         return Vec::new();
     };
     let mut out = Vec::new();
@@ -27,7 +27,7 @@ pub fn package_list(
                     if k == "apt" && manager == Some(Manager::Apt) {
                         let Some(list) = list.as_array() else {
                             let msg = "expected a list of packages";
-                            diags.push(Diag::error("config-type", msg).key(sub));
+                            diags.push(Diag::error("wrong-type", msg).key(sub));
                             continue;
                         };
                         for (j, p) in list.iter().enumerate() {
@@ -66,7 +66,7 @@ fn one(v: &Value, key: &str, diags: &mut Vec<Diag>) -> Option<(String, Option<St
         .is_some_and(|(n, v)| plain_word(n) && v.as_deref().is_none_or(plain_word));
     if !ok {
         let msg = "expected a package name or [name, version]; item skipped";
-        diags.push(Diag::error("config-type", msg).key(key));
+        diags.push(Diag::error("wrong-type", msg).key(key));
         return None;
     }
     got
