@@ -173,27 +173,7 @@ pub fn inline_cloud_config(params: &[String]) -> Option<String> {
     if blocks.is_empty() {
         return None;
     }
-    Some(percent_decode(&blocks.join("\n")))
-}
-
-/// `%xx` escapes decoded; invalid escapes are kept as they are.
-pub fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok();
-            if let Some(b) = hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
-                out.push(b);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    Some(crate::percent::decode(&blocks.join("\n")))
 }
 
 /// `network-config=`: `disabled`, or the config itself, base64-encoded.
@@ -318,8 +298,8 @@ mod tests {
             "ssh_pwauth: true\nhostname: h1\nruncmd: [ls]"
         );
         assert_eq!(inline_cloud_config(&p("ro")), None);
-        assert_eq!(percent_decode("100%"), "100%");
-        assert_eq!(percent_decode("%zz%41"), "%zzA");
+        assert_eq!(crate::percent::decode("100%"), "100%");
+        assert_eq!(crate::percent::decode("%zz%41"), "%zzA");
     }
 
     #[test]

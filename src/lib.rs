@@ -23,6 +23,7 @@ pub mod module_specs;
 pub mod modules;
 pub mod network;
 pub mod paths;
+pub mod percent;
 pub mod plan;
 pub mod redact;
 pub mod regular;

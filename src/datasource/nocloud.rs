@@ -458,14 +458,7 @@ fn needs_ephemeral_network(host: &crate::host::Host, url: &str) -> bool {
     if !(url.starts_with("http://") || url.starts_with("https://")) {
         return false;
     }
-    let Ok(routes) = std::fs::read_to_string(host.path("/proc/net/route")) else {
-        return false;
-    };
-    // Columns: Iface Destination Gateway ...; a default route has destination 00000000.
-    !routes
-        .lines()
-        .skip(1)
-        .any(|l| l.split_whitespace().nth(1) == Some("00000000"))
+    crate::network::routes::read(host).is_some_and(|routes| !routes.iter().any(|r| r.is_default()))
 }
 
 fn seed_file_url(base: &str, name: &str) -> String {

@@ -24,20 +24,8 @@ pub fn needs_lease(host: &crate::host::Host, bases: &[String]) -> bool {
     if !bases.iter().any(|b| b.contains(&METADATA_V4.to_string())) {
         return false;
     }
-    let Ok(routes) = std::fs::read_to_string(host.path("/proc/net/route")) else {
-        return false;
-    };
-    // Columns: Iface Destination Gateway Flags RefCnt Use Metric Mask, hex in host order.
-    let covered = |l: &str| {
-        let cols: Vec<&str> = l.split_whitespace().collect();
-        let hex = |i: usize| cols.get(i).and_then(|c| u32::from_str_radix(c, 16).ok());
-        let (Some(dest), Some(mask)) = (hex(1), hex(7)) else {
-            return false;
-        };
-        let ip = u32::from_le_bytes(METADATA_V4.octets());
-        ip & mask == dest & mask
-    };
-    !routes.lines().skip(1).any(covered)
+    crate::network::routes::read(host)
+        .is_some_and(|routes| !routes.iter().any(|r| r.covers(METADATA_V4)))
 }
 
 /// Runs `read` on `candidates` in turn, each through its own lease, until it gives anything

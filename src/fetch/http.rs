@@ -76,7 +76,10 @@ impl Url {
         let end = rest.find(['/', '?']).unwrap_or(rest.len());
         let (authority, target) = rest.split_at(end);
         let (userinfo, hostport) = match authority.rsplit_once('@') {
-            Some((user, host)) => (Some(percent_decode(user)).filter(|u| !u.is_empty()), host),
+            Some((user, host)) => (
+                Some(crate::percent::decode(user)).filter(|u| !u.is_empty()),
+                host,
+            ),
             None => (None, authority),
         };
         let (host, port) = match hostport.strip_prefix('[') {
@@ -189,28 +192,6 @@ impl Url {
             ..self.clone()
         })
     }
-}
-
-fn percent_decode(text: &str) -> String {
-    let hex = |b: u8| (b as char).to_digit(16).map(|d| d as u8);
-    let (bytes, mut out, mut i) = (text.as_bytes(), Vec::new(), 0);
-    while i < bytes.len() {
-        match (
-            bytes[i],
-            bytes.get(i + 1).and_then(|&b| hex(b)),
-            bytes.get(i + 2).and_then(|&b| hex(b)),
-        ) {
-            (b'%', Some(hi), Some(lo)) => {
-                out.push(hi << 4 | lo);
-                i += 3;
-            }
-            (b, _, _) => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// Escapes what cannot stand in a request line: controls, spaces, non-ASCII, and `"<>\^`{|}`.

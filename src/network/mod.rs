@@ -14,6 +14,7 @@ pub mod openstack;
 mod params;
 mod read;
 pub mod render;
+pub mod routes;
 pub mod stack;
 pub mod v1;
 mod v1_subnet;
