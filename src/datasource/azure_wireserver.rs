@@ -9,7 +9,6 @@ use super::azure_ovf::{document, utf8};
 use crate::error::Diag;
 use crate::fetch::{redact_url, FetchError, Fetcher};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
-use std::time::{Duration, Instant};
 
 /// The wireserver when DHCP option 245 does not name one.
 pub const DEFAULT_WIRESERVER: Ipv4Addr = Ipv4Addr::new(168, 63, 129, 16);
@@ -23,8 +22,6 @@ const AGENT_HEADERS: [(&str, &str); 2] = [
 const MAX_ANSWER_BYTES: u64 = 1 << 20;
 /// Requests per step (cloud-init retries each until its own 20-minute limit).
 const ATTEMPTS: u32 = 5;
-const FIRST_BACKOFF: Duration = Duration::from_millis(250);
-const MAX_BACKOFF: Duration = Duration::from_secs(2);
 /// cloud-init trims the failure description to this many characters.
 const DESCRIPTION_MAX_CHARS: usize = 512;
 
@@ -85,7 +82,7 @@ fn send(
     reads: &mut u32,
 ) -> Result<Vec<u8>, Diag> {
     let shown = redact_url(url);
-    let (mut backoff, mut attempt) = (FIRST_BACKOFF, 0);
+    let (mut backoff, mut attempt) = (crate::fetch::Backoff::default(), 0);
     loop {
         attempt += 1;
         *reads += 1;
@@ -103,12 +100,9 @@ fn send(
             let msg = format!("{why}, after {attempt} attempts");
             return Err(Diag::error("wireserver-failed", msg).file(shown));
         }
-        let left = fetcher.deadline().saturating_duration_since(Instant::now());
-        if left.is_zero() {
+        if !backoff.wait(fetcher.deadline()) {
             return Err(deadline(shown, attempt));
         }
-        std::thread::sleep(backoff.min(left));
-        backoff = (backoff * 2).min(MAX_BACKOFF);
     }
 }
 

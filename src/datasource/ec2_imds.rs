@@ -17,8 +17,6 @@ const TOKEN_HEADER: &str = "X-aws-ec2-metadata-token";
 const TOKEN_TTL: &str = "21600";
 /// Tokens are about 56 characters; anything much longer is not one.
 const TOKEN_MAX_BYTES: u64 = 4096;
-const FIRST_BACKOFF: Duration = Duration::from_millis(250);
-const MAX_BACKOFF: Duration = Duration::from_secs(2);
 
 /// How to reach the service.
 pub struct Settings {
@@ -140,7 +138,7 @@ impl Imds {
             max_bytes: s.max_bytes,
             reads: 0,
         };
-        let mut backoff = FIRST_BACKOFF;
+        let mut backoff = crate::fetch::Backoff::default();
         let mut last = String::from("no attempt");
         loop {
             for base in &s.bases {
@@ -168,12 +166,9 @@ impl Imds {
                     TokenAnswer::Deadline => return Err(Error::Unreachable { reason: last }),
                 }
             }
-            let left = s.wait_until.saturating_duration_since(Instant::now());
-            if left.is_zero() {
+            if !backoff.wait(s.wait_until) {
                 return Err(Error::Unreachable { reason: last });
             }
-            std::thread::sleep(backoff.min(left));
-            backoff = (backoff * 2).min(MAX_BACKOFF);
         }
     }
 
@@ -224,7 +219,8 @@ impl Imds {
     pub fn get(&mut self, path: &str) -> Result<Option<Vec<u8>>, Error> {
         let url = format!("{}/{path}", self.base);
         let shown = format!("{}/{path}", crate::fetch::redact_url(&self.base));
-        let (mut tries, mut renewed, mut backoff) = (0, false, FIRST_BACKOFF);
+        let (mut tries, mut renewed) = (0, false);
+        let mut backoff = crate::fetch::Backoff::default();
         loop {
             let headers: Vec<(String, String)> = self
                 .token
@@ -268,21 +264,15 @@ impl Imds {
                 Err(e) => e.reason(),
             };
             tries += 1;
-            let left = self
-                .fetcher
-                .deadline()
-                .saturating_duration_since(Instant::now());
             if tries > self.retries {
                 return Err(Error::Failed {
                     path: shown,
                     reason: why,
                 });
             }
-            if left.is_zero() {
+            if !backoff.wait(self.fetcher.deadline()) {
                 return Err(Error::Deadline { path: shown });
             }
-            std::thread::sleep(backoff.min(left));
-            backoff = (backoff * 2).min(MAX_BACKOFF);
         }
     }
 }

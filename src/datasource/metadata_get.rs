@@ -11,9 +11,6 @@ use std::time::{Duration, Instant};
 /// The code of a 400 answer: Azure's IMDS says so of an api-version it does not know.
 pub const BAD_REQUEST: &str = "metadata-bad-request";
 
-const FIRST_BACKOFF: Duration = Duration::from_millis(250);
-const MAX_BACKOFF: Duration = Duration::from_secs(2);
-
 pub struct Get<'a> {
     pub url: &'a str,
     pub headers: &'a [(String, String)],
@@ -31,7 +28,7 @@ pub struct Get<'a> {
 /// The body of a 200, counting each request sent in `reads`.
 pub fn get(fetcher: &Fetcher, g: &Get, reads: &mut u32) -> Result<Vec<u8>, Diag> {
     let shown = crate::fetch::redact_url(g.url);
-    let (mut backoff, mut statuses) = (FIRST_BACKOFF, 0);
+    let (mut backoff, mut statuses) = (crate::fetch::Backoff::default(), 0);
     // The last attempt's failure, so a deadline names what kept failing (refused, 503, …).
     let mut last: Option<String> = None;
     loop {
@@ -93,8 +90,7 @@ pub fn get(fetcher: &Fetcher, g: &Get, reads: &mut u32) -> Result<Vec<u8>, Diag>
             Err(e) => e.reason(),
         };
         last = Some(why.clone());
-        let left = g.wait_until.saturating_duration_since(Instant::now());
-        if left.is_zero() {
+        if !backoff.wait(g.wait_until) {
             let (code, msg) = if statuses > 0 {
                 ("fetch-failed", why)
             } else {
@@ -107,8 +103,6 @@ pub fn get(fetcher: &Fetcher, g: &Get, reads: &mut u32) -> Result<Vec<u8>, Diag>
                 .file(shown)
                 .budget("datasource_timeout_ms"));
         }
-        std::thread::sleep(backoff.min(left));
-        backoff = (backoff * 2).min(MAX_BACKOFF);
     }
 }
 

@@ -9,8 +9,6 @@ use crate::error::Diag;
 use crate::fetch::{redact_url, FetchError, Fetcher, Response};
 use std::time::{Duration, Instant};
 
-const FIRST_BACKOFF: Duration = Duration::from_millis(250);
-const MAX_BACKOFF: Duration = Duration::from_secs(2);
 /// The version listing is a few hundred bytes.
 const LISTING_MAX_BYTES: u64 = 64 * 1024;
 
@@ -47,7 +45,7 @@ impl Service {
         s: &Settings,
         reads: &mut u32,
     ) -> Result<(Service, String), Diag> {
-        let mut backoff = FIRST_BACKOFF;
+        let mut backoff = crate::fetch::Backoff::default();
         let mut last = String::from("no attempt");
         loop {
             for base in &s.bases {
@@ -78,13 +76,10 @@ impl Service {
                 };
                 last = format!("{}: {why}", redact_url(&url));
             }
-            let left = s.wait_until.saturating_duration_since(Instant::now());
-            if left.is_zero() {
+            if !backoff.wait(s.wait_until) {
                 let msg = format!("no OpenStack metadata service answered: {last}");
                 return Err(Diag::error(UNREACHABLE, msg).budget("datasource_timeout_ms"));
             }
-            std::thread::sleep(backoff.min(left));
-            backoff = (backoff * 2).min(MAX_BACKOFF);
         }
     }
 
@@ -97,7 +92,7 @@ impl Service {
     pub fn get(&mut self, path: &str) -> FileRead {
         let url = format!("{}/{path}", self.base);
         let shown = redact_url(&url);
-        let mut backoff = FIRST_BACKOFF;
+        let mut backoff = crate::fetch::Backoff::default();
         let mut tries = 0;
         loop {
             self.reads += 1;
@@ -121,16 +116,10 @@ impl Service {
                 Err(e) => e.reason(),
             };
             tries += 1;
-            let left = self
-                .fetcher
-                .deadline()
-                .saturating_duration_since(Instant::now());
-            if tries > self.retries || left.is_zero() {
+            if tries > self.retries || !backoff.wait(self.fetcher.deadline()) {
                 let msg = format!("{why} (after {tries} attempts)");
                 return FileRead::Failed(Diag::error("fetch-failed", msg).file(shown));
             }
-            std::thread::sleep(backoff.min(left));
-            backoff = (backoff * 2).min(MAX_BACKOFF);
         }
     }
 }

@@ -76,6 +76,29 @@ pub use crate::redact::redact_url;
 /// Attempts per URL for errors worth retrying (connection failures, timeouts, 5xx).
 const ATTEMPTS: u32 = 3;
 
+/// The one pacing for every request that is tried again (metadata services, the wireserver):
+/// 250 ms, doubling to 2 s, never past the deadline given.
+pub struct Backoff(Duration);
+
+impl Default for Backoff {
+    fn default() -> Backoff {
+        Backoff(Duration::from_millis(250))
+    }
+}
+
+impl Backoff {
+    /// Sleeps before the next attempt; `false`, without sleeping, once `until` has passed.
+    pub fn wait(&mut self, until: Instant) -> bool {
+        let left = until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return false;
+        }
+        std::thread::sleep(self.0.min(left));
+        self.0 = (self.0 * 2).min(Duration::from_secs(2));
+        true
+    }
+}
+
 /// CA bundles looked for, first in the target root, then in the initramfs.
 const CA_BUNDLES: [&str; 3] = [
     "/etc/ssl/certs/ca-certificates.crt",
@@ -250,13 +273,14 @@ impl Fetcher {
             url: url.into(),
             reason: "no attempt".into(),
         };
+        let mut backoff = Backoff::default();
         for attempt in 0..ATTEMPTS {
+            if attempt > 0 && !backoff.wait(self.deadline) {
+                return Err(FetchError::Deadline { url: url.into() });
+            }
             let left = self.deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
                 return Err(FetchError::Deadline { url: url.into() });
-            }
-            if attempt > 0 {
-                std::thread::sleep(Duration::from_millis(250 << attempt).min(left));
             }
             // The request's own deadline, never past the datasource's.
             let deadline = Instant::now() + self.request_timeout.min(left);
