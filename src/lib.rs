@@ -4,6 +4,7 @@
 // A `Diag` is ~136 bytes; it travels only on the rare error path, where boxing buys nothing.
 #![allow(clippy::result_large_err)]
 
+pub mod clock;
 pub mod cmdline;
 pub mod config;
 pub mod context;
@@ -22,6 +23,7 @@ pub mod malloc;
 pub mod module_specs;
 pub mod modules;
 pub mod network;
+pub mod password;
 pub mod paths;
 pub mod percent;
 pub mod plan;

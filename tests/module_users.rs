@@ -3,7 +3,7 @@
 
 mod common;
 use common::{skip, stderr, stdout, Machine};
-use ember::modules::users::password::verifies;
+use ember::password::verifies;
 use ember::secret::Secret;
 use std::os::unix::fs::MetadataExt;
 

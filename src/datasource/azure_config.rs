@@ -44,7 +44,7 @@ pub fn platform_config(
     }
     if let Some(password) = ovf.and_then(|o| o.password.as_ref()) {
         user.insert("lock_passwd".into(), json!(false));
-        match crate::modules::users::password::hash(password) {
+        match crate::password::hash(password) {
             Some(hash) => {
                 user.insert("hashed_passwd".into(), json!(hash.expose()));
             }

@@ -7,6 +7,7 @@ mod azure_disk;
 mod azure_imds;
 pub mod azure_ovf;
 pub mod azure_wireserver;
+pub mod choose;
 pub mod digitalocean;
 mod digitalocean_network;
 pub mod ec2;

@@ -1,12 +1,13 @@
-//! Stage 1, detect: is ember disabled, and which datasource applies? Local evidence only
+//! Stage 1, detect: is ember disabled, and what does the machine show? Local evidence only
 //! (command line, SMBIOS/DMI, filesystem labels, seed directories, image config), no network.
+//! It gathers facts and knows no datasource: each datasource judges the facts itself
+//! (`datasource::choose`).
 
 pub mod blockdev;
 pub mod dmi;
 
 use crate::cmdline::{self, DsHint, Toggle};
 use crate::context::Ctx;
-use crate::datasource::{self, DATASOURCES};
 use crate::status::Evidence;
 use blockdev::LabelledDevice;
 use dmi::Dmi;
@@ -66,53 +67,5 @@ pub fn gather_facts(ctx: &Ctx) -> Facts {
         dmi,
         platform,
         devices: blockdev::scan(&ctx.host),
-    }
-}
-
-/// The order datasources are tried in: the command line's choice first, then the image's
-/// `datasource_list` (cloud-init names), else every datasource ember has.
-fn candidates(ctx: &Ctx, facts: &Facts) -> Vec<&'static dyn datasource::Datasource> {
-    let named = facts
-        .cmdline_ds
-        .as_ref()
-        .map(|(_, h)| h.name.trim_end_matches("-net").to_string());
-    if let Some(ds) = named.as_deref().and_then(datasource::by_name) {
-        return vec![ds];
-    }
-    match ctx.image.datasource_list() {
-        Some(list) => list.iter().filter_map(|n| datasource::by_name(n)).collect(),
-        None => DATASOURCES.to_vec(),
-    }
-}
-
-pub fn detect(ctx: &Ctx) -> Detection {
-    if let Some(reason) = disabled_reason(ctx) {
-        return Detection {
-            disabled: Some(reason),
-            ..Detection::default()
-        };
-    }
-    let facts = gather_facts(ctx);
-    let mut evidence = Vec::new();
-    if let Some((platform, why)) = &facts.platform {
-        evidence.push(Evidence {
-            source: "dmi".into(),
-            detail: format!("platform {platform} ({why})"),
-        });
-    }
-    let mut chosen = None;
-    for ds in candidates(ctx, &facts) {
-        let found = ds.detect(ctx, &facts);
-        if !found.is_empty() {
-            evidence.extend(found);
-            chosen = Some(ds.name().to_string());
-            break;
-        }
-    }
-    Detection {
-        disabled: None,
-        datasource: chosen,
-        evidence,
-        facts,
     }
 }

@@ -5,9 +5,10 @@
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#set-passwords>
 
 use super::users::passwd_db::Db;
-use super::users::{no_password_mark, password, spec};
+use super::users::{no_password_mark, spec};
 use super::{Module, ModuleCtx};
 use crate::error::Diag;
+use crate::password;
 use crate::secret::Secret;
 use serde_json::Value;
 

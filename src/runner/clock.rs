@@ -1,13 +1,7 @@
-//! The few host facts `ember status` needs: CLOCK_BOOTTIME, whether a pid is alive, and
-//! cloud-init's `last_update` date format. Kept apart so the derivation stays pure.
+//! The few host facts `ember status` needs beside the clocks (`crate::clock`): whether a pid is
+//! alive, and cloud-init's `last_update` date format. Kept apart so the derivation stays pure.
 
 use std::path::Path;
-
-/// Seconds since boot, suspend included: the clock ember's stage times are recorded on.
-pub fn boottime() -> f64 {
-    let t = rustix::time::clock_gettime(rustix::time::ClockId::Boottime);
-    t.tv_sec as f64 + t.tv_nsec as f64 / 1e9
-}
 
 /// Whether `<proc>/<pid>` exists. The proc directory is a parameter so tests can use a fake
 /// one; the runner passes the real `/proc` (not the target's: it is the running system).
@@ -74,12 +68,5 @@ mod tests {
             Path::new("/nonexistent-proc"),
             std::process::id()
         ));
-    }
-
-    #[test]
-    fn boottime_advances() {
-        let a = boottime();
-        assert!(a > 0.0);
-        assert!(boottime() >= a);
     }
 }

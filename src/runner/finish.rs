@@ -5,10 +5,11 @@
 
 use super::clock::format_utc;
 use super::exec::Exec;
+use crate::clock::{boot_seconds, wall_seconds};
 use crate::error::{Diag, Severity};
 use crate::paths::RunPaths;
 use crate::root::FileSpec;
-use crate::stages::record::{boot_seconds, wall_seconds, Recorder};
+use crate::stages::record::Recorder;
 use crate::status::{Status, STAGES};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;

@@ -100,7 +100,7 @@ fn observe(paths: &RunPaths, grace: f64) -> Result<(Verdict, Option<Status>), Cl
         marker_disabled: paths.ci_disabled_marker().exists(),
         cmdline_disabled: cmdline_disabled(),
         initramfs_over: !in_initramfs(),
-        now: clock::boottime(),
+        now: crate::clock::boot_seconds(),
         grace,
     };
     // The real /proc: the stages ran in this system's pid namespace, whatever --target is.

@@ -2,14 +2,15 @@
 
 use super::record::Recorder;
 use crate::context::Ctx;
-use crate::detect::{self, Detection};
+use crate::datasource::choose;
+use crate::detect::Detection;
 use crate::error::Diag;
 use crate::paths::RunPaths;
 use crate::root::FileSpec;
 use crate::status::{StageState, StageStatus, Status};
 
 pub fn run(ctx: &Ctx) -> (Detection, Status) {
-    let detection = detect::detect(ctx);
+    let detection = choose::detect(ctx);
     if let Some(reason) = &detection.disabled {
         return (detection.clone(), record_disabled(ctx, reason));
     }
@@ -48,8 +49,8 @@ pub fn run(ctx: &Ctx) -> (Detection, Status) {
 pub(crate) fn record_disabled(ctx: &Ctx, reason: &str) -> Status {
     let mut status = Status::new();
     status.disabled = Some(reason.to_string());
-    let now = super::record::boot_seconds();
-    let mut stage = StageStatus::started(now, super::record::wall_seconds(), std::process::id());
+    let now = crate::clock::boot_seconds();
+    let mut stage = StageStatus::started(now, crate::clock::wall_seconds(), std::process::id());
     stage.state = StageState::Skipped;
     stage.finished = Some(now);
     status.stages.insert("detect".into(), stage);

@@ -17,7 +17,7 @@ use serde_json::Value;
 fn boot_id(ctx: &Ctx) -> String {
     std::fs::read_to_string(ctx.host.boot_id())
         .map(|s| s.trim().to_string())
-        .unwrap_or_else(|_| format!("unknown-{}", super::record::wall_seconds() as u64))
+        .unwrap_or_else(|_| format!("unknown-{}", crate::clock::wall_seconds() as u64))
 }
 
 pub fn run(ctx: &Ctx, rec: &mut Recorder, root: &Root, chosen: &Chosen, cfg: &Value) {

@@ -8,17 +8,7 @@ use crate::root::{FileSpec, Root};
 use crate::status::{StageState, StageStatus, Status, Step};
 use std::time::Instant;
 
-/// Seconds since boot, as cloud-init's status.json records times.
-pub fn boot_seconds() -> f64 {
-    let t = rustix::time::clock_gettime(rustix::time::ClockId::Boottime);
-    t.tv_sec as f64 + t.tv_nsec as f64 / 1e9
-}
-
-pub fn wall_seconds() -> f64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0.0, |d| d.as_secs_f64())
-}
+use crate::clock::{boot_seconds, wall_seconds};
 
 pub struct Recorder {
     pub run: Root,

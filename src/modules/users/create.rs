@@ -4,9 +4,9 @@
 
 use super::login_defs::{allocate, allocate_sub, LoginDefs};
 use super::passwd_db::{add_member, Db};
-use super::password;
 use super::spec::UserSpec;
 use crate::error::Diag;
+use crate::password;
 
 /// What the run needs besides the databases.
 pub struct Env {

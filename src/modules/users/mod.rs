@@ -17,13 +17,14 @@ mod inspect;
 mod keys;
 mod login_defs;
 pub mod passwd_db;
-pub mod password;
+
 pub mod spec;
 mod sudo;
 
 use super::accounts::Account;
 use super::{Module, ModuleCtx};
 use crate::error::Diag;
+use crate::password;
 use crate::root::{Owner, Root};
 use create::Env;
 use login_defs::LoginDefs;

@@ -281,7 +281,7 @@ fn user(key: &str, m: &Map<String, Value>, diags: &mut Vec<Diag>) -> Option<User
         },
     };
     u.expiredate = str_at(m, "expiredate", key, diags).and_then(|s| {
-        let days = super::password::days_from_date(&s);
+        let days = crate::password::days_from_date(&s);
         if days.is_none() {
             diags.push(
                 Diag::error("bad-value", "expected a date as YYYY-MM-DD").key(k("expiredate")),

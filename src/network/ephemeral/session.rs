@@ -199,7 +199,7 @@ impl Session {
                 elapsed_ms: 0,
                 used: false,
                 warnings: Vec::new(),
-                start: crate::stages::record::boot_seconds(),
+                start: crate::clock::boot_seconds(),
             };
             let result = self.bring_up(&nic, &mut attempt);
             attempt.elapsed_ms = started.elapsed().as_millis() as u64;

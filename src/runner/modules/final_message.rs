@@ -4,9 +4,9 @@
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#final-message>
 
 use super::{ModCtx, RunnerModule};
+use crate::clock::{boot_seconds, wall_seconds};
 use crate::error::Diag;
 use crate::runner::clock::format_utc;
-use crate::stages::record::{boot_seconds, wall_seconds};
 use serde_json::Value;
 
 pub struct FinalMessage;

@@ -1,11 +1,9 @@
-//! Password work shared by `users` and `chpasswd`: SHA-512 crypt with a random salt, random
+//! Password work shared by `users`, `chpasswd` and Azure's provisioning: SHA-512 crypt with a random salt, random
 //! passwords from getrandom (RELIABILITY rule 4), hash detection, and shadow's day counts.
 //! Clear-text passwords only ever travel inside `Secret`.
 
 use crate::secret::Secret;
 
-// A sibling file (users/sha512_crypt.rs), private to this module.
-#[path = "sha512_crypt.rs"]
 mod sha512_crypt;
 
 /// Rounds written into new hashes (`rounds=5000$`, crypt's default, spelled out).

@@ -1,0 +1,154 @@
+//! Layers that point one way: no import cycle among the top-level modules of `src/`. Each
+//! file's `crate::NAME` references (outside its `#[cfg(test)]` part and test files) are edges
+//! from its top-level module to NAME; a cycle fails the test, naming the files of each edge.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+type Graph = BTreeMap<String, BTreeMap<String, BTreeSet<String>>>;
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The names after each `crate::` in `text`.
+fn crate_refs(text: &str) -> impl Iterator<Item = &str> {
+    text.match_indices("crate::").map(move |(i, m)| {
+        let rest = &text[i + m.len()..];
+        let end = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        &rest[..end]
+    })
+}
+
+fn graph(src: &Path) -> Graph {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    let top_of = |path: &Path| {
+        let rel = path.strip_prefix(src).unwrap();
+        let first = rel
+            .components()
+            .next()
+            .unwrap()
+            .as_os_str()
+            .to_string_lossy();
+        first.trim_end_matches(".rs").to_string()
+    };
+    let tops: BTreeSet<String> = files.iter().map(|f| top_of(f)).collect();
+    let mut g = Graph::new();
+    for file in &files {
+        let rel = file.strip_prefix(src).unwrap().display().to_string();
+        let name = file.file_name().unwrap().to_string_lossy();
+        let is_test = rel.contains("/tests/") || name == "tests.rs" || name.ends_with("_tests.rs");
+        let top = top_of(file);
+        if is_test || top == "lib" || top == "bin" {
+            continue;
+        }
+        let text = std::fs::read_to_string(file).unwrap();
+        let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+        for to in crate_refs(code) {
+            if to != top && tops.contains(to) {
+                let edges = g.entry(top.clone()).or_default();
+                edges.entry(to.to_string()).or_default().insert(rel.clone());
+            }
+        }
+    }
+    g
+}
+
+/// Strongly connected components of more than one module (Tarjan's algorithm).
+fn cycles(g: &Graph) -> Vec<Vec<String>> {
+    struct State<'g> {
+        g: &'g Graph,
+        index: BTreeMap<&'g str, usize>,
+        low: BTreeMap<&'g str, usize>,
+        stack: Vec<&'g str>,
+        found: Vec<Vec<String>>,
+    }
+    fn visit<'g>(s: &mut State<'g>, v: &'g str) {
+        let n = s.index.len();
+        s.index.insert(v, n);
+        s.low.insert(v, n);
+        s.stack.push(v);
+        for w in s.g.get(v).into_iter().flat_map(|e| e.keys()) {
+            let w = w.as_str();
+            if !s.index.contains_key(w) {
+                visit(s, w);
+                let lw = s.low[w];
+                s.low.entry(v).and_modify(|l| *l = (*l).min(lw));
+            } else if s.stack.contains(&w) {
+                let iw = s.index[w];
+                s.low.entry(v).and_modify(|l| *l = (*l).min(iw));
+            }
+        }
+        if s.low[v] == s.index[v] {
+            let mut scc = Vec::new();
+            while let Some(w) = s.stack.pop() {
+                scc.push(w.to_string());
+                if w == v {
+                    break;
+                }
+            }
+            if scc.len() > 1 {
+                scc.sort();
+                s.found.push(scc);
+            }
+        }
+    }
+    let mut s = State {
+        g,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        found: Vec::new(),
+    };
+    for v in g.keys() {
+        if !s.index.contains_key(v.as_str()) {
+            visit(&mut s, v);
+        }
+    }
+    s.found
+}
+
+/// Expected: no two top-level modules depend on each other, directly or through others.
+#[test]
+fn no_import_cycle_among_top_level_modules() {
+    let g = graph(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"));
+    assert!(g.len() > 20, "too few modules read: {}", g.len());
+    let found = cycles(&g);
+    let mut report = String::new();
+    for scc in &found {
+        report.push_str(&format!("cycle among {scc:?}:\n"));
+        for from in scc {
+            for (to, files) in &g[from] {
+                if scc.contains(to) {
+                    report.push_str(&format!("  {from} -> {to} ({files:?})\n"));
+                }
+            }
+        }
+    }
+    assert!(found.is_empty(), "{report}");
+}
+
+/// Expected: the cycle finder finds a planted cycle, so the test above can fail.
+#[test]
+fn a_planted_cycle_is_found() {
+    let mut g = Graph::new();
+    let edge = |g: &mut Graph, a: &str, b: &str| {
+        let e = g.entry(a.into()).or_default();
+        e.entry(b.into()).or_default().insert(format!("{a}.rs"));
+    };
+    edge(&mut g, "a", "b");
+    edge(&mut g, "b", "c");
+    edge(&mut g, "c", "a");
+    edge(&mut g, "c", "d");
+    assert_eq!(cycles(&g), vec![vec!["a", "b", "c"]]);
+}
