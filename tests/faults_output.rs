@@ -73,13 +73,15 @@ fn hostile_key_paths_reach_the_console_printable_and_bounded() {
 
 /// The runner's config stage on machine `m`, for this boot.
 fn runner_config(m: &Machine) -> std::process::Output {
+    m.write(&m.host, "proc/sys/kernel/random/boot_id", b"boot-1\n");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_ember"))
         .arg("--target")
         .arg(&m.target)
         .arg("--run")
         .arg(&m.run)
+        .arg("--host")
+        .arg(&m.host)
         .args(["modules", "--mode", "config"])
-        .env("EMBER_BOOT_ID", "boot-1")
         .output()
         .unwrap();
     assert_no_panic(&out);

@@ -115,8 +115,9 @@ impl Machine {
             .arg(&self.target)
             .arg("--run")
             .arg(&self.run)
+            .arg("--host")
+            .arg(boot_host(&self.dir, "boot-1"))
             .args(args)
-            .env("EMBER_BOOT_ID", "boot-1")
             .output()
             .unwrap()
     }
@@ -579,4 +580,13 @@ fn cloud_init_per_once_instance_always() {
     assert_eq!(per(&m, &["weekly", "x", "true"]).status.code(), Some(1));
     assert_eq!(per(&m, &["once", "a/b", "true"]).status.code(), Some(1));
     assert!(!m.read("/per.log").contains("legacy"));
+}
+
+/// A host tree under `dir` whose /proc names the boot `boot_id`, for `--host`.
+fn boot_host(dir: &std::path::Path, boot_id: &str) -> std::path::PathBuf {
+    let host = dir.join("host");
+    let file = host.join("proc/sys/kernel/random/boot_id");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(file, format!("{boot_id}\n")).unwrap();
+    host
 }

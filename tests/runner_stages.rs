@@ -1,6 +1,6 @@
 //! The runner's stages against a target directory holding a static busybox, so `chroot
 //! <target> /bin/sh` works: `ember init`, `ember modules --mode config|final` over a handoff
-//! written here, across simulated boots (`EMBER_BOOT_ID`) and instances.
+//! written here, across simulated boots (the boot id under `--host`) and instances.
 
 use serde_json::{json, Value};
 use std::os::unix::fs::{symlink, PermissionsExt};
@@ -120,8 +120,9 @@ impl Machine {
             .arg(&self.target)
             .arg("--run")
             .arg(&self.run)
+            .arg("--host")
+            .arg(boot_host(&self.dir, boot_id))
             .args(args)
-            .env("EMBER_BOOT_ID", boot_id)
             .output()
             .unwrap()
     }
@@ -704,4 +705,13 @@ fn an_interrupted_runcmd_is_reported_not_repeated() {
     let out = m.all("boot-b");
     assert!(out.status.success(), "{}", text(&out));
     assert!(!m.lines("/order.log").contains(&"runcmd".to_string()));
+}
+
+/// A host tree under `dir` whose /proc names the boot `boot_id`, for `--host`.
+fn boot_host(dir: &std::path::Path, boot_id: &str) -> std::path::PathBuf {
+    let host = dir.join("host");
+    let file = host.join("proc/sys/kernel/random/boot_id");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(file, format!("{boot_id}\n")).unwrap();
+    host
 }

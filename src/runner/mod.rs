@@ -39,6 +39,9 @@ pub struct Ctx {
     pub target: PathBuf,
     /// `--run DIR`: where ember's and cloud-init's runtime files are (default `/run`).
     pub run: PathBuf,
+    /// `--host DIR`: the prefix of the running system's `/proc` (default `/`), as
+    /// ember-initrd's: tests point it at a tree that names the boot.
+    pub host: PathBuf,
 }
 
 impl Ctx {
@@ -56,6 +59,7 @@ impl Ctx {
         match flag {
             Global::Target => self.target = value,
             Global::Run => self.run = value,
+            Global::Host => self.host = value,
         }
         Ok(())
     }
@@ -66,14 +70,16 @@ impl Ctx {
 pub enum Global {
     Target,
     Run,
+    Host,
 }
 
-/// Recognises `--target`/`--run`; subcommands call it for arguments they do not know, so
+/// Recognises `--target`/`--run`/`--host`; subcommands call it for arguments they do not know, so
 /// global flags work wherever they appear.
 pub fn global_flag(arg: &lexopt::Arg<'_>) -> Option<Global> {
     match arg {
         Long("target") => Some(Global::Target),
         Long("run") => Some(Global::Run),
+        Long("host") => Some(Global::Host),
         _ => None,
     }
 }
@@ -198,7 +204,7 @@ const COMMANDS: &[Command] = &[
 
 fn usage(prog: &str) -> String {
     let mut s = format!(
-        "usage: {prog} [--target DIR] [--run DIR] <command> [options]\n       \
+        "usage: {prog} [--target DIR] [--run DIR] [--host DIR] <command> [options]\n       \
          {prog} --help | --version\n\ncommands:\n"
     );
     for c in COMMANDS {
@@ -207,7 +213,8 @@ fn usage(prog: &str) -> String {
     s.push_str(
         "\nglobal options (before or after the command):\n  \
          --target DIR  root of the booted system (default /)\n  \
-         --run DIR     runtime directory holding ember/ and cloud-init/ (default /run)\n\n\
+         --run DIR     runtime directory holding ember/ and cloud-init/ (default /run)\n  \
+         --host DIR    prefix of the running system's /proc (default /)\n\n\
          exit codes:\n  \
          0  success (status: done, running, not started or disabled)\n  \
          1  error (a stage failed or died, a key is missing, a file unreadable or invalid, --wait timed out)\n  \
@@ -240,6 +247,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> i32 {
         prog: prog.to_string(),
         target: PathBuf::from("/"),
         run: PathBuf::from("/run"),
+        host: PathBuf::from("/"),
     };
     let code = match dispatch(&mut ctx, &mut parser) {
         Ok(code) => code,

@@ -52,7 +52,7 @@ pub fn run(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> 
     };
     let root = Root::open(&ctx.target).map_err(|e| CliError::Failed(e.to_string()))?;
     let enc = encode_instance_id(&handoff.instance_id);
-    let boot = super::stage_cmd::boot_id();
+    let boot = super::stage_cmd::boot_id(ctx);
     let sems = Semaphores::new(&root, &enc, &boot);
     let exec = Exec::new(&root, &ctx.target);
     let mctx = ModCtx {

@@ -53,9 +53,6 @@ impl Kind {
 }
 
 const INIT_PREFIX: &str = "init/";
-/// Env var naming this boot's id instead of /proc/sys/kernel/random/boot_id: how tests
-/// simulate several boots of one machine.
-pub const BOOT_ID_ENV: &str = "EMBER_BOOT_ID";
 
 /// `ember init [--local]`.
 pub fn init(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> {
@@ -126,12 +123,10 @@ fn no_more_args(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<(), CliErr
     Ok(())
 }
 
-pub(super) fn boot_id() -> String {
-    if let Some(id) = std::env::var_os(BOOT_ID_ENV) {
-        return id.to_string_lossy().trim().to_string();
-    }
-    // The running system's id, never the target's: it names this boot.
-    std::fs::read_to_string("/proc/sys/kernel/random/boot_id")
+/// This boot's id, from the running system's /proc (under `--host`), never the target's: it
+/// names this boot. Tests simulate boots of one machine by changing it.
+pub(super) fn boot_id(ctx: &Ctx) -> String {
+    std::fs::read_to_string(crate::host::Host::new(&ctx.host).boot_id())
         .map(|s| s.trim().to_string())
         .unwrap_or_else(|_| format!("unknown-{}", wall_seconds() as u64))
 }
@@ -231,7 +226,7 @@ fn run(ctx: &Ctx, kind: Kind) -> Result<i32, CliError> {
 
 fn stage(rec: &mut Recorder, ctx: &Ctx, kind: Kind, h: &Handoff, root: &Root) {
     let enc = encode_instance_id(&h.instance_id);
-    let boot = boot_id();
+    let boot = boot_id(ctx);
     let sems = Semaphores::new(root, &enc, &boot);
     let mut output_diags = Vec::new();
     let log = super::output::log_for(&h.output, kind.output_stage(), &mut output_diags);
