@@ -70,14 +70,7 @@ pub fn get(fetcher: &Fetcher, g: &Get, reads: &mut u32) -> Result<Vec<u8>, Diag>
                     }
                 }
             }
-            Err(FetchError::TooLarge { max_bytes, .. }) => {
-                return Err(Diag::error(
-                    "budget-exceeded",
-                    format!("larger than {max_bytes} bytes"),
-                )
-                .file(shown)
-                .budget("file_bytes"))
-            }
+            Err(e @ FetchError::TooLarge { .. }) => return Err(e.to_diag(&shown)),
             Err(FetchError::Deadline { .. }) => {
                 let msg = match &last {
                     Some(why) => format!("deadline passed; the last attempt: {why}"),

@@ -376,7 +376,7 @@ impl<'a> Collector<'a> {
                 match fetcher.read(&url, max) {
                     Ok(d) => FileRead::Found(d),
                     Err(FetchError::NotFound { .. }) => FileRead::Absent,
-                    Err(e) => FileRead::Failed(fetch_diag(&e, &crate::fetch::redact_url(&url))),
+                    Err(e) => FileRead::Failed(e.to_diag(&crate::fetch::redact_url(&url))),
                 }
             },
             &shown,
@@ -473,21 +473,6 @@ fn seed_file_url(base: &str, name: &str) -> String {
         format!("{base}{name}")
     } else {
         format!("{base}/{name}")
-    }
-}
-
-fn fetch_diag(e: &FetchError, file: &str) -> Diag {
-    let file = file.to_string();
-    match e {
-        FetchError::TooLarge { max_bytes, .. } => {
-            Diag::error("budget-exceeded", format!("larger than {max_bytes} bytes"))
-                .file(file)
-                .budget("file_bytes")
-        }
-        FetchError::Deadline { .. } => Diag::error("fetch-deadline", e.reason())
-            .file(file)
-            .budget("datasource_timeout_ms"),
-        _ => Diag::error("fetch-failed", e.reason()).file(file),
     }
 }
 

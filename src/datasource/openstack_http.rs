@@ -104,14 +104,8 @@ impl Service {
                     let d = Diag::error("metadata-status", format!("HTTP status {status}"));
                     return FileRead::Failed(d.file(shown));
                 }
-                Err(FetchError::TooLarge { max_bytes, .. }) => {
-                    let d =
-                        Diag::error("budget-exceeded", format!("larger than {max_bytes} bytes"));
-                    return FileRead::Failed(d.file(shown).budget("file_bytes"));
-                }
-                Err(FetchError::Deadline { .. }) => {
-                    let d = Diag::error("fetch-deadline", "deadline passed");
-                    return FileRead::Failed(d.file(shown).budget("datasource_timeout_ms"));
+                Err(e @ (FetchError::TooLarge { .. } | FetchError::Deadline { .. })) => {
+                    return FileRead::Failed(e.to_diag(&shown));
                 }
                 Err(e) => e.reason(),
             };

@@ -45,6 +45,21 @@ pub enum FetchError {
 }
 
 impl FetchError {
+    /// The one diagnostic for a failed read of `file` (a redacted URL or a seed file's name):
+    /// the budget or the deadline that stopped it, else the cause.
+    pub fn to_diag(&self, file: &str) -> crate::error::Diag {
+        use crate::error::Diag;
+        match self {
+            FetchError::TooLarge { .. } => Diag::error("budget-exceeded", self.reason())
+                .file(file)
+                .budget("file_bytes"),
+            FetchError::Deadline { .. } => Diag::error("fetch-deadline", self.reason())
+                .file(file)
+                .budget("datasource_timeout_ms"),
+            _ => Diag::error("fetch-failed", self.reason()).file(file),
+        }
+    }
+
     /// The cause without the URL (callers name the URL themselves, redacted), with any URL
     /// it quotes redacted too.
     pub fn reason(&self) -> String {
