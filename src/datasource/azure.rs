@@ -14,7 +14,7 @@ use super::azure_config::{apply_network_config, nic_driver, ovf_keys, platform_c
 use super::azure_ovf::{self, Ovf};
 use super::azure_wireserver::{self, Health};
 use super::over_lease::{self, METADATA_V4};
-use super::seed_volume::SeedVolume;
+use super::seed_volume::{seed_devices, Media, SeedVolume};
 use super::{azure_imds, Datasource, InstanceData};
 use crate::context::Ctx;
 use crate::detect::{dmi, Facts};
@@ -165,8 +165,7 @@ impl Datasource for Azure {
 /// The provisioning media first (any ISO9660 or UDF volume holding ovf-env.xml), then the
 /// seed directory, then the agent's copy from an earlier boot.
 fn find_ovf(ctx: &Ctx, facts: &Facts, diags: &mut Vec<Diag>, reads: &mut u32) -> Option<OvfSource> {
-    let media = |d: &&crate::detect::blockdev::LabelledDevice| d.fs == "udf" || d.fs == "iso9660";
-    for dev in facts.devices.iter().filter(media) {
+    for dev in seed_devices(&facts.devices, None, Media::Disc) {
         let name = dev.dev_name();
         *reads += 1;
         let read = SeedVolume::open(ctx, dev).and_then(|mut vol| vol.read_file(OVF_NAME));

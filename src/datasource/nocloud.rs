@@ -4,7 +4,7 @@
 //! <https://docs.cloud-init.io/en/latest/reference/datasources/nocloud.html>
 
 use super::seed::{self, FileRead, RawSeed};
-use super::seed_volume::SeedVolume;
+use super::seed_volume::{self, Media, SeedVolume};
 use super::{Datasource, InstanceData};
 use crate::cmdline::DsHint;
 use crate::config::merge::merge_replace;
@@ -45,14 +45,7 @@ fn seed_devices<'a>(ctx: &Ctx, facts: &'a Facts) -> Vec<&'a LabelledDevice> {
     let Some(label) = fs_label(ctx) else {
         return Vec::new();
     };
-    // A UDF bridge disc (genisoimage -udf) is read through its UDF side.
-    let usable = |d: &&LabelledDevice| matches!(d.fs.as_str(), "iso9660" | "udf" | "vfat");
-    facts
-        .devices
-        .iter()
-        .filter(|d| d.has_label(&label))
-        .filter(usable)
-        .collect()
+    seed_volume::seed_devices(&facts.devices, Some(&label), Media::DiscOrFat)
 }
 
 impl Datasource for NoCloud {

@@ -9,7 +9,7 @@
 use super::openstack_files::{self as files, choose_version};
 use super::openstack_http::{Service, Settings, UNREACHABLE};
 use super::over_lease::{self, METADATA_V4};
-use super::seed_volume::SeedVolume;
+use super::seed_volume::{seed_devices, Media, SeedVolume};
 use super::{Datasource, InstanceData};
 use crate::context::Ctx;
 use crate::detect::blockdev::LabelledDevice;
@@ -41,13 +41,7 @@ fn named_on_cmdline(facts: &Facts, name: &str) -> Option<String> {
 }
 
 fn drives(facts: &Facts) -> impl Iterator<Item = &LabelledDevice> {
-    // A UDF bridge disc (genisoimage -udf) is read through its UDF side.
-    let usable = |d: &&LabelledDevice| matches!(d.fs.as_str(), "iso9660" | "udf" | "vfat");
-    facts
-        .devices
-        .iter()
-        .filter(|d| d.has_label(LABEL))
-        .filter(usable)
+    seed_devices(&facts.devices, Some(LABEL), Media::DiscOrFat).into_iter()
 }
 
 impl Datasource for ConfigDrive {

@@ -9,6 +9,33 @@ use crate::error::Diag;
 use crate::seedfs::{self, ReadBudget, SeedFs, SeedFsError};
 use std::time::{Duration, Instant};
 
+/// What a seed may come on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Media {
+    /// An ISO9660 or UDF disc (Azure's provisioning media).
+    Disc,
+    /// A disc, or a VFAT stick or disk (NoCloud's cidata, OpenStack's config-2).
+    DiscOrFat,
+}
+
+/// The devices that may hold a seed: on `media`, and labelled `label` when one is given. A
+/// UDF bridge disc (genisoimage -udf) is read through its UDF side.
+pub fn seed_devices<'d>(
+    devices: &'d [LabelledDevice],
+    label: Option<&str>,
+    media: Media,
+) -> Vec<&'d LabelledDevice> {
+    let fs_ok = |d: &LabelledDevice| match d.fs.as_str() {
+        "iso9660" | "udf" => true,
+        "vfat" => media == Media::DiscOrFat,
+        _ => false,
+    };
+    devices
+        .iter()
+        .filter(|d| fs_ok(d) && label.is_none_or(|l| d.has_label(l)))
+        .collect()
+}
+
 pub struct SeedVolume {
     fs: Box<dyn SeedFs>,
     /// `/dev/sr0`, as cloud-init names the device.
@@ -107,7 +134,7 @@ fn diag(device: &str, path: Option<&str>, e: &SeedFsError, max_file: u64, max_re
 
 #[cfg(test)]
 mod tests {
-    use super::diag;
+    use super::{diag, seed_devices, LabelledDevice, Media};
     use crate::seedfs::SeedFsError;
 
     #[test]
@@ -137,5 +164,33 @@ mod tests {
         }
         let d = diag("/dev/sr0", None, &SeedFsError::NotRecognised, 1, 9);
         assert_eq!(d.file.as_deref(), Some("/dev/sr0"));
+    }
+
+    #[test]
+    fn seed_devices_by_media_and_label() {
+        let dev = |name: &str, fs: &str, label: &str| LabelledDevice {
+            name: name.into(),
+            node: format!("/dev/{name}").into(),
+            fs: fs.into(),
+            labels: vec![label.into()],
+            removable: false,
+        };
+        let devices = [
+            dev("sr0", "iso9660", "CIDATA"),
+            dev("sr1", "udf", "rd_rdfe"),
+            dev("vdb", "vfat", "cidata"),
+            dev("vdc", "ext", "cidata"),
+        ];
+        let names = |found: Vec<&LabelledDevice>| -> Vec<String> {
+            found.iter().map(|d| d.name.clone()).collect()
+        };
+        let cidata = seed_devices(&devices, Some("cidata"), Media::DiscOrFat);
+        assert_eq!(
+            names(cidata),
+            ["sr0", "vdb"],
+            "labels match case-blind; ext is no seed"
+        );
+        let discs = seed_devices(&devices, None, Media::Disc);
+        assert_eq!(names(discs), ["sr0", "sr1"]);
     }
 }
