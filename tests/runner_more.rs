@@ -2,6 +2,8 @@
 //! against a target directory holding a static busybox: fake package managers, `curl` and
 //! `update-ca-certificates` (small sh scripts in the target) record how they were called.
 
+mod common;
+
 use serde_json::{json, Value};
 use std::os::unix::fs::{symlink, PermissionsExt};
 use std::path::{Path, PathBuf};
@@ -116,7 +118,7 @@ impl Machine {
             .arg("--run")
             .arg(&self.run)
             .arg("--host")
-            .arg(boot_host(&self.dir, "boot-1"))
+            .arg(common::boot_host(&self.dir, "boot-1"))
             .args(args)
             .output()
             .unwrap()
@@ -580,13 +582,4 @@ fn cloud_init_per_once_instance_always() {
     assert_eq!(per(&m, &["weekly", "x", "true"]).status.code(), Some(1));
     assert_eq!(per(&m, &["once", "a/b", "true"]).status.code(), Some(1));
     assert!(!m.read("/per.log").contains("legacy"));
-}
-
-/// A host tree under `dir` whose /proc names the boot `boot_id`, for `--host`.
-fn boot_host(dir: &std::path::Path, boot_id: &str) -> std::path::PathBuf {
-    let host = dir.join("host");
-    let file = host.join("proc/sys/kernel/random/boot_id");
-    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-    std::fs::write(file, format!("{boot_id}\n")).unwrap();
-    host
 }

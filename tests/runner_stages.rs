@@ -2,6 +2,8 @@
 //! <target> /bin/sh` works: `ember init`, `ember modules --mode config|final` over a handoff
 //! written here, across simulated boots (the boot id under `--host`) and instances.
 
+mod common;
+
 use serde_json::{json, Value};
 use std::os::unix::fs::{symlink, PermissionsExt};
 use std::path::{Path, PathBuf};
@@ -121,7 +123,7 @@ impl Machine {
             .arg("--run")
             .arg(&self.run)
             .arg("--host")
-            .arg(boot_host(&self.dir, boot_id))
+            .arg(common::boot_host(&self.dir, boot_id))
             .args(args)
             .output()
             .unwrap()
@@ -705,13 +707,4 @@ fn an_interrupted_runcmd_is_reported_not_repeated() {
     let out = m.all("boot-b");
     assert!(out.status.success(), "{}", text(&out));
     assert!(!m.lines("/order.log").contains(&"runcmd".to_string()));
-}
-
-/// A host tree under `dir` whose /proc names the boot `boot_id`, for `--host`.
-fn boot_host(dir: &std::path::Path, boot_id: &str) -> std::path::PathBuf {
-    let host = dir.join("host");
-    let file = host.join("proc/sys/kernel/random/boot_id");
-    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-    std::fs::write(file, format!("{boot_id}\n")).unwrap();
-    host
 }

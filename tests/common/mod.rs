@@ -303,3 +303,13 @@ pub fn walk(dir: &Path) -> Vec<(PathBuf, std::fs::Metadata)> {
     }
     out
 }
+
+/// A host tree under `dir` whose /proc names the boot `boot_id`, for the runner's `--host`:
+/// how tests simulate several boots of one machine.
+pub fn boot_host(dir: &Path, boot_id: &str) -> PathBuf {
+    let host = dir.join("host");
+    let file = host.join("proc/sys/kernel/random/boot_id");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(file, format!("{boot_id}\n")).unwrap();
+    host
+}
