@@ -342,12 +342,16 @@ const PACKAGE_KEYS: &[&str] = &[
     "apt_reboot_if_required",
 ];
 
-/// The module named `name` (`cc_` prefix and dashes as cloud.cfg may write them).
+/// A module's name as the table writes it: cloud.cfg may write `cc_` before it and dashes for
+/// underscores (`cc_power-state-change`).
+pub fn canonical(name: &str) -> String {
+    name.replace('-', "_").trim_start_matches("cc_").to_string()
+}
+
+/// The module named `name`, in any spelling `canonical` takes.
 pub fn find(name: &str) -> Option<&'static Spec> {
-    let name = name.trim_start_matches("cc_");
-    MODULES
-        .iter()
-        .find(|s| s.name == name || s.name.replace('_', "-") == name)
+    let name = canonical(name);
+    MODULES.iter().find(|s| s.name == name)
 }
 
 /// True for a module ember-initrd applies before the pivot: the runner never runs it, whatever

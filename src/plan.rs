@@ -30,7 +30,7 @@ fn stage_calls<'c>(stage: Stage, listed: Option<&Value>, cfg: &'c Value) -> Vec<
     names
         .into_iter()
         .map(|(name, freq)| {
-            let name = name.replace('-', "_").trim_start_matches("cc_").to_string();
+            let name = module_specs::canonical(&name);
             let spec = module_specs::find(&name);
             let keys: &[&str] = spec.map_or(&[], |s| s.keys);
             let mut config = BTreeMap::new();
