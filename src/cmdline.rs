@@ -138,12 +138,6 @@ pub fn metadata_url(params: &[String]) -> Option<&str> {
     value(params, "ember.metadata-url").filter(|u| !u.is_empty())
 }
 
-/// `ember.azure.wireserver=ADDRESS`: Azure's wireserver (an IP, IP:port or URL) instead of
-/// DHCP option 245 or 168.63.129.16; checked by `azure_wireserver::base_url`.
-pub fn azure_wireserver(params: &[String]) -> Option<&str> {
-    value(params, "ember.azure.wireserver").filter(|v| !v.is_empty())
-}
-
 /// `ember.metadata-timeout=SECONDS`: the metadata service's total deadline, retries included.
 pub fn metadata_timeout_ms(params: &[String]) -> Option<u64> {
     let secs: f64 = value(params, "ember.metadata-timeout")?.parse().ok()?;
@@ -279,14 +273,6 @@ mod tests {
             assert_eq!(metadata_timeout_ms(&p(bad)), None, "{bad}");
         }
         assert_eq!(metadata_url(&p("ember.metadata-url=")), None);
-    }
-
-    #[test]
-    fn azure_wireserver_override() {
-        let params = p("ro ember.azure.wireserver=127.0.0.1:8080 quiet");
-        assert_eq!(azure_wireserver(&params), Some("127.0.0.1:8080"));
-        assert_eq!(azure_wireserver(&p("ember.azure.wireserver=")), None);
-        assert_eq!(azure_wireserver(&p("ember.metadata-url=http://h/")), None);
     }
 
     #[test]

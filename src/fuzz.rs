@@ -151,7 +151,7 @@ pub fn disk_table(data: &[u8]) {
 /// Azure's XML: ovf-env.xml parsed and sanitized (the copy must parse again, with no
 /// password), and the wireserver's goal state with the health report made from it.
 pub fn ovf_env(data: &[u8]) {
-    use crate::datasource::{azure_ovf, azure_wireserver as wire};
+    use crate::datasource::azure::{ovf as azure_ovf, wireserver as wire};
     let _ = azure_ovf::parse(data);
     if let Ok(clean) = azure_ovf::sanitize(data) {
         assert!(azure_ovf::sanitize(&clean).is_ok_and(|again| again == clean));

@@ -7,7 +7,7 @@ mod common;
 mod emulator;
 use common::Machine;
 use ember::context::Ctx;
-use ember::datasource::azure_wireserver::{report, Health};
+use ember::datasource::azure::wireserver::{report, Health};
 use ember::fetch::Fetcher;
 use emulator::azure_wire::{self as wire, Server};
 use emulator::{status, Answer};

@@ -73,7 +73,7 @@ impl InstanceData {
     /// The public keys the default user gets: `public_keys`, except on GCE, whose keys name
     /// their user (`user:key`) and are kept only for the default user and `cloudinit`.
     pub fn public_keys_for(&self, default_user: Option<&str>) -> Vec<String> {
-        super::gce_keys::from_meta_data(&self.meta_data, default_user)
+        super::gce::keys::from_meta_data(&self.meta_data, default_user)
             .unwrap_or_else(|| self.public_keys())
     }
 }

@@ -1,31 +1,20 @@
-//! Datasources: one file each behind one small trait that finds evidence and returns data,
-//! never writes. The table maps names to them; adding a cloud is a file and a row.
+//! Datasources: one folder each (everything only that cloud has: its detection rule, fetch,
+//! network config, protocol helpers) behind one small trait that finds evidence and returns
+//! data, never writes; `common/` holds what clouds share. Adding a cloud is its folder, a `mod`
+//! line and a row in `DATASOURCES`.
 
 pub mod azure;
-mod azure_config;
-mod azure_disk;
-mod azure_imds;
-pub mod azure_ovf;
-pub mod azure_wireserver;
 pub mod choose;
+pub mod common;
 pub mod digitalocean;
-mod digitalocean_network;
 pub mod ec2;
-mod ec2_imds;
-pub mod ec2_network;
 pub mod gce;
-mod gce_keys;
 pub mod instance;
-mod metadata_get;
 pub mod nocloud;
 pub mod openstack;
-mod openstack_files;
-mod openstack_http;
-mod over_lease;
-mod seed;
-mod seed_volume;
 
 use crate::context::Ctx;
+use crate::detect::dmi::Dmi;
 use crate::detect::Facts;
 use crate::error::Diag;
 use crate::status::Evidence;
@@ -36,6 +25,11 @@ pub trait Datasource: Sync {
     fn name(&self) -> &'static str;
     /// The name in cloud-init's `datasource_list`: `NoCloud`.
     fn cloud_init_name(&self) -> &'static str;
+    /// What the DMI fields say of this cloud (the fields and values that matched, as
+    /// ds-identify judges them), or None. It names the platform `ember-initrd detect` shows.
+    fn dmi(&self, _dmi: &Dmi) -> Option<String> {
+        None
+    }
     /// Local evidence that this datasource applies; empty when it does not. No network.
     fn detect(&self, ctx: &Ctx, facts: &Facts) -> Vec<Evidence>;
     /// Reads the data. `Err` when nothing usable was found; problems with single files are

@@ -21,8 +21,6 @@ pub struct Facts {
     /// A `ds=` hint in the SMBIOS system serial (QEMU `-smbios type=1,serial=ds=nocloud;…`).
     pub serial_ds: Option<DsHint>,
     pub dmi: Dmi,
-    /// The platform DMI names (`qemu`, `ec2`, …) and the field that said so.
-    pub platform: Option<(String, String)>,
     pub devices: Vec<LabelledDevice>,
 }
 
@@ -31,6 +29,8 @@ pub struct Detection {
     pub disabled: Option<String>,
     /// The chosen datasource's short name.
     pub datasource: Option<String>,
+    /// The platform DMI names (`ec2`, `qemu`, …) and the fields that said so.
+    pub platform: Option<(String, String)>,
     pub evidence: Vec<Evidence>,
     pub facts: Facts,
 }
@@ -60,12 +60,10 @@ pub fn gather_facts(ctx: &Ctx) -> Facts {
         .get("product_serial")
         .filter(|s| s.starts_with("ds="))
         .map(|s| cmdline::parse_ds(&s[3..]));
-    let platform = dmi::platform(&dmi).map(|(p, why)| (p.to_string(), why));
     Facts {
         cmdline_ds: cmdline::ds_hint(&ctx.cmdline),
         serial_ds,
         dmi,
-        platform,
         devices: blockdev::scan(&ctx.host),
     }
 }

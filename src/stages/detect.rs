@@ -90,7 +90,7 @@ pub fn describe(d: &Detection) -> String {
     }
     let ds = d.datasource.as_deref().unwrap_or("none");
     out.push_str(&format!("datasource: {ds}\n"));
-    if let Some((platform, why)) = &d.facts.platform {
+    if let Some((platform, why)) = &d.platform {
         out.push_str(&format!("platform: {platform} ({why})\n"));
     }
     for e in &d.evidence {

@@ -1,6 +1,9 @@
 use super::*;
 
-const GOAL_STATE: &[u8] = include_bytes!("../../fuzz/seeds/ovf_env/goalstate.xml");
+const GOAL_STATE: &[u8] = include_bytes!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/fuzz/seeds/ovf_env/goalstate.xml"
+));
 
 fn goal() -> GoalState {
     parse_goal_state(GOAL_STATE).unwrap()
@@ -118,4 +121,13 @@ fn the_base_url_comes_from_the_cmdline_then_dhcp_then_the_default() {
         assert!(!d.to_string().contains(bad), "{d}");
     }
     assert_eq!(check_override(&p("ro")), None);
+}
+
+#[test]
+fn the_command_line_names_the_wireserver() {
+    let p = crate::cmdline::split;
+    let params = p("ro ember.azure.wireserver=127.0.0.1:8080 quiet");
+    assert_eq!(cmdline_override(&params), Some("127.0.0.1:8080"));
+    assert_eq!(cmdline_override(&p("ember.azure.wireserver=")), None);
+    assert_eq!(cmdline_override(&p("ember.metadata-url=http://h/")), None);
 }

@@ -3,12 +3,12 @@
 //! `seedfrom` URL, with cloud-init's precedence.
 //! <https://docs.cloud-init.io/en/latest/reference/datasources/nocloud.html>
 
-use super::seed::{self, FileRead, RawSeed};
-use super::seed_volume::{self, Media, SeedVolume};
-use super::{Datasource, InstanceData};
 use crate::cmdline::DsHint;
 use crate::config::merge::merge_replace;
 use crate::context::Ctx;
+use crate::datasource::common::seed::{self, FileRead, RawSeed};
+use crate::datasource::common::seed_volume::{self, Media, SeedVolume};
+use crate::datasource::{Datasource, InstanceData};
 use crate::detect::blockdev::LabelledDevice;
 use crate::detect::Facts;
 use crate::error::Diag;

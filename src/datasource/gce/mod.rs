@@ -9,11 +9,13 @@
 //! published to guest attributes.
 //! <https://docs.cloud-init.io/en/latest/reference/datasources/gce.html>
 
-use super::metadata_get::{self, Get};
-use super::over_lease::{self, METADATA_V4};
-use super::{gce_keys, Datasource, InstanceData};
+pub(crate) mod keys;
+
 use crate::context::Ctx;
-use crate::detect::{dmi, Facts};
+use crate::datasource::common::metadata_get::{self, Get};
+use crate::datasource::common::over_lease::{self, METADATA_V4};
+use crate::datasource::{Datasource, InstanceData};
+use crate::detect::{dmi::Dmi, Facts};
 use crate::error::Diag;
 use crate::fetch::Fetcher;
 use crate::secret::Secret;
@@ -31,6 +33,30 @@ const FLAVOR: (&str, &str) = ("Metadata-Flavor", "Google");
 const UNREACHABLE: &str = "gce-unreachable";
 const DEFAULT_RETRIES: u32 = 5;
 
+/// DMI that says Google Compute Engine, with why: the product name (cloud-init's test) or a
+/// `GoogleCloud-` serial, and a second field agreeing (vendor, BIOS vendor or serial), since
+/// any hypervisor can be given one of them.
+fn google(dmi: &Dmi) -> Option<String> {
+    let field = |f: &str| dmi.fields.get(f).map(String::as_str).unwrap_or("");
+    let product = matches!(field("product_name"), "Google Compute Engine" | "Google");
+    let serial = field("product_serial").starts_with("GoogleCloud-");
+    let signs = [
+        ("product_name", product),
+        ("sys_vendor", field("sys_vendor") == "Google"),
+        ("bios_vendor", field("bios_vendor") == "Google"),
+        ("product_serial", serial),
+    ];
+    let agreeing: Vec<&str> = signs.iter().filter(|s| s.1).map(|s| s.0).collect();
+    if !(product || serial) || agreeing.len() < 2 {
+        return None;
+    }
+    let shown: Vec<String> = agreeing[..2]
+        .iter()
+        .map(|f| format!("{f}={}", field(f)))
+        .collect();
+    Some(shown.join(" and "))
+}
+
 impl Datasource for Gce {
     fn name(&self) -> &'static str {
         "gce"
@@ -39,9 +65,15 @@ impl Datasource for Gce {
         "GCE"
     }
 
+    fn dmi(&self, dmi: &Dmi) -> Option<String> {
+        google(dmi)
+    }
+
     fn detect(&self, ctx: &Ctx, facts: &Facts) -> Vec<Evidence> {
-        let gce = dmi::gce(&facts.dmi).map(|why| format!("Google Compute Engine ({why})"));
-        super::selection_evidence(ctx, facts, self, gce)
+        let gce = self
+            .dmi(&facts.dmi)
+            .map(|why| format!("Google Compute Engine ({why})"));
+        crate::datasource::selection_evidence(ctx, facts, self, gce)
     }
 
     fn fetch(&self, ctx: &Ctx, _facts: &Facts) -> Result<InstanceData, Diag> {
@@ -137,7 +169,7 @@ pub fn from_document(doc: &Value) -> Result<Parsed, String> {
     let zone = zone.rsplit('/').next().unwrap_or_default().to_string();
     // Zones are `us-central1-a`; the region is without the last part.
     let region = zone.rsplit_once('-').map(|(r, _)| r.to_string());
-    let lines = gce_keys::key_lines(&i_attrs, &p_attrs);
+    let lines = keys::key_lines(&i_attrs, &p_attrs);
     let mut md = Map::new();
     md.insert("instance-id".into(), json!(id));
     // cloud-init's host name on GCE: the first label of the long internal name.
@@ -149,7 +181,7 @@ pub fn from_document(doc: &Value) -> Result<Parsed, String> {
     }
     // cloud-init's key: the `user:key` lines, picked for the default user when the image
     // config is known (`InstanceData::public_keys_for`), after the root is mounted.
-    md.insert(gce_keys::META_KEY.into(), json!(lines));
+    md.insert(keys::META_KEY.into(), json!(lines));
     let mut diags = Vec::new();
     let user_data = match i_attrs.get("user-data") {
         None => None,

@@ -4,7 +4,7 @@
 //! Not here: which files are read (openstack_files.rs) or how the network is reached.
 //! <https://docs.openstack.org/nova/latest/user/metadata.html#metadata-service>
 
-use super::seed::FileRead;
+use crate::datasource::common::seed::FileRead;
 use crate::error::Diag;
 use crate::fetch::{redact_url, FetchError, Fetcher, Response};
 use std::time::{Duration, Instant};

@@ -5,7 +5,7 @@
 //! certificates (keys given by fingerprint), KVP telemetry, the pre-provisioning (PPS) flow.
 //! <https://github.com/Azure/WALinuxAgent> (protocol/wire.py)
 
-use super::azure_ovf::{document, utf8};
+use super::ovf::{document, utf8};
 use crate::error::Diag;
 use crate::fetch::{redact_url, FetchError, Fetcher};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
@@ -200,7 +200,7 @@ fn escape(text: &str) -> String {
 /// The wireserver's base URL: `ember.azure.wireserver=` (an IP, IP:port or http(s) URL) when
 /// valid, else DHCP option 245, else 168.63.129.16. See `check_override` for a bad value.
 pub fn base_url(cmdline: &[String], option_245: Option<Ipv4Addr>) -> String {
-    if let Some(url) = crate::cmdline::azure_wireserver(cmdline).and_then(override_url) {
+    if let Some(url) = cmdline_override(cmdline).and_then(override_url) {
         return url;
     }
     format!("http://{}", option_245.unwrap_or(DEFAULT_WIRESERVER))
@@ -209,7 +209,7 @@ pub fn base_url(cmdline: &[String], option_245: Option<Ipv4Addr>) -> String {
 /// A warning naming `ember.azure.wireserver` when its value is not an address `base_url`
 /// takes (the value itself is not quoted).
 pub fn check_override(cmdline: &[String]) -> Option<Diag> {
-    let value = crate::cmdline::azure_wireserver(cmdline)?;
+    let value = cmdline_override(cmdline)?;
     override_url(value).is_none().then(|| {
         let msg = "not an IP address, IP:port or http(s) URL; the wireserver from DHCP or 168.63.129.16 is used";
         Diag::warning("cmdline-invalid", msg)
@@ -233,6 +233,11 @@ fn override_url(value: &str) -> Option<String> {
     Some(format!("http://{addr}"))
 }
 
+/// `ember.azure.wireserver=ADDRESS`: the wireserver (an IP, IP:port or URL) instead of DHCP
+/// option 245 or 168.63.129.16.
+fn cmdline_override(cmdline: &[String]) -> Option<&str> {
+    crate::cmdline::value(cmdline, "ember.azure.wireserver").filter(|v| !v.is_empty())
+}
+
 #[cfg(test)]
-#[path = "azure_wireserver_tests.rs"]
 mod tests;

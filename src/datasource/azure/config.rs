@@ -2,11 +2,11 @@
 //! user with the password only as a hash, `ssh_pwauth`, the network's update events, the
 //! resource disk), the keys of ovf-env.xml, and the settings under `datasource: {Azure: …}`.
 
-use super::azure_disk;
-use super::azure_imds;
-use super::azure_ovf::Ovf;
-use super::InstanceData;
+use super::disk;
+use super::imds;
+use super::ovf::Ovf;
 use crate::context::Ctx;
+use crate::datasource::InstanceData;
 use crate::error::Diag;
 use serde_json::{json, Value};
 
@@ -37,7 +37,7 @@ pub fn platform_config(
     let mut cfg = json!({});
     let mut user = serde_json::Map::new();
     let name = imds
-        .and_then(azure_imds::username)
+        .and_then(imds::username)
         .or(ovf.and_then(|o| o.username.as_deref()));
     if let Some(n) = name {
         user.insert("name".into(), json!(n));
@@ -66,20 +66,20 @@ pub fn platform_config(
     cfg["updates"] = json!({"network": {"when": ["boot-new-instance", "boot"]}});
     let disable = ovf
         .and_then(|o| o.disable_ssh_password_auth)
-        .or(imds.and_then(azure_imds::disable_password));
+        .or(imds.and_then(imds::disable_password));
     match disable {
         Some(d) => cfg["ssh_pwauth"] = json!(!d),
         None if ovf.is_some_and(|o| o.password.is_some()) => cfg["ssh_pwauth"] = json!(true),
         None => {}
     }
-    if let Some((_, node)) = azure_disk::find(&ctx.host) {
+    if let Some((_, node)) = disk::find(&ctx.host) {
         let keep_ntfs = datasource_flag(ctx, "never_destroy_ntfs").unwrap_or(false);
-        let fresh = !keep_ntfs && azure_disk::fresh(&node);
+        let fresh = !keep_ntfs && disk::fresh(&node);
         let shown = format!(
             "/dev/{}",
             node.file_name().unwrap_or_default().to_string_lossy()
         );
-        crate::config::merge::merge_replace(&mut cfg, azure_disk::config(&shown, fresh));
+        crate::config::merge::merge_replace(&mut cfg, disk::config(&shown, fresh));
     }
     cfg
 }

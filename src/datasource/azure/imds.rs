@@ -5,7 +5,7 @@
 //! from `network.interface`. Errors name the key, never a value.
 //! <https://learn.microsoft.com/en-us/azure/virtual-machines/instance-metadata-service>
 
-use super::metadata_get::{self, Get};
+use crate::datasource::common::metadata_get::{self, Get};
 use crate::error::Diag;
 use crate::fetch::Fetcher;
 use crate::secret::Secret;

@@ -3,8 +3,8 @@
 //! address) NIC by NIC until the service answers. The lease is gone again afterwards; each
 //! NIC tried is a status step. Not here: what is read (the datasources' `read`).
 
-use super::InstanceData;
 use crate::context::Ctx;
+use crate::datasource::InstanceData;
 use crate::error::Diag;
 use crate::network::ephemeral::{Attempt, Lease, Options, Session};
 use std::net::Ipv4Addr;

@@ -8,11 +8,13 @@
 //! Not here: floating IPs, the droplet agent.
 //! <https://docs.cloud-init.io/en/latest/reference/datasources/digitalocean.html>
 
-use super::metadata_get::{self, Get};
-use super::over_lease::{self, METADATA_V4};
-use super::{digitalocean_network, Datasource, InstanceData};
+mod network;
+
 use crate::context::Ctx;
-use crate::detect::{dmi, Facts};
+use crate::datasource::common::metadata_get::{self, Get};
+use crate::datasource::common::over_lease::{self, METADATA_V4};
+use crate::datasource::{Datasource, InstanceData};
+use crate::detect::{dmi::Dmi, Facts};
 use crate::error::Diag;
 use crate::fetch::Fetcher;
 use crate::secret::Secret;
@@ -26,6 +28,15 @@ const DOCUMENT: &str = "metadata/v1.json";
 const UNREACHABLE: &str = "digitalocean-unreachable";
 const DEFAULT_RETRIES: u32 = 5;
 
+/// DMI that says DigitalOcean, with the droplet id the firmware gives as the system serial,
+/// when it does.
+fn droplet(dmi: &Dmi) -> Option<Option<String>> {
+    (dmi.fields.get("sys_vendor")? == "DigitalOcean").then(|| {
+        let id = dmi.fields.get("product_serial").map(|s| s.trim());
+        id.filter(|s| !s.is_empty()).map(str::to_string)
+    })
+}
+
 impl Datasource for DigitalOcean {
     fn name(&self) -> &'static str {
         "digitalocean"
@@ -34,12 +45,17 @@ impl Datasource for DigitalOcean {
         "DigitalOcean"
     }
 
-    fn detect(&self, ctx: &Ctx, facts: &Facts) -> Vec<Evidence> {
-        let droplet = dmi::digitalocean(&facts.dmi).map(|id| {
+    /// ds-identify's test, `sys_vendor`, with the droplet id when the firmware gives it.
+    fn dmi(&self, dmi: &Dmi) -> Option<String> {
+        droplet(dmi).map(|id| {
             let id = id.map_or("no droplet id".into(), |i| format!("droplet {i}"));
             format!("sys_vendor=DigitalOcean ({id})")
-        });
-        super::selection_evidence(ctx, facts, self, droplet)
+        })
+    }
+
+    fn detect(&self, ctx: &Ctx, facts: &Facts) -> Vec<Evidence> {
+        let droplet = self.dmi(&facts.dmi);
+        crate::datasource::selection_evidence(ctx, facts, self, droplet)
     }
 
     fn fetch(&self, ctx: &Ctx, facts: &Facts) -> Result<InstanceData, Diag> {
@@ -54,7 +70,7 @@ impl Datasource for DigitalOcean {
         let (request, deadline, retries) =
             metadata_get::timing(ctx, "DigitalOcean", DEFAULT_RETRIES);
         let fetcher = Fetcher::with_deadline(ctx, request, deadline);
-        let serial = dmi::digitalocean(&facts.dmi).flatten();
+        let serial = droplet(&facts.dmi).flatten();
         let read = |d: &mut InstanceData| {
             let get = Get {
                 url: &format!("{base}/{DOCUMENT}"),
@@ -167,7 +183,7 @@ fn read(
             })
             .unwrap_or_default();
         let macs = crate::network::fallback::names_by_mac(&ctx.host);
-        match digitalocean_network::convert(ifaces, &ns, &macs) {
+        match network::convert(ifaces, &ns, &macs) {
             Ok(cfg) => data.network_config = Some(("digitalocean metadata: interfaces".into(), cfg)),
             Err(mac) => data.diags.push(
                 Diag::warning(
@@ -188,4 +204,26 @@ fn read(
     data.instance_id = id;
     data.meta_data = Value::Object(md);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn digitalocean_by_vendor_with_the_droplet_id() {
+        let d = Dmi::from_pairs(&[
+            ("sys_vendor", "DigitalOcean"),
+            ("product_serial", "2756294"),
+        ]);
+        assert_eq!(droplet(&d), Some(Some("2756294".into())));
+        assert_eq!(
+            droplet(&Dmi::from_pairs(&[("sys_vendor", "DigitalOcean")])),
+            Some(None)
+        );
+        assert_eq!(
+            droplet(&Dmi::from_pairs(&[("board_vendor", "DigitalOcean")])),
+            None
+        );
+    }
 }

@@ -3,8 +3,8 @@
 //! `openstack` helper reads them. Not here: where the files come from (openstack.rs).
 //! <https://docs.openstack.org/nova/latest/user/metadata.html>
 
-use super::seed::FileRead;
-use super::InstanceData;
+use crate::datasource::common::seed::FileRead;
+use crate::datasource::InstanceData;
 use crate::error::Diag;
 use crate::secret::Secret;
 use serde_json::{json, Map, Value};

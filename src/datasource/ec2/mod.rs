@@ -6,16 +6,20 @@
 //! the per-MAC network metadata, not the whole tree.
 //! <https://docs.cloud-init.io/en/latest/reference/datasources/ec2.html>
 
-use super::ec2_imds::{self, Imds, Settings};
-use super::ec2_network::{self, NicMeta};
-use super::over_lease::{self, METADATA_V4};
-use super::{Datasource, InstanceData};
+mod dmi;
+mod imds;
+pub mod network;
+
 use crate::context::Ctx;
-use crate::detect::{dmi, Facts};
+use crate::datasource::common::over_lease::{self, METADATA_V4};
+use crate::datasource::{Datasource, InstanceData};
+use crate::detect::{dmi::Dmi, Facts};
 use crate::error::Diag;
 use crate::fetch::Fetcher;
 use crate::secret::Secret;
 use crate::status::Evidence;
+use imds::{Imds, Settings};
+use network::NicMeta;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -40,9 +44,13 @@ impl Datasource for Ec2 {
         "Ec2"
     }
 
+    fn dmi(&self, fields: &Dmi) -> Option<String> {
+        dmi::aws(fields)
+    }
+
     fn detect(&self, ctx: &Ctx, facts: &Facts) -> Vec<Evidence> {
-        let aws = dmi::aws(&facts.dmi).map(|why| format!("AWS ({why})"));
-        super::selection_evidence(ctx, facts, self, aws)
+        let aws = self.dmi(&facts.dmi).map(|why| format!("AWS ({why})"));
+        crate::datasource::selection_evidence(ctx, facts, self, aws)
     }
 
     fn fetch(&self, ctx: &Ctx, facts: &Facts) -> Result<InstanceData, Diag> {
@@ -87,7 +95,7 @@ fn imds_settings(ctx: &Ctx, facts: &Facts) -> Settings {
             .unwrap_or_else(|| DEFAULT_BASES.map(String::from).to_vec()),
     };
     let (request_timeout, deadline, retries) =
-        super::metadata_get::timing(ctx, "Ec2", DEFAULT_RETRIES);
+        crate::datasource::common::metadata_get::timing(ctx, "Ec2", DEFAULT_RETRIES);
     Settings {
         bases,
         wait_until: deadline,
@@ -155,7 +163,7 @@ fn entries(body: Vec<u8>) -> Vec<String> {
     lines.take(MAX_ENTRIES).map(str::to_string).collect()
 }
 
-fn read_from(ctx: &Ctx, imds: &mut Imds, data: &mut InstanceData) -> Result<(), ec2_imds::Error> {
+fn read_from(ctx: &Ctx, imds: &mut Imds, data: &mut InstanceData) -> Result<(), imds::Error> {
     let mut md = Map::new();
     let identity = imds.get("latest/dynamic/instance-identity/document")?;
     let identity = identity.and_then(|doc| match serde_json::from_slice::<Value>(&doc) {
@@ -174,7 +182,7 @@ fn read_from(ctx: &Ctx, imds: &mut Imds, data: &mut InstanceData) -> Result<(), 
         .filter(|i| !i.is_empty())
         .or_else(|| from_doc("instanceId"))
     else {
-        return Err(ec2_imds::Error::Status {
+        return Err(imds::Error::Status {
             path: format!("{}/{MD}/instance-id", imds.base()),
             status: 404,
         });
@@ -208,7 +216,7 @@ fn read_from(ctx: &Ctx, imds: &mut Imds, data: &mut InstanceData) -> Result<(), 
     }
     // Over budget, user-data alone is left out (RELIABILITY rule 8): the rest provisions.
     data.user_data = match imds.get("latest/user-data") {
-        Err(e @ ec2_imds::Error::TooLarge { .. }) => {
+        Err(e @ imds::Error::TooLarge { .. }) => {
             data.diags.push(e.diag());
             None
         }
@@ -221,7 +229,7 @@ fn read_from(ctx: &Ctx, imds: &mut Imds, data: &mut InstanceData) -> Result<(), 
             .and_then(Value::as_bool)
             .unwrap_or(true);
         let names = crate::network::fallback::names_by_mac(&ctx.host);
-        let cfg = ec2_network::convert(&macs, &names, full);
+        let cfg = network::convert(&macs, &names, full);
         data.network_config = Some(("ec2 metadata: network/interfaces/macs".into(), cfg));
         md.insert(
             "network".into(),
@@ -239,7 +247,7 @@ fn read_from(ctx: &Ctx, imds: &mut Imds, data: &mut InstanceData) -> Result<(), 
 
 /// `public-keys/` lists `N=name`; each key is at `public-keys/N/openssh-key`. In meta-data as
 /// cloud-init has them: `{name: [key, …]}`.
-fn public_keys(imds: &mut Imds) -> Result<Map<String, Value>, ec2_imds::Error> {
+fn public_keys(imds: &mut Imds) -> Result<Map<String, Value>, imds::Error> {
     let mut out = Map::new();
     let Some(list) = imds.get(&format!("{MD}/public-keys/"))? else {
         return Ok(out);
@@ -258,7 +266,7 @@ fn public_keys(imds: &mut Imds) -> Result<Map<String, Value>, ec2_imds::Error> {
 }
 
 /// The per-MAC metadata ember uses, by lowercase MAC.
-fn nics(imds: &mut Imds) -> Result<BTreeMap<String, NicMeta>, ec2_imds::Error> {
+fn nics(imds: &mut Imds) -> Result<BTreeMap<String, NicMeta>, imds::Error> {
     let mut out = BTreeMap::new();
     let dir = format!("{MD}/network/interfaces/macs");
     let Some(list) = imds.get(&format!("{dir}/"))? else {
@@ -277,7 +285,7 @@ fn nics(imds: &mut Imds) -> Result<BTreeMap<String, NicMeta>, ec2_imds::Error> {
         if !ok {
             continue;
         }
-        let mut get = |key: &str| -> Result<Vec<String>, ec2_imds::Error> {
+        let mut get = |key: &str| -> Result<Vec<String>, imds::Error> {
             let body = imds.get(&format!("{dir}/{mac}/{key}"))?;
             Ok(body.map(entries).unwrap_or_default())
         };

@@ -10,21 +10,30 @@
 //! (which need the wireserver's certificate exchange), KVP telemetry.
 //! <https://docs.cloud-init.io/en/latest/reference/datasources/azure.html>
 
-use super::azure_config::{apply_network_config, nic_driver, ovf_keys, platform_config};
-use super::azure_ovf::{self, Ovf};
-use super::azure_wireserver::{self, Health};
-use super::over_lease::{self, METADATA_V4};
-use super::seed_volume::{seed_devices, Media, SeedVolume};
-use super::{azure_imds, Datasource, InstanceData};
+mod config;
+mod disk;
+mod imds;
+pub mod ovf;
+pub mod wireserver;
+
 use crate::context::Ctx;
-use crate::detect::{dmi, Facts};
+use crate::datasource::common::over_lease::{self, METADATA_V4};
+use crate::datasource::common::seed_volume::{seed_devices, Media, SeedVolume};
+use crate::datasource::{Datasource, InstanceData};
+use crate::detect::{dmi::Dmi, Facts};
 use crate::error::Diag;
 use crate::fetch::Fetcher;
 use crate::status::Evidence;
+use config::{apply_network_config, nic_driver, ovf_keys, platform_config};
+use ovf::Ovf;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
+use wireserver::Health;
 
 pub struct Azure;
+
+/// The chassis asset tag of every Azure VM.
+pub const CHASSIS_ASSET_TAG: &str = "7783-7084-3265-9085-8269-3286-77";
 
 const DEFAULT_BASE: &str = "http://169.254.169.254";
 const OVF_NAME: &str = "ovf-env.xml";
@@ -52,9 +61,23 @@ impl Datasource for Azure {
         "Azure"
     }
 
+    /// The chassis asset tag Azure gives every VM (ds-identify's test): a fixed 30-character
+    /// value no other platform uses, so it is enough alone; the vendor is shown when it agrees.
+    fn dmi(&self, dmi: &Dmi) -> Option<String> {
+        let field = |f: &str| dmi.fields.get(f).map(String::as_str).unwrap_or("");
+        if field("chassis_asset_tag") != CHASSIS_ASSET_TAG {
+            return None;
+        }
+        let mut why = format!("chassis_asset_tag={CHASSIS_ASSET_TAG}");
+        if field("sys_vendor") == "Microsoft Corporation" {
+            why.push_str(" and sys_vendor=Microsoft Corporation");
+        }
+        Some(why)
+    }
+
     fn detect(&self, ctx: &Ctx, facts: &Facts) -> Vec<Evidence> {
-        let why = dmi::azure(&facts.dmi).map(|w| format!("Azure ({w})"));
-        let mut ev = super::selection_evidence(ctx, facts, self, why);
+        let why = self.dmi(&facts.dmi).map(|w| format!("Azure ({w})"));
+        let mut ev = crate::datasource::selection_evidence(ctx, facts, self, why);
         let seed = format!("{SEED_DIR}/{OVF_NAME}");
         if ctx.target.as_ref().is_some_and(|t| t.exists(&seed)) {
             ev.push(Evidence {
@@ -74,11 +97,11 @@ impl Datasource for Azure {
         };
         // Kept apart from `data`, which the lease loop replaces with the answering attempt.
         let (mut early_diags, mut early_reads) = (Vec::new(), 0);
-        early_diags.extend(azure_wireserver::check_override(&ctx.cmdline));
+        early_diags.extend(wireserver::check_override(&ctx.cmdline));
         let source = find_ovf(ctx, facts, &mut early_diags, &mut early_reads);
         let ovf = source
             .as_ref()
-            .map(|s| azure_ovf::parse(&s.raw).map_err(|d| d.file(s.shown.clone())));
+            .map(|s| ovf::parse(&s.raw).map_err(|d| d.file(s.shown.clone())));
         if let Some(Ok(o)) = &ovf {
             if o.preprovisioned_vm {
                 let msg = "a pre-provisioned (pooled) VM: reprovisioning is not supported by ember";
@@ -90,19 +113,19 @@ impl Datasource for Azure {
             .trim_end_matches('/')
             .to_string();
         let (request, deadline, retries) =
-            super::metadata_get::timing(ctx, "Azure", DEFAULT_RETRIES);
+            crate::datasource::common::metadata_get::timing(ctx, "Azure", DEFAULT_RETRIES);
         let fetcher = Fetcher::with_deadline(ctx, request, deadline);
         let report = must_report(ctx, facts, source.as_ref());
         let read = |d: &mut InstanceData, option_245, wait_until| {
-            let req = azure_imds::Request {
+            let req = imds::Request {
                 fetcher: &fetcher,
                 base: &base,
                 wait_until,
                 retries,
                 max_bytes: ctx.limits().file_bytes,
             };
-            let imds = match azure_imds::fetch(&req, &mut d.reads) {
-                Err(e) if e.code == azure_imds::UNREACHABLE => return Err(e),
+            let imds = match imds::fetch(&req, &mut d.reads) {
+                Err(e) if e.code == imds::UNREACHABLE => return Err(e),
                 Err(e) if source.is_some() => {
                     // ovf-env.xml alone provisions, as in cloud-init; the reason stays visible.
                     d.diags.push(e);
@@ -116,7 +139,7 @@ impl Datasource for Azure {
                 // Its own deadline: a slow IMDS must not leave the platform without an answer.
                 let budget = (request * 3).max(REPORT_BUDGET);
                 let fetcher = Fetcher::with_deadline(ctx, request, Instant::now() + budget);
-                let wire = azure_wireserver::base_url(&ctx.cmdline, option_245);
+                let wire = wireserver::base_url(&ctx.cmdline, option_245);
                 let health = match &built {
                     Ok(()) => Health::Ready,
                     // A diag's message names keys and lines, never a value.
@@ -124,7 +147,7 @@ impl Datasource for Azure {
                         description: format!("ember: {}: {}", e.code, e.message),
                     },
                 };
-                if let Err(e) = azure_wireserver::report(&fetcher, &wire, &health, &mut d.reads) {
+                if let Err(e) = wireserver::report(&fetcher, &wire, &health, &mut d.reads) {
                     d.diags.push(e);
                 }
             }
@@ -136,7 +159,7 @@ impl Datasource for Azure {
             opts.metadata = Some(METADATA_V4);
             let share = (request * 2).max(Duration::from_secs(5));
             let nics = fallback_candidates(&ctx.host);
-            over_lease::over_lease_with(&nics, opts, azure_imds::UNREACHABLE, &mut data, |d, l| {
+            over_lease::over_lease_with(&nics, opts, imds::UNREACHABLE, &mut data, |d, l| {
                 read(
                     d,
                     l.azure_wireserver,
@@ -149,7 +172,7 @@ impl Datasource for Azure {
         // No IMDS on any NIC: ovf-env.xml alone provisions, as in cloud-init (nothing can be
         // reported without a network).
         let result = match result {
-            Err(e) if e.code == azure_imds::UNREACHABLE && matches!(ovf, Some(Ok(_))) => {
+            Err(e) if e.code == imds::UNREACHABLE && matches!(ovf, Some(Ok(_))) => {
                 data.diags.push(e);
                 build(ctx, facts, source.as_ref(), ovf.as_ref(), None, &mut data)
             }
@@ -293,17 +316,17 @@ fn build(
         )
     })?;
     let hostname = imds
-        .and_then(azure_imds::hostname)
+        .and_then(imds::hostname)
         .or(ovf.and_then(|o| o.hostname.as_deref()));
     let keys = imds
-        .and_then(azure_imds::public_keys)
+        .and_then(imds::public_keys)
         .unwrap_or_else(|| ovf_keys(ovf));
     let mut md = json!({"instance-id": data.instance_id, "public-keys": keys});
     if let Some(h) = hostname {
         md["local-hostname"] = json!(h);
     }
     if let Some(doc) = imds {
-        md["imds"] = azure_imds::without_user_data(doc);
+        md["imds"] = imds::without_user_data(doc);
         if let Some(loc) = doc.pointer("/compute/location") {
             md["region"] = loc.clone();
         }
@@ -311,7 +334,7 @@ fn build(
     data.meta_data = md;
     data.user_data = match ovf.and_then(|o| o.custom_data.clone()) {
         Some(ud) => Some(ud),
-        None => match imds.map(azure_imds::user_data).transpose() {
+        None => match imds.map(imds::user_data).transpose() {
             Ok(ud) => ud.flatten(),
             Err(d) => {
                 data.diags.push(d);
@@ -322,7 +345,7 @@ fn build(
     data.config = Some(platform_config(ctx, ovf, imds, data));
     if let (Some(doc), true) = (imds, apply_network_config(ctx)) {
         let driver_of = |mac: &str| nic_driver(&ctx.host, mac);
-        match azure_imds::network_config(doc, &driver_of) {
+        match imds::network_config(doc, &driver_of) {
             Ok(net) => data.network_config = Some(("azure-imds".into(), net)),
             Err(key) => data.diags.push(
                 Diag::warning(
@@ -335,8 +358,8 @@ fn build(
         }
     }
     if let Some(src) = source {
-        match azure_ovf::sanitize(&src.raw) {
-            Ok(clean) => data.files.push(super::instance::PlatformFile {
+        match ovf::sanitize(&src.raw) {
+            Ok(clean) => data.files.push(crate::datasource::instance::PlatformFile {
                 path: format!("{AGENT_DIR}/{OVF_NAME}"),
                 mode: 0o600,
                 content: crate::secret::Secret::new(clean),

@@ -1,7 +1,13 @@
 use super::*;
 
-const FULL: &[u8] = include_bytes!("../../fuzz/seeds/ovf_env/full.xml");
-const PREFIXED: &[u8] = include_bytes!("../../fuzz/seeds/ovf_env/prefixed.xml");
+const FULL: &[u8] = include_bytes!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/fuzz/seeds/ovf_env/full.xml"
+));
+const PREFIXED: &[u8] = include_bytes!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/fuzz/seeds/ovf_env/prefixed.xml"
+));
 const PASSWORD: &str = "Pa55&w0rd-7f3c";
 
 /// A minimal document with `set` inside LinuxProvisioningConfigurationSet and `platform`

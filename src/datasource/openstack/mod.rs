@@ -6,17 +6,21 @@
 //! read. <https://docs.cloud-init.io/en/latest/reference/datasources/openstack.html>
 //! <https://docs.cloud-init.io/en/latest/reference/datasources/configdrive.html>
 
-use super::openstack_files::{self as files, choose_version};
-use super::openstack_http::{Service, Settings, UNREACHABLE};
-use super::over_lease::{self, METADATA_V4};
-use super::seed_volume::{seed_devices, Media, SeedVolume};
-use super::{Datasource, InstanceData};
+mod files;
+mod http;
+
 use crate::context::Ctx;
+use crate::datasource::common::over_lease::{self, METADATA_V4};
+use crate::datasource::common::seed_volume::{seed_devices, Media, SeedVolume};
+use crate::datasource::{Datasource, InstanceData};
 use crate::detect::blockdev::LabelledDevice;
+use crate::detect::dmi::Dmi;
 use crate::detect::Facts;
 use crate::error::Diag;
 use crate::fetch::Fetcher;
 use crate::status::Evidence;
+use files::choose_version;
+use http::{Service, Settings, UNREACHABLE};
 use serde_json::Value;
 use std::time::{Duration, Instant};
 
@@ -115,10 +119,28 @@ impl Datasource for OpenStack {
         "OpenStack"
     }
 
+    /// Nova's product name, as the product or the asset tag (ds-identify takes both), or an
+    /// OpenStack cloud's own asset tag. `sys_vendor` "OpenStack Foundation" alone is not a sign
+    /// cloud-init reads, so neither does ember.
+    fn dmi(&self, dmi: &Dmi) -> Option<String> {
+        const NOVA: [&str; 2] = ["OpenStack Nova", "OpenStack Compute"];
+        const TAGS: [&str; 3] = ["OpenTelekomCloud", "HUAWEICLOUD", "SAP CCloud VM"];
+        let signs = [
+            ("product_name", &NOVA[..]),
+            ("chassis_asset_tag", &TAGS[..]),
+            ("chassis_asset_tag", &NOVA[..]),
+        ];
+        signs.iter().find_map(|(field, values)| {
+            let value = dmi.fields.get(*field)?;
+            values
+                .contains(&value.as_str())
+                .then(|| format!("{field}={value}"))
+        })
+    }
+
     fn detect(&self, ctx: &Ctx, facts: &Facts) -> Vec<Evidence> {
-        let nova = facts.platform.as_ref().filter(|(p, _)| p == "openstack");
-        let nova = nova.map(|(_, why)| format!("OpenStack ({why})"));
-        super::selection_evidence(ctx, facts, self, nova)
+        let nova = self.dmi(&facts.dmi).map(|why| format!("OpenStack ({why})"));
+        crate::datasource::selection_evidence(ctx, facts, self, nova)
     }
 
     fn fetch(&self, ctx: &Ctx, _facts: &Facts) -> Result<InstanceData, Diag> {
@@ -156,7 +178,7 @@ fn service_settings(ctx: &Ctx) -> Settings {
             .unwrap_or_else(|| vec![DEFAULT_BASE.to_string()]),
     };
     let (request_timeout, deadline, retries) =
-        super::metadata_get::timing(ctx, "OpenStack", DEFAULT_RETRIES);
+        crate::datasource::common::metadata_get::timing(ctx, "OpenStack", DEFAULT_RETRIES);
     Settings {
         bases,
         wait_until: deadline,

@@ -326,5 +326,4 @@ fn join(at: &str, name: &str) -> String {
 }
 
 #[cfg(test)]
-#[path = "azure_ovf_tests.rs"]
 mod tests;
