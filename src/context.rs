@@ -6,8 +6,8 @@ use crate::config::image::{self, ImageConfig};
 use crate::host::Host;
 use crate::limits::Limits;
 use crate::paths::RunPaths;
-use crate::root::Root;
-use std::path::PathBuf;
+use crate::root::{ReadOnly, Root};
+use std::path::{Path, PathBuf};
 
 pub struct Ctx {
     pub host: Host,
@@ -20,6 +20,24 @@ pub struct Ctx {
     pub cmdline_source: String,
     pub cmdline: Vec<String>,
     pub image: ImageConfig,
+}
+
+/// What a datasource works with: the host, the target root to read, the kernel command line
+/// and the image config. No writable root and no run directory: datasources return data and
+/// the stages write it.
+#[derive(Clone, Copy)]
+pub struct Env<'a> {
+    pub host: &'a Host,
+    pub target_path: &'a Path,
+    pub target: Option<ReadOnly<'a>>,
+    pub cmdline: &'a [String],
+    pub image: &'a ImageConfig,
+}
+
+impl Env<'_> {
+    pub fn limits(&self) -> &Limits {
+        &self.image.limits
+    }
 }
 
 impl Ctx {
@@ -47,6 +65,17 @@ impl Ctx {
 
     pub fn limits(&self) -> &Limits {
         &self.image.limits
+    }
+
+    /// The context as a datasource sees it: to read, with nothing to write through.
+    pub fn env(&self) -> Env<'_> {
+        Env {
+            host: &self.host,
+            target_path: &self.target_path,
+            target: self.target.as_ref().map(ReadOnly::new),
+            cmdline: &self.cmdline,
+            image: &self.image,
+        }
     }
 
     /// Re-opens the target root (the local stage runs after it is mounted).

@@ -4,7 +4,7 @@
 //! kept too, because tools read it.
 
 use crate::error::Diag;
-use crate::root::{FileSpec, Root, RootError};
+use crate::root::{FileSpec, ReadOnly, Root, RootError};
 
 pub const EMBER_LIB: &str = "/var/lib/ember";
 pub const CLOUD_LIB: &str = "/var/lib/cloud";
@@ -195,7 +195,7 @@ impl<'a> Semaphores<'a> {
 
 /// The instance id of the previous boot, from ember's state or, on an image that ran
 /// cloud-init before, from cloud-init's.
-pub fn previous_instance_id(root: &Root) -> Option<String> {
+pub fn previous_instance_id(root: ReadOnly) -> Option<String> {
     [
         format!("{EMBER_LIB}/data/instance-id"),
         format!("{CLOUD_LIB}/data/instance-id"),
@@ -251,17 +251,26 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("ember-prev-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let root = Root::open_deferred(&dir).unwrap();
-        assert_eq!(previous_instance_id(&root), None);
+        assert_eq!(previous_instance_id(ReadOnly::new(&root)), None);
         let spec = FileSpec::mode(0o644);
         root.write_file("/var/lib/cloud/data/instance-id", b"i-ci\n", &spec)
             .unwrap();
-        assert_eq!(previous_instance_id(&root).as_deref(), Some("i-ci"));
+        assert_eq!(
+            previous_instance_id(ReadOnly::new(&root)).as_deref(),
+            Some("i-ci")
+        );
         root.write_file("/var/lib/ember/data/instance-id", b"i-ember\n", &spec)
             .unwrap();
-        assert_eq!(previous_instance_id(&root).as_deref(), Some("i-ember"));
+        assert_eq!(
+            previous_instance_id(ReadOnly::new(&root)).as_deref(),
+            Some("i-ember")
+        );
         root.write_file("/var/lib/ember/data/instance-id", b"bad\0id\n", &spec)
             .unwrap();
-        assert_eq!(previous_instance_id(&root).as_deref(), Some("i-ci"));
+        assert_eq!(
+            previous_instance_id(ReadOnly::new(&root)).as_deref(),
+            Some("i-ci")
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

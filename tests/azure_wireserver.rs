@@ -22,7 +22,7 @@ fn fetcher(m: &Machine, request_ms: u64, total_ms: u64) -> Fetcher {
         Some("ro".into()),
     );
     let deadline = Instant::now() + Duration::from_millis(total_ms);
-    Fetcher::with_deadline(&ctx, Duration::from_millis(request_ms), deadline)
+    Fetcher::with_deadline(&ctx.env(), Duration::from_millis(request_ms), deadline)
 }
 
 fn run(server: &Server, name: &str, health: &Health) -> (Result<(), ember::error::Diag>, u32) {

@@ -50,7 +50,7 @@ pub fn detect(ctx: &Ctx) -> Detection {
     }
     let mut chosen = None;
     for ds in candidates(ctx, &facts) {
-        let found = ds.detect(ctx, &facts);
+        let found = ds.detect(&ctx.env(), &facts);
         if !found.is_empty() {
             evidence.extend(found);
             chosen = Some(ds.name().to_string());

@@ -13,7 +13,7 @@ pub mod instance;
 pub mod nocloud;
 pub mod openstack;
 
-use crate::context::Ctx;
+use crate::context::Env;
 use crate::detect::dmi::Dmi;
 use crate::detect::Facts;
 use crate::error::Diag;
@@ -31,17 +31,17 @@ pub trait Datasource: Sync {
         None
     }
     /// Local evidence that this datasource applies; empty when it does not. No network.
-    fn detect(&self, ctx: &Ctx, facts: &Facts) -> Vec<Evidence>;
+    fn detect(&self, env: &Env, facts: &Facts) -> Vec<Evidence>;
     /// Reads the data. `Err` when nothing usable was found; problems with single files are
     /// reported in `InstanceData::diags` while the rest is used.
-    fn fetch(&self, ctx: &Ctx, facts: &Facts) -> Result<InstanceData, Diag>;
+    fn fetch(&self, env: &Env, facts: &Facts) -> Result<InstanceData, Diag>;
 }
 
 /// The evidence a network datasource takes besides its own: its name in `ds=` on the command
 /// line, what DMI said (`dmi`, worded by the datasource), and the image's `datasource_list`
 /// naming it alone (with `None`), where cloud-init's ds-identify skips its checks too.
 pub(crate) fn selection_evidence(
-    ctx: &Ctx,
+    env: &Env,
     facts: &Facts,
     ds: &dyn Datasource,
     dmi: Option<String>,
@@ -63,7 +63,7 @@ pub(crate) fn selection_evidence(
     if let Some(why) = dmi {
         add(&mut ev, "dmi", why);
     }
-    let only_this = ctx.image.datasource_list().is_some_and(|list| {
+    let only_this = env.image.datasource_list().is_some_and(|list| {
         let named: Vec<_> = list.iter().filter(|n| *n != "None").collect();
         named.len() == 1 && named[0].eq_ignore_ascii_case(ds.cloud_init_name())
     });

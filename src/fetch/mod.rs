@@ -5,7 +5,7 @@ mod http;
 #[cfg(test)]
 mod tests;
 
-use crate::context::Ctx;
+use crate::context::Env;
 use crate::host::Host;
 use rustls::pki_types::{pem::PemObject, CertificateDer};
 use std::io::Read;
@@ -141,11 +141,11 @@ pub struct Response {
 }
 
 impl Fetcher {
-    pub fn new(ctx: &Ctx) -> Fetcher {
-        let limits = ctx.limits();
+    pub fn new(env: &Env) -> Fetcher {
+        let limits = env.limits();
         let deadline = Instant::now() + Duration::from_millis(limits.datasource_timeout_ms);
         Fetcher::with_deadline(
-            ctx,
+            env,
             Duration::from_millis(limits.request_timeout_ms),
             deadline,
         )
@@ -153,10 +153,10 @@ impl Fetcher {
 
     /// A fetcher with the caller's per-request timeout and overall deadline (a datasource's
     /// own settings, already bounded by the limits).
-    pub fn with_deadline(ctx: &Ctx, request_timeout: Duration, deadline: Instant) -> Fetcher {
+    pub fn with_deadline(env: &Env, request_timeout: Duration, deadline: Instant) -> Fetcher {
         Fetcher {
-            host: ctx.host.clone(),
-            target: ctx.target_path.clone(),
+            host: env.host.clone(),
+            target: env.target_path.to_path_buf(),
             request_timeout,
             deadline,
             tls: OnceLock::new(),

@@ -6,10 +6,12 @@ mod error;
 mod guard;
 mod links;
 mod names;
+mod read_only;
 mod remove;
 mod resolve;
 
 pub use error::RootError;
+pub use read_only::ReadOnly;
 pub use remove::Marked;
 pub use resolve::Resolver;
 

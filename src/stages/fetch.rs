@@ -186,7 +186,7 @@ pub fn run(ctx: &Ctx, detection: &Detection) -> Status {
         return rec.finish(StageState::Skipped);
     };
     let result = rec.step(&format!("datasource {}", ds.name()), |_| {
-        ds.fetch(ctx, &detection.facts)
+        ds.fetch(&ctx.env(), &detection.facts)
     });
     match result {
         Ok(mut data) => {

@@ -27,7 +27,7 @@ fn removable_first_boot_only(ctx: &Ctx) -> bool {
 }
 
 pub fn choose(ctx: &Ctx, rec: &mut Recorder, target: &Root) -> Option<Chosen> {
-    let previous = state::previous_instance_id(target);
+    let previous = state::previous_instance_id(crate::root::ReadOnly::new(target));
     if let Some(data) = fetch::load(ctx) {
         match accept(ctx, &data, previous.as_deref()) {
             Ok(()) => {

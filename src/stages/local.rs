@@ -84,7 +84,7 @@ fn process_all(
     target: &Root,
 ) -> Merged {
     let limits = ctx.limits();
-    let fetcher = Fetcher::new(ctx);
+    let fetcher = Fetcher::new(&ctx.env());
     let parse = |text: &str| yaml::parse(text, limits);
     let instance_data =
         instance_data::build(&chosen.data, system_cfg, system_cfg, ctx.target.as_ref());

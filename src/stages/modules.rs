@@ -29,7 +29,7 @@ pub fn run(ctx: &Ctx, rec: &mut Recorder, root: &Root, chosen: &Chosen, cfg: &Va
     let (distro, _, _) = instance_data::distro(Some(root));
     // ember-initrd's standard output is the console in the initramfs.
     let console = |line: &str| println!("{line}");
-    let urls = crate::fetch::Fetcher::new(ctx);
+    let urls = crate::fetch::Fetcher::new(&ctx.env());
     let mctx = ModuleCtx {
         root,
         cfg,

@@ -5,7 +5,7 @@
 use super::disk;
 use super::imds;
 use super::ovf::Ovf;
-use crate::context::Ctx;
+use crate::context::Env;
 use crate::datasource::InstanceData;
 use crate::error::Diag;
 use serde_json::{json, Value};
@@ -29,7 +29,7 @@ pub fn ovf_keys(ovf: Option<&Ovf>) -> Vec<String> {
 /// cloud-init's config from ovf-env.xml and IMDS: the default user (IMDS's admin name wins),
 /// its password only as a SHA-512 crypt hash, `ssh_pwauth`, and the resource disk.
 pub fn platform_config(
-    ctx: &Ctx,
+    env: &Env,
     ovf: Option<&Ovf>,
     imds: Option<&Value>,
     data: &mut InstanceData,
@@ -72,8 +72,8 @@ pub fn platform_config(
         None if ovf.is_some_and(|o| o.password.is_some()) => cfg["ssh_pwauth"] = json!(true),
         None => {}
     }
-    if let Some((_, node)) = disk::find(&ctx.host) {
-        let keep_ntfs = datasource_flag(ctx, "never_destroy_ntfs").unwrap_or(false);
+    if let Some((_, node)) = disk::find(env.host) {
+        let keep_ntfs = datasource_flag(env, "never_destroy_ntfs").unwrap_or(false);
         let fresh = !keep_ntfs && disk::fresh(&node);
         let shown = format!(
             "/dev/{}",
@@ -84,16 +84,16 @@ pub fn platform_config(
     cfg
 }
 
-fn datasource_flag(ctx: &Ctx, key: &str) -> Option<bool> {
-    ctx.image
+fn datasource_flag(env: &Env, key: &str) -> Option<bool> {
+    env.image
         .datasource_settings("Azure")
         .and_then(|c| c.get(key))
         .and_then(Value::as_bool)
 }
 
 /// `datasource: {Azure: {apply_network_config: false}}` leaves the network to the fallback.
-pub fn apply_network_config(ctx: &Ctx) -> bool {
-    datasource_flag(ctx, "apply_network_config").unwrap_or(true)
+pub fn apply_network_config(env: &Env) -> bool {
+    datasource_flag(env, "apply_network_config").unwrap_or(true)
 }
 
 /// The driver of the NICs with this MAC, `hv_netvsc` first: accelerated networking gives

@@ -16,7 +16,7 @@ mod imds;
 pub mod ovf;
 pub mod wireserver;
 
-use crate::context::Ctx;
+use crate::context::Env;
 use crate::datasource::common::over_lease::{self, METADATA_V4};
 use crate::datasource::common::seed_volume::{seed_devices, Media, SeedVolume};
 use crate::datasource::{Datasource, InstanceData};
@@ -75,11 +75,11 @@ impl Datasource for Azure {
         Some(why)
     }
 
-    fn detect(&self, ctx: &Ctx, facts: &Facts) -> Vec<Evidence> {
+    fn detect(&self, env: &Env, facts: &Facts) -> Vec<Evidence> {
         let why = self.dmi(&facts.dmi).map(|w| format!("Azure ({w})"));
-        let mut ev = crate::datasource::selection_evidence(ctx, facts, self, why);
+        let mut ev = crate::datasource::selection_evidence(env, facts, self, why);
         let seed = format!("{SEED_DIR}/{OVF_NAME}");
-        if ctx.target.as_ref().is_some_and(|t| t.exists(&seed)) {
+        if env.target.as_ref().is_some_and(|t| t.exists(&seed)) {
             ev.push(Evidence {
                 source: "seed".into(),
                 detail: seed,
@@ -88,7 +88,7 @@ impl Datasource for Azure {
         ev
     }
 
-    fn fetch(&self, ctx: &Ctx, facts: &Facts) -> Result<InstanceData, Diag> {
+    fn fetch(&self, env: &Env, facts: &Facts) -> Result<InstanceData, Diag> {
         let mut data = InstanceData {
             datasource: "azure".into(),
             platform: Some("azure".into()),
@@ -97,8 +97,8 @@ impl Datasource for Azure {
         };
         // Kept apart from `data`, which the lease loop replaces with the answering attempt.
         let (mut early_diags, mut early_reads) = (Vec::new(), 0);
-        early_diags.extend(wireserver::check_override(&ctx.cmdline));
-        let source = find_ovf(ctx, facts, &mut early_diags, &mut early_reads);
+        early_diags.extend(wireserver::check_override(env.cmdline));
+        let source = find_ovf(env, facts, &mut early_diags, &mut early_reads);
         let ovf = source
             .as_ref()
             .map(|s| ovf::parse(&s.raw).map_err(|d| d.file(s.shown.clone())));
@@ -108,21 +108,21 @@ impl Datasource for Azure {
                 return Err(Diag::error("azure-preprovisioned", msg).file(OVF_NAME));
             }
         }
-        let base = crate::cmdline::metadata_url(&ctx.cmdline)
+        let base = crate::cmdline::metadata_url(env.cmdline)
             .unwrap_or(DEFAULT_BASE)
             .trim_end_matches('/')
             .to_string();
         let (request, deadline, retries) =
-            crate::datasource::common::metadata_get::timing(ctx, "Azure", DEFAULT_RETRIES);
-        let fetcher = Fetcher::with_deadline(ctx, request, deadline);
-        let report = must_report(ctx, facts, source.as_ref());
+            crate::datasource::common::metadata_get::timing(env, "Azure", DEFAULT_RETRIES);
+        let fetcher = Fetcher::with_deadline(env, request, deadline);
+        let report = must_report(env, facts, source.as_ref());
         let read = |d: &mut InstanceData, option_245, wait_until| {
             let req = imds::Request {
                 fetcher: &fetcher,
                 base: &base,
                 wait_until,
                 retries,
-                max_bytes: ctx.limits().file_bytes,
+                max_bytes: env.limits().file_bytes,
             };
             let imds = match imds::fetch(&req, &mut d.reads) {
                 Err(e) if e.code == imds::UNREACHABLE => return Err(e),
@@ -134,12 +134,12 @@ impl Datasource for Azure {
                 Err(e) => return Err(e),
                 Ok(doc) => Some(doc),
             };
-            let built = build(ctx, facts, source.as_ref(), ovf.as_ref(), imds.as_ref(), d);
+            let built = build(env, facts, source.as_ref(), ovf.as_ref(), imds.as_ref(), d);
             if report {
                 // Its own deadline: a slow IMDS must not leave the platform without an answer.
                 let budget = (request * 3).max(REPORT_BUDGET);
-                let fetcher = Fetcher::with_deadline(ctx, request, Instant::now() + budget);
-                let wire = wireserver::base_url(&ctx.cmdline, option_245);
+                let fetcher = Fetcher::with_deadline(env, request, Instant::now() + budget);
+                let wire = wireserver::base_url(env.cmdline, option_245);
                 let health = match &built {
                     Ok(()) => Health::Ready,
                     // A diag's message names keys and lines, never a value.
@@ -153,12 +153,12 @@ impl Datasource for Azure {
             }
             built
         };
-        let result = if over_lease::needed(ctx, &base) {
+        let result = if over_lease::needed(env, &base) {
             use crate::network::ephemeral::{fallback_candidates, Options};
             let mut opts = Options::new(deadline);
             opts.metadata = Some(METADATA_V4);
             let share = (request * 2).max(Duration::from_secs(5));
-            let nics = fallback_candidates(&ctx.host);
+            let nics = fallback_candidates(env.host);
             over_lease::over_lease_with(&nics, opts, imds::UNREACHABLE, &mut data, |d, l| {
                 read(
                     d,
@@ -174,7 +174,7 @@ impl Datasource for Azure {
         let result = match result {
             Err(e) if e.code == imds::UNREACHABLE && matches!(ovf, Some(Ok(_))) => {
                 data.diags.push(e);
-                build(ctx, facts, source.as_ref(), ovf.as_ref(), None, &mut data)
+                build(env, facts, source.as_ref(), ovf.as_ref(), None, &mut data)
             }
             other => other,
         };
@@ -187,11 +187,11 @@ impl Datasource for Azure {
 
 /// The provisioning media first (any ISO9660 or UDF volume holding ovf-env.xml), then the
 /// seed directory, then the agent's copy from an earlier boot.
-fn find_ovf(ctx: &Ctx, facts: &Facts, diags: &mut Vec<Diag>, reads: &mut u32) -> Option<OvfSource> {
+fn find_ovf(env: &Env, facts: &Facts, diags: &mut Vec<Diag>, reads: &mut u32) -> Option<OvfSource> {
     for dev in seed_devices(&facts.devices, None, Media::Disc) {
         let name = dev.dev_name();
         *reads += 1;
-        let read = SeedVolume::open(ctx, dev).and_then(|mut vol| vol.read_file(OVF_NAME));
+        let read = SeedVolume::open(env, dev).and_then(|mut vol| vol.read_file(OVF_NAME));
         match read {
             Ok(Some(raw)) => {
                 return Some(OvfSource {
@@ -210,8 +210,8 @@ fn find_ovf(ctx: &Ctx, facts: &Facts, diags: &mut Vec<Diag>, reads: &mut u32) ->
             }
         }
     }
-    let target = ctx.target.as_ref()?;
-    let max = ctx.limits().file_bytes;
+    let target = env.target.as_ref()?;
+    let max = env.limits().file_bytes;
     for dir in [SEED_DIR, AGENT_DIR] {
         let path = format!("{dir}/{OVF_NAME}");
         if let Ok(Some(raw)) = target.read_file(&path, max) {
@@ -229,21 +229,22 @@ fn find_ovf(ctx: &Ctx, facts: &Facts, diags: &mut Vec<Diag>, reads: &mut u32) ->
 }
 
 /// Ready is reported while provisioning: the media is there, or the instance is new.
-fn must_report(ctx: &Ctx, facts: &Facts, source: Option<&OvfSource>) -> bool {
+fn must_report(env: &Env, facts: &Facts, source: Option<&OvfSource>) -> bool {
     if source.is_some_and(|s| s.media) {
         return true;
     }
-    let previous = ctx
+    let previous = env
         .target
         .as_ref()
+        .copied()
         .and_then(crate::state::previous_instance_id);
-    previous.is_none_or(|p| Some(p) != instance_id(ctx, facts, None))
+    previous.is_none_or(|p| Some(p) != instance_id(env, facts, None))
 }
 
 /// cloud-init's instance id: the DMI system UUID in lower case, keeping the previous boot's
 /// spelling when it is the same UUID in upper case or with the first fields byte-swapped
 /// (older kernels and Hyper-V generations report it so), so no new instance is made.
-fn instance_id(ctx: &Ctx, facts: &Facts, imds: Option<&Value>) -> Option<String> {
+fn instance_id(env: &Env, facts: &Facts, imds: Option<&Value>) -> Option<String> {
     let uuid = facts
         .dmi
         .get("product_uuid")
@@ -253,9 +254,10 @@ fn instance_id(ctx: &Ctx, facts: &Facts, imds: Option<&Value>) -> Option<String>
             let vm = imds?.pointer("/compute/vmId")?.as_str()?;
             Some(vm.to_ascii_lowercase())
         })?;
-    let previous = ctx
+    let previous = env
         .target
         .as_ref()
+        .copied()
         .and_then(crate::state::previous_instance_id);
     match previous {
         Some(p)
@@ -291,7 +293,7 @@ fn byte_swapped(a: &str, b: &str) -> bool {
 }
 
 fn build(
-    ctx: &Ctx,
+    env: &Env,
     facts: &Facts,
     source: Option<&OvfSource>,
     ovf: Option<&Result<Ovf, Diag>>,
@@ -309,7 +311,7 @@ fn build(
             "neither ovf-env.xml nor IMDS answered",
         ));
     }
-    data.instance_id = instance_id(ctx, facts, imds).ok_or_else(|| {
+    data.instance_id = instance_id(env, facts, imds).ok_or_else(|| {
         Diag::error(
             "azure-no-instance-id",
             "no DMI system UUID and no IMDS vmId",
@@ -342,9 +344,9 @@ fn build(
             }
         },
     };
-    data.config = Some(platform_config(ctx, ovf, imds, data));
-    if let (Some(doc), true) = (imds, apply_network_config(ctx)) {
-        let driver_of = |mac: &str| nic_driver(&ctx.host, mac);
+    data.config = Some(platform_config(env, ovf, imds, data));
+    if let (Some(doc), true) = (imds, apply_network_config(env)) {
+        let driver_of = |mac: &str| nic_driver(env.host, mac);
         match imds::network_config(doc, &driver_of) {
             Ok(net) => data.network_config = Some(("azure-imds".into(), net)),
             Err(key) => data.diags.push(

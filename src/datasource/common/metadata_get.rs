@@ -102,17 +102,17 @@ pub fn get(fetcher: &Fetcher, g: &Get, reads: &mut u32) -> Result<Vec<u8>, Diag>
 /// Per-request timeout, overall deadline and retries of a datasource: `ember.metadata-timeout=`
 /// or the image's `max_wait`, `timeout` and `retries` under `datasource: {NAME: …}`, bounded by
 /// ember's limits.
-pub fn timing(ctx: &crate::context::Ctx, ds: &str, retries: u32) -> (Duration, Instant, u32) {
+pub fn timing(env: &crate::context::Env, ds: &str, retries: u32) -> (Duration, Instant, u32) {
     use serde_json::Value;
-    let limits = ctx.limits();
-    let cfg = ctx.image.datasource_settings(ds);
+    let limits = env.limits();
+    let cfg = env.image.datasource_settings(ds);
     let ms = |key: &str| {
         cfg.and_then(|c| c.get(key))
             .and_then(Value::as_f64)
             .filter(|v| *v > 0.0)
             .map(|v| (v * 1000.0) as u64)
     };
-    let total = crate::cmdline::metadata_timeout_ms(&ctx.cmdline)
+    let total = crate::cmdline::metadata_timeout_ms(env.cmdline)
         .or_else(|| ms("max_wait"))
         .unwrap_or(limits.datasource_timeout_ms)
         .min(limits.datasource_timeout_ms);

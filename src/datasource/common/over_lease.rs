@@ -3,7 +3,7 @@
 //! address) NIC by NIC until the service answers. The lease is gone again afterwards; each
 //! NIC tried is a status step. Not here: what is read (the datasources' `read`).
 
-use crate::context::Ctx;
+use crate::context::Env;
 use crate::datasource::InstanceData;
 use crate::error::Diag;
 use crate::network::ephemeral::{Attempt, Lease, Options, Session};
@@ -13,8 +13,8 @@ use std::net::Ipv4Addr;
 pub const METADATA_V4: Ipv4Addr = Ipv4Addr::new(169, 254, 169, 254);
 
 /// Whether `base` is the metadata address with no route there yet.
-pub fn needed(ctx: &Ctx, base: &str) -> bool {
-    needs_lease(&ctx.host, &[base.to_string()])
+pub fn needed(env: &Env, base: &str) -> bool {
+    needs_lease(env.host, &[base.to_string()])
 }
 
 /// The service is at a link-local address: without a default route or one covering it, the

@@ -3,7 +3,7 @@
 //! file (`/dev/sr0: meta-data`), never the contents. Reading is `seedfs`'s job, not this one's.
 
 use super::seed::FileRead;
-use crate::context::Ctx;
+use crate::context::Env;
 use crate::detect::blockdev::LabelledDevice;
 use crate::error::Diag;
 use crate::seedfs::{self, ReadBudget, SeedFs, SeedFsError};
@@ -47,8 +47,8 @@ pub struct SeedVolume {
 impl SeedVolume {
     /// Opens `dev` with a session budget: `volume_read_bytes` in all, until
     /// `datasource_timeout_ms` from now.
-    pub fn open(ctx: &Ctx, dev: &LabelledDevice) -> Result<SeedVolume, Diag> {
-        let limits = ctx.limits();
+    pub fn open(env: &Env, dev: &LabelledDevice) -> Result<SeedVolume, Diag> {
+        let limits = env.limits();
         let device = dev.dev_name();
         let budget = ReadBudget {
             max_bytes: limits.volume_read_bytes,

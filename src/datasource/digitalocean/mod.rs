@@ -10,7 +10,7 @@
 
 mod network;
 
-use crate::context::Ctx;
+use crate::context::Env;
 use crate::datasource::common::metadata_get::{self, Get};
 use crate::datasource::common::over_lease::{self, METADATA_V4};
 use crate::datasource::{Datasource, InstanceData};
@@ -53,23 +53,23 @@ impl Datasource for DigitalOcean {
         })
     }
 
-    fn detect(&self, ctx: &Ctx, facts: &Facts) -> Vec<Evidence> {
+    fn detect(&self, env: &Env, facts: &Facts) -> Vec<Evidence> {
         let droplet = self.dmi(&facts.dmi);
-        crate::datasource::selection_evidence(ctx, facts, self, droplet)
+        crate::datasource::selection_evidence(env, facts, self, droplet)
     }
 
-    fn fetch(&self, ctx: &Ctx, facts: &Facts) -> Result<InstanceData, Diag> {
+    fn fetch(&self, env: &Env, facts: &Facts) -> Result<InstanceData, Diag> {
         let mut data = InstanceData {
             datasource: "digitalocean".into(),
             ..InstanceData::default()
         };
-        let base = crate::cmdline::metadata_url(&ctx.cmdline)
+        let base = crate::cmdline::metadata_url(env.cmdline)
             .unwrap_or(DEFAULT_BASE)
             .trim_end_matches('/')
             .to_string();
         let (request, deadline, retries) =
-            metadata_get::timing(ctx, "DigitalOcean", DEFAULT_RETRIES);
-        let fetcher = Fetcher::with_deadline(ctx, request, deadline);
+            metadata_get::timing(env, "DigitalOcean", DEFAULT_RETRIES);
+        let fetcher = Fetcher::with_deadline(env, request, deadline);
         let serial = droplet(&facts.dmi).flatten();
         let read = |d: &mut InstanceData| {
             let get = Get {
@@ -78,19 +78,19 @@ impl Datasource for DigitalOcean {
                 require: None,
                 wait_until: deadline,
                 retries,
-                max_bytes: ctx.limits().file_bytes,
+                max_bytes: env.limits().file_bytes,
                 unreachable: UNREACHABLE,
             };
-            read(ctx, &fetcher, &get, serial.as_deref(), d)
+            read(env, &fetcher, &get, serial.as_deref(), d)
         };
-        let result = if over_lease::needed(ctx, &base) {
+        let result = if over_lease::needed(env, &base) {
             use crate::network::ephemeral::Options;
             let mut opts = Options::new(deadline);
             opts.metadata = Some(METADATA_V4);
             // cloud-init's way on a droplet: no DHCP, a link-local address on the first NIC.
             opts.dhcp = false;
             opts.link_local = true;
-            over_lease::over_lease(&first_nics(&ctx.host), opts, UNREACHABLE, &mut data, read)
+            over_lease::over_lease(&first_nics(env.host), opts, UNREACHABLE, &mut data, read)
         } else {
             read(&mut data)
         };
@@ -111,7 +111,7 @@ fn first_nics(host: &crate::host::Host) -> Vec<String> {
 }
 
 fn read(
-    ctx: &Ctx,
+    env: &Env,
     fetcher: &Fetcher,
     get: &Get,
     serial: Option<&str>,
@@ -182,7 +182,7 @@ fn read(
                     .collect()
             })
             .unwrap_or_default();
-        let macs = crate::network::fallback::names_by_mac(&ctx.host);
+        let macs = crate::network::fallback::names_by_mac(env.host);
         match network::convert(ifaces, &ns, &macs) {
             Ok(cfg) => data.network_config = Some(("digitalocean metadata: interfaces".into(), cfg)),
             Err(mac) => data.diags.push(

@@ -10,7 +10,7 @@ mod dmi;
 mod imds;
 pub mod network;
 
-use crate::context::Ctx;
+use crate::context::Env;
 use crate::datasource::common::over_lease::{self, METADATA_V4};
 use crate::datasource::{Datasource, InstanceData};
 use crate::detect::{dmi::Dmi, Facts};
@@ -32,8 +32,8 @@ const DEFAULT_RETRIES: u32 = 3;
 const MAX_ENTRIES: usize = 64;
 const MD: &str = "latest/meta-data";
 
-fn settings(ctx: &Ctx) -> Option<&Value> {
-    ctx.image.datasource_settings("Ec2")
+fn settings<'a>(env: &Env<'a>) -> Option<&'a Value> {
+    env.image.datasource_settings("Ec2")
 }
 
 impl Datasource for Ec2 {
@@ -48,12 +48,12 @@ impl Datasource for Ec2 {
         dmi::aws(fields)
     }
 
-    fn detect(&self, ctx: &Ctx, facts: &Facts) -> Vec<Evidence> {
+    fn detect(&self, env: &Env, facts: &Facts) -> Vec<Evidence> {
         let aws = self.dmi(&facts.dmi).map(|why| format!("AWS ({why})"));
-        crate::datasource::selection_evidence(ctx, facts, self, aws)
+        crate::datasource::selection_evidence(env, facts, self, aws)
     }
 
-    fn fetch(&self, ctx: &Ctx, facts: &Facts) -> Result<InstanceData, Diag> {
+    fn fetch(&self, env: &Env, facts: &Facts) -> Result<InstanceData, Diag> {
         let mut data = InstanceData {
             datasource: "ec2".into(),
             // cloud-init's names: AWS, or a compatible cloud it cannot name.
@@ -67,11 +67,11 @@ impl Datasource for Ec2 {
             ),
             ..InstanceData::default()
         };
-        let s = imds_settings(ctx, facts);
-        let result = if over_lease::needs_lease(&ctx.host, &s.bases) {
-            over_ephemeral(ctx, &s, &mut data)
+        let s = imds_settings(env, facts);
+        let result = if over_lease::needs_lease(env.host, &s.bases) {
+            over_ephemeral(env, &s, &mut data)
         } else {
-            read(ctx, &s, &mut data)
+            read(env, &s, &mut data)
         };
         result.map(|()| data)
     }
@@ -79,10 +79,10 @@ impl Datasource for Ec2 {
 
 /// The service's settings: `ember.metadata-url=` or the image's `metadata_urls`, else EC2's
 /// addresses; `max_wait`, `timeout` and `retries` from the image, bounded by ember's limits.
-fn imds_settings(ctx: &Ctx, facts: &Facts) -> Settings {
-    let limits = ctx.limits();
-    let cfg = settings(ctx);
-    let bases = match crate::cmdline::metadata_url(&ctx.cmdline) {
+fn imds_settings(env: &Env, facts: &Facts) -> Settings {
+    let limits = env.limits();
+    let cfg = settings(env);
+    let bases = match crate::cmdline::metadata_url(env.cmdline) {
         Some(url) => vec![url.to_string()],
         None => cfg
             .and_then(|c| c.get("metadata_urls"))
@@ -95,7 +95,7 @@ fn imds_settings(ctx: &Ctx, facts: &Facts) -> Settings {
             .unwrap_or_else(|| DEFAULT_BASES.map(String::from).to_vec()),
     };
     let (request_timeout, deadline, retries) =
-        crate::datasource::common::metadata_get::timing(ctx, "Ec2", DEFAULT_RETRIES);
+        crate::datasource::common::metadata_get::timing(env, "Ec2", DEFAULT_RETRIES);
     Settings {
         bases,
         wait_until: deadline,
@@ -110,13 +110,13 @@ fn imds_settings(ctx: &Ctx, facts: &Facts) -> Settings {
 
 /// The service through ember's own lease, NIC by NIC until one reaches it; the lease is gone
 /// again afterwards. A NIC without DHCPv4 comes up by SLAAC and is asked at the IPv6 bases.
-fn over_ephemeral(ctx: &Ctx, s: &Settings, data: &mut InstanceData) -> Result<(), Diag> {
+fn over_ephemeral(env: &Env, s: &Settings, data: &mut InstanceData) -> Result<(), Diag> {
     use crate::network::ephemeral::{fallback_candidates, Options};
     let mut opts = Options::new(s.deadline);
     opts.metadata = Some(METADATA_V4);
     opts.slaac = true;
-    opts.proc = ctx.host.path("/proc");
-    let nics = fallback_candidates(&ctx.host);
+    opts.proc = env.host.path("/proc");
+    let nics = fallback_candidates(env.host);
     over_lease::over_lease_with(&nics, opts, "imds-unreachable", data, |attempt, lease| {
         // Each NIC gets a share of the wait, so a dead first NIC leaves time for the next.
         let share = (s.request_timeout * 2).max(Duration::from_secs(5));
@@ -125,7 +125,7 @@ fn over_ephemeral(ctx: &Ctx, s: &Settings, data: &mut InstanceData) -> Result<()
             wait_until: (Instant::now() + share).min(s.deadline),
             ..*s
         };
-        read(ctx, &per_nic, attempt)
+        read(env, &per_nic, attempt)
     })
 }
 
@@ -140,14 +140,14 @@ fn bases_for(bases: &[String], slaac: bool) -> Vec<String> {
 }
 
 /// Reads everything ember uses into `data`.
-fn read(ctx: &Ctx, s: &Settings, data: &mut InstanceData) -> Result<(), Diag> {
-    let fetcher = Fetcher::with_deadline(ctx, s.request_timeout, s.deadline);
+fn read(env: &Env, s: &Settings, data: &mut InstanceData) -> Result<(), Diag> {
+    let fetcher = Fetcher::with_deadline(env, s.request_timeout, s.deadline);
     let connected = Imds::connect(fetcher, s);
     let mut imds = match connected {
         Ok(imds) => imds,
         Err(e) => return Err(e.diag()),
     };
-    let result = read_from(ctx, &mut imds, data);
+    let result = read_from(env, &mut imds, data);
     data.reads += imds.reads;
     result.map_err(|e| e.diag())
 }
@@ -163,7 +163,7 @@ fn entries(body: Vec<u8>) -> Vec<String> {
     lines.take(MAX_ENTRIES).map(str::to_string).collect()
 }
 
-fn read_from(ctx: &Ctx, imds: &mut Imds, data: &mut InstanceData) -> Result<(), imds::Error> {
+fn read_from(env: &Env, imds: &mut Imds, data: &mut InstanceData) -> Result<(), imds::Error> {
     let mut md = Map::new();
     let identity = imds.get("latest/dynamic/instance-identity/document")?;
     let identity = identity.and_then(|doc| match serde_json::from_slice::<Value>(&doc) {
@@ -224,11 +224,11 @@ fn read_from(ctx: &Ctx, imds: &mut Imds, data: &mut InstanceData) -> Result<(), 
     };
     let macs = nics(imds)?;
     if !macs.is_empty() {
-        let full = settings(ctx)
+        let full = settings(env)
             .and_then(|c| c.get("apply_full_imds_network_config"))
             .and_then(Value::as_bool)
             .unwrap_or(true);
-        let names = crate::network::fallback::names_by_mac(&ctx.host);
+        let names = crate::network::fallback::names_by_mac(env.host);
         let cfg = network::convert(&macs, &names, full);
         data.network_config = Some(("ec2 metadata: network/interfaces/macs".into(), cfg));
         md.insert(

@@ -11,7 +11,7 @@
 
 pub(crate) mod keys;
 
-use crate::context::Ctx;
+use crate::context::Env;
 use crate::datasource::common::metadata_get::{self, Get};
 use crate::datasource::common::over_lease::{self, METADATA_V4};
 use crate::datasource::{Datasource, InstanceData};
@@ -69,33 +69,33 @@ impl Datasource for Gce {
         google(dmi)
     }
 
-    fn detect(&self, ctx: &Ctx, facts: &Facts) -> Vec<Evidence> {
+    fn detect(&self, env: &Env, facts: &Facts) -> Vec<Evidence> {
         let gce = self
             .dmi(&facts.dmi)
             .map(|why| format!("Google Compute Engine ({why})"));
-        crate::datasource::selection_evidence(ctx, facts, self, gce)
+        crate::datasource::selection_evidence(env, facts, self, gce)
     }
 
-    fn fetch(&self, ctx: &Ctx, _facts: &Facts) -> Result<InstanceData, Diag> {
+    fn fetch(&self, env: &Env, _facts: &Facts) -> Result<InstanceData, Diag> {
         let mut data = InstanceData {
             datasource: "gce".into(),
             ..InstanceData::default()
         };
-        let base = crate::cmdline::metadata_url(&ctx.cmdline)
+        let base = crate::cmdline::metadata_url(env.cmdline)
             .unwrap_or(DEFAULT_BASE)
             .trim_end_matches('/')
             .to_string();
-        let (request, deadline, retries) = metadata_get::timing(ctx, "GCE", DEFAULT_RETRIES);
-        let fetcher = Fetcher::with_deadline(ctx, request, deadline);
+        let (request, deadline, retries) = metadata_get::timing(env, "GCE", DEFAULT_RETRIES);
+        let fetcher = Fetcher::with_deadline(env, request, deadline);
         let read_until =
-            |d: &mut InstanceData, wait_until| read(ctx, &fetcher, &base, wait_until, retries, d);
-        let result = if over_lease::needed(ctx, &base) {
+            |d: &mut InstanceData, wait_until| read(env, &fetcher, &base, wait_until, retries, d);
+        let result = if over_lease::needed(env, &base) {
             use crate::network::ephemeral::{fallback_candidates, Options};
             let mut opts = Options::new(deadline);
             opts.metadata = Some(METADATA_V4);
             // Each NIC gets a share of the wait, so a dead first NIC leaves time for the next.
             let share = (request * 2).max(Duration::from_secs(5));
-            let nics = fallback_candidates(&ctx.host);
+            let nics = fallback_candidates(env.host);
             over_lease::over_lease(&nics, opts, UNREACHABLE, &mut data, |d| {
                 read_until(d, (Instant::now() + share).min(deadline))
             })
@@ -107,7 +107,7 @@ impl Datasource for Gce {
 }
 
 fn read(
-    ctx: &Ctx,
+    env: &Env,
     fetcher: &Fetcher,
     base: &str,
     wait_until: Instant,
@@ -122,7 +122,7 @@ fn read(
         require: Some(FLAVOR),
         wait_until,
         retries,
-        max_bytes: ctx.limits().file_bytes,
+        max_bytes: env.limits().file_bytes,
         unreachable: UNREACHABLE,
     };
     let body = metadata_get::get(fetcher, &get, &mut data.reads)?;

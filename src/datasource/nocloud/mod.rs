@@ -5,7 +5,7 @@
 
 use crate::cmdline::DsHint;
 use crate::config::merge::merge_replace;
-use crate::context::Ctx;
+use crate::context::Env;
 use crate::datasource::common::seed::{self, FileRead, RawSeed};
 use crate::datasource::common::seed_volume::{self, Media, SeedVolume};
 use crate::datasource::{Datasource, InstanceData};
@@ -28,21 +28,21 @@ fn is_nocloud(hint: &DsHint) -> bool {
     hint.name == "nocloud" || hint.name == "nocloud-net"
 }
 
-fn settings(ctx: &Ctx) -> Option<&Value> {
-    ctx.image.datasource_settings("NoCloud")
+fn settings<'a>(env: &Env<'a>) -> Option<&'a Value> {
+    env.image.datasource_settings("NoCloud")
 }
 
 /// The volume label to look for: `fs_label` from the image config, else `cidata`; null disables.
-fn fs_label(ctx: &Ctx) -> Option<String> {
-    match settings(ctx).and_then(|s| s.get("fs_label")) {
+fn fs_label(env: &Env) -> Option<String> {
+    match settings(env).and_then(|s| s.get("fs_label")) {
         Some(Value::String(label)) => Some(label.clone()),
         Some(Value::Null) => None,
         _ => Some("cidata".to_string()),
     }
 }
 
-fn seed_devices<'a>(ctx: &Ctx, facts: &'a Facts) -> Vec<&'a LabelledDevice> {
-    let Some(label) = fs_label(ctx) else {
+fn seed_devices<'a>(env: &Env, facts: &'a Facts) -> Vec<&'a LabelledDevice> {
+    let Some(label) = fs_label(env) else {
         return Vec::new();
     };
     seed_volume::seed_devices(&facts.devices, Some(&label), Media::DiscOrFat)
@@ -56,7 +56,7 @@ impl Datasource for NoCloud {
         "NoCloud"
     }
 
-    fn detect(&self, ctx: &Ctx, facts: &Facts) -> Vec<Evidence> {
+    fn detect(&self, env: &Env, facts: &Facts) -> Vec<Evidence> {
         let mut ev = Vec::new();
         let mut add = |source: &str, detail: String| {
             ev.push(Evidence {
@@ -71,7 +71,7 @@ impl Datasource for NoCloud {
             add("cmdline", param.clone());
         }
         for dir in SEED_DIRS {
-            if ctx
+            if env
                 .target
                 .as_ref()
                 .is_some_and(|t| t.exists(&format!("{dir}/meta-data")))
@@ -79,7 +79,7 @@ impl Datasource for NoCloud {
                 add("seed-dir", dir.to_string());
             }
         }
-        if let Some(s) = settings(ctx) {
+        if let Some(s) = settings(env) {
             if s.get("seedfrom").is_some()
                 || (s.get("user-data").is_some() && s.get("meta-data").is_some())
             {
@@ -89,7 +89,7 @@ impl Datasource for NoCloud {
                 );
             }
         }
-        for dev in seed_devices(ctx, facts) {
+        for dev in seed_devices(env, facts) {
             add(
                 "label",
                 format!(
@@ -103,15 +103,15 @@ impl Datasource for NoCloud {
         ev
     }
 
-    fn fetch(&self, ctx: &Ctx, facts: &Facts) -> Result<InstanceData, Diag> {
-        Collector::new(ctx, facts).run()
+    fn fetch(&self, env: &Env, facts: &Facts) -> Result<InstanceData, Diag> {
+        Collector::new(env, facts).run()
     }
 }
 
 /// Gathers the seed in cloud-init's order, merging as `_merge_new_seed` does: meta-data found
 /// earlier wins key by key; user-data, vendor-data and network-config are replaced.
 struct Collector<'a> {
-    ctx: &'a Ctx,
+    env: &'a Env<'a>,
     facts: &'a Facts,
     meta: Value,
     found: Vec<String>,
@@ -119,9 +119,9 @@ struct Collector<'a> {
 }
 
 impl<'a> Collector<'a> {
-    fn new(ctx: &'a Ctx, facts: &'a Facts) -> Collector<'a> {
+    fn new(env: &'a Env<'a>, facts: &'a Facts) -> Collector<'a> {
         Collector {
-            ctx,
+            env,
             facts,
             meta: Value::Object(Map::new()),
             found: Vec::new(),
@@ -153,7 +153,7 @@ impl<'a> Collector<'a> {
     }
 
     fn add_seed(&mut self, raw: RawSeed, where_: &str) {
-        let limits = self.ctx.limits();
+        let limits = self.env.limits();
         if let Some(md) = &raw.meta_data {
             match seed::parse_mapping(md, &self.file_name(where_, "meta-data"), limits) {
                 Ok(v) => self.add_meta(v),
@@ -211,10 +211,10 @@ impl<'a> Collector<'a> {
     }
 
     fn read_seed_dirs(&mut self) {
-        let Some(root) = self.ctx.target.as_ref() else {
+        let Some(root) = self.env.target.as_ref() else {
             return;
         };
-        let max = self.ctx.limits().file_bytes;
+        let max = self.env.limits().file_bytes;
         for dir in SEED_DIRS {
             let mut diags = Vec::new();
             let raw = seed::read(
@@ -245,7 +245,7 @@ impl<'a> Collector<'a> {
     }
 
     fn read_image_config(&mut self) {
-        let Some(s) = settings(self.ctx).cloned() else {
+        let Some(s) = settings(self.env).cloned() else {
             return;
         };
         if let Some(Value::String(url)) = s.get("seedfrom") {
@@ -258,7 +258,7 @@ impl<'a> Collector<'a> {
                 Value::String(text) => seed::parse_mapping(
                     text.as_bytes(),
                     "datasource.NoCloud.meta-data",
-                    self.ctx.limits(),
+                    self.env.limits(),
                 )
                 .unwrap_or_else(|d| {
                     self.data.diags.push(d);
@@ -280,9 +280,9 @@ impl<'a> Collector<'a> {
     }
 
     fn read_volume(&mut self) {
-        for dev in seed_devices(self.ctx, self.facts) {
+        for dev in seed_devices(self.env, self.facts) {
             let name = dev.dev_name();
-            let mut vol = match SeedVolume::open(self.ctx, dev) {
+            let mut vol = match SeedVolume::open(self.env, dev) {
                 Ok(vol) => vol,
                 Err(d) => {
                     self.data.diags.push(d);
@@ -310,7 +310,7 @@ impl<'a> Collector<'a> {
             return Ok(());
         };
         let base = self.facts.dmi.substitute(url);
-        if needs_ephemeral_network(&self.ctx.host, &base) {
+        if needs_ephemeral_network(self.env.host, &base) {
             return self.read_seedfrom_over_ephemeral(&base);
         }
         self.read_seedfrom_at(&base)
@@ -321,9 +321,9 @@ impl<'a> Collector<'a> {
     fn read_seedfrom_over_ephemeral(&mut self, base: &str) -> Result<(), Diag> {
         use crate::network::ephemeral::{fallback_candidates, Attempt, Options, Session};
         let deadline = std::time::Instant::now()
-            + std::time::Duration::from_millis(self.ctx.limits().datasource_timeout_ms);
+            + std::time::Duration::from_millis(self.env.limits().datasource_timeout_ms);
         let shown = crate::fetch::redact_url(base);
-        let candidates = fallback_candidates(&self.ctx.host);
+        let candidates = fallback_candidates(self.env.host);
         let no_network = |e: &dyn std::fmt::Display, code: &str| {
             let msg = format!("no network to reach the seedfrom URL: {e}");
             Diag::error(code, msg).file(shown.clone())
@@ -357,8 +357,8 @@ impl<'a> Collector<'a> {
 
     fn read_seedfrom_at(&mut self, base: &str) -> Result<(), Diag> {
         let base = base.to_string();
-        let fetcher = Fetcher::new(self.ctx);
-        let max = self.ctx.limits().file_bytes;
+        let fetcher = Fetcher::new(self.env);
+        let max = self.env.limits().file_bytes;
         let shown = crate::fetch::redact_url(&base);
         let mut diags = Vec::new();
         let mut reads = 0;

@@ -9,7 +9,7 @@
 mod files;
 mod http;
 
-use crate::context::Ctx;
+use crate::context::Env;
 use crate::datasource::common::over_lease::{self, METADATA_V4};
 use crate::datasource::common::seed_volume::{seed_devices, Media, SeedVolume};
 use crate::datasource::{Datasource, InstanceData};
@@ -56,7 +56,7 @@ impl Datasource for ConfigDrive {
         "ConfigDrive"
     }
 
-    fn detect(&self, _ctx: &Ctx, facts: &Facts) -> Vec<Evidence> {
+    fn detect(&self, _env: &Env, facts: &Facts) -> Vec<Evidence> {
         let mut ev: Vec<Evidence> = drives(facts)
             .map(|d| {
                 let detail = format!("{} {} label {}", d.dev_name(), d.fs, d.labels.join(","));
@@ -72,10 +72,10 @@ impl Datasource for ConfigDrive {
         ev
     }
 
-    fn fetch(&self, ctx: &Ctx, facts: &Facts) -> Result<InstanceData, Diag> {
+    fn fetch(&self, env: &Env, facts: &Facts) -> Result<InstanceData, Diag> {
         let mut last = Diag::error("no-seed", format!("no volume labelled {LABEL}"));
         for dev in drives(facts) {
-            match read_drive(ctx, dev) {
+            match read_drive(env, dev) {
                 Ok(data) => return Ok(data),
                 Err(e) => last = e,
             }
@@ -85,9 +85,9 @@ impl Datasource for ConfigDrive {
 }
 
 /// One drive: the newest version listed under `openstack/`, its files.
-fn read_drive(ctx: &Ctx, dev: &LabelledDevice) -> Result<InstanceData, Diag> {
+fn read_drive(env: &Env, dev: &LabelledDevice) -> Result<InstanceData, Diag> {
     let name = dev.dev_name();
-    let mut vol = SeedVolume::open(ctx, dev)?;
+    let mut vol = SeedVolume::open(env, dev)?;
     let listing = vol.list_dir("openstack")?;
     let version = choose_version(listing.iter().map(String::as_str));
     let mut data = InstanceData {
@@ -138,21 +138,21 @@ impl Datasource for OpenStack {
         })
     }
 
-    fn detect(&self, ctx: &Ctx, facts: &Facts) -> Vec<Evidence> {
+    fn detect(&self, env: &Env, facts: &Facts) -> Vec<Evidence> {
         let nova = self.dmi(&facts.dmi).map(|why| format!("OpenStack ({why})"));
-        crate::datasource::selection_evidence(ctx, facts, self, nova)
+        crate::datasource::selection_evidence(env, facts, self, nova)
     }
 
-    fn fetch(&self, ctx: &Ctx, _facts: &Facts) -> Result<InstanceData, Diag> {
+    fn fetch(&self, env: &Env, _facts: &Facts) -> Result<InstanceData, Diag> {
         let mut data = InstanceData {
             datasource: "openstack".into(),
             ..InstanceData::default()
         };
-        let s = service_settings(ctx);
-        let result = if over_lease::needs_lease(&ctx.host, &s.bases) {
-            over_ephemeral(ctx, &s, &mut data)
+        let s = service_settings(env);
+        let result = if over_lease::needs_lease(env.host, &s.bases) {
+            over_ephemeral(env, &s, &mut data)
         } else {
-            read_service(ctx, &s, &mut data)
+            read_service(env, &s, &mut data)
         };
         result.map(|()| data)
     }
@@ -160,10 +160,10 @@ impl Datasource for OpenStack {
 
 /// `ember.metadata-url=` or the image's `metadata_urls`, else Nova's address; `max_wait`,
 /// `timeout` and `retries` from the image, bounded by ember's limits.
-fn service_settings(ctx: &Ctx) -> Settings {
-    let limits = ctx.limits();
-    let cfg = ctx.image.datasource_settings("OpenStack");
-    let bases = match crate::cmdline::metadata_url(&ctx.cmdline) {
+fn service_settings(env: &Env) -> Settings {
+    let limits = env.limits();
+    let cfg = env.image.datasource_settings("OpenStack");
+    let bases = match crate::cmdline::metadata_url(env.cmdline) {
         Some(url) => vec![url.to_string()],
         None => cfg
             .and_then(|c| c.get("metadata_urls"))
@@ -178,7 +178,7 @@ fn service_settings(ctx: &Ctx) -> Settings {
             .unwrap_or_else(|| vec![DEFAULT_BASE.to_string()]),
     };
     let (request_timeout, deadline, retries) =
-        crate::datasource::common::metadata_get::timing(ctx, "OpenStack", DEFAULT_RETRIES);
+        crate::datasource::common::metadata_get::timing(env, "OpenStack", DEFAULT_RETRIES);
     Settings {
         bases,
         wait_until: deadline,
@@ -191,11 +191,11 @@ fn service_settings(ctx: &Ctx) -> Settings {
 
 /// The service through ember's own lease, NIC by NIC until one reaches it; the lease is gone
 /// again afterwards.
-fn over_ephemeral(ctx: &Ctx, s: &Settings, data: &mut InstanceData) -> Result<(), Diag> {
+fn over_ephemeral(env: &Env, s: &Settings, data: &mut InstanceData) -> Result<(), Diag> {
     use crate::network::ephemeral::{fallback_candidates, Options};
     let mut opts = Options::new(s.deadline);
     opts.metadata = Some(METADATA_V4);
-    let nics = fallback_candidates(&ctx.host);
+    let nics = fallback_candidates(env.host);
     over_lease::over_lease(&nics, opts, UNREACHABLE, data, |attempt| {
         // Each NIC gets a share of the wait, so a dead first NIC leaves time for the next.
         let share = (s.request_timeout * 2).max(Duration::from_secs(5));
@@ -204,13 +204,13 @@ fn over_ephemeral(ctx: &Ctx, s: &Settings, data: &mut InstanceData) -> Result<()
             wait_until: (Instant::now() + share).min(s.deadline),
             ..*s
         };
-        read_service(ctx, &per_nic, attempt)
+        read_service(env, &per_nic, attempt)
     })
 }
 
 /// Everything ember uses from the service, into `data`.
-fn read_service(ctx: &Ctx, s: &Settings, data: &mut InstanceData) -> Result<(), Diag> {
-    let fetcher = Fetcher::with_deadline(ctx, s.request_timeout, s.deadline);
+fn read_service(env: &Env, s: &Settings, data: &mut InstanceData) -> Result<(), Diag> {
+    let fetcher = Fetcher::with_deadline(env, s.request_timeout, s.deadline);
     let (mut service, listing) = Service::connect(fetcher, s, &mut data.reads)?;
     let version = choose_version(listing.lines());
     let base = crate::fetch::redact_url(service.base()).to_string();
