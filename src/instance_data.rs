@@ -7,6 +7,12 @@ use crate::datasource::InstanceData;
 use crate::root::Root;
 use serde_json::{json, Value};
 
+/// The keys naming no particular user: what every platform gives the default user.
+fn default_user_keys(data: &InstanceData) -> Vec<&str> {
+    let keys = data.public_keys.iter().filter(|k| k.user.is_none());
+    keys.map(|k| k.key.as_str()).collect()
+}
+
 pub const REDACTED: &str = "redacted for non-root user";
 
 /// Paths (`/`-separated, as cloud-init lists them in `sensitive_keys`) whose values are
@@ -75,7 +81,7 @@ pub fn build(
         "local-hostname": hostname,
         "machine": machine,
         "platform": ds_platform,
-        "public_ssh_keys": data.public_keys(),
+        "public_ssh_keys": default_user_keys(data),
         "python_version": Value::Null,
         "region": region,
         "subplatform": data.subplatform,

@@ -1,19 +1,29 @@
-//! What a datasource returns: one `InstanceData`, the same shape for every platform.
+//! What a datasource returns: one `InstanceData`, the same shape for every platform. It is
+//! also what ember keeps between stages (`fetched.json`) and boots (the per-instance cache,
+//! `state::instance_cache`): it serialises itself, payloads in base64 (they may be binary),
+//! under the cache's format version.
 
 use crate::error::Diag;
 use crate::secret::Secret;
+use crate::state::instance_cache::FormatVersion;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 pub struct InstanceData {
+    /// The format of the serialised form; absent in caches written before it had one.
+    #[serde(default = "crate::state::instance_cache::legacy")]
+    pub version: FormatVersion,
     /// `nocloud`.
     pub datasource: String,
     /// cloud-init's `platform` where it is not the datasource's name (`openstack` for a config
     /// drive).
+    #[serde(default)]
     pub platform: Option<String>,
     /// cloud-init's `cloud_name` (and cloud-id) where it is not the platform (`aws` for EC2 on
     /// AWS, `unknown` for an EC2-compatible cloud).
+    #[serde(default)]
     pub cloud_name: Option<String>,
     /// cloud-init's description: `DataSourceNoCloud [seed=/dev/sr0]`.
     pub detail: String,
@@ -21,35 +31,80 @@ pub struct InstanceData {
     pub subplatform: String,
     pub instance_id: String,
     pub meta_data: Value,
+    #[serde(default, with = "payload")]
     pub user_data: Option<Secret<Vec<u8>>>,
+    #[serde(default, with = "payload")]
     pub vendor_data: Option<Secret<Vec<u8>>>,
+    #[serde(default, with = "payload")]
     pub vendor_data2: Option<Secret<Vec<u8>>>,
     /// The network config as given (v1/v2 YAML parsed to JSON), and where it came from.
     pub network_config: Option<(String, Value)>,
     /// The line of each key path of `network_config`, when it was read from YAML.
+    #[serde(default)]
     pub network_config_lines: BTreeMap<String, u32>,
     /// The data came from removable media (a CD or USB seed): see `ember.removable_seeds`.
     pub from_removable_media: bool,
     /// Requests or files read, for status.
     pub reads: u32,
+    /// The public ssh keys, filled by the fetch stage from `Datasource::public_keys`.
+    #[serde(default)]
+    pub public_keys: Vec<PublicKey>,
+    /// Problems with single files, recorded by the fetch stage; not kept.
+    #[serde(skip)]
     pub diags: Vec<Diag>,
-    /// Work worth its own line in status.json (an ephemeral lease per NIC tried).
+    /// Work worth its own line in status.json (an ephemeral lease per NIC tried); not kept.
+    #[serde(skip)]
     pub steps: Vec<crate::status::Step>,
     /// Cloud-config the platform supplies (cloud-init's `get_config_obj`: Azure's default
     /// user from ovf-env.xml, its resource disk), merged over the image config and under
     /// vendor- and user-data. May hold a password hash: stored 0600 only.
+    #[serde(default)]
     pub config: Option<Value>,
     /// Files the platform's own agent expects in the target (Azure's sanitized ovf-env.xml).
+    #[serde(default)]
     pub files: Vec<PlatformFile>,
 }
 
 /// A file for the target, written with the instance's other data on every boot it was read.
-#[derive(Debug)]
+/// Its serialised form is also read from the list `[path, mode, base64]` of format 0.
+#[derive(Debug, Serialize, Deserialize)]
 pub struct PlatformFile {
     /// Absolute path in the target: `/var/lib/waagent/ovf-env.xml`.
     pub path: String,
     pub mode: u32,
+    #[serde(with = "payload::required")]
     pub content: Secret<Vec<u8>>,
+}
+
+/// A public ssh key and the user it names, if any (GCE's `user:key` lines): the ssh module
+/// gives a user the keys that name no one or name that user.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PublicKey {
+    pub key: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<String>,
+}
+
+impl PublicKey {
+    /// A key for whichever user the config makes the default.
+    pub fn for_default_user(key: &str) -> PublicKey {
+        PublicKey {
+            key: key.to_string(),
+            user: None,
+        }
+    }
+
+    /// meta-data's `public-keys`: a string (one key per line), a list, or a map of lists (the
+    /// EC2-style `public-keys: {name: [keys]}`), as cloud-init normalises them; for no user.
+    pub fn from_meta_data(md: &Value) -> Vec<PublicKey> {
+        let mut keys = Vec::new();
+        if let Some(v) = md.get("public-keys") {
+            collect_keys(v, &mut keys);
+        }
+        keys.iter()
+            .map(|k| PublicKey::for_default_user(k))
+            .collect()
+    }
 }
 
 impl InstanceData {
@@ -59,22 +114,50 @@ impl InstanceData {
             .or_else(|| self.meta_data.get("hostname"))
             .and_then(Value::as_str)
     }
+}
 
-    /// Public keys from meta-data: a string (one key per line), a list, or a map of lists
-    /// (the EC2-style `public-keys: {name: [keys]}`), as cloud-init normalises them.
-    pub fn public_keys(&self) -> Vec<String> {
-        let mut keys = Vec::new();
-        if let Some(v) = self.meta_data.get("public-keys") {
-            collect_keys(v, &mut keys);
-        }
-        keys
+/// Payloads as base64 text: written while encoded, and decoded from the text where it lies in
+/// the input (serde borrows it), so a large user-data is never held a third time.
+mod payload {
+    use crate::secret::Secret;
+    use base64::engine::general_purpose::STANDARD as B64;
+    use base64::Engine;
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::borrow::Cow;
+
+    /// The base64 text, borrowed where the JSON has no escape in it (serde would not borrow
+    /// a bare `Option<Cow<str>>`).
+    #[derive(Deserialize)]
+    struct Text<'a>(#[serde(borrow)] Cow<'a, str>);
+
+    fn decode<E: serde::de::Error>(t: Text) -> Result<Secret<Vec<u8>>, E> {
+        let bytes = B64.decode(t.0.as_bytes()).map_err(E::custom)?;
+        Ok(Secret::new(bytes))
     }
 
-    /// The public keys the default user gets: `public_keys`, except on GCE, whose keys name
-    /// their user (`user:key`) and are kept only for the default user and `cloudinit`.
-    pub fn public_keys_for(&self, default_user: Option<&str>) -> Vec<String> {
-        super::gce::keys::from_meta_data(&self.meta_data, default_user)
-            .unwrap_or_else(|| self.public_keys())
+    pub fn serialize<S: Serializer>(p: &Option<Secret<Vec<u8>>>, s: S) -> Result<S::Ok, S::Error> {
+        match p {
+            Some(payload) => required::serialize(payload, s),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<Secret<Vec<u8>>>, D::Error> {
+        Option::<Text>::deserialize(d)?.map(decode).transpose()
+    }
+
+    pub mod required {
+        use super::*;
+
+        pub fn serialize<S: Serializer>(p: &Secret<Vec<u8>>, s: S) -> Result<S::Ok, S::Error> {
+            s.collect_str(&base64::display::Base64Display::new(p.expose(), &B64))
+        }
+
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Secret<Vec<u8>>, D::Error> {
+            decode(Text::deserialize(d)?)
+        }
     }
 }
 
@@ -97,16 +180,18 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn keys(md: Value) -> Vec<String> {
+        let keys = PublicKey::from_meta_data(&md);
+        assert!(keys.iter().all(|k| k.user.is_none()));
+        keys.into_iter().map(|k| k.key).collect()
+    }
+
     #[test]
     fn public_keys_in_every_form() {
-        let mut d = InstanceData {
-            meta_data: json!({"public-keys": "ssh-ed25519 AAA a\n\n# c\nssh-rsa BBB b"}),
-            ..InstanceData::default()
-        };
-        assert_eq!(d.public_keys(), ["ssh-ed25519 AAA a", "ssh-rsa BBB b"]);
-        d.meta_data = json!({"public-keys": ["k1", "k2"]});
-        assert_eq!(d.public_keys(), ["k1", "k2"]);
-        d.meta_data = json!({"public-keys": {"0": ["k1"], "1": "k2"}});
-        assert_eq!(d.public_keys(), ["k1", "k2"]);
+        let text = json!({"public-keys": "ssh-ed25519 AAA a\n\n# c\nssh-rsa BBB b"});
+        assert_eq!(keys(text), ["ssh-ed25519 AAA a", "ssh-rsa BBB b"]);
+        assert_eq!(keys(json!({"public-keys": ["k1", "k2"]})), ["k1", "k2"]);
+        let named = json!({"public-keys": {"0": ["k1"], "1": "k2"}});
+        assert_eq!(keys(named), ["k1", "k2"]);
     }
 }

@@ -18,7 +18,7 @@ use crate::detect::dmi::Dmi;
 use crate::detect::Facts;
 use crate::error::Diag;
 use crate::status::Evidence;
-pub use instance::InstanceData;
+pub use instance::{InstanceData, PublicKey};
 
 pub trait Datasource: Sync {
     /// ember's short name, also cloud-init's `cloud_name`/`platform`: `nocloud`.
@@ -35,6 +35,11 @@ pub trait Datasource: Sync {
     /// Reads the data. `Err` when nothing usable was found; problems with single files are
     /// reported in `InstanceData::diags` while the rest is used.
     fn fetch(&self, env: &Env, facts: &Facts) -> Result<InstanceData, Diag>;
+    /// The data's public ssh keys, as cloud-init's `get_public_ssh_keys`: meta-data's
+    /// `public-keys` for the default user, unless the cloud keeps keys its own way.
+    fn public_keys(&self, data: &InstanceData) -> Vec<PublicKey> {
+        PublicKey::from_meta_data(&data.meta_data)
+    }
 }
 
 /// The evidence a network datasource takes besides its own: its name in `ds=` on the command

@@ -8,12 +8,23 @@ use crate::context::Ctx;
 use crate::datasource::InstanceData;
 use crate::error::Diag;
 use crate::root::Root;
-use crate::state::{self, encode_instance_id, EMBER_LIB};
+use crate::state::{self, instance_cache};
 
 pub struct Chosen {
     pub data: InstanceData,
     pub first_boot: bool,
     pub previous: Option<String>,
+}
+
+/// A cache of format 0 has no public keys: they come from its meta-data by the datasource's
+/// rule, as when it was written.
+fn migrate(mut data: InstanceData) -> InstanceData {
+    if data.version.is_legacy() {
+        if let Some(ds) = crate::datasource::by_name(&data.datasource) {
+            data.public_keys = ds.public_keys(&data);
+        }
+    }
+    data
 }
 
 /// `ember: {removable_seeds: first-boot}` accepts a seed on removable media only while the
@@ -42,15 +53,13 @@ pub fn choose(ctx: &Ctx, rec: &mut Recorder, target: &Root) -> Option<Chosen> {
         }
     }
     let prev = previous?;
-    let cached = format!(
-        "{EMBER_LIB}/instances/{}/instance.json",
-        encode_instance_id(&prev)
-    );
+    let cached = instance_cache::path(&prev);
     let data = target
         .read_file(&cached, ctx.limits().file_bytes.saturating_mul(4))
         .ok()
         .flatten()
-        .and_then(fetch::decode_stored);
+        .and_then(|raw| instance_cache::decode::<InstanceData>(&raw).ok())
+        .map(migrate);
     match data {
         Some(data) => {
             rec.record(Diag::warning(
@@ -92,4 +101,39 @@ fn accept(ctx: &Ctx, data: &InstanceData, previous: Option<&str>) -> Result<(), 
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A cache as ember wrote it before the format version: payloads in base64, platform
+    /// files as lists, no public keys.
+    const FORMAT_0: &str = r#"{"datasource":"nocloud","platform":null,"cloud_name":null,
+        "detail":"DataSourceNoCloud","subplatform":"seed-dir (/seed)","instance_id":"i-1",
+        "meta_data":{"instance-id":"i-1","public-keys":["ssh-ed25519 AAAA old"]},
+        "user_data":"I2Nsb3VkLWNvbmZpZw==","vendor_data":null,"vendor_data2":null,
+        "network_config":null,"network_config_lines":{},"from_removable_media":false,"reads":2,
+        "config":null,"files":[["/var/lib/waagent/ovf-env.xml",384,"PHhtbC8+"]]}"#;
+
+    #[test]
+    fn a_format_0_cache_is_read_and_gets_its_keys_by_the_datasources_rule() {
+        let data: InstanceData = instance_cache::decode(FORMAT_0.as_bytes()).unwrap();
+        assert!(data.version.is_legacy() && data.public_keys.is_empty());
+        let data = migrate(data);
+        let keys: Vec<_> = data.public_keys.iter().map(|k| k.key.as_str()).collect();
+        assert_eq!(keys, ["ssh-ed25519 AAAA old"]);
+        assert_eq!(data.user_data.unwrap().expose(), b"#cloud-config");
+        assert_eq!(data.files[0].path, "/var/lib/waagent/ovf-env.xml");
+        assert_eq!(
+            (data.files[0].mode, data.files[0].content.expose()),
+            (384, &b"<xml/>".to_vec())
+        );
+        let again = serde_json::to_value(InstanceData {
+            version: crate::state::instance_cache::legacy(),
+            ..InstanceData::default()
+        })
+        .unwrap();
+        assert_eq!(again["version"], 1, "the next write is the current format");
+    }
 }

@@ -160,8 +160,8 @@ pub fn record(
     let ci_inst = format!("{CLOUD_LIB}/instances/{enc}");
 
     // ember's state: what a later boot needs when the datasource has no news.
-    let instance_json = format!("{ember_inst}/instance.json");
-    w.json(rec, &instance_json, "", &super::fetch::stored(data), 0o600);
+    let instance_json = crate::state::instance_cache::path(&data.instance_id);
+    w.json(rec, &instance_json, "", data, 0o600);
     let cc_json = format!("{ember_inst}/cloud-config.json");
     w.json(rec, &cc_json, "", &merged.config, 0o600);
 

@@ -6,24 +6,26 @@
 //! guest agent's.
 //! <https://cloud.google.com/compute/docs/connect/add-ssh-keys#metadata>
 
+use crate::datasource::PublicKey;
 use serde_json::{Map, Value};
 
 /// Where the lines are kept in meta-data, as cloud-init keeps them.
 pub const META_KEY: &str = "public-keys-data";
 
-/// The keys of meta-data's `public-keys-data` for `default_user` now; `None` when the
-/// meta-data is not GCE's.
-pub fn from_meta_data(md: &Value, default_user: Option<&str>) -> Option<Vec<String>> {
+/// The keys of meta-data's `public-keys-data` now, each for the user its line names
+/// (`cloudinit` naming the default user, as in cloud-init).
+pub fn from_meta_data(md: &Value) -> Vec<PublicKey> {
     let lines: Vec<String> = md
-        .get(META_KEY)?
-        .as_array()?
-        .iter()
+        .get(META_KEY)
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
         .filter_map(|l| l.as_str().map(str::to_string))
         .collect();
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64);
-    Some(for_user(&lines, default_user, now))
+    parse(&lines, now)
 }
 
 /// The `user:key` lines of the instance and project attributes, in cloud-init's order.
@@ -45,16 +47,18 @@ pub fn key_lines(instance: &Map<String, Value>, project: &Map<String, Value>) ->
     joined.join("\n").lines().map(str::to_string).collect()
 }
 
-/// The keys of `lines` for `default_user` (and `cloudinit`) not expired at `now` (seconds
-/// since the epoch).
-pub fn for_user(lines: &[String], default_user: Option<&str>, now: i64) -> Vec<String> {
+/// The `user:key` lines not expired at `now` (seconds since the epoch) as keys for their user;
+/// lines without a user or not ASCII are dropped.
+pub fn parse(lines: &[String], now: i64) -> Vec<PublicKey> {
     lines
         .iter()
         .filter(|l| !l.is_empty() && l.is_ascii())
         .filter_map(|l| l.split_once(':'))
-        .filter(|(user, _)| *user == "cloudinit" || Some(*user) == default_user)
         .filter(|(_, key)| !expired(key, now))
-        .map(|(_, key)| key.to_string())
+        .map(|(user, key)| PublicKey {
+            key: key.to_string(),
+            user: (user != "cloudinit").then(|| user.to_string()),
+        })
         .collect()
 }
 
@@ -160,7 +164,7 @@ mod tests {
     }
 
     #[test]
-    fn keys_for_the_default_user_and_cloudinit_only() {
+    fn keys_name_their_user_and_cloudinit_names_the_default_user() {
         let lines: Vec<String> = [
             "admin:ssh-ed25519 A1 me",
             "cloudinit:ssh-ed25519 C1 ci",
@@ -171,10 +175,17 @@ mod tests {
         ]
         .map(String::from)
         .to_vec();
+        let key = |key: &str, user: Option<&str>| PublicKey {
+            key: key.into(),
+            user: user.map(String::from),
+        };
         assert_eq!(
-            for_user(&lines, Some("admin"), 0),
-            ["ssh-ed25519 A1 me", "ssh-ed25519 C1 ci"]
+            parse(&lines, 0),
+            [
+                key("ssh-ed25519 A1 me", Some("admin")),
+                key("ssh-ed25519 C1 ci", None),
+                key("ssh-ed25519 B1 bob", Some("bob")),
+            ]
         );
-        assert_eq!(for_user(&lines, None, 0), ["ssh-ed25519 C1 ci"]);
     }
 }

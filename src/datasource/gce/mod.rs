@@ -14,7 +14,7 @@ pub(crate) mod keys;
 use crate::context::Env;
 use crate::datasource::common::metadata_get::{self, Get};
 use crate::datasource::common::over_lease::{self, METADATA_V4};
-use crate::datasource::{Datasource, InstanceData};
+use crate::datasource::{Datasource, InstanceData, PublicKey};
 use crate::detect::{dmi::Dmi, Facts};
 use crate::error::Diag;
 use crate::fetch::Fetcher;
@@ -74,6 +74,11 @@ impl Datasource for Gce {
             .dmi(&facts.dmi)
             .map(|why| format!("Google Compute Engine ({why})"));
         crate::datasource::selection_evidence(env, facts, self, gce)
+    }
+
+    /// GCE's `user:key` lines, kept in meta-data as cloud-init keeps them.
+    fn public_keys(&self, data: &InstanceData) -> Vec<PublicKey> {
+        keys::from_meta_data(&data.meta_data)
     }
 
     fn fetch(&self, env: &Env, _facts: &Facts) -> Result<InstanceData, Diag> {
@@ -179,8 +184,7 @@ pub fn from_document(doc: &Value) -> Result<Parsed, String> {
     if let Some(r) = region {
         md.insert("region".into(), json!(r));
     }
-    // cloud-init's key: the `user:key` lines, picked for the default user when the image
-    // config is known (`InstanceData::public_keys_for`), after the root is mounted.
+    // cloud-init's key: the `user:key` lines, made keys by `public_keys`.
     md.insert(keys::META_KEY.into(), json!(lines));
     let mut diags = Vec::new();
     let user_data = match i_attrs.get("user-data") {

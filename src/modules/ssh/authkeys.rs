@@ -49,9 +49,14 @@ pub fn default_user(cfg: &Value) -> Option<String> {
 fn wanted_keys(ctx: &ModuleCtx, diags: &mut Vec<Diag>) -> Vec<String> {
     let mut keys = Vec::new();
     if cfg_bool(ctx.cfg, "allow_public_ssh_keys", true, diags) {
-        keys = ctx
+        // A key naming a user is that user's; one naming no one is the default user's.
+        let user = default_user(ctx.cfg);
+        let keys_for_user = ctx
             .instance
-            .public_keys_for(default_user(ctx.cfg).as_deref());
+            .public_keys
+            .iter()
+            .filter(|k| k.user.is_none() || k.user.as_deref() == user.as_deref());
+        keys = keys_for_user.map(|k| k.key.clone()).collect();
     }
     match ctx.cfg.get("ssh_authorized_keys") {
         None | Some(Value::Null) => {}

@@ -3,6 +3,8 @@
 //! ember's own state lives under /var/lib/ember; cloud-init's layout under /var/lib/cloud is
 //! kept too, because tools read it.
 
+pub mod instance_cache;
+
 use crate::error::Diag;
 use crate::root::{FileSpec, ReadOnly, Root, RootError};
 
