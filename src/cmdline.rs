@@ -1,6 +1,10 @@
 //! The kernel command line, split as the kernel splits it, and what ember reads from it:
 //! disable toggles, `ds=` datasource hints, `cc: … end_cc` cloud-config, `network-config=`
 //! and the metadata service overrides (`ember.metadata-url=`, `ember.metadata-timeout=`).
+//! Also where the line comes from (`read`), for both binaries.
+
+use crate::host::Host;
+use crate::limits::Limits;
 
 /// Parameters in order, as the kernel's `next_arg` splits them: whitespace separates, double
 /// quotes group (and are removed), and `--` ends the kernel's options (the rest goes to init).
@@ -189,6 +193,49 @@ pub fn network_config(params: &[String]) -> Option<NetworkConfigArg> {
         Ok(data) => NetworkConfigArg::Data(data),
         Err(e) => NetworkConfigArg::Invalid(format!("network-config= is not base64: {e}")),
     })
+}
+
+/// The kernel command line, or in a container what cloud-init reads instead:
+/// `$KERNEL_CMDLINE`, else PID 1's command line.
+pub fn read(host: &Host, kernel_cmdline_env: Option<String>) -> (String, String) {
+    let limit = Limits::default().cmdline_bytes as usize;
+    if in_container(host) {
+        if let Some(line) = kernel_cmdline_env {
+            return ("KERNEL_CMDLINE".into(), truncate(line, limit));
+        }
+        if let Ok(raw) = std::fs::read(host.proc1_cmdline()) {
+            let line = String::from_utf8_lossy(&raw).replace('\0', " ");
+            return ("/proc/1/cmdline".into(), truncate(line, limit));
+        }
+    }
+    let line = std::fs::read(host.proc_cmdline())
+        .map(|raw| String::from_utf8_lossy(&raw).into_owned())
+        .unwrap_or_default();
+    ("/proc/cmdline".into(), truncate(line, limit))
+}
+
+fn truncate(mut s: String, limit: usize) -> String {
+    if s.len() > limit {
+        let mut end = limit;
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        s.truncate(end);
+    }
+    s
+}
+
+/// systemd's marker, or `container=` in PID 1's environment (set by every container manager).
+fn in_container(host: &Host) -> bool {
+    if host.path("/run/systemd/container").exists() {
+        return true;
+    }
+    std::fs::read(host.proc1_environ())
+        .map(|env| {
+            env.split(|b| *b == 0)
+                .any(|kv| kv.starts_with(b"container="))
+        })
+        .unwrap_or(false)
 }
 
 #[cfg(test)]

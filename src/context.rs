@@ -48,7 +48,7 @@ impl Ctx {
         run: PathBuf,
         kernel_cmdline_env: Option<String>,
     ) -> Ctx {
-        let (cmdline_source, line) = read_cmdline(&host, kernel_cmdline_env);
+        let (cmdline_source, line) = cmdline::read(&host, kernel_cmdline_env);
         let cmdline = cmdline::split(&line);
         let root = Root::open_deferred(&target).ok();
         let image = image::load(root.as_ref(), &host);
@@ -82,47 +82,4 @@ impl Ctx {
     pub fn reopen_target(&mut self) {
         self.target = Root::open_deferred(&self.target_path).ok();
     }
-}
-
-/// The kernel command line, or in a container what cloud-init reads instead:
-/// `$KERNEL_CMDLINE`, else PID 1's command line.
-pub(crate) fn read_cmdline(host: &Host, kernel_cmdline_env: Option<String>) -> (String, String) {
-    let limit = Limits::default().cmdline_bytes as usize;
-    if in_container(host) {
-        if let Some(line) = kernel_cmdline_env {
-            return ("KERNEL_CMDLINE".into(), truncate(line, limit));
-        }
-        if let Ok(raw) = std::fs::read(host.proc1_cmdline()) {
-            let line = String::from_utf8_lossy(&raw).replace('\0', " ");
-            return ("/proc/1/cmdline".into(), truncate(line, limit));
-        }
-    }
-    let line = std::fs::read(host.proc_cmdline())
-        .map(|raw| String::from_utf8_lossy(&raw).into_owned())
-        .unwrap_or_default();
-    ("/proc/cmdline".into(), truncate(line, limit))
-}
-
-fn truncate(mut s: String, limit: usize) -> String {
-    if s.len() > limit {
-        let mut end = limit;
-        while !s.is_char_boundary(end) {
-            end -= 1;
-        }
-        s.truncate(end);
-    }
-    s
-}
-
-/// systemd's marker, or `container=` in PID 1's environment (set by every container manager).
-fn in_container(host: &Host) -> bool {
-    if host.path("/run/systemd/container").exists() {
-        return true;
-    }
-    std::fs::read(host.proc1_environ())
-        .map(|env| {
-            env.split(|b| *b == 0)
-                .any(|kv| kv.starts_with(b"container="))
-        })
-        .unwrap_or(false)
 }

@@ -13,8 +13,8 @@ use crate::clock::{boot_seconds, wall_seconds};
 use crate::error::Diag;
 use crate::handoff::Handoff;
 use crate::paths::RunPaths;
+use crate::record::Recorder;
 use crate::root::Root;
-use crate::stages::record::Recorder;
 use crate::state::{check_instance_id, encode_instance_id, Semaphores, CLOUD_LIB};
 use crate::status::{StageState, Status, Step};
 use lexopt::prelude::*;
@@ -187,7 +187,7 @@ fn run(ctx: &Ctx, kind: Kind) -> Result<i32, CliError> {
     };
     let prior = read_status(&paths);
     let mut rec =
-        Recorder::begin_at(&paths, kind.stage()).map_err(|d| CliError::Failed(d.to_string()))?;
+        Recorder::begin(&paths, kind.stage()).map_err(|d| CliError::Failed(d.to_string()))?;
     if kind == Kind::Config {
         carry_init(&mut rec, prior);
     }

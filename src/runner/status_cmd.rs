@@ -120,7 +120,7 @@ fn in_initramfs() -> bool {
 /// The booted system's command line (or a container's `KERNEL_CMDLINE`), as ember-initrd reads it.
 fn cmdline_disabled() -> bool {
     let host = crate::host::Host::new(Path::new("/"));
-    let (_, line) = crate::context::read_cmdline(&host, std::env::var("KERNEL_CMDLINE").ok());
+    let (_, line) = crate::cmdline::read(&host, std::env::var("KERNEL_CMDLINE").ok());
     let params = crate::cmdline::split(&line);
     matches!(
         crate::cmdline::toggle(&params),

@@ -1,11 +1,11 @@
 //! The detect stage: decide, record the evidence, and leave `detect.json` for fetch.
 
-use super::record::Recorder;
 use crate::context::Ctx;
 use crate::datasource::choose;
 use crate::detect::Detection;
 use crate::error::Diag;
 use crate::paths::RunPaths;
+use crate::record::Recorder;
 use crate::root::FileSpec;
 use crate::status::{StageState, StageStatus, Status};
 
@@ -14,7 +14,7 @@ pub fn run(ctx: &Ctx) -> (Detection, Status) {
     if let Some(reason) = &detection.disabled {
         return (detection.clone(), record_disabled(ctx, reason));
     }
-    let mut rec = match Recorder::begin(ctx, "detect") {
+    let mut rec = match Recorder::begin(&ctx.run, "detect") {
         Ok(rec) => rec,
         Err(diag) => {
             eprintln!("ember: {diag}");

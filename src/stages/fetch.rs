@@ -1,11 +1,11 @@
 //! The fetch stage: the chosen datasource reads its data; the result goes to `fetched.json`
 //! (0600: it holds user-data) for the local stage.
 
-use super::record::Recorder;
 use crate::context::Ctx;
 use crate::datasource::{self, InstanceData};
 use crate::detect::Detection;
 use crate::paths::RunPaths;
+use crate::record::Recorder;
 use crate::state::instance_cache;
 use crate::status::{StageState, Status};
 
@@ -16,7 +16,7 @@ pub fn load(ctx: &Ctx) -> Option<InstanceData> {
 }
 
 pub fn run(ctx: &Ctx, detection: &Detection) -> Status {
-    let mut rec = match Recorder::begin(ctx, "fetch") {
+    let mut rec = match Recorder::begin(&ctx.run, "fetch") {
         Ok(rec) => rec,
         Err(diag) => {
             eprintln!("ember: {diag}");

@@ -3,10 +3,10 @@
 //! rule 10). Also the removable-seed policy (rule 6).
 
 use super::fetch;
-use super::record::Recorder;
 use crate::context::Ctx;
 use crate::datasource::InstanceData;
 use crate::error::Diag;
+use crate::record::Recorder;
 use crate::root::Root;
 use crate::state::{self, instance_cache};
 

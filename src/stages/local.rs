@@ -3,8 +3,7 @@
 //! Modules that write into the target plug in here.
 
 use super::instance::{self, Chosen};
-use super::persist;
-use super::record::Recorder;
+use super::persist::{self, Merged};
 use crate::cmdline;
 use crate::config::known_keys;
 use crate::config::merge::merge_replace;
@@ -12,6 +11,7 @@ use crate::context::Ctx;
 use crate::error::Diag;
 use crate::fetch::Fetcher;
 use crate::instance_data;
+use crate::record::Recorder;
 use crate::root::Root;
 use crate::status::{StageState, Status};
 use crate::userdata::{self, NamedDoc, Processed};
@@ -21,7 +21,7 @@ use serde_json::Value;
 pub fn run(ctx: &mut Ctx) -> Status {
     ctx.reopen_target();
     let ctx: &Ctx = ctx;
-    let mut rec = match Recorder::begin(ctx, "local") {
+    let mut rec = match Recorder::begin(&ctx.run, "local") {
         Ok(rec) => rec,
         Err(diag) => {
             eprintln!("ember: {diag}");
@@ -66,14 +66,6 @@ fn system_config(ctx: &Ctx, rec: &mut Recorder) -> Value {
         }
     }
     cfg
-}
-
-/// The processed user-data parts and the merged config, for the record step. The parts'
-/// `cloud_config` trees have been moved into `config`.
-pub struct Merged {
-    pub config: Value,
-    pub user: Option<Processed>,
-    pub vendor: Vec<(&'static str, Processed)>,
 }
 
 fn process_all(

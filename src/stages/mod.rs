@@ -10,7 +10,6 @@ mod modules;
 mod network;
 mod persist;
 mod persist_write;
-pub mod record;
 
 use crate::context::Ctx;
 use crate::status::Status;

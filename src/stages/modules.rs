@@ -3,12 +3,12 @@
 //! synced, see `Semaphores::mark_all_done`), so an interrupted or failed one runs again next boot.
 
 use super::instance::Chosen;
-use super::record::Recorder;
 use crate::context::Ctx;
 use crate::error::Diag;
 use crate::instance_data;
 use crate::module_specs;
 use crate::modules::{ModuleCtx, LOCAL};
+use crate::record::Recorder;
 use crate::root::Root;
 use crate::state::{encode_instance_id, Frequency, Semaphores};
 use serde_json::Value;

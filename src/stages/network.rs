@@ -5,9 +5,9 @@
 //! [boot]}}` renders again on every boot.
 //! <https://docs.cloud-init.io/en/latest/reference/network-config.html>
 
-use super::record::Recorder;
 use crate::context::Ctx;
 use crate::error::Diag;
+use crate::record::Recorder;
 // udev's persistent naming rules name NICs by MAC; the ENI renderer writes them.
 use crate::network::render::eni::RULES as UDEV_RULES;
 use crate::network::render::owned::{self, RECORD as STATE};

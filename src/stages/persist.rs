@@ -3,9 +3,7 @@
 //! decides "first boot" next time is written last: "done" is the last durable write.
 
 use super::instance::Chosen;
-use super::local::Merged;
 use super::persist_write::{RunWriter, TargetWriter};
-use super::record::Recorder;
 use crate::cmdline::{self, NetworkConfigArg};
 use crate::context::Ctx;
 use crate::error::Diag;
@@ -14,6 +12,7 @@ use crate::instance_data;
 use crate::network;
 use crate::paths::RunPaths;
 use crate::plan;
+use crate::record::Recorder;
 use crate::root::Root;
 use crate::state::{encode_instance_id, Frequency, CLOUD_LIB, EMBER_LIB};
 use crate::userdata::parts::safe_filename;
@@ -27,6 +26,14 @@ fn frequency(f: userdata::Frequency) -> Frequency {
         userdata::Frequency::PerBoot => Frequency::PerBoot,
         userdata::Frequency::PerOnce => Frequency::PerOnce,
     }
+}
+
+/// The processed user-data parts and the merged config, for the record step. The parts'
+/// `cloud_config` trees have been moved into `config`.
+pub struct Merged {
+    pub config: Value,
+    pub user: Option<Processed>,
+    pub vendor: Vec<(&'static str, Processed)>,
 }
 
 /// A part's file name made safe as one path component (`part-NNN` when nothing is left of it),

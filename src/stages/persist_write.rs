@@ -3,8 +3,8 @@
 //! `run_bytes` budget; and JSON streamed into the file, so a large config is never held a
 //! second time as text.
 
-use super::record::Recorder;
 use crate::error::Diag;
+use crate::record::Recorder;
 use crate::root::{FileSpec, Root, RootError};
 use serde::Serialize;
 use std::io::{self, BufWriter, Write};

@@ -1,7 +1,7 @@
-//! Recording a stage: its start, steps, diagnostics and end go into `<run>/ember/status.json`
-//! (and cloud-init's projection of it) as they happen, so a waiter always sees the truth.
+//! Recording a stage, in either binary: its start, steps, diagnostics and end go into
+//! `<run>/ember/status.json` (and cloud-init's projection of it) as they happen, so a waiter
+//! always sees the truth. It knows the run directory's paths only, not the initramfs context.
 
-use crate::context::Ctx;
 use crate::error::Diag;
 use crate::paths::RunPaths;
 use crate::root::{FileSpec, Root};
@@ -22,13 +22,7 @@ pub struct Recorder {
 }
 
 /// Creates `<run>/ember` and `<run>/cloud-init` and opens the run directory.
-pub fn open_run(ctx: &Ctx) -> Result<Root, Diag> {
-    open_run_at(&ctx.run)
-}
-
-/// `open_run` for a caller without the initramfs context (the runner: it must not link the
-/// image config and its YAML parser).
-pub fn open_run_at(paths: &RunPaths) -> Result<Root, Diag> {
+pub fn open_run(paths: &RunPaths) -> Result<Root, Diag> {
     let run_path = paths.run();
     std::fs::create_dir_all(run_path)
         .map_err(|e| Diag::error("run-dir", e.to_string()).file(run_path.display().to_string()))?;
@@ -42,13 +36,9 @@ pub fn open_run_at(paths: &RunPaths) -> Result<Root, Diag> {
 }
 
 impl Recorder {
-    pub fn begin(ctx: &Ctx, name: &'static str) -> Result<Recorder, Diag> {
-        Recorder::begin_at(&ctx.run, name)
-    }
-
-    /// `begin` with only the run directory, as the runner records its config and final stages.
-    pub fn begin_at(paths: &RunPaths, name: &'static str) -> Result<Recorder, Diag> {
-        let run = open_run_at(paths)?;
+    /// Starts recording the stage `name` in the run directory `paths`.
+    pub fn begin(paths: &RunPaths, name: &'static str) -> Result<Recorder, Diag> {
+        let run = open_run(paths)?;
         let paths = paths.clone();
         let status = run
             .read_file(RunPaths::STATUS, 16 * 1024 * 1024)
