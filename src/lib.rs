@@ -30,6 +30,7 @@ pub mod plan;
 pub mod record;
 pub mod redact;
 pub mod regular;
+pub mod retry;
 pub mod root;
 pub mod runner;
 pub mod schema;

@@ -7,6 +7,7 @@ mod tests;
 
 use crate::context::Env;
 use crate::host::Host;
+use crate::retry::{Policy, Retry};
 use rustls::pki_types::{pem::PemObject, CertificateDer};
 use std::io::Read;
 use std::sync::{Arc, OnceLock};
@@ -90,29 +91,6 @@ pub use crate::redact::redact_url;
 
 /// Attempts per URL for errors worth retrying (connection failures, timeouts, 5xx).
 const ATTEMPTS: u32 = 3;
-
-/// The one pacing for every request that is tried again (metadata services, the wireserver):
-/// 250 ms, doubling to 2 s, never past the deadline given.
-pub struct Backoff(Duration);
-
-impl Default for Backoff {
-    fn default() -> Backoff {
-        Backoff(Duration::from_millis(250))
-    }
-}
-
-impl Backoff {
-    /// Sleeps before the next attempt; `false`, without sleeping, once `until` has passed.
-    pub fn wait(&mut self, until: Instant) -> bool {
-        let left = until.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return false;
-        }
-        std::thread::sleep(self.0.min(left));
-        self.0 = (self.0 * 2).min(Duration::from_secs(2));
-        true
-    }
-}
 
 /// CA bundles looked for, first in the target root, then in the initramfs.
 const CA_BUNDLES: [&str; 3] = [
@@ -284,15 +262,8 @@ impl Fetcher {
                 .get_or_init(|| http::tls_config(self.ca_certificates()))
                 .clone()
         };
-        let mut last = FetchError::Failed {
-            url: url.into(),
-            reason: "no attempt".into(),
-        };
-        let mut backoff = Backoff::default();
-        for attempt in 0..ATTEMPTS {
-            if attempt > 0 && !backoff.wait(self.deadline) {
-                return Err(FetchError::Deadline { url: url.into() });
-            }
+        let mut retry = Retry::new(Policy::metadata(Some(ATTEMPTS), self.deadline));
+        loop {
             let left = self.deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
                 return Err(FetchError::Deadline { url: url.into() });
@@ -313,10 +284,19 @@ impl Fetcher {
                     })
                 }
                 Err(http::Error::Failed(reason)) => return Err(failed(reason)),
-                Err(http::Error::Transient(reason)) => last = failed(reason),
+                Err(http::Error::Transient(reason)) => {
+                    if let Err(stop) = retry.any_failure(self.explain(reason)) {
+                        return Err(match stop.deadline {
+                            true => FetchError::Deadline { url: url.into() },
+                            false => FetchError::Failed {
+                                url: url.into(),
+                                reason: stop.to_string(),
+                            },
+                        });
+                    }
+                }
             }
         }
-        Err(last)
     }
 
     /// Certificates of the first CA bundle found in the target, else in the initramfs.

@@ -8,6 +8,7 @@
 use super::ovf::{document, utf8};
 use crate::error::Diag;
 use crate::fetch::{redact_url, FetchError, Fetcher};
+use crate::retry::{Policy, Retry, Stopped};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 
 /// The wireserver when DHCP option 245 does not name one.
@@ -82,9 +83,8 @@ fn send(
     reads: &mut u32,
 ) -> Result<Vec<u8>, Diag> {
     let shown = redact_url(url);
-    let (mut backoff, mut attempt) = (crate::fetch::Backoff::default(), 0);
+    let mut retry = Retry::new(Policy::metadata(Some(ATTEMPTS), fetcher.deadline()));
     loop {
-        attempt += 1;
         *reads += 1;
         let why = match fetcher.request_with_body(method, url, headers, body, MAX_ANSWER_BYTES) {
             Ok(r) if (200..300).contains(&r.status) => return Ok(r.body),
@@ -93,24 +93,24 @@ fn send(
                 let msg = format!("the answer is larger than {max_bytes} bytes");
                 return Err(Diag::error("wireserver-failed", msg).file(shown));
             }
-            Err(FetchError::Deadline { .. }) => return Err(deadline(shown, attempt - 1)),
+            Err(FetchError::Deadline { .. }) => {
+                return Err(stopped(shown, retry.deadline_passed()))
+            }
             Err(e) => e.reason(),
         };
-        if attempt >= ATTEMPTS {
-            let msg = format!("{why}, after {attempt} attempts");
-            return Err(Diag::error("wireserver-failed", msg).file(shown));
-        }
-        if !backoff.wait(fetcher.deadline()) {
-            return Err(deadline(shown, attempt));
+        if let Err(stop) = retry.any_failure(why) {
+            return Err(stopped(shown, stop));
         }
     }
 }
 
-fn deadline(shown: String, attempts: u32) -> Diag {
-    let msg = format!("deadline passed after {attempts} attempts");
-    Diag::error("fetch-deadline", msg)
-        .file(shown)
-        .budget("datasource_timeout_ms")
+fn stopped(shown: String, stop: Stopped) -> Diag {
+    match stop.deadline {
+        true => Diag::error("fetch-deadline", stop.to_string())
+            .file(shown)
+            .budget("datasource_timeout_ms"),
+        false => Diag::error("wireserver-failed", stop.to_string()).file(shown),
+    }
 }
 
 /// Incarnation, Container/ContainerId and Container/RoleInstanceList/RoleInstance/InstanceId,

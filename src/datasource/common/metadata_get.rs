@@ -6,6 +6,7 @@
 
 use crate::error::Diag;
 use crate::fetch::{FetchError, Fetcher, Response};
+use crate::retry::{Policy, Retry};
 use std::time::{Duration, Instant};
 
 /// The code of a 400 answer: Azure's IMDS says so of an api-version it does not know.
@@ -28,12 +29,10 @@ pub struct Get<'a> {
 /// The body of a 200, counting each request sent in `reads`.
 pub fn get(fetcher: &Fetcher, g: &Get, reads: &mut u32) -> Result<Vec<u8>, Diag> {
     let shown = crate::fetch::redact_url(g.url);
-    let (mut backoff, mut statuses) = (crate::fetch::Backoff::default(), 0);
-    // The last attempt's failure, so a deadline names what kept failing (refused, 503, …).
-    let mut last: Option<String> = None;
+    let mut retry = Retry::new(Policy::metadata(Some(g.retries + 1), g.wait_until));
     loop {
         *reads += 1;
-        let why = match fetcher.request_with_headers("GET", g.url, g.headers, g.max_bytes) {
+        let next = match fetcher.request_with_headers("GET", g.url, g.headers, g.max_bytes) {
             Ok((Response { status, body }, headers)) => {
                 if let Some((name, want)) = g.require {
                     let has = headers
@@ -56,14 +55,7 @@ pub fn get(fetcher: &Fetcher, g: &Get, reads: &mut u32) -> Result<Vec<u8>, Diag>
                         let msg = "bad request (HTTP 400)";
                         return Err(Diag::error(BAD_REQUEST, msg).file(shown));
                     }
-                    500.. => {
-                        statuses += 1;
-                        if statuses > g.retries {
-                            let msg = format!("HTTP status {status}, {statuses} times");
-                            return Err(Diag::error("fetch-failed", msg).file(shown));
-                        }
-                        format!("HTTP status {status}")
-                    }
+                    500.. => retry.failed(format!("HTTP status {status}")),
                     _ => {
                         let msg = format!("HTTP status {status}");
                         return Err(Diag::error("metadata-status", msg).file(shown));
@@ -72,29 +64,25 @@ pub fn get(fetcher: &Fetcher, g: &Get, reads: &mut u32) -> Result<Vec<u8>, Diag>
             }
             Err(e @ FetchError::TooLarge { .. }) => return Err(e.to_diag(&shown)),
             Err(FetchError::Deadline { .. }) => {
-                let msg = match &last {
-                    Some(why) => format!("deadline passed; the last attempt: {why}"),
-                    None => "deadline passed".into(),
-                };
-                return Err(Diag::error("fetch-deadline", msg)
+                let stop = retry.deadline_passed();
+                return Err(Diag::error("fetch-deadline", stop.to_string())
                     .file(shown)
                     .budget("datasource_timeout_ms"));
             }
-            Err(e) => e.reason(),
+            Err(e) => retry.unanswered(e.reason()),
         };
-        last = Some(why.clone());
-        if !backoff.wait(g.wait_until) {
-            let (code, msg) = if statuses > 0 {
-                ("fetch-failed", why)
+        if let Err(stop) = next {
+            // Only silence makes the service unreachable, so the caller may try another NIC.
+            let code = if stop.answered > 0 {
+                "fetch-failed"
             } else {
-                (
-                    g.unreachable,
-                    format!("no answer before the wait ended: {why}"),
-                )
+                g.unreachable
             };
-            return Err(Diag::error(code, msg)
-                .file(shown)
-                .budget("datasource_timeout_ms"));
+            let diag = Diag::error(code, stop.to_string()).file(shown);
+            return Err(match stop.deadline {
+                true => diag.budget("datasource_timeout_ms"),
+                false => diag,
+            });
         }
     }
 }

@@ -7,6 +7,7 @@
 
 use crate::error::Diag;
 use crate::fetch::{FetchError, Fetcher, Response};
+use crate::retry::{Policy, Retry};
 use crate::secret::Secret;
 use std::time::{Duration, Instant};
 
@@ -66,6 +67,7 @@ pub enum Error {
     },
     Deadline {
         path: String,
+        reason: String,
     },
 }
 
@@ -98,7 +100,7 @@ impl Error {
                     .file(path.clone())
                     .budget("file_bytes")
             }
-            Error::Deadline { path } => Diag::error("fetch-deadline", "deadline passed")
+            Error::Deadline { path, reason } => Diag::error("fetch-deadline", reason.clone())
                 .file(path.clone())
                 .budget("datasource_timeout_ms"),
         }
@@ -138,7 +140,7 @@ impl Imds {
             max_bytes: s.max_bytes,
             reads: 0,
         };
-        let mut backoff = crate::fetch::Backoff::default();
+        let mut retry = Retry::new(Policy::metadata(None, s.wait_until));
         let mut last = String::from("no attempt");
         loop {
             for base in &s.bases {
@@ -163,11 +165,15 @@ impl Imds {
                         }
                         last = format!("{}: {why}", crate::fetch::redact_url(base));
                     }
-                    TokenAnswer::Deadline => return Err(Error::Unreachable { reason: last }),
+                    TokenAnswer::Deadline => {
+                        let reason = retry.deadline_passed().to_string();
+                        return Err(Error::Unreachable { reason });
+                    }
                 }
             }
-            if !backoff.wait(s.wait_until) {
-                return Err(Error::Unreachable { reason: last });
+            if let Err(stop) = retry.unanswered(last.clone()) {
+                let reason = stop.to_string();
+                return Err(Error::Unreachable { reason });
             }
         }
     }
@@ -219,8 +225,9 @@ impl Imds {
     pub fn get(&mut self, path: &str) -> Result<Option<Vec<u8>>, Error> {
         let url = format!("{}/{path}", self.base);
         let shown = format!("{}/{path}", crate::fetch::redact_url(&self.base));
-        let (mut tries, mut renewed) = (0, false);
-        let mut backoff = crate::fetch::Backoff::default();
+        let mut renewed = false;
+        let policy = Policy::metadata(Some(self.retries + 1), self.fetcher.deadline());
+        let mut retry = Retry::new(policy);
         loop {
             let headers: Vec<(String, String)> = self
                 .token
@@ -260,18 +267,27 @@ impl Imds {
                         max_bytes,
                     })
                 }
-                Err(FetchError::Deadline { .. }) => return Err(Error::Deadline { path: shown }),
+                Err(FetchError::Deadline { .. }) => {
+                    let reason = retry.deadline_passed().to_string();
+                    return Err(Error::Deadline {
+                        path: shown,
+                        reason,
+                    });
+                }
                 Err(e) => e.reason(),
             };
-            tries += 1;
-            if tries > self.retries {
-                return Err(Error::Failed {
-                    path: shown,
-                    reason: why,
+            if let Err(stop) = retry.any_failure(why) {
+                let reason = stop.to_string();
+                return Err(match stop.deadline {
+                    true => Error::Deadline {
+                        path: shown,
+                        reason,
+                    },
+                    false => Error::Failed {
+                        path: shown,
+                        reason,
+                    },
                 });
-            }
-            if !backoff.wait(self.fetcher.deadline()) {
-                return Err(Error::Deadline { path: shown });
             }
         }
     }

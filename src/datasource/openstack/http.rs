@@ -7,6 +7,7 @@
 use crate::datasource::common::seed::FileRead;
 use crate::error::Diag;
 use crate::fetch::{redact_url, FetchError, Fetcher, Response};
+use crate::retry::{Policy, Retry};
 use std::time::{Duration, Instant};
 
 /// The version listing is a few hundred bytes.
@@ -45,7 +46,7 @@ impl Service {
         s: &Settings,
         reads: &mut u32,
     ) -> Result<(Service, String), Diag> {
-        let mut backoff = crate::fetch::Backoff::default();
+        let mut retry = Retry::new(Policy::metadata(None, s.wait_until));
         let mut last = String::from("no attempt");
         loop {
             for base in &s.bases {
@@ -76,8 +77,8 @@ impl Service {
                 };
                 last = format!("{}: {why}", redact_url(&url));
             }
-            if !backoff.wait(s.wait_until) {
-                let msg = format!("no OpenStack metadata service answered: {last}");
+            if let Err(stop) = retry.unanswered(last.clone()) {
+                let msg = format!("no OpenStack metadata service answered: {stop}");
                 return Err(Diag::error(UNREACHABLE, msg).budget("datasource_timeout_ms"));
             }
         }
@@ -92,8 +93,8 @@ impl Service {
     pub fn get(&mut self, path: &str) -> FileRead {
         let url = format!("{}/{path}", self.base);
         let shown = redact_url(&url);
-        let mut backoff = crate::fetch::Backoff::default();
-        let mut tries = 0;
+        let policy = Policy::metadata(Some(self.retries + 1), self.fetcher.deadline());
+        let mut retry = Retry::new(policy);
         loop {
             self.reads += 1;
             let why = match self.fetcher.request("GET", &url, &[], self.max_bytes) {
@@ -109,10 +110,13 @@ impl Service {
                 }
                 Err(e) => e.reason(),
             };
-            tries += 1;
-            if tries > self.retries || !backoff.wait(self.fetcher.deadline()) {
-                let msg = format!("{why} (after {tries} attempts)");
-                return FileRead::Failed(Diag::error("fetch-failed", msg).file(shown));
+            if let Err(stop) = retry.any_failure(why) {
+                let code = if stop.deadline {
+                    "fetch-deadline"
+                } else {
+                    "fetch-failed"
+                };
+                return FileRead::Failed(Diag::error(code, stop.to_string()).file(shown));
             }
         }
     }

@@ -9,9 +9,10 @@
 use super::distro::which;
 use super::{ModCtx, RunnerModule};
 use crate::error::Diag;
+use crate::retry::{Policy, Retry};
 use crate::root::FileSpec;
 use serde_json::Value;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 pub struct PhoneHome;
 
@@ -187,25 +188,27 @@ impl RunnerModule for PhoneHome {
             return;
         };
         let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
-        let mut last = None;
-        for n in 1..=tries {
+        // cloud-init's pace: 1 s, 2 s, then 3 s apart; the tries end it (each command has its
+        // own 30 s timeout), not a deadline.
+        let policy = Policy {
+            first: Duration::from_secs(1),
+            max: Duration::from_secs(MAX_PAUSE_S),
+            attempts: Some(tries as u32),
+            deadline: Instant::now() + Duration::from_secs(24 * 3600),
+        };
+        let mut retry = Retry::new(policy);
+        let failed = loop {
             let outcome = ctx.exec.run(&argv, &[]);
             if outcome.ok() {
-                last = None;
-                break;
+                break None;
             }
-            last = Some(outcome);
-            if n < tries {
-                std::thread::sleep(Duration::from_secs(n.min(MAX_PAUSE_S)));
+            if let Err(stop) = retry.any_failure(format!("{} {}", argv[0], outcome.describe())) {
+                break Some(stop);
             }
-        }
+        };
         let _ = ctx.root.remove_file(BODY);
-        if let Some(outcome) = last {
-            let msg = format!(
-                "not posted in {tries} tries: {} {}",
-                argv[0],
-                outcome.describe()
-            );
+        if let Some(stop) = failed {
+            let msg = format!("not posted: {stop}");
             diags.push(Diag::warning("phone-home-failed", msg).key("phone_home"));
         }
     }
