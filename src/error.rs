@@ -1,6 +1,7 @@
 //! Diagnostics: what went wrong, where (file, key path, line), and a stable reason code.
 //! A `Diag` never carries an input's value, only its location (RELIABILITY rule 3).
 
+pub use crate::reason::Reason;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -20,7 +21,8 @@ pub enum Severity {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Diag {
     pub severity: Severity,
-    /// Stable short reason code, e.g. `yaml-syntax`, `budget-exceeded`, `fetch-failed`.
+    /// The reason's stable name (`Reason::as_str`): `yaml-syntax`, `budget-exceeded`. Kept as
+    /// the string so a status.json of another ember version reads back unchanged.
     pub code: String,
     /// Human sentence, free of secret values.
     pub message: String,
@@ -37,10 +39,10 @@ pub struct Diag {
 }
 
 impl Diag {
-    pub fn new(severity: Severity, code: &str, message: impl Into<String>) -> Diag {
+    pub fn new(severity: Severity, code: Reason, message: impl Into<String>) -> Diag {
         Diag {
             severity,
-            code: code.to_string(),
+            code: code.as_str().to_string(),
             message: crate::redact::printable_up_to(&message.into(), MESSAGE_MAX),
             file: None,
             key: None,
@@ -48,13 +50,13 @@ impl Diag {
             budget: None,
         }
     }
-    pub fn error(code: &str, message: impl Into<String>) -> Diag {
+    pub fn error(code: Reason, message: impl Into<String>) -> Diag {
         Diag::new(Severity::Error, code, message)
     }
-    pub fn warning(code: &str, message: impl Into<String>) -> Diag {
+    pub fn warning(code: Reason, message: impl Into<String>) -> Diag {
         Diag::new(Severity::Warning, code, message)
     }
-    pub fn deprecated(code: &str, message: impl Into<String>) -> Diag {
+    pub fn deprecated(code: Reason, message: impl Into<String>) -> Diag {
         Diag::new(Severity::Deprecated, code, message)
     }
     /// File names and key paths are user input (a key may hold terminal escapes or 64 KiB):
@@ -110,7 +112,7 @@ mod tests {
 
     #[test]
     fn display_names_file_line_and_key() {
-        let d = Diag::error("yaml-type", "expected a string")
+        let d = Diag::error(Reason::YamlType, "expected a string")
             .file("user-data")
             .line(Some(14))
             .key("write_files.2.permissions");
@@ -122,7 +124,7 @@ mod tests {
 
     #[test]
     fn keys_files_and_messages_are_kept_printable_and_bounded() {
-        let d = Diag::warning("unknown-key", "quoted \u{1b}[2J")
+        let d = Diag::warning(Reason::UnknownKey, "quoted \u{1b}[2J")
             .file("user\u{202e}data")
             .key(format!("\u{1b}]0;x\u{7}{}", "k".repeat(70_000)));
         let shown = d.to_string();

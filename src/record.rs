@@ -4,6 +4,7 @@
 
 use crate::error::Diag;
 use crate::paths::RunPaths;
+use crate::reason::Reason;
 use crate::root::{FileSpec, Root};
 use crate::status::{StageState, StageStatus, Status, Step};
 use std::time::Instant;
@@ -24,8 +25,9 @@ pub struct Recorder {
 /// Creates `<run>/ember` and `<run>/cloud-init` and opens the run directory.
 pub fn open_run(paths: &RunPaths) -> Result<Root, Diag> {
     let run_path = paths.run();
-    std::fs::create_dir_all(run_path)
-        .map_err(|e| Diag::error("run-dir", e.to_string()).file(run_path.display().to_string()))?;
+    std::fs::create_dir_all(run_path).map_err(|e| {
+        Diag::error(Reason::RunDir, e.to_string()).file(run_path.display().to_string())
+    })?;
     // /run is a tmpfs: syncing it would cost time and buy nothing across a power cut.
     let run = Root::open_deferred(run_path).map_err(|e| Diag::error(e.code(), e.to_string()))?;
     for dir in [RunPaths::EMBER_DIR, RunPaths::CLOUD_INIT_DIR] {

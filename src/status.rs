@@ -3,6 +3,7 @@
 //! `/run/cloud-init/status.json` shape, which outside tools read directly.
 
 use crate::error::{Diag, Severity};
+use crate::reason::Reason;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
@@ -129,7 +130,7 @@ fn not_listed(n: u64) -> String {
 
 /// How many diagnostics one stage lists per severity list; the rest are counted.
 pub const LISTED_DIAGS: usize = 100;
-const NOT_LISTED: &str = "diagnostics-not-listed";
+const NOT_LISTED: Reason = Reason::DiagnosticsNotListed;
 
 /// The count a `NOT_LISTED` entry holds (its message starts with it).
 fn not_listed_count(diag: &Diag) -> u64 {
@@ -229,9 +230,9 @@ mod tests {
     fn past_the_listed_diags_one_entry_counts_the_rest() {
         let mut stage = StageStatus::started(1.0, 2.0, 3);
         for i in 0..LISTED_DIAGS + 30 {
-            stage.record(Diag::warning("unknown-key", "unknown key").key(format!("k{i}")));
+            stage.record(Diag::warning(Reason::UnknownKey, "unknown key").key(format!("k{i}")));
         }
-        stage.record(Diag::error("fetch-failed", "failed"));
+        stage.record(Diag::error(Reason::FetchFailed, "failed"));
         assert_eq!(stage.recoverable_errors.len(), LISTED_DIAGS + 1);
         let last = stage.recoverable_errors.last().unwrap();
         assert_eq!(last.code, NOT_LISTED);
@@ -252,7 +253,7 @@ mod tests {
         st.stages
             .get_mut("fetch")
             .unwrap()
-            .record(Diag::warning("unknown-key", "unknown key").key("foo"));
+            .record(Diag::warning(Reason::UnknownKey, "unknown key").key("foo"));
         let v = st.to_cloud_init();
         assert_eq!(v["v1"]["init-local"]["start"], 1.0);
         assert_eq!(v["v1"]["init-local"]["finished"], 3.5);

@@ -194,7 +194,7 @@ fn garbage_from_imds_is_an_error_naming_it() {
     media(&m, &md::ovf_env(None, None, true));
     let out = m.initrd("all");
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    let d = m.diag_with_code("azure-imds-invalid").expect("diag");
+    let d = m.diag_with_code("metadata-invalid").expect("diag");
     assert!(d.to_string().contains("line 1"), "{d}");
 }
 

@@ -89,7 +89,7 @@ fn non_utf8_cloud_config() {
     let mut ud = b"#cloud-config\nhostname: h\nbad: \xff\xfe\n".to_vec();
     ud.extend_from_slice(SECRET.as_bytes());
     let m = machine("utf8", &[("meta-data", meta()), ("user-data", &ud)]);
-    let d = run_expecting(&m, "invalid-utf8");
+    let d = run_expecting(&m, "not-utf8");
     assert!(d["message"].as_str().unwrap().contains("byte"), "{d}");
     assert_rest_used(&m);
 }

@@ -1,7 +1,7 @@
 //! The built `ember` binary's `status` command against a temp run directory: the words,
 //! the exit codes, `--wait` on dead and live stages, and the `cloud-init` name.
 
-use ember::error::Diag;
+use ember::error::{Diag, Reason};
 use ember::status::{StageState, StageStatus, Status, STAGES};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -103,7 +103,7 @@ fn error_and_degraded() {
     let run = RunDir::new("error");
     let mut st = upto(5, None);
     let local = st.stages.get_mut("local").unwrap();
-    local.record(Diag::error("write-failed", "cannot write").file("/etc/hostname"));
+    local.record(Diag::error(Reason::WriteFailed, "cannot write").file("/etc/hostname"));
     run.write(&st);
     let (out, _, code) = status(&run, &["--long"]);
     assert_eq!(code, 1);
@@ -119,7 +119,7 @@ fn error_and_degraded() {
     let run = RunDir::new("degraded");
     let mut st = upto(5, None);
     let fetch = st.stages.get_mut("fetch").unwrap();
-    fetch.record(Diag::warning("unknown-key", "unknown key").key("foo"));
+    fetch.record(Diag::warning(Reason::UnknownKey, "unknown key").key("foo"));
     run.write(&st);
     let (out, _, code) = status(&run, &["--long"]);
     assert_eq!(code, 2);
@@ -285,10 +285,10 @@ type EndState<'a> = (&'a str, Option<Status>, &'a [&'a str], &'a str, i32);
 fn wait_answers_at_once_in_every_end_state() {
     let mut degraded = upto(5, None);
     let fetch = degraded.stages.get_mut("fetch").unwrap();
-    fetch.record(Diag::warning("unknown-key", "unknown key").key("foo"));
+    fetch.record(Diag::warning(Reason::UnknownKey, "unknown key").key("foo"));
     let mut error = upto(5, None);
     let local = error.stages.get_mut("local").unwrap();
-    local.record(Diag::error("write-failed", "cannot write").file("/etc/hostname"));
+    local.record(Diag::error(Reason::WriteFailed, "cannot write").file("/etc/hostname"));
     let mut disabled = Status::new();
     disabled.disabled = Some("kernel command line: ember=disabled".into());
     let cases: [EndState; 8] = [

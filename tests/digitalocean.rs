@@ -127,7 +127,7 @@ fn a_nic_the_host_lacks_leaves_the_network_to_the_fallback() {
     std::fs::remove_dir_all(m.host.join("sys/class/net/ens4")).unwrap();
     let out = m.initrd("all");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let d = m.diag_with_code("digitalocean-nic-missing").expect("diag");
+    let d = m.diag_with_code("nic-missing").expect("diag");
     assert!(
         d["message"].as_str().unwrap().contains(md::PRIVATE_MAC),
         "{d}"
@@ -164,14 +164,10 @@ fn server_errors_are_retried_and_404_is_final() {
 fn slow_truncated_and_garbage_answers() {
     let doc = md::document().to_string();
     let slow = Answer::Slow(Duration::from_secs(6), Box::new(ok(&doc)));
-    let retried = ["digitalocean-unreachable", "fetch-deadline"];
+    let retried = ["metadata-unreachable", "fetch-deadline"];
     for (name, answer, codes) in [
         ("do-slow", slow, &retried[..]),
-        (
-            "do-trunc",
-            ok(&doc[..doc.len() / 2]),
-            &["digitalocean-invalid"],
-        ),
+        ("do-trunc", ok(&doc[..doc.len() / 2]), &["metadata-invalid"]),
         (
             "do-short",
             Answer::Truncated(doc.clone().into_bytes()),
@@ -182,7 +178,7 @@ fn slow_truncated_and_garbage_answers() {
             Answer::Garbage(b"\x00\x01 nope\r\n\r\n".to_vec()),
             &retried,
         ),
-        ("do-array", ok("[1, 2]"), &["digitalocean-invalid"]),
+        ("do-array", ok("[1, 2]"), &["metadata-invalid"]),
     ] {
         let server = md::start();
         server.set(md::DOCUMENT, vec![answer]);

@@ -245,7 +245,7 @@ fn growroot_disabled_mode_off_and_the_override_are_honoured() {
     assert!(!out.contains("growpart:"), "{out}");
     let out = boot(2, "#cloud-config\ngrowpart: {mode: false}\n");
     assert!(!out.contains("grown"), "{out}");
-    assert!(m.diag_with_code("deprecated-key").is_some());
+    assert!(m.diag_with_code("deprecated").is_some());
     m.write(&m.target, "etc/growroot-disabled", b"");
     let out = boot(3, "#cloud-config\n{}\n");
     assert!(out.contains("growroot-disabled exists"), "{out}");

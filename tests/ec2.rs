@@ -310,7 +310,7 @@ fn truncated_identity_and_garbage_answers() {
     let out = m.initrd("all");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(m.status()["instance_id"], imds::INSTANCE_ID);
-    assert!(m.diag_with_code("ec2-identity-invalid").is_some());
+    assert!(m.diag_with_code("metadata-invalid").is_some());
 
     // A body cut short and bytes that are not HTTP: retried, then a clear error, no panic.
     let server = imds::start();

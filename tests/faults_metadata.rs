@@ -52,7 +52,7 @@ fn a_metadata_service_that_is_down_fails_within_the_deadline() {
             "{cloud}: {took:?}"
         );
         assert_eq!(out.status.code(), Some(1), "{cloud}: {}", stderr(&out));
-        // EC2 says `imds-unreachable` with the refusal; GCE, which retries refusals until
+        // EC2 says `metadata-unreachable` with the refusal; GCE, which retries refusals until
         // its deadline, `fetch-deadline` with the URL as the file and the refusal.
         let d = m
             .diags()
@@ -60,7 +60,7 @@ fn a_metadata_service_that_is_down_fails_within_the_deadline() {
             .find(|d| d["severity"] == "error" && d.to_string().contains(&url))
             .unwrap_or_else(|| panic!("{cloud}: the URL is named: {:#?}", m.diags()));
         assert!(
-            d["budget"].is_string() || d["code"] == "imds-unreachable",
+            d["budget"].is_string() || d["code"] == "metadata-unreachable",
             "{d}"
         );
         assert!(d["message"].to_string().contains("refused"), "{d}");

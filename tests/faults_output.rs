@@ -153,7 +153,7 @@ fn hostile_runner_state_is_reported_never_panics_never_reruns() {
     std::fs::write(&handoff_path, handoff.to_string()).unwrap();
     let out = runner_config(&m);
     assert_ne!(out.status.code(), Some(0), "{}", stderr(&out));
-    let nul_keys: Vec<String> = config_diags(&m, "config-value")
+    let nul_keys: Vec<String> = config_diags(&m, "bad-value")
         .into_iter()
         .map(|d| d.0)
         .collect();

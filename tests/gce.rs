@@ -145,7 +145,7 @@ fn user_data_plain_and_broken_base64() {
     let m = gce_machine("gce-bad-ud", &server);
     let out = m.initrd("all");
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    let d = m.diag_with_code("gce-user-data-invalid").expect("diag");
+    let d = m.diag_with_code("user-data-invalid").expect("diag");
     assert_eq!(d["key"], "instance.attributes.user-data", "{d}");
     assert!(!d.to_string().contains("secret-5d2a"), "{d}");
     assert_eq!(m.target_file("etc/hostname").trim(), "gce-vm-1");
@@ -218,21 +218,29 @@ fn slow_truncated_and_garbage_answers() {
 
     let doc = md::document().to_string();
     // A body cut short and bytes that are not HTTP are retried until the wait ends.
-    let retried = ["gce-unreachable", "fetch-deadline"];
+    let retried = ["metadata-unreachable", "fetch-deadline"];
     let garbage = Answer::Garbage(b"\x00\x01 not http\r\n\r\n".to_vec());
     for (name, answer, codes) in [
-        ("gce-trunc", ok(&doc[..doc.len() / 2]), &["gce-invalid"][..]),
+        (
+            "gce-trunc",
+            ok(&doc[..doc.len() / 2]),
+            &["metadata-invalid"][..],
+        ),
         (
             "gce-short",
             Answer::Truncated(doc.as_bytes().to_vec()),
             &retried,
         ),
         ("gce-garbage", garbage, &retried),
-        ("gce-notjson", ok("<html>hello</html>"), &["gce-invalid"]),
+        (
+            "gce-notjson",
+            ok("<html>hello</html>"),
+            &["metadata-invalid"],
+        ),
         (
             "gce-noid",
             ok(r#"{"instance": {"hostname": "a.b"}}"#),
-            &["gce-invalid"],
+            &["metadata-invalid"],
         ),
     ] {
         let server = md::start();

@@ -230,9 +230,7 @@ fn broken_json_is_named_by_file() {
     );
     let out = m.initrd("all");
     assert_ne!(out.status.code(), Some(0));
-    let d = m
-        .diag_with_code("openstack-json-invalid")
-        .expect("a diagnostic");
+    let d = m.diag_with_code("metadata-invalid").expect("a diagnostic");
     let file = format!("/dev/sr0: openstack/{}/meta_data.json", nova::CHOSEN);
     assert_eq!(d["file"], file, "{d}");
     assert!(!d.to_string().contains("secret-ish"), "{d}");
@@ -248,7 +246,7 @@ fn broken_json_is_named_by_file() {
     let out = m.initrd("all");
     assert_eq!(m.status()["instance_id"], nova::UUID, "{}", stderr(&out));
     let d = m
-        .diag_with_code("openstack-json-invalid")
+        .diag_with_code("metadata-invalid")
         .expect("network_data.json named");
     assert!(
         d["file"].as_str().unwrap().ends_with("network_data.json"),

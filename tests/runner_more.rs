@@ -247,7 +247,7 @@ fn packages_through_dnf_and_apk() {
         // apt_update is cloud-init's old name for package_update.
         assert_eq!(
             m.diags("final"),
-            [d("deprecated", "deprecated-key", "apt_update")]
+            [d("deprecated", "deprecated", "apt_update")]
         );
     }
 }
@@ -424,8 +424,8 @@ fn ca_certs_on_debian_and_rhel() {
     assert_eq!(
         m.diags("config"),
         [
-            d("deprecated", "deprecated-key", "ca-certs"),
-            d("deprecated", "deprecated-key", "ca-certs.remove-defaults"),
+            d("deprecated", "deprecated", "ca-certs"),
+            d("deprecated", "deprecated", "ca-certs.remove-defaults"),
             d(
                 "warning",
                 "ca-certs-remove-unsupported",

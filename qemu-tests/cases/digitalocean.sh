@@ -19,4 +19,4 @@ file_has "$DISK" /home/debian/.ssh/authorized_keys 'droplet-key'
 mode_is "$DISK" /etc/do-secret 600
 file_has "$DISK" /var/log/ember-status.json '"datasource": "digitalocean"'
 file_has "$DISK" /var/log/ember-status.json 'link-local 169\.254\.'
-file_has "$DISK" /var/log/ember-status.json 'digitalocean-nic-missing'
+file_has "$DISK" /var/log/ember-status.json 'nic-missing'

@@ -6,6 +6,7 @@ use crate::config::merge::merge_replace;
 use crate::error::Diag;
 use crate::host::Host;
 use crate::limits::Limits;
+use crate::reason::Reason;
 use crate::root::Root;
 use crate::yaml;
 use serde_json::Value;
@@ -89,14 +90,15 @@ pub fn load(target: Option<&Root>, host: &Host) -> ImageConfig {
             Ok(Some(data)) => data,
             Ok(None) => continue,
             Err(e) => {
-                cfg.diags.push(Diag::error("config-read", e).file(&path));
+                cfg.diags
+                    .push(Diag::error(Reason::ConfigRead, e).file(&path));
                 continue;
             }
         };
         cfg.files.push(path.clone());
         let Ok(text) = std::str::from_utf8(&data) else {
             cfg.diags
-                .push(Diag::error("not-utf8", "not valid UTF-8").file(&path));
+                .push(Diag::error(Reason::NotUtf8, "not valid UTF-8").file(&path));
             continue;
         };
         match yaml::parse(text, &parse_limits) {
@@ -104,7 +106,7 @@ pub fn load(target: Option<&Root>, host: &Host) -> ImageConfig {
             Ok(doc) if doc.value.is_null() => {}
             Ok(_) => cfg
                 .diags
-                .push(Diag::error("wrong-type", "must be a mapping").file(&path)),
+                .push(Diag::error(Reason::WrongType, "must be a mapping").file(&path)),
             Err(e) => cfg.diags.push(e.to_diag(&path)),
         }
     }
@@ -119,7 +121,7 @@ fn limits_from(value: &Value, diags: &mut Vec<Diag>) -> Limits {
     };
     serde_json::from_value(v.clone()).unwrap_or_else(|e| {
         diags.push(
-            Diag::error("config-invalid", format!("invalid budget: {e}")).key("ember.limits"),
+            Diag::error(Reason::ConfigInvalid, format!("invalid budget: {e}")).key("ember.limits"),
         );
         Limits::default()
     })

@@ -6,6 +6,7 @@
 use super::io::BlockIo;
 use super::layout::{Guid, NewPart, PartType};
 use super::{gpt, mbr};
+use crate::reason::Reason;
 use std::{fmt, io};
 
 /// Which partition table a disk carries.
@@ -69,14 +70,14 @@ impl DiskError {
     }
 
     /// Stable short reason code for status.json.
-    pub fn reason(&self) -> &'static str {
+    pub fn reason(&self) -> Reason {
         match self {
-            DiskError::Io { .. } => "disk-io",
-            DiskError::Corrupt(_) => "table-corrupt",
-            DiskError::Unsupported(_) => "table-unsupported",
-            DiskError::NoPartition(_) => "no-partition",
-            DiskError::NoTable => "no-table",
-            DiskError::Layout(_) => "layout-invalid",
+            DiskError::Io { .. } => Reason::DiskIo,
+            DiskError::Corrupt(_) => Reason::TableCorrupt,
+            DiskError::Unsupported(_) => Reason::TableUnsupported,
+            DiskError::NoPartition(_) => Reason::NoPartition,
+            DiskError::NoTable => Reason::NoTable,
+            DiskError::Layout(_) => Reason::LayoutInvalid,
         }
     }
 }

@@ -7,6 +7,7 @@ mod tests;
 
 use crate::context::Env;
 use crate::host::Host;
+use crate::reason::Reason;
 use crate::retry::{Policy, Retry};
 use rustls::pki_types::{pem::PemObject, CertificateDer};
 use std::io::Read;
@@ -51,13 +52,13 @@ impl FetchError {
     pub fn to_diag(&self, file: &str) -> crate::error::Diag {
         use crate::error::Diag;
         match self {
-            FetchError::TooLarge { .. } => Diag::error("budget-exceeded", self.reason())
+            FetchError::TooLarge { .. } => Diag::error(Reason::BudgetExceeded, self.reason())
                 .file(file)
                 .budget("file_bytes"),
-            FetchError::Deadline { .. } => Diag::error("fetch-deadline", self.reason())
+            FetchError::Deadline { .. } => Diag::error(Reason::FetchDeadline, self.reason())
                 .file(file)
                 .budget("datasource_timeout_ms"),
-            _ => Diag::error("fetch-failed", self.reason()).file(file),
+            _ => Diag::error(Reason::FetchFailed, self.reason()).file(file),
         }
     }
 

@@ -11,6 +11,7 @@ use crate::disk::table::{self, Part, TableKind};
 use crate::disk::tools::Tools;
 use crate::disk::{blkpg, device_node, fs_label, layout, signature};
 use crate::error::Diag;
+use crate::reason::Reason;
 use serde_json::Value;
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
@@ -38,7 +39,7 @@ impl Module for DiskSetup {
                 }
             }
             Some(_) => {
-                diags.push(Diag::error("wrong-type", "expected a mapping").key("disk_setup"))
+                diags.push(Diag::error(Reason::WrongType, "expected a mapping").key("disk_setup"))
             }
         }
         match ctx.cfg.get("fs_setup") {
@@ -51,7 +52,9 @@ impl Module for DiskSetup {
                     }
                 }
             }
-            Some(_) => diags.push(Diag::error("wrong-type", "expected a list").key("fs_setup")),
+            Some(_) => {
+                diags.push(Diag::error(Reason::WrongType, "expected a list").key("fs_setup"))
+            }
         }
     }
 }
@@ -65,7 +68,7 @@ fn with_key(d: Diag, key: String) -> Diag {
     }
 }
 
-fn err(code: &str, msg: impl Into<String>) -> Diag {
+fn err(code: Reason, msg: impl Into<String>) -> Diag {
     Diag::error(code, msg)
 }
 
@@ -82,7 +85,7 @@ fn find_disk(ctx: &ModuleCtx, name: &str) -> Result<PathBuf, Diag> {
         aliased.to_string()
     } else if aliased.starts_with("ephemeral") || aliased == "swap" {
         let msg = "names a device the datasource defines, and this one defines none";
-        return Err(Diag::warning("disk-no-device", msg));
+        return Err(Diag::warning(Reason::DiskNoDevice, msg));
     } else {
         format!("/dev/{aliased}")
     };
@@ -94,7 +97,7 @@ fn find_disk(ctx: &ModuleCtx, name: &str) -> Result<PathBuf, Diag> {
                 "the device did not appear within {} s",
                 DEVICE_WAIT.as_secs()
             );
-            return Err(err("disk-no-device", msg));
+            return Err(err(Reason::DiskNoDevice, msg));
         }
         std::thread::sleep(Duration::from_millis(100));
     }
@@ -103,13 +106,17 @@ fn find_disk(ctx: &ModuleCtx, name: &str) -> Result<PathBuf, Diag> {
 }
 
 fn open(path: &std::path::Path, writable: bool) -> Result<DeviceFile, Diag> {
-    DeviceFile::open(path, writable)
-        .map_err(|e| err("disk-io", format!("{}: cannot open: {e}", path.display())))
+    DeviceFile::open(path, writable).map_err(|e| {
+        err(
+            Reason::DiskIo,
+            format!("{}: cannot open: {e}", path.display()),
+        )
+    })
 }
 
 fn partition_disk(ctx: &ModuleCtx, name: &str, def: &Value, key: &str) -> Result<(), Diag> {
     if !def.is_object() {
-        return Err(err("wrong-type", "expected a mapping"));
+        return Err(err(Reason::WrongType, "expected a mapping"));
     }
     let layout_v = def.get("layout").cloned().unwrap_or(Value::Bool(false));
     if layout_v == Value::Bool(false) || layout_v.is_null() {
@@ -122,7 +129,11 @@ fn partition_disk(ctx: &ModuleCtx, name: &str, def: &Value, key: &str) -> Result
     {
         "mbr" => TableKind::Mbr,
         "gpt" => TableKind::Gpt,
-        _ => return Err(err("bad-value", "expected mbr or gpt").key(format!("{key}.table_type"))),
+        _ => {
+            return Err(
+                err(Reason::BadValue, "expected mbr or gpt").key(format!("{key}.table_type"))
+            )
+        }
     };
     let overwrite = def.get("overwrite") == Some(&Value::Bool(true));
     let path = find_disk(ctx, name)?;
@@ -135,7 +146,7 @@ fn partition_disk(ctx: &ModuleCtx, name: &str, def: &Value, key: &str) -> Result
         return remove_table(ctx, &mut io, &path);
     }
     let parts = layout::plan(&layout_v, kind, io.size(), io.sector_size())
-        .map_err(|e| err("bad-value", e).key(format!("{key}.layout")))?;
+        .map_err(|e| err(Reason::BadValue, e).key(format!("{key}.layout")))?;
     // The layout is there already (the same kind and number of partitions): nothing to do.
     if let (Ok(Some(k)), Ok(existing)) = (table::probe(&mut io), table::partitions(&mut io)) {
         let wanted = if layout_v == Value::Bool(true) {
@@ -150,7 +161,7 @@ fn partition_disk(ctx: &ModuleCtx, name: &str, def: &Value, key: &str) -> Result
     if !overwrite {
         if let Some(what) = signature::probe(&mut io, 0).ok().flatten() {
             let msg = format!("{shown} holds {what} and overwrite is false: left alone");
-            return Err(Diag::warning("disk-in-use", msg));
+            return Err(Diag::warning(Reason::DiskInUse, msg));
         }
     }
     let sector = io.sector_size();
@@ -176,14 +187,14 @@ fn remove_table(ctx: &ModuleCtx, io: &mut DeviceFile, path: &Path) -> Result<(),
         .write_at(0, &zeros[..n])
         .and_then(|()| io.write_at(tail, &zeros[..n]))
         .and_then(|()| io.sync());
-    done.map_err(|e| err("disk-io", format!("{}: {e}", path.display())))?;
+    done.map_err(|e| err(Reason::DiskIo, format!("{}: {e}", path.display())))?;
     tell_kernel(ctx, path, &[], io.sector_size())
 }
 
 /// The kernel's partitions of the disk replaced by `parts`, one BLKPG call each (which also
 /// works where the kernel parses no partition tables), then their nodes waited for.
 fn tell_kernel(ctx: &ModuleCtx, path: &Path, parts: &[Part], sector: u64) -> Result<(), Diag> {
-    let file = std::fs::File::open(path).map_err(|e| err("disk-io", e.to_string()))?;
+    let file = std::fs::File::open(path).map_err(|e| err(Reason::DiskIo, e.to_string()))?;
     if !file
         .metadata()
         .is_ok_and(|m| m.file_type().is_block_device())
@@ -192,7 +203,7 @@ fn tell_kernel(ctx: &ModuleCtx, path: &Path, parts: &[Part], sector: u64) -> Res
     }
     let failed = |what: &str, e: std::io::Error| {
         err(
-            "disk-kernel",
+            Reason::DiskKernel,
             format!("{}: the kernel could not {what}: {e}", path.display()),
         )
     };
@@ -232,7 +243,7 @@ fn kernel_partitions(ctx: &ModuleCtx, disk: &str) -> Vec<u32> {
 /// One `fs_setup` entry.
 fn make_fs(ctx: &ModuleCtx, def: &Value, key: &str) -> Result<(), Diag> {
     if !def.is_object() {
-        return Err(err("wrong-type", "expected a mapping"));
+        return Err(err(Reason::WrongType, "expected a mapping"));
     }
     let text = |k: &str| def.get(k).and_then(Value::as_str).map(str::to_string);
     let label = text("label");
@@ -240,7 +251,7 @@ fn make_fs(ctx: &ModuleCtx, def: &Value, key: &str) -> Result<(), Diag> {
     let overwrite = def.get("overwrite") == Some(&Value::Bool(true));
     let replace_fs = text("replace_fs");
     let Some(device) = text("device") else {
-        return Err(err("missing-key", "no device").key(format!("{key}.device")));
+        return Err(err(Reason::MissingKey, "no device").key(format!("{key}.device")));
     };
     // `disk.N`: partition N, overriding `partition`.
     let (disk, dotted) = match device.rsplit_once('.') {
@@ -273,8 +284,10 @@ fn make_fs(ctx: &ModuleCtx, def: &Value, key: &str) -> Result<(), Diag> {
         },
         n if n.parse::<u32>().is_ok() => device_node(&disk_path, n.parse().unwrap_or(0)),
         _ => {
-            return Err(err("bad-value", "expected auto, any, none or a number")
-                .key(format!("{key}.partition")))
+            return Err(
+                err(Reason::BadValue, "expected auto, any, none or a number")
+                    .key(format!("{key}.partition")),
+            )
         }
     };
     let shown = target.display().to_string();
@@ -286,7 +299,7 @@ fn make_fs(ctx: &ModuleCtx, def: &Value, key: &str) -> Result<(), Diag> {
         let replaceable = replace_fs.as_deref() == Some(have_fs.as_str());
         if !overwrite && !replaceable {
             let msg = format!("{shown} holds {have_fs} and overwrite is false: left alone");
-            return Err(Diag::warning("fs-in-use", msg));
+            return Err(Diag::warning(Reason::FsInUse, msg));
         }
     }
     let argv = mkfs_argv(
@@ -303,7 +316,7 @@ fn make_fs(ctx: &ModuleCtx, def: &Value, key: &str) -> Result<(), Diag> {
     };
     tools
         .run(&argv)
-        .map_err(|e| err("mkfs-failed", format!("{shown}: {e}")))?;
+        .map_err(|e| err(Reason::MkfsFailed, format!("{shown}: {e}")))?;
     (ctx.console)(&format!(
         "ember: fs_setup: {} made on {shown}",
         fs.as_deref().unwrap_or("a filesystem")
@@ -356,7 +369,7 @@ fn pick(
         return Ok(Pick::Format(disk.to_path_buf()));
     }
     Err(Diag::warning(
-        "fs-no-device",
+        Reason::FsNoDevice,
         format!("{}: no partition without a filesystem", disk.display()),
     ))
 }
@@ -365,7 +378,7 @@ fn pick(
 fn probe_fs(path: &std::path::Path) -> Result<Option<(String, Option<String>)>, Diag> {
     let mut io = open(path, false)?;
     let found = signature::probe(&mut io, 0)
-        .map_err(|e| err("disk-io", format!("{}: {e}", path.display())))?;
+        .map_err(|e| err(Reason::DiskIo, format!("{}: {e}", path.display())))?;
     Ok(found
         .filter(|f| !matches!(*f, "gpt" | "dos"))
         .map(|f| (f.to_string(), fs_label::read(&mut io, f))))
@@ -393,11 +406,15 @@ fn mkfs_argv(
                 .iter()
                 .map(|w| fill(w.as_str().unwrap_or(&w.to_string())))
                 .collect()),
-            _ => Err(err("wrong-type", "expected a string or a list").key(format!("{key}.cmd"))),
+            _ => {
+                Err(err(Reason::WrongType, "expected a string or a list").key(format!("{key}.cmd")))
+            }
         };
     }
     let Some(fs) = fs else {
-        return Err(err("missing-key", "no filesystem and no cmd").key(format!("{key}.filesystem")));
+        return Err(
+            err(Reason::MissingKey, "no filesystem and no cmd").key(format!("{key}.filesystem"))
+        );
     };
     let mut argv = vec![if fs == "swap" {
         "mkswap".to_string()
@@ -432,7 +449,7 @@ fn mkfs_argv(
         ),
         Some(Value::String(s)) => argv.extend(s.split_whitespace().map(str::to_string)),
         Some(_) => {
-            return Err(err("wrong-type", "expected a list").key(format!("{key}.extra_opts")))
+            return Err(err(Reason::WrongType, "expected a list").key(format!("{key}.extra_opts")))
         }
     }
     argv.push(dev);

@@ -12,6 +12,7 @@ use crate::disk::io::{BlockIo, DeviceFile};
 use crate::disk::table::{self, Growth};
 use crate::disk::{blkpg, mib};
 use crate::error::Diag;
+use crate::reason::Reason;
 use serde_json::Value;
 use std::os::unix::fs::FileTypeExt;
 
@@ -61,7 +62,7 @@ pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> Option<Settings> {
         None | Some(Value::Null) => return Some(settings),
         Some(Value::Object(map)) => map,
         Some(_) => {
-            diags.push(Diag::error("wrong-type", "must be a mapping").key("growpart"));
+            diags.push(Diag::error(Reason::WrongType, "must be a mapping").key("growpart"));
             return None;
         }
     };
@@ -71,7 +72,7 @@ pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> Option<Settings> {
             (_, Value::Null) => {}
             ("mode", Value::Bool(false)) => {
                 let msg = "use mode: off";
-                diags.push(Diag::deprecated("deprecated-key", msg).key(key));
+                diags.push(Diag::deprecated(Reason::Deprecated, msg).key(key));
                 settings.off = true;
             }
             ("mode", Value::String(m)) if m == "off" => settings.off = true,
@@ -80,7 +81,7 @@ pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> Option<Settings> {
             ("mode", Value::String(m)) if matches!(m.as_str(), "auto" | "growpart" | "gpart") => {}
             ("mode", _) => {
                 let msg = "must be one of 'auto', 'growpart', 'gpart', 'off'";
-                diags.push(Diag::error("bad-value", msg).key(key));
+                diags.push(Diag::error(Reason::BadValue, msg).key(key));
                 return None;
             }
             ("devices", Value::Array(list)) => {
@@ -89,22 +90,22 @@ pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> Option<Settings> {
                     match d.as_str() {
                         Some(s) => settings.devices.push(s.to_string()),
                         None => diags.push(
-                            Diag::error("wrong-type", "must be a string").key(format!("{key}.{i}")),
+                            Diag::error(Reason::WrongType, "must be a string")
+                                .key(format!("{key}.{i}")),
                         ),
                     }
                 }
             }
             ("devices", _) => {
-                diags.push(Diag::error("wrong-type", "must be a list").key(key));
+                diags.push(Diag::error(Reason::WrongType, "must be a list").key(key));
                 return None;
             }
             ("ignore_growroot_disabled", Value::Bool(b)) => settings.ignore_growroot_disabled = *b,
             ("ignore_growroot_disabled", _) => {
-                diags.push(Diag::error("wrong-type", "must be true or false").key(key));
+                diags.push(Diag::error(Reason::WrongType, "must be true or false").key(key));
             }
-            _ => {
-                diags.push(Diag::warning("unknown-key", "not a key of growpart: ignored").key(key))
-            }
+            _ => diags
+                .push(Diag::warning(Reason::UnknownKey, "not a key of growpart: ignored").key(key)),
         }
     }
     Some(settings)
@@ -144,7 +145,7 @@ pub(crate) fn resolve(ctx: &ModuleCtx, dev: &str) -> Option<String> {
 
 /// Grows one device's partition: a line for the console when something changed.
 fn grow_one(ctx: &ModuleCtx, dev: &str) -> Result<Option<String>, Diag> {
-    let err = |code: &str, msg: String| Diag::error(code, msg);
+    let err = |code: Reason, msg: String| Diag::error(code, msg);
     let Some(name) = resolve(ctx, dev) else {
         // No block device under the root (a container, a network root): nothing to grow,
         // as in cloud-init. A device the config names is worth a word.
@@ -152,29 +153,33 @@ fn grow_one(ctx: &ModuleCtx, dev: &str) -> Result<Option<String>, Diag> {
             return Ok(None);
         }
         let msg = format!("{dev}: no block device found under it");
-        return Err(Diag::warning("growpart-no-device", msg));
+        return Err(Diag::warning(Reason::GrowpartNoDevice, msg));
     };
     let (disk, number) = match device::describe(ctx.host, &name) {
         Some(Underlying::Partition { disk, number, .. }) => (disk, number),
         Some(Underlying::Disk(_)) => return Ok(None), // a whole disk has no partition to grow
         Some(Underlying::DeviceMapper(_)) => {
             let msg = format!("{dev} is on /dev/{name} (LVM or LUKS): ember does not grow it");
-            return Err(Diag::warning("growpart-unsupported", msg));
+            return Err(Diag::warning(Reason::GrowpartUnsupported, msg));
         }
         None => {
             return Err(err(
-                "growpart-no-device",
+                Reason::GrowpartNoDevice,
                 format!("{dev}: /dev/{name} is not in sysfs"),
             ))
         }
     };
     let node = ctx.host.dev(&disk);
-    let mut io = DeviceFile::open(&node, true)
-        .map_err(|e| err("growpart-failed", format!("/dev/{disk}: cannot open: {e}")))?;
+    let mut io = DeviceFile::open(&node, true).map_err(|e| {
+        err(
+            Reason::GrowpartFailed,
+            format!("/dev/{disk}: cannot open: {e}"),
+        )
+    })?;
     let sector = io.sector_size();
     let growth = table::grow(&mut io, number).map_err(|e| {
         err(
-            "growpart-failed",
+            Reason::GrowpartFailed,
             format!("/dev/{disk} partition {number}: {e}"),
         )
     })?;
@@ -184,7 +189,7 @@ fn grow_one(ctx: &ModuleCtx, dev: &str) -> Result<Option<String>, Diag> {
         Growth::NotLast { next } => {
             let msg =
                 format!("/dev/{name} is followed by partition {next} on /dev/{disk}: not grown");
-            Err(Diag::warning("growpart-not-last", msg))
+            Err(Diag::warning(Reason::GrowpartNotLast, msg))
         }
         Growth::Grown {
             start,
@@ -203,7 +208,7 @@ fn grow_one(ctx: &ModuleCtx, dev: &str) -> Result<Option<String>, Diag> {
                     "/dev/{disk} partition {number}: the table is grown, but the kernel \
                      was not told: {e}"
                 );
-                err("growpart-failed", msg)
+                err(Reason::GrowpartFailed, msg)
             })?;
             let (old, new) = (old_sectors * sector, new_sectors * sector);
             Ok(Some(if new - old < 1 << 20 {
@@ -252,7 +257,7 @@ mod tests {
             (
                 json!({"growpart": {"mode": false}}),
                 Some((true, root(), false)),
-                vec!["deprecated-key@growpart.mode"],
+                vec!["deprecated@growpart.mode"],
             ),
             (
                 json!({"growpart": {"mode": "gpart", "devices": ["/", "/var"], "ignore_growroot_disabled": true}}),

@@ -8,6 +8,7 @@
 use super::{Module, ModuleCtx};
 use crate::disk::{self, swap};
 use crate::error::Diag;
+use crate::reason::Reason;
 use crate::root::FileSpec;
 use serde_json::Value;
 
@@ -45,7 +46,7 @@ impl Module for Mounts {
                     }
                 }
             }
-            Some(_) => diags.push(Diag::error("wrong-type", "expected a list").key("mounts")),
+            Some(_) => diags.push(Diag::error(Reason::WrongType, "expected a list").key("mounts")),
         }
         add_default_mounts(ctx, &mut entries, &taken);
         let mut lines = without_removed(entries, &taken);
@@ -107,7 +108,7 @@ fn default_fields(cfg: &Value, diags: &mut Vec<Diag>) -> Fields {
         }
         _ => {
             let msg = "expected a list of 6 fields: the built-in defaults are used";
-            diags.push(Diag::error("wrong-type", msg).key("mount_default_fields"));
+            diags.push(Diag::error(Reason::WrongType, msg).key("mount_default_fields"));
             builtin
         }
     }
@@ -132,7 +133,7 @@ fn entry(
     diags: &mut Vec<Diag>,
 ) -> Option<Fields> {
     let Some(tokens) = line.as_array().filter(|t| !t.is_empty() && t.len() <= 6) else {
-        diags.push(Diag::error("wrong-type", "expected a list of 1 to 6 fields").key(key));
+        diags.push(Diag::error(Reason::WrongType, "expected a list of 1 to 6 fields").key(key));
         return None;
     };
     let mut out = defaults.clone();
@@ -150,7 +151,7 @@ fn entry(
                 && !disk::has_filesystem(&ctx.host.path(&dev))
             {
                 let msg = "the device holds no filesystem: no fstab line for it";
-                diags.push(Diag::warning("mount-no-filesystem", msg).key(format!("{key}.0")));
+                diags.push(Diag::warning(Reason::MountNoFilesystem, msg).key(format!("{key}.0")));
                 return None;
             }
             out[0] = Some(dev);
@@ -159,7 +160,7 @@ fn entry(
         Spec::Missing => {
             if out[1].is_some() {
                 let msg = "the device does not exist: no fstab line for it";
-                diags.push(Diag::warning("mount-no-device", msg).key(format!("{key}.0")));
+                diags.push(Diag::warning(Reason::MountNoDevice, msg).key(format!("{key}.0")));
             }
             return None;
         }
@@ -295,7 +296,7 @@ fn without_removed(entries: Vec<Fields>, taken: &[&str]) -> Vec<[String; 6]> {
 fn swap_file(ctx: &ModuleCtx, diags: &mut Vec<Diag>) -> Option<String> {
     let cfg = ctx.cfg.get("swap")?;
     if !cfg.is_object() {
-        diags.push(Diag::error("wrong-type", "expected a mapping").key("swap"));
+        diags.push(Diag::error(Reason::WrongType, "expected a mapping").key("swap"));
         return None;
     }
     let file = cfg
@@ -312,7 +313,7 @@ fn swap_file(ctx: &ModuleCtx, diags: &mut Vec<Diag>) -> Option<String> {
         };
         if n.is_none() {
             let msg = "expected a number of bytes, or a number with B, K, M, G or T";
-            diags.push(Diag::error("bad-value", msg).key(format!("swap.{key}")));
+            diags.push(Diag::error(Reason::BadValue, msg).key(format!("swap.{key}")));
         }
         n
     };
@@ -321,7 +322,7 @@ fn swap_file(ctx: &ModuleCtx, diags: &mut Vec<Diag>) -> Option<String> {
         .and_then(Value::as_str)
         .is_some_and(|s| s.eq_ignore_ascii_case("auto"));
     if !file.starts_with('/') {
-        diags.push(Diag::error("bad-value", "expected an absolute path").key("swap.filename"));
+        diags.push(Diag::error(Reason::BadValue, "expected an absolute path").key("swap.filename"));
         return None;
     }
     if ctx.root.exists(&file) {

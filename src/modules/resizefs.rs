@@ -10,6 +10,7 @@ use super::growpart::resolve;
 use super::{Module, ModuleCtx};
 use crate::disk::{fs_size, mib};
 use crate::error::Diag;
+use crate::reason::Reason;
 use crate::root::FileSpec;
 use serde_json::Value;
 
@@ -31,7 +32,7 @@ impl Module for Resizefs {
             Some(Value::String(s)) if s == "noblock" => true,
             Some(_) => {
                 let msg = "expected true, false or noblock";
-                diags.push(Diag::error("bad-value", msg).key("resize_rootfs"));
+                diags.push(Diag::error(Reason::BadValue, msg).key("resize_rootfs"));
                 return;
             }
         };

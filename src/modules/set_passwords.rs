@@ -9,6 +9,7 @@ use super::users::{no_password_mark, spec};
 use super::{Module, ModuleCtx};
 use crate::error::Diag;
 use crate::password;
+use crate::reason::Reason;
 use crate::secret::Secret;
 use serde_json::Value;
 
@@ -21,14 +22,14 @@ enum Pw {
 }
 
 fn type_error(key: &str, expected: &str) -> Diag {
-    Diag::error("wrong-type", format!("expected {expected}")).key(key)
+    Diag::error(Reason::WrongType, format!("expected {expected}")).key(key)
 }
 
 /// A `user:password` line of the `list` form (and of `password`); the value decides the kind
 /// as in cloud-init: `R`/`RANDOM`, a crypt hash, else clear text.
 fn list_entry(key: String, line: &str, diags: &mut Vec<Diag>) -> Option<(String, String, Pw)> {
     let Some((user, pw)) = line.split_once(':') else {
-        diags.push(Diag::error("bad-value", "expected `user:password`").key(key));
+        diags.push(Diag::error(Reason::BadValue, "expected `user:password`").key(key));
         return None;
     };
     let pw = match pw {
@@ -54,7 +55,7 @@ fn wanted(cfg: &Value, diags: &mut Vec<Diag>) -> Vec<(String, String, Pw)> {
     if let Some(v) = list {
         diags.push(
             Diag::deprecated(
-                "deprecated",
+                Reason::Deprecated,
                 "chpasswd.list is deprecated: use chpasswd.users",
             )
             .key("chpasswd.list"),
@@ -111,7 +112,7 @@ fn wanted(cfg: &Value, diags: &mut Vec<Diag>) -> Vec<(String, String, Pw)> {
             Some(user) => out.extend(list_entry("password".into(), &format!("{user}:{p}"), diags)),
             None => diags.push(
                 Diag::warning(
-                    "no-default-user",
+                    Reason::NoDefaultUser,
                     "there is no default user to set `password` for",
                 )
                 .key("password"),
@@ -179,7 +180,7 @@ impl Module for SetPasswords {
         let mut shown = Vec::new();
         for (key, user, pw) in wanted {
             if db.passwd.get(&user).is_none() {
-                diags.push(Diag::error("user-missing", "no such user in the target").key(key));
+                diags.push(Diag::error(Reason::UserMissing, "no such user in the target").key(key));
                 continue;
             }
             if db.shadow.get(&user).is_none() {
@@ -199,8 +200,9 @@ impl Module for SetPasswords {
                 }),
             };
             let Some(hash) = hash else {
-                diags
-                    .push(Diag::error("password-failed", "the password could not be set").key(key));
+                diags.push(
+                    Diag::error(Reason::PasswordFailed, "the password could not be set").key(key),
+                );
                 continue;
             };
             if hash != f[1] {

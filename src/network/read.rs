@@ -5,14 +5,15 @@
 use super::addr;
 use super::model::{Cidr, Network};
 use crate::error::Diag;
+use crate::reason::Reason;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::net::IpAddr;
 
-pub(crate) const INVALID: &str = "network-config-invalid";
-pub(crate) const UNKNOWN: &str = "network-config-unknown-key";
-pub(crate) const UNSUPPORTED: &str = "network-config-unsupported";
+pub(crate) const INVALID: Reason = Reason::NetworkConfigInvalid;
+pub(crate) const UNKNOWN: Reason = Reason::NetworkConfigUnknownKey;
+pub(crate) const UNSUPPORTED: Reason = Reason::NetworkConfigUnsupported;
 
 /// `base.key`, or `key` at the top.
 pub(crate) fn join(base: &str, key: impl std::fmt::Display) -> String {
@@ -65,7 +66,7 @@ impl<'a> Reader<'a> {
         self.push(Diag::error(INVALID, msg), path);
     }
 
-    pub(crate) fn warn(&mut self, code: &str, path: &str, msg: impl Into<String>) {
+    pub(crate) fn warn(&mut self, code: Reason, path: &str, msg: impl Into<String>) {
         self.push(Diag::warning(code, msg), path);
     }
 

@@ -1,6 +1,7 @@
 //! `RootError`: what a write into (or read from) the target root failed on, by path inside it.
 //! Messages name the path and the operation, never the data (RELIABILITY rule 3).
 
+use crate::reason::Reason;
 use std::fmt;
 use std::io;
 
@@ -28,13 +29,13 @@ pub(super) const READ_OPS: &[&str] = &["read", "open for reading", "list"];
 
 impl RootError {
     /// Stable short reason code for status.json.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> Reason {
         match self {
-            RootError::Open { .. } => "root-open",
-            RootError::Refused { .. } => "write-refused",
-            RootError::Io { op, .. } if READ_OPS.contains(op) => "read-failed",
-            RootError::Io { .. } => "write-failed",
-            RootError::TooLarge { .. } => "budget-exceeded",
+            RootError::Open { .. } => Reason::RootOpen,
+            RootError::Refused { .. } => Reason::WriteRefused,
+            RootError::Io { op, .. } if READ_OPS.contains(op) => Reason::ReadFailed,
+            RootError::Io { .. } => Reason::WriteFailed,
+            RootError::TooLarge { .. } => Reason::BudgetExceeded,
         }
     }
 

@@ -6,6 +6,7 @@
 use super::modules::{once, run_script, ModCtx};
 use crate::error::Diag;
 use crate::modules::resizefs::PENDING_RESIZE;
+use crate::reason::Reason;
 use crate::root::FileSpec;
 use crate::state::{Frequency, EMBER_LIB};
 
@@ -82,7 +83,7 @@ pub fn host_keys(ctx: &ModCtx, diags: &mut Vec<Diag>) -> Option<String> {
         let line = format!("{PENDING_HOSTKEYS}:{}", i + 1);
         if !KEY_TYPES.contains(&t.as_str()) {
             let msg = "unknown host key type; entry dropped";
-            diags.push(Diag::error("hostkey-type", msg).file(line));
+            diags.push(Diag::error(Reason::HostkeyType, msg).file(line));
             continue;
         }
         let key = format!("/etc/ssh/ssh_host_{t}_key");
@@ -93,7 +94,7 @@ pub fn host_keys(ctx: &ModCtx, diags: &mut Vec<Diag>) -> Option<String> {
         let outcome = ctx.exec.run(&argv, &[]);
         if !outcome.ok() {
             let msg = format!("ssh-keygen {}; kept for the next boot", outcome.describe());
-            diags.push(Diag::error("hostkey-failed", msg).file(line));
+            diags.push(Diag::error(Reason::HostkeyFailed, msg).file(line));
             left.push(t.clone());
         }
     }
@@ -119,7 +120,7 @@ pub fn restorecon(ctx: &ModCtx, diags: &mut Vec<Diag>) -> Option<String> {
     let (good, bad): (Vec<&String>, Vec<&String>) = paths.iter().partition(|p| p.starts_with('/'));
     if !bad.is_empty() {
         let msg = format!("{} entries are not absolute paths; dropped", bad.len());
-        diags.push(Diag::error("restorecon-path", msg).file(RESTORECON_LIST));
+        diags.push(Diag::error(Reason::RestoreconPath, msg).file(RESTORECON_LIST));
     }
     let mut argv = vec![restorecon, "-F", "-R"];
     argv.extend(good.iter().map(|p| p.as_str()));
@@ -131,7 +132,7 @@ pub fn restorecon(ctx: &ModCtx, diags: &mut Vec<Diag>) -> Option<String> {
             "restorecon {}; list kept for the next boot",
             outcome.describe()
         );
-        diags.push(Diag::error("restorecon-failed", msg).file(RESTORECON_LIST));
+        diags.push(Diag::error(Reason::RestoreconFailed, msg).file(RESTORECON_LIST));
     }
     Some(step_result(diags))
 }
@@ -148,14 +149,14 @@ pub fn resizefs(ctx: &ModCtx, diags: &mut Vec<Diag>) -> Option<String> {
             [m, f, d] => (m, f, d, false),
             [m, f, d, "noblock"] => (m, f, d, true),
             _ => {
-                diags.push(Diag::error("resizefs-entry", "malformed entry; dropped").file(at));
+                diags.push(Diag::error(Reason::ResizefsEntry, "malformed entry; dropped").file(at));
                 continue;
             }
         };
         let dev = format!("/dev/{device}");
         let Some(argv) = crate::disk::grow_command(fstype, mountpoint, &dev) else {
             let msg = "no grow tool known for this filesystem; dropped";
-            diags.push(Diag::error("resizefs-entry", msg).file(at));
+            diags.push(Diag::error(Reason::ResizefsEntry, msg).file(at));
             continue;
         };
         let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
@@ -173,7 +174,7 @@ pub fn resizefs(ctx: &ModCtx, diags: &mut Vec<Diag>) -> Option<String> {
             ));
         } else {
             let msg = format!("{} {}; kept for the next boot", argv[0], outcome.describe());
-            diags.push(Diag::error("resizefs-failed", msg).file(at));
+            diags.push(Diag::error(Reason::ResizefsFailed, msg).file(at));
             left.push(entry.clone());
         }
     }

@@ -81,6 +81,7 @@ pub fn power_change(exec: &Exec, argv: &[String]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::reason::Reason;
     use crate::status::StageStatus;
 
     #[test]
@@ -88,10 +89,10 @@ mod tests {
         let mut st = Status::new();
         st.datasource_detail = Some("DataSourceNoCloud [seed=/dev/sr0]".into());
         let mut fetch = StageStatus::started(1.0, 0.0, 1);
-        fetch.record(Diag::warning("unknown-key", "unknown key").key("foo"));
+        fetch.record(Diag::warning(Reason::UnknownKey, "unknown key").key("foo"));
         let mut fin = StageStatus::started(2.0, 0.0, 1);
         fin.record(Diag::error(
-            "script-failed",
+            Reason::ScriptFailed,
             "script /x exited with status 1",
         ));
         st.stages.insert("fetch".into(), fetch);

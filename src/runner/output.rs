@@ -5,6 +5,7 @@
 //! <https://docs.cloud-init.io/en/latest/reference/base_config_reference.html#output>
 
 use crate::error::Diag;
+use crate::reason::Reason;
 use serde_json::Value;
 
 /// cloud-init's default log, in the target.
@@ -14,7 +15,7 @@ pub const DEFAULT_LOG: &str = "/var/log/cloud-init-output.log";
 pub fn log_for(output: &Value, stage: &str, diags: &mut Vec<Diag>) -> String {
     let Some(map) = output.as_object() else {
         if !output.is_null() {
-            diags.push(Diag::error("wrong-type", "must be a mapping").key("output"));
+            diags.push(Diag::error(Reason::WrongType, "must be a mapping").key("output"));
         }
         return DEFAULT_LOG.into();
     };
@@ -33,14 +34,14 @@ pub fn log_for(output: &Value, stage: &str, diags: &mut Vec<Diag>) -> String {
     };
     let key = format!("output.{key}");
     let Some(text) = spec.as_str() else {
-        diags.push(Diag::error("wrong-type", "must be a string, list or mapping").key(key));
+        diags.push(Diag::error(Reason::WrongType, "must be a string, list or mapping").key(key));
         return DEFAULT_LOG.into();
     };
     match target(text) {
         Some(path) => path,
         None => {
             let msg = "only `>> file`, `> file` and `| tee [-a] file` are supported; using the default log";
-            diags.push(Diag::warning("output-unsupported", msg).key(key));
+            diags.push(Diag::warning(Reason::OutputUnsupported, msg).key(key));
             DEFAULT_LOG.into()
         }
     }

@@ -13,6 +13,7 @@ use crate::clock::{boot_seconds, wall_seconds};
 use crate::error::Diag;
 use crate::handoff::Handoff;
 use crate::paths::RunPaths;
+use crate::reason::Reason;
 use crate::record::Recorder;
 use crate::root::Root;
 use crate::state::{check_instance_id, encode_instance_id, Semaphores, CLOUD_LIB};
@@ -202,14 +203,14 @@ fn run(ctx: &Ctx, kind: Kind) -> Result<i32, CliError> {
                 e.classify(),
                 e.line()
             );
-            rec.record(label(Diag::error("handoff-invalid", msg)));
+            rec.record(label(Diag::error(Reason::HandoffInvalid, msg)));
             None
         }
     };
     let handoff = handoff.filter(|h| match check_instance_id(&h.instance_id) {
         Ok(()) => true,
         Err(why) => {
-            rec.record(label(Diag::error("instance-id", why.to_string())));
+            rec.record(label(Diag::error(Reason::InstanceId, why.to_string())));
             false
         }
     });

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::error::Diag;
+use crate::reason::Reason;
 use crate::status::StageStatus;
 
 const LIVE: u32 = 100;
@@ -67,11 +68,11 @@ type Case = (
 fn table() {
     let warn = |st: &mut Status| {
         let s = st.stages.get_mut("fetch").unwrap();
-        s.record(Diag::warning("unknown-key", "unknown key").key("foo"));
+        s.record(Diag::warning(Reason::UnknownKey, "unknown key").key("foo"));
     };
     let fail = |st: &mut Status| {
         let s = st.stages.get_mut("local").unwrap();
-        s.record(Diag::error("write-failed", "cannot write").file("/etc/hostname"));
+        s.record(Diag::error(Reason::WriteFailed, "cannot write").file("/etc/hostname"));
     };
     let cases: Vec<Case> = vec![
         (

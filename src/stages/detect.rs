@@ -5,6 +5,7 @@ use crate::datasource::choose;
 use crate::detect::Detection;
 use crate::error::Diag;
 use crate::paths::RunPaths;
+use crate::reason::Reason;
 use crate::record::Recorder;
 use crate::root::FileSpec;
 use crate::status::{StageState, StageStatus, Status};
@@ -32,14 +33,14 @@ pub fn run(ctx: &Ctx) -> (Detection, Status) {
     if detection.datasource.is_none() {
         // No evidence, so no network datasource is tried (RELIABILITY rule 5).
         rec.record(Diag::warning(
-            "no-datasource",
+            Reason::NoDatasource,
             "no datasource found: no ds= on the command line or SMBIOS serial, no seed directory, no labelled seed volume, no configured seed; no network request was made",
         ));
     }
     match serde_json::to_vec_pretty(&detection) {
         // 0600: a seedfrom URL on the command line may carry a token.
         Ok(json) => rec.write_run(RunPaths::DETECT, &json, 0o600),
-        Err(e) => rec.record(Diag::error("internal", e.to_string())),
+        Err(e) => rec.record(Diag::error(Reason::Internal, e.to_string())),
     }
     let status = rec.finish(StageState::Done);
     (detection, status)
@@ -70,7 +71,7 @@ pub(crate) fn record_disabled(ctx: &Ctx, reason: &str) -> Status {
 fn open_run_ember_only(ctx: &Ctx) -> Result<crate::root::Root, Diag> {
     let dir = ctx.run.ember_dir();
     std::fs::create_dir_all(&dir)
-        .map_err(|e| Diag::error("run-dir", e.to_string()).file(dir.display().to_string()))?;
+        .map_err(|e| Diag::error(Reason::RunDir, e.to_string()).file(dir.display().to_string()))?;
     crate::root::Root::open_deferred(ctx.run.run())
         .map_err(|e| Diag::error(e.code(), e.to_string()))
 }

@@ -6,6 +6,7 @@ use super::fetch;
 use crate::context::Ctx;
 use crate::datasource::InstanceData;
 use crate::error::Diag;
+use crate::reason::Reason;
 use crate::record::Recorder;
 use crate::root::Root;
 use crate::state::{self, instance_cache};
@@ -63,7 +64,7 @@ pub fn choose(ctx: &Ctx, rec: &mut Recorder, target: &Root) -> Option<Chosen> {
     match data {
         Some(data) => {
             rec.record(Diag::warning(
-                "cached-instance",
+                Reason::CachedInstance,
                 format!(
                     "no data from the datasource on this boot: keeping the cached instance {prev}"
                 ),
@@ -77,7 +78,7 @@ pub fn choose(ctx: &Ctx, rec: &mut Recorder, target: &Root) -> Option<Chosen> {
         None => {
             rec.record(
                 Diag::error(
-                    "cache-missing",
+                    Reason::CacheMissing,
                     "no data from the datasource and no cached instance data",
                 )
                 .file(cached),
@@ -89,14 +90,14 @@ pub fn choose(ctx: &Ctx, rec: &mut Recorder, target: &Root) -> Option<Chosen> {
 
 fn accept(ctx: &Ctx, data: &InstanceData, previous: Option<&str>) -> Result<(), Diag> {
     state::check_instance_id(&data.instance_id).map_err(|e| {
-        Diag::error("instance-id-invalid", e.to_string())
+        Diag::error(Reason::InstanceIdInvalid, e.to_string())
             .file("meta-data")
             .key("instance-id")
     })?;
     let new_instance = previous.is_some_and(|p| p != data.instance_id);
     if data.from_removable_media && new_instance && removable_first_boot_only(ctx) {
         return Err(Diag::warning(
-            "removable-seed-refused",
+            Reason::RemovableSeedRefused,
             "a seed on removable media names a new instance; refused by ember.removable_seeds: first-boot",
         ));
     }

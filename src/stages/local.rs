@@ -11,6 +11,7 @@ use crate::context::Ctx;
 use crate::error::Diag;
 use crate::fetch::Fetcher;
 use crate::instance_data;
+use crate::reason::Reason;
 use crate::record::Recorder;
 use crate::root::Root;
 use crate::status::{StageState, Status};
@@ -30,7 +31,7 @@ pub fn run(ctx: &mut Ctx) -> Status {
     };
     let Some(target) = ctx.target.as_ref() else {
         let path = ctx.target_path.display().to_string();
-        rec.record(Diag::error("target-missing", "target root not found").file(path));
+        rec.record(Diag::error(Reason::TargetMissing, "target root not found").file(path));
         return rec.finish(StageState::Done);
     };
     let Some(chosen) = rec.step("instance", |rec| instance::choose(ctx, rec, target)) else {
@@ -61,7 +62,7 @@ fn system_config(ctx: &Ctx, rec: &mut Recorder) -> Value {
         let file = "kernel command line cc:";
         match yaml::parse(&text, ctx.limits()) {
             Ok(doc) if doc.value.is_object() => merge_replace(&mut cfg, doc.value),
-            Ok(_) => rec.record(Diag::error("wrong-type", "must be a mapping").file(file)),
+            Ok(_) => rec.record(Diag::error(Reason::WrongType, "must be a mapping").file(file)),
             Err(e) => rec.record(e.to_diag(file)),
         }
     }
@@ -90,7 +91,7 @@ fn process_all(
     let allow_userdata = system_cfg.get("allow_userdata") != Some(&Value::Bool(false));
     if !allow_userdata && data.user_data.is_some() {
         rec.record(Diag::warning(
-            "userdata-disallowed",
+            Reason::UserdataDisallowed,
             "user-data ignored: allow_userdata is false",
         ));
     }
@@ -161,10 +162,10 @@ fn vendor_data_enabled<'v>(
 fn warn_unknown_keys(rec: &mut Recorder, named: &NamedDoc) {
     for (key, line) in &named.keys {
         let (code, msg) = if !known_keys::is_known(key) {
-            ("unknown-key", "unknown cloud-config key, ignored")
+            (Reason::UnknownKey, "unknown cloud-config key, ignored")
         } else if known_keys::is_unsupported(key) {
             (
-                "module-unsupported",
+                Reason::ModuleUnsupported,
                 "no ember module handles this key yet, ignored",
             )
         } else {

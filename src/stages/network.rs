@@ -7,6 +7,7 @@
 
 use crate::context::Ctx;
 use crate::error::Diag;
+use crate::reason::Reason;
 use crate::record::Recorder;
 // udev's persistent naming rules name NICs by MAC; the ENI renderer writes them.
 use crate::network::render::eni::RULES as UDEV_RULES;
@@ -96,7 +97,7 @@ fn every_boot(rec: &mut Recorder, cfg: &Value) -> bool {
             _ => {
                 let msg = "an update event ember does not handle (it knows boot, boot-legacy and boot-new-instance): ignored";
                 rec.record(
-                    Diag::warning("unsupported-update-event", msg).file("updates.network.when"),
+                    Diag::warning(Reason::UnsupportedUpdateEvent, msg).file("updates.network.when"),
                 );
             }
         }
@@ -134,7 +135,7 @@ fn render(
         });
     let (chosen, problems) = stack::choose(root, wanted.as_deref());
     for why in problems {
-        let d = Diag::warning("network-renderer", why).file("system_info.network.renderers");
+        let d = Diag::warning(Reason::NetworkRenderer, why).file("system_info.network.renderers");
         rec.record(d);
     }
     let Some(chosen) = chosen else {
@@ -142,7 +143,7 @@ fn render(
         // container image, a rescue system) does not want the fallback.
         if source != "fallback" {
             let msg = "the target has none of the network stacks ember renders for (ifupdown, netplan, NetworkManager, systemd-networkd): network config not written";
-            rec.record(Diag::warning("network-no-renderer", msg).file(source.to_string()));
+            rec.record(Diag::warning(Reason::NetworkNoRenderer, msg).file(source.to_string()));
         }
         return None;
     };

@@ -12,6 +12,7 @@ use crate::instance_data;
 use crate::network;
 use crate::paths::RunPaths;
 use crate::plan;
+use crate::reason::Reason;
 use crate::record::Recorder;
 use crate::root::Root;
 use crate::state::{encode_instance_id, Frequency, CLOUD_LIB, EMBER_LIB};
@@ -90,7 +91,7 @@ fn network_config(ctx: &Ctx, rec: &mut Recorder, chosen: &Chosen, cfg: &Value) -
             }
         }
         Some(NetworkConfigArg::Invalid(why)) => {
-            rec.record(Diag::error("network-config-invalid", why).file("kernel command line"))
+            rec.record(Diag::error(Reason::NetworkConfigInvalid, why).file("kernel command line"))
         }
         None => {}
     }

@@ -4,6 +4,7 @@
 //! second time as text.
 
 use crate::error::Diag;
+use crate::reason::Reason;
 use crate::record::Recorder;
 use crate::root::{FileSpec, Root, RootError};
 use serde::Serialize;
@@ -66,7 +67,7 @@ impl RunWriter {
             Ok(()) => self.left -= used,
             Err(e) if is_over(&e) => {
                 let msg = "not written: the run directory's budget for this boot is spent";
-                let d = Diag::error("budget-exceeded", msg).file(rel);
+                let d = Diag::error(Reason::BudgetExceeded, msg).file(rel);
                 rec.record(d.budget("run_bytes"));
             }
             Err(e) => rec.record(Diag::error(e.code(), e.to_string())),

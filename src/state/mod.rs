@@ -6,6 +6,7 @@
 pub mod instance_cache;
 
 use crate::error::Diag;
+use crate::reason::Reason;
 use crate::root::{FileSpec, ReadOnly, Root, RootError};
 
 pub const EMBER_LIB: &str = "/var/lib/ember";
@@ -138,7 +139,7 @@ impl<'a> Semaphores<'a> {
                 Ok(freq != Frequency::PerBoot || content == self.boot_id.as_bytes())
             }
             Err(e) => Err(Diag::error(
-                "semaphore-unreadable",
+                Reason::SemaphoreUnreadable,
                 format!("{e}: not run, since it may have run already (remove it to run again)"),
             )
             .file(format!("module {module}"))),

@@ -7,6 +7,7 @@
 use super::{jsonpatch, NamedDoc, Run};
 use crate::config::merge::{self, Mergers};
 use crate::error::Diag;
+use crate::reason::Reason;
 use serde_json::{Map, Value};
 
 impl Run<'_, '_> {
@@ -17,7 +18,7 @@ impl Run<'_, '_> {
             Err(e) => {
                 let at = e.valid_up_to();
                 let msg = format!("cloud-config is not valid UTF-8 (at byte {at}); part ignored");
-                self.diag(Diag::error("invalid-utf8", msg).file(name));
+                self.diag(Diag::error(Reason::NotUtf8, msg).file(name));
                 return;
             }
         };
@@ -34,7 +35,7 @@ impl Run<'_, '_> {
         }
         if !doc.value.is_object() {
             let msg = "cloud-config must be a mapping; part ignored";
-            self.diag(Diag::error("cloud-config-type", msg).file(name));
+            self.diag(Diag::error(Reason::CloudConfigType, msg).file(name));
             return;
         }
         let keys = doc
@@ -57,7 +58,7 @@ impl Run<'_, '_> {
         for setting in std::mem::take(&mut how.ignored) {
             let msg = format!("unknown merge setting {setting} ignored");
             self.diag(
-                Diag::warning("merge-how-unknown", msg)
+                Diag::warning(Reason::MergeHowUnknown, msg)
                     .file(name)
                     .key("merge_how"),
             );
@@ -75,7 +76,11 @@ impl Run<'_, '_> {
 
     fn bad_merge(&mut self, name: &str, key: &str, why: &str) {
         let msg = format!("invalid merge rule ({why}); part ignored");
-        self.diag(Diag::error("merge-how-invalid", msg).file(name).key(key));
+        self.diag(
+            Diag::error(Reason::MergeHowInvalid, msg)
+                .file(name)
+                .key(key),
+        );
     }
 
     /// `#cloud-config-jsonp`: a JSON patch on the cloud-config merged so far.
@@ -95,7 +100,7 @@ impl Run<'_, '_> {
                     e.classify()
                 );
                 let line = u32::try_from(e.line()).ok();
-                self.diag(Diag::error("jsonp-invalid", msg).file(name).line(line));
+                self.diag(Diag::error(Reason::JsonpInvalid, msg).file(name).line(line));
                 return;
             }
         };
@@ -107,7 +112,7 @@ impl Run<'_, '_> {
             Ok(v) => self.merged = Some(v),
             Err(e) => {
                 let msg = format!("JSON patch failed at {}; part ignored", e.message);
-                let mut d = Diag::error("jsonp-failed", msg).file(name);
+                let mut d = Diag::error(Reason::JsonpFailed, msg).file(name);
                 if let Some(budget) = e.budget {
                     d = d.budget(budget);
                 }

@@ -5,6 +5,7 @@ use super::parts::{self, Incoming};
 use super::Run;
 use crate::error::Diag;
 use crate::fetch::FetchError;
+use crate::reason::Reason;
 use serde_json::Value;
 
 pub use crate::redact::redact_url;
@@ -14,7 +15,7 @@ impl Run<'_, '_> {
     fn deeper(&mut self, what: &str) -> bool {
         if self.depth >= self.ctx.limits.include_depth {
             let msg = format!("{what} nested too deep; ignored");
-            let d = Diag::error("budget-exceeded", msg)
+            let d = Diag::error(Reason::BudgetExceeded, msg)
                 .file(self.source)
                 .budget("include_depth");
             self.diag(d);
@@ -55,13 +56,13 @@ impl Run<'_, '_> {
         let shown = redact_url(url);
         if self.chain.iter().any(|u| u == url) {
             let msg = format!("include of {shown} loops back to itself; skipped");
-            self.diag(Diag::error("include-loop", msg).file(self.source));
+            self.diag(Diag::error(Reason::IncludeLoop, msg).file(self.source));
             return;
         }
         let left = self.ctx.limits.include_bytes.saturating_sub(self.included);
         let too_large = |run: &mut Self| {
             let msg = format!("include of {shown} exceeds the include byte limit; skipped");
-            let d = Diag::error("budget-exceeded", msg).file(run.source);
+            let d = Diag::error(Reason::BudgetExceeded, msg).file(run.source);
             run.diag(d.budget("include_bytes"));
         };
         if left == 0 {
@@ -86,7 +87,7 @@ impl Run<'_, '_> {
                 // reason() redacts any URL it quotes, the asked one included.
                 let why = e.reason();
                 let msg = format!("include of {shown} failed: {why}");
-                self.diag(Diag::error("fetch-failed", msg).file(self.source));
+                self.diag(Diag::error(Reason::FetchFailed, msg).file(self.source));
             }
         }
         self.depth -= 1;
@@ -97,7 +98,7 @@ impl Run<'_, '_> {
         let name = format!("{} cloud-config-archive", self.source);
         let Ok(text) = std::str::from_utf8(payload) else {
             let msg = "cloud-config-archive is not valid UTF-8; ignored";
-            self.diag(Diag::error("invalid-utf8", msg).file(&name));
+            self.diag(Diag::error(Reason::NotUtf8, msg).file(&name));
             return;
         };
         let items = match (self.ctx.parse_yaml)(text) {
@@ -108,7 +109,7 @@ impl Run<'_, '_> {
         };
         let Value::Array(items) = items else {
             let msg = "cloud-config-archive must be a list; ignored";
-            return self.diag(Diag::error("archive-type", msg).file(&name));
+            return self.diag(Diag::error(Reason::ArchiveType, msg).file(&name));
         };
         if !self.deeper("cloud-config-archive") {
             return;
@@ -122,7 +123,7 @@ impl Run<'_, '_> {
                 None => {
                     let msg = format!("item {i} is not a mapping with string content; skipped");
                     self.diag(
-                        Diag::warning("archive-item", msg)
+                        Diag::warning(Reason::ArchiveItem, msg)
                             .file(&name)
                             .key(i.to_string()),
                     );

@@ -16,6 +16,7 @@ pub(crate) mod parts;
 use crate::error::Diag;
 use crate::fetch::UrlReader;
 use crate::limits::Limits;
+use crate::reason::Reason;
 use crate::secret::Secret;
 use serde_json::Value;
 use std::fmt;
@@ -183,9 +184,12 @@ impl<'c, 'a> Run<'c, 'a> {
         self.seen += 1;
         if self.seen > self.ctx.limits.mime_parts {
             self.stopped = true;
-            let d = Diag::error("budget-exceeded", "too many parts; the rest are ignored")
-                .file(self.source)
-                .budget("mime_parts");
+            let d = Diag::error(
+                Reason::BudgetExceeded,
+                "too many parts; the rest are ignored",
+            )
+            .file(self.source)
+            .budget("mime_parts");
             self.diag(d);
             return false;
         }
@@ -196,7 +200,7 @@ impl<'c, 'a> Run<'c, 'a> {
     fn enter(&mut self, what: &str) -> bool {
         if self.nesting >= MAX_NESTING {
             let msg = format!("{what} nested more than {MAX_NESTING} levels deep; ignored");
-            self.diag(Diag::error("nesting-too-deep", msg).file(self.source));
+            self.diag(Diag::error(Reason::NestingTooDeep, msg).file(self.source));
             return false;
         }
         self.nesting += 1;
@@ -215,14 +219,16 @@ impl<'c, 'a> Run<'c, 'a> {
             Err(gzip::InflateError::TooLarge) => {
                 let msg = "gzip data inflates beyond the limit; ignored";
                 self.diag(
-                    Diag::error("budget-exceeded", msg)
+                    Diag::error(Reason::BudgetExceeded, msg)
                         .file(name)
                         .budget("inflated_bytes"),
                 );
                 None
             }
             Err(gzip::InflateError::Corrupt) => {
-                self.diag(Diag::error("gzip-corrupt", "gzip data is corrupt; ignored").file(name));
+                self.diag(
+                    Diag::error(Reason::GzipCorrupt, "gzip data is corrupt; ignored").file(name),
+                );
                 None
             }
         }
@@ -270,7 +276,7 @@ impl<'c, 'a> Run<'c, 'a> {
                 Err(why) => {
                     let shown = parts::shown_type(&ctype);
                     let msg = format!("MIME part ({shown}): {why}; part ignored");
-                    self.diag(Diag::error("mime-encoding", msg).file(self.source));
+                    self.diag(Diag::error(Reason::MimeEncoding, msg).file(self.source));
                     return;
                 }
             };
@@ -288,7 +294,7 @@ impl<'c, 'a> Run<'c, 'a> {
             .and_then(|v| mime::param(v, "boundary"));
         let Some(boundary) = boundary.filter(|b| !b.is_empty()) else {
             let msg = "multipart entity without a boundary; ignored";
-            self.diag(Diag::error("mime-malformed", msg).file(self.source));
+            self.diag(Diag::error(Reason::MimeMalformed, msg).file(self.source));
             return;
         };
         if !self.enter("multipart") {

@@ -3,6 +3,7 @@
 
 use super::{gzip, jinja, Frequency, Part, Run};
 use crate::error::Diag;
+use crate::reason::Reason;
 use crate::secret::Secret;
 use std::borrow::Cow;
 
@@ -221,21 +222,21 @@ impl Run<'_, '_> {
             _ => {
                 let (code, msg) = match ctype {
                     "text/part-handler" => (
-                        "part-handler-unsupported",
+                        Reason::PartHandlerUnsupported,
                         "Python part-handlers are not supported; part kept unused".to_string(),
                     ),
                     NOT_MULTIPART => (
-                        "unhandled-part",
+                        Reason::UnhandledPart,
                         "Unhandled non-multipart user-data: no known header on its first line"
                             .to_string(),
                     ),
                     "text/jinja2" => (
-                        "unhandled-part",
+                        Reason::UnhandledPart,
                         "a template rendered to a type templates cannot produce; kept unused"
                             .to_string(),
                     ),
                     t => (
-                        "unhandled-part",
+                        Reason::UnhandledPart,
                         format!("unhandled content type {}; part kept unused", shown_type(t)),
                     ),
                 };
@@ -252,7 +253,7 @@ impl Run<'_, '_> {
     fn template(&mut self, name: &str, filename: String, merge: Option<&str>, payload: &[u8]) {
         let Ok(text) = std::str::from_utf8(payload) else {
             let msg = "jinja template is not UTF-8; part ignored";
-            self.diag(Diag::error("template-error", msg).file(name));
+            self.diag(Diag::error(Reason::TemplateError, msg).file(name));
             return;
         };
         let (body, skipped) = jinja::strip_header(text);
@@ -269,11 +270,11 @@ impl Run<'_, '_> {
                         } else {
                             "jinja template ran out of fuel; part ignored".to_string()
                         };
-                        Diag::error("budget-exceeded", msg).budget(budget)
+                        Diag::error(Reason::BudgetExceeded, msg).budget(budget)
                     }
                     None => {
                         let msg = format!("jinja template failed ({}); part ignored", e.what);
-                        Diag::error("template-error", msg)
+                        Diag::error(Reason::TemplateError, msg)
                     }
                 };
                 self.diag(d.file(name).line(e.line.map(|l| l + skipped)));
@@ -285,7 +286,7 @@ impl Run<'_, '_> {
                 "undefined template variable(s) rendered empty: {}",
                 shown_names(&rendered.undefined)
             );
-            self.diag(Diag::warning("template-undefined", msg).file(name));
+            self.diag(Diag::warning(Reason::TemplateUndefined, msg).file(name));
         }
         let out = rendered.text.into_bytes();
         let ctype = detect(&out).filter(|t| !t.contains("include") && !t.contains("archive"));

@@ -12,6 +12,7 @@ mod tests;
 
 use crate::error::Diag;
 use crate::limits::Limits;
+use crate::reason::Reason;
 use saphyr_parser::Span;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -72,8 +73,8 @@ impl YamlError {
     pub fn to_diag(&self, file: &str) -> Diag {
         let message = format!("{} (column {})", self.message, self.column);
         let diag = match self.budget {
-            Some(name) => Diag::error("budget-exceeded", message).budget(name),
-            None => Diag::error("yaml-syntax", message),
+            Some(name) => Diag::error(Reason::BudgetExceeded, message).budget(name),
+            None => Diag::error(Reason::YamlSyntax, message),
         };
         diag.file(file).line((self.line > 0).then_some(self.line))
     }

@@ -8,6 +8,7 @@ use super::ovf::Ovf;
 use crate::context::Env;
 use crate::datasource::InstanceData;
 use crate::error::Diag;
+use crate::reason::Reason;
 use serde_json::{json, Value};
 
 const OVF_NAME: &str = "ovf-env.xml";
@@ -50,7 +51,7 @@ pub fn platform_config(
             }
             None => data.diags.push(
                 Diag::error(
-                    "azure-password",
+                    Reason::AzurePassword,
                     "no randomness to salt the hash: password not set",
                 )
                 .file(OVF_NAME)

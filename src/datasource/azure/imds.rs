@@ -8,6 +8,7 @@
 use crate::datasource::common::metadata_get::{self, Get};
 use crate::error::Diag;
 use crate::fetch::Fetcher;
+use crate::reason::Reason;
 use crate::secret::Secret;
 use base64::Engine as _;
 use serde_json::{json, Map, Value};
@@ -15,7 +16,7 @@ use std::time::Instant;
 
 pub const API_WANT: &str = "2021-08-01";
 pub const API_MIN: &str = "2019-06-01";
-pub const UNREACHABLE: &str = "azure-unreachable";
+pub const UNREACHABLE: Reason = Reason::MetadataUnreachable;
 
 pub struct Request<'a> {
     pub fetcher: &'a Fetcher,
@@ -53,11 +54,11 @@ pub fn fetch(r: &Request, reads: &mut u32) -> Result<Value, Diag> {
     };
     let doc: Value = serde_json::from_slice(&body).map_err(|e| {
         let msg = format!("not JSON (line {}, column {})", e.line(), e.column());
-        Diag::error("azure-imds-invalid", msg).file("IMDS /metadata/instance")
+        Diag::error(Reason::MetadataInvalid, msg).file("IMDS /metadata/instance")
     })?;
     if !doc.is_object() {
         let msg = "not a JSON object";
-        return Err(Diag::error("azure-imds-invalid", msg).file("IMDS /metadata/instance"));
+        return Err(Diag::error(Reason::MetadataInvalid, msg).file("IMDS /metadata/instance"));
     }
     Ok(doc)
 }
@@ -112,7 +113,7 @@ pub fn user_data(doc: &Value) -> Result<Option<Secret<Vec<u8>>>, Diag> {
         .decode(compact)
         .map(|b| Some(Secret::new(b)))
         .map_err(|_| {
-            Diag::error("azure-user-data-invalid", "not base64")
+            Diag::error(Reason::UserDataInvalid, "not base64")
                 .file("IMDS /metadata/instance")
                 .key("compute.userData")
         })

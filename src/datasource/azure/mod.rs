@@ -23,6 +23,7 @@ use crate::datasource::{Datasource, InstanceData};
 use crate::detect::{dmi::Dmi, Facts};
 use crate::error::Diag;
 use crate::fetch::Fetcher;
+use crate::reason::Reason;
 use crate::status::Evidence;
 use config::{apply_network_config, nic_driver, ovf_keys, platform_config};
 use ovf::Ovf;
@@ -105,7 +106,7 @@ impl Datasource for Azure {
         if let Some(Ok(o)) = &ovf {
             if o.preprovisioned_vm {
                 let msg = "a pre-provisioned (pooled) VM: reprovisioning is not supported by ember";
-                return Err(Diag::error("azure-preprovisioned", msg).file(OVF_NAME));
+                return Err(Diag::error(Reason::AzurePreprovisioned, msg).file(OVF_NAME));
             }
         }
         let base = crate::cmdline::metadata_url(env.cmdline)
@@ -307,13 +308,13 @@ fn build(
     };
     if ovf.is_none() && imds.is_none() {
         return Err(Diag::error(
-            "azure-no-data",
+            Reason::AzureNoData,
             "neither ovf-env.xml nor IMDS answered",
         ));
     }
     data.instance_id = instance_id(env, facts, imds).ok_or_else(|| {
         Diag::error(
-            "azure-no-instance-id",
+            Reason::AzureNoInstanceId,
             "no DMI system UUID and no IMDS vmId",
         )
     })?;
@@ -351,7 +352,7 @@ fn build(
             Ok(net) => data.network_config = Some(("azure-imds".into(), net)),
             Err(key) => data.diags.push(
                 Diag::warning(
-                    "azure-network-invalid",
+                    Reason::NetworkConfigInvalid,
                     "unusable: the fallback network is used",
                 )
                 .file("IMDS /metadata/instance")

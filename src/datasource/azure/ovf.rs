@@ -6,6 +6,7 @@
 //! <https://learn.microsoft.com/en-us/azure/virtual-machines/linux/using-cloud-init>
 
 use crate::error::Diag;
+use crate::reason::Reason;
 use crate::secret::Secret;
 use base64::Engine as _;
 use roxmltree::{Document, Node};
@@ -56,7 +57,7 @@ pub fn parse(xml: &[u8]) -> Result<Ovf, Diag> {
     let root = doc.root_element();
     let Some(prov) = x.one(root, "ProvisioningSection", "")? else {
         let msg = "no wa:ProvisioningSection under the root element: not Azure's ovf-env.xml";
-        return Err(x.diag("ovf-not-azure", msg, root, "ProvisioningSection"));
+        return Err(x.diag(Reason::OvfNotAzure, msg, root, "ProvisioningSection"));
     };
     let set_key = "ProvisioningSection.LinuxProvisioningConfigurationSet";
     let set = x.required(
@@ -144,7 +145,7 @@ fn content_span(text: &str, element: std::ops::Range<usize>) -> Option<std::ops:
 pub(crate) fn utf8<'a>(xml: &'a [u8], file: &str) -> Result<&'a str, Diag> {
     std::str::from_utf8(xml).map_err(|e| {
         let line = line_at(xml, e.valid_up_to());
-        Diag::error("xml-syntax", "not UTF-8 text")
+        Diag::error(Reason::XmlSyntax, "not UTF-8 text")
             .file(file)
             .line(Some(line))
     })
@@ -188,7 +189,7 @@ pub(crate) fn document<'a>(text: &'a str, file: &str) -> Result<Document<'a>, Di
                 .map_or(1, |at| line_at(text.as_bytes(), at)),
             _ => e.pos().row,
         };
-        Diag::error("xml-syntax", format!("not XML: {what}"))
+        Diag::error(Reason::XmlSyntax, format!("not XML: {what}"))
             .file(file)
             .line(Some(line))
     })
@@ -200,7 +201,7 @@ struct Xml<'a, 'i> {
 }
 
 impl<'a, 'i> Xml<'a, 'i> {
-    fn diag(&self, code: &str, msg: &str, at: Node, key: &str) -> Diag {
+    fn diag(&self, code: Reason, msg: &str, at: Node, key: &str) -> Diag {
         let line = self.doc.text_pos_at(at.range().start).row;
         Diag::error(code, msg).file(FILE).key(key).line(Some(line))
     }
@@ -219,7 +220,7 @@ impl<'a, 'i> Xml<'a, 'i> {
         let first = found.next();
         if let Some(second) = found.next() {
             let msg = format!("more than one {name} element");
-            return Err(self.diag("ovf-invalid", &msg, second, &join(at, name)));
+            return Err(self.diag(Reason::OvfInvalid, &msg, second, &join(at, name)));
         }
         Ok(first)
     }
@@ -227,7 +228,7 @@ impl<'a, 'i> Xml<'a, 'i> {
     fn required(&self, parent: Node<'a, 'i>, name: &str, at: &str) -> Result<Node<'a, 'i>, Diag> {
         self.one(parent, name, at)?.ok_or_else(|| {
             let msg = format!("no {name} element, which Azure's ovf-env.xml has");
-            self.diag("ovf-invalid", &msg, parent, &join(at, name))
+            self.diag(Reason::OvfInvalid, &msg, parent, &join(at, name))
         })
     }
 
@@ -261,7 +262,7 @@ impl<'a, 'i> Xml<'a, 'i> {
             "" | "false" | "0" | "off" | "no" => Ok(Some(false)),
             "true" | "1" | "on" | "yes" => Ok(Some(true)),
             _ => Err(self.diag(
-                "ovf-bool",
+                Reason::OvfBool,
                 "not a boolean (true or false)",
                 node,
                 &join(at, name),
@@ -281,7 +282,7 @@ impl<'a, 'i> Xml<'a, 'i> {
             .decode(compact)
             .map_err(|_| {
                 self.diag(
-                    "ovf-custom-data",
+                    Reason::OvfCustomData,
                     "not base64",
                     node,
                     &join(at, "CustomData"),

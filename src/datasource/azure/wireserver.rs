@@ -8,6 +8,7 @@
 use super::ovf::{document, utf8};
 use crate::error::Diag;
 use crate::fetch::{redact_url, FetchError, Fetcher};
+use crate::reason::Reason;
 use crate::retry::{Policy, Retry, Stopped};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 
@@ -91,7 +92,7 @@ fn send(
             Ok(r) => format!("HTTP status {}", r.status),
             Err(FetchError::TooLarge { max_bytes, .. }) => {
                 let msg = format!("the answer is larger than {max_bytes} bytes");
-                return Err(Diag::error("wireserver-failed", msg).file(shown));
+                return Err(Diag::error(Reason::WireserverFailed, msg).file(shown));
             }
             Err(FetchError::Deadline { .. }) => {
                 return Err(stopped(shown, retry.deadline_passed()))
@@ -106,10 +107,10 @@ fn send(
 
 fn stopped(shown: String, stop: Stopped) -> Diag {
     match stop.deadline {
-        true => Diag::error("fetch-deadline", stop.to_string())
+        true => Diag::error(Reason::FetchDeadline, stop.to_string())
             .file(shown)
             .budget("datasource_timeout_ms"),
-        false => Diag::error("wireserver-failed", stop.to_string()).file(shown),
+        false => Diag::error(Reason::WireserverFailed, stop.to_string()).file(shown),
     }
 }
 
@@ -133,7 +134,7 @@ pub fn parse_goal_state(xml: &[u8]) -> Result<GoalState, Diag> {
                 let key = path.join(".");
                 let line = doc.text_pos_at(root.range().start).row;
                 Err(
-                    Diag::error("wireserver-goal-state", "missing from the goal state")
+                    Diag::error(Reason::WireserverGoalState, "missing from the goal state")
                         .file(file)
                         .key(key)
                         .line(Some(line)),
@@ -212,7 +213,7 @@ pub fn check_override(cmdline: &[String]) -> Option<Diag> {
     let value = cmdline_override(cmdline)?;
     override_url(value).is_none().then(|| {
         let msg = "not an IP address, IP:port or http(s) URL; the wireserver from DHCP or 168.63.129.16 is used";
-        Diag::warning("cmdline-invalid", msg)
+        Diag::warning(Reason::CmdlineInvalid, msg)
             .file("/proc/cmdline")
             .key(CMDLINE_KEY)
     })

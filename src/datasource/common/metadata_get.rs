@@ -6,11 +6,12 @@
 
 use crate::error::Diag;
 use crate::fetch::{FetchError, Fetcher, Response};
+use crate::reason::Reason;
 use crate::retry::{Policy, Retry};
 use std::time::{Duration, Instant};
 
 /// The code of a 400 answer: Azure's IMDS says so of an api-version it does not know.
-pub const BAD_REQUEST: &str = "metadata-bad-request";
+pub const BAD_REQUEST: Reason = Reason::MetadataBadRequest;
 
 pub struct Get<'a> {
     pub url: &'a str,
@@ -22,8 +23,8 @@ pub struct Get<'a> {
     /// Further attempts after 5xx answers (a silent service is retried until `wait_until`).
     pub retries: u32,
     pub max_bytes: u64,
-    /// The code of "nothing answered", so the caller can try another NIC: `gce-unreachable`.
-    pub unreachable: &'a str,
+    /// The code of "nothing answered", so the caller can try another NIC.
+    pub unreachable: Reason,
 }
 
 /// The body of a 200, counting each request sent in `reads`.
@@ -42,14 +43,14 @@ pub fn get(fetcher: &Fetcher, g: &Get, reads: &mut u32) -> Result<Vec<u8>, Diag>
                         let msg = format!(
                             "the answer (HTTP {status}) lacks the header {name}: {want}, so it is not the metadata service"
                         );
-                        return Err(Diag::error("metadata-impostor", msg).file(shown));
+                        return Err(Diag::error(Reason::MetadataImpostor, msg).file(shown));
                     }
                 }
                 match status {
                     200 => return Ok(body),
                     404 => {
                         let msg = "not found (HTTP 404): the service has no such document";
-                        return Err(Diag::error("metadata-not-found", msg).file(shown));
+                        return Err(Diag::error(Reason::MetadataNotFound, msg).file(shown));
                     }
                     400 => {
                         let msg = "bad request (HTTP 400)";
@@ -58,14 +59,14 @@ pub fn get(fetcher: &Fetcher, g: &Get, reads: &mut u32) -> Result<Vec<u8>, Diag>
                     500.. => retry.failed(format!("HTTP status {status}")),
                     _ => {
                         let msg = format!("HTTP status {status}");
-                        return Err(Diag::error("metadata-status", msg).file(shown));
+                        return Err(Diag::error(Reason::MetadataStatus, msg).file(shown));
                     }
                 }
             }
             Err(e @ FetchError::TooLarge { .. }) => return Err(e.to_diag(&shown)),
             Err(FetchError::Deadline { .. }) => {
                 let stop = retry.deadline_passed();
-                return Err(Diag::error("fetch-deadline", stop.to_string())
+                return Err(Diag::error(Reason::FetchDeadline, stop.to_string())
                     .file(shown)
                     .budget("datasource_timeout_ms"));
             }
@@ -74,7 +75,7 @@ pub fn get(fetcher: &Fetcher, g: &Get, reads: &mut u32) -> Result<Vec<u8>, Diag>
         if let Err(stop) = next {
             // Only silence makes the service unreachable, so the caller may try another NIC.
             let code = if stop.answered > 0 {
-                "fetch-failed"
+                Reason::FetchFailed
             } else {
                 g.unreachable
             };

@@ -7,6 +7,7 @@ use crate::context::Env;
 use crate::datasource::InstanceData;
 use crate::error::Diag;
 use crate::network::ephemeral::{Attempt, Lease, Options, Session};
+use crate::reason::Reason;
 use std::net::Ipv4Addr;
 
 /// The metadata address of both clouds.
@@ -34,7 +35,7 @@ pub fn needs_lease(host: &crate::host::Host, bases: &[String]) -> bool {
 pub fn over_lease(
     candidates: &[String],
     opts: Options,
-    unreachable: &str,
+    unreachable: Reason,
     data: &mut InstanceData,
     mut read: impl FnMut(&mut InstanceData) -> Result<(), Diag>,
 ) -> Result<(), Diag> {
@@ -45,11 +46,11 @@ pub fn over_lease(
 pub fn over_lease_with(
     candidates: &[String],
     opts: Options,
-    unreachable: &str,
+    unreachable: Reason,
     data: &mut InstanceData,
     mut read: impl FnMut(&mut InstanceData, &Lease) -> Result<(), Diag>,
 ) -> Result<(), Diag> {
-    let no_network = |e: &dyn std::fmt::Display, code: &str| {
+    let no_network = |e: &dyn std::fmt::Display, code: Reason| {
         Diag::error(
             code,
             format!("no network to reach the metadata service: {e}"),
@@ -78,7 +79,8 @@ pub fn over_lease_with(
     data.steps
         .extend(session.record().iter().map(Attempt::step));
     for failed in session.down() {
-        data.diags.push(Diag::warning("ephemeral-network", failed));
+        data.diags
+            .push(Diag::warning(Reason::EphemeralNetwork, failed));
     }
     match (outcome, result) {
         (Ok(()), Some(r)) | (Err(_), Some(r @ Err(_))) => r,

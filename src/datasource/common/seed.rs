@@ -3,6 +3,7 @@
 
 use crate::error::Diag;
 use crate::limits::Limits;
+use crate::reason::Reason;
 use crate::yaml;
 use serde_json::Value;
 
@@ -39,8 +40,9 @@ pub fn read(
             Err(())
         }
     };
-    let absent =
-        |name: &str| Diag::warning("seed-incomplete", format!("seed has no {name}")).file(where_);
+    let absent = |name: &str| {
+        Diag::warning(Reason::SeedIncomplete, format!("seed has no {name}")).file(where_)
+    };
     let meta_data = match get("meta-data", diags) {
         Ok(Some(md)) => md,
         Ok(None) => {
@@ -74,7 +76,7 @@ pub fn parse_mapping(data: &[u8], file: &str, limits: &Limits) -> Result<Value, 
 pub fn parse_mapping_doc(data: &[u8], file: &str, limits: &Limits) -> Result<yaml::Doc, Diag> {
     let text = std::str::from_utf8(data).map_err(|e| {
         Diag::error(
-            "not-utf8",
+            Reason::NotUtf8,
             format!("not valid UTF-8 (byte {})", e.valid_up_to()),
         )
         .file(file)
@@ -83,7 +85,7 @@ pub fn parse_mapping_doc(data: &[u8], file: &str, limits: &Limits) -> Result<yam
     match doc.value {
         Value::Null => doc.value = Value::Object(Default::default()),
         Value::Object(_) => {}
-        _ => return Err(Diag::error("wrong-type", "must be a mapping").file(file)),
+        _ => return Err(Diag::error(Reason::WrongType, "must be a mapping").file(file)),
     }
     Ok(doc)
 }

@@ -6,6 +6,7 @@ use super::seed::FileRead;
 use crate::context::Env;
 use crate::detect::blockdev::LabelledDevice;
 use crate::error::Diag;
+use crate::reason::Reason;
 use crate::seedfs::{self, ReadBudget, SeedFs, SeedFsError};
 use std::time::{Duration, Instant};
 
@@ -114,20 +115,21 @@ fn diag(device: &str, path: Option<&str>, e: &SeedFsError, max_file: u64, max_re
         None => device.to_string(),
     };
     let d = match e {
-        SeedFsError::TooLarge { .. } => {
-            Diag::error("budget-exceeded", format!("larger than {max_file} bytes"))
-                .budget("file_bytes")
-        }
+        SeedFsError::TooLarge { .. } => Diag::error(
+            Reason::BudgetExceeded,
+            format!("larger than {max_file} bytes"),
+        )
+        .budget("file_bytes"),
         SeedFsError::ReadBudget { .. } => Diag::error(
-            "budget-exceeded",
+            Reason::BudgetExceeded,
             format!("reading the volume took over {max_read} bytes from the device"),
         )
         .budget("volume_read_bytes"),
         SeedFsError::Deadline => {
-            Diag::error("budget-exceeded", e.to_string()).budget("datasource_timeout_ms")
+            Diag::error(Reason::BudgetExceeded, e.to_string()).budget("datasource_timeout_ms")
         }
-        SeedFsError::Link(_) => Diag::error("seed-link", e.to_string()),
-        _ => Diag::error("seed-unreadable", e.to_string()),
+        SeedFsError::Link(_) => Diag::error(Reason::SeedLink, e.to_string()),
+        _ => Diag::error(Reason::SeedUnreadable, e.to_string()),
     };
     d.file(file)
 }

@@ -17,6 +17,7 @@ use crate::datasource::{Datasource, InstanceData};
 use crate::detect::{dmi::Dmi, Facts};
 use crate::error::Diag;
 use crate::fetch::Fetcher;
+use crate::reason::Reason;
 use crate::secret::Secret;
 use crate::status::Evidence;
 use serde_json::{json, Map, Value};
@@ -25,7 +26,7 @@ pub struct DigitalOcean;
 
 const DEFAULT_BASE: &str = "http://169.254.169.254";
 const DOCUMENT: &str = "metadata/v1.json";
-const UNREACHABLE: &str = "digitalocean-unreachable";
+const UNREACHABLE: Reason = Reason::MetadataUnreachable;
 const DEFAULT_RETRIES: u32 = 5;
 
 /// DMI that says DigitalOcean, with the droplet id the firmware gives as the system serial,
@@ -119,7 +120,7 @@ fn read(
 ) -> Result<(), Diag> {
     let body = metadata_get::get(fetcher, get, &mut data.reads)?;
     let shown = crate::fetch::redact_url(get.url);
-    let invalid = |msg: String| Diag::error("digitalocean-invalid", msg).file(shown.clone());
+    let invalid = |msg: String| Diag::error(Reason::MetadataInvalid, msg).file(shown.clone());
     let doc: Value = serde_json::from_slice(&body).map_err(|e| {
         invalid(format!(
             "not JSON (line {}, column {})",
@@ -157,7 +158,7 @@ fn read(
     let secret = |k: &str| match doc.get(k) {
         Some(Value::String(s)) => Ok(Some(Secret::new(s.clone().into_bytes()))),
         None | Some(Value::Null) => Ok(None),
-        Some(_) => Err(Diag::error("digitalocean-invalid", "not a string")
+        Some(_) => Err(Diag::error(Reason::MetadataInvalid, "not a string")
             .file(shown.clone())
             .key(k)),
     };
@@ -187,7 +188,7 @@ fn read(
             Ok(cfg) => data.network_config = Some(("digitalocean metadata: interfaces".into(), cfg)),
             Err(mac) => data.diags.push(
                 Diag::warning(
-                    "digitalocean-nic-missing",
+                    Reason::NicMissing,
                     format!("no interface on this machine has the MAC {mac}: the network config is left to the fallback, as cloud-init does"),
                 )
                 .file(shown.clone())

@@ -7,6 +7,7 @@
 
 use crate::error::Diag;
 use crate::fetch::{FetchError, Fetcher, Response};
+use crate::reason::Reason;
 use crate::retry::{Policy, Retry};
 use crate::secret::Secret;
 use std::time::{Duration, Instant};
@@ -75,32 +76,32 @@ impl Error {
     pub fn diag(&self) -> Diag {
         match self {
             Error::Disabled { base } => Diag::error(
-                "imds-disabled",
+                Reason::ImdsDisabled,
                 "the instance metadata service refused a token (HTTP 403): it is disabled for this instance",
             )
             .file(crate::fetch::redact_url(base)),
             Error::TokenRefused { base, status } => Diag::error(
-                "imds-token-refused",
+                Reason::ImdsTokenRefused,
                 format!("the instance metadata service refused a token (HTTP {status}); IMDSv1 is never used on AWS"),
             )
             .file(crate::fetch::redact_url(base)),
             Error::Unreachable { reason } => Diag::error(
-                "imds-unreachable",
+                Reason::MetadataUnreachable,
                 format!("no instance metadata service answered: {reason}"),
             )
             .budget("datasource_timeout_ms"),
             Error::Status { path, status } => {
-                Diag::error("imds-status", format!("HTTP status {status}")).file(path.clone())
+                Diag::error(Reason::MetadataStatus, format!("HTTP status {status}")).file(path.clone())
             }
             Error::Failed { path, reason } => {
-                Diag::error("fetch-failed", reason.clone()).file(path.clone())
+                Diag::error(Reason::FetchFailed, reason.clone()).file(path.clone())
             }
             Error::TooLarge { path, max_bytes } => {
-                Diag::error("budget-exceeded", format!("larger than {max_bytes} bytes"))
+                Diag::error(Reason::BudgetExceeded, format!("larger than {max_bytes} bytes"))
                     .file(path.clone())
                     .budget("file_bytes")
             }
-            Error::Deadline { path, reason } => Diag::error("fetch-deadline", reason.clone())
+            Error::Deadline { path, reason } => Diag::error(Reason::FetchDeadline, reason.clone())
                 .file(path.clone())
                 .budget("datasource_timeout_ms"),
         }

@@ -16,6 +16,7 @@ use crate::datasource::{Datasource, InstanceData};
 use crate::detect::{dmi::Dmi, Facts};
 use crate::error::Diag;
 use crate::fetch::Fetcher;
+use crate::reason::Reason;
 use crate::secret::Secret;
 use crate::status::Evidence;
 use imds::{Imds, Settings};
@@ -117,16 +118,22 @@ fn over_ephemeral(env: &Env, s: &Settings, data: &mut InstanceData) -> Result<()
     opts.slaac = true;
     opts.proc = env.host.path("/proc");
     let nics = fallback_candidates(env.host);
-    over_lease::over_lease_with(&nics, opts, "imds-unreachable", data, |attempt, lease| {
-        // Each NIC gets a share of the wait, so a dead first NIC leaves time for the next.
-        let share = (s.request_timeout * 2).max(Duration::from_secs(5));
-        let per_nic = Settings {
-            bases: bases_for(&s.bases, lease.slaac.is_some()),
-            wait_until: (Instant::now() + share).min(s.deadline),
-            ..*s
-        };
-        read(env, &per_nic, attempt)
-    })
+    over_lease::over_lease_with(
+        &nics,
+        opts,
+        Reason::MetadataUnreachable,
+        data,
+        |attempt, lease| {
+            // Each NIC gets a share of the wait, so a dead first NIC leaves time for the next.
+            let share = (s.request_timeout * 2).max(Duration::from_secs(5));
+            let per_nic = Settings {
+                bases: bases_for(&s.bases, lease.slaac.is_some()),
+                wait_until: (Instant::now() + share).min(s.deadline),
+                ..*s
+            };
+            read(env, &per_nic, attempt)
+        },
+    )
 }
 
 /// The bases worth asking over a lease: on a SLAAC link only the IPv6 ones (an IPv4 address
@@ -172,7 +179,7 @@ fn read_from(env: &Env, imds: &mut Imds, data: &mut InstanceData) -> Result<(), 
             let msg = "not a JSON object; region and availability zone are unknown";
             let file = format!("{}/latest/dynamic/instance-identity/document", imds.base());
             data.diags
-                .push(Diag::warning("ec2-identity-invalid", msg).file(file));
+                .push(Diag::warning(Reason::MetadataInvalid, msg).file(file));
             None
         }
     });

@@ -18,6 +18,7 @@ use crate::datasource::{Datasource, InstanceData, PublicKey};
 use crate::detect::{dmi::Dmi, Facts};
 use crate::error::Diag;
 use crate::fetch::Fetcher;
+use crate::reason::Reason;
 use crate::secret::Secret;
 use crate::status::Evidence;
 use base64::Engine as _;
@@ -30,7 +31,7 @@ const DEFAULT_BASE: &str = "http://169.254.169.254";
 /// Everything under v1 in one answer: the instance's and the project's attributes included.
 const DOCUMENT: &str = "computeMetadata/v1/?recursive=true&alt=json";
 const FLAVOR: (&str, &str) = ("Metadata-Flavor", "Google");
-const UNREACHABLE: &str = "gce-unreachable";
+const UNREACHABLE: Reason = Reason::MetadataUnreachable;
 const DEFAULT_RETRIES: u32 = 5;
 
 /// DMI that says Google Compute Engine, with why: the product name (cloud-init's test) or a
@@ -134,11 +135,13 @@ fn read(
     let shown = crate::fetch::redact_url(&url);
     let doc: Value = serde_json::from_slice(&body).map_err(|e| {
         let msg = format!("not JSON (line {}, column {})", e.line(), e.column());
-        Diag::error("gce-invalid", msg).file(shown.clone())
+        Diag::error(Reason::MetadataInvalid, msg).file(shown.clone())
     })?;
     let (md, user_data, diags) = from_document(&doc).map_err(|key| {
         let msg = "missing or not a string/number: the instance cannot be identified";
-        Diag::error("gce-invalid", msg).file(shown.clone()).key(key)
+        Diag::error(Reason::MetadataInvalid, msg)
+            .file(shown.clone())
+            .key(key)
     })?;
     data.diags
         .extend(diags.into_iter().map(|d| d.file(shown.clone())));
@@ -198,7 +201,7 @@ pub fn from_document(doc: &Value) -> Result<Parsed, String> {
                         Ok(bytes) => Some(Secret::new(bytes)),
                         Err(_) => {
                             let msg = "user-data-encoding is base64 but the value is not";
-                            let d = Diag::error("gce-user-data-invalid", msg);
+                            let d = Diag::error(Reason::UserDataInvalid, msg);
                             diags.push(d.key("instance.attributes.user-data"));
                             None
                         }
@@ -207,14 +210,14 @@ pub fn from_document(doc: &Value) -> Result<Parsed, String> {
                 None | Some("") => Some(Secret::new(ud.clone().into_bytes())),
                 Some(_) => {
                     let msg = "unknown user-data-encoding ignored: the user-data is used as is";
-                    let d = Diag::warning("gce-user-data-encoding", msg);
+                    let d = Diag::warning(Reason::UserDataInvalid, msg);
                     diags.push(d.key("instance.attributes.user-data-encoding"));
                     Some(Secret::new(ud.clone().into_bytes()))
                 }
             }
         }
         Some(_) => {
-            let d = Diag::error("gce-user-data-invalid", "not a string");
+            let d = Diag::error(Reason::UserDataInvalid, "not a string");
             diags.push(d.key("instance.attributes.user-data"));
             None
         }

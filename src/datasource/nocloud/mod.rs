@@ -13,6 +13,7 @@ use crate::detect::blockdev::LabelledDevice;
 use crate::detect::Facts;
 use crate::error::Diag;
 use crate::fetch::{FetchError, Fetcher, UrlReader};
+use crate::reason::Reason;
 use crate::secret::Secret;
 use crate::status::Evidence;
 use serde_json::{json, Map, Value};
@@ -202,7 +203,7 @@ impl<'a> Collector<'a> {
                 return Err(d.clone());
             }
             return Err(Diag::error(
-                "no-seed",
+                Reason::NoSeed,
                 "no NoCloud seed found (no meta-data in a seed directory, a labelled volume, the image config or a seedfrom URL)",
             ));
         }
@@ -324,7 +325,7 @@ impl<'a> Collector<'a> {
             + std::time::Duration::from_millis(self.env.limits().datasource_timeout_ms);
         let shown = crate::fetch::redact_url(base);
         let candidates = fallback_candidates(self.env.host);
-        let no_network = |e: &dyn std::fmt::Display, code: &str| {
+        let no_network = |e: &dyn std::fmt::Display, code: Reason| {
             let msg = format!("no network to reach the seedfrom URL: {e}");
             Diag::error(code, msg).file(shown.clone())
         };
@@ -344,7 +345,7 @@ impl<'a> Collector<'a> {
         for failed in session.down() {
             self.data
                 .diags
-                .push(Diag::warning("ephemeral-network", failed));
+                .push(Diag::warning(Reason::EphemeralNetwork, failed));
         }
         match (outcome, result) {
             (Ok(()), Some(read)) => read,
@@ -388,7 +389,7 @@ impl<'a> Collector<'a> {
                 let why: Vec<String> = diags.iter().map(|d| d.to_string()).collect();
                 let msg = format!("no usable seed at the seedfrom URL ({})", why.join("; "));
                 let budget = diags.iter().find_map(|d| d.budget.clone());
-                let mut err = Diag::error("seed-unreachable", msg).file(shown);
+                let mut err = Diag::error(Reason::SeedUnreachable, msg).file(shown);
                 err.budget = budget;
                 Err(err)
             }
@@ -404,7 +405,7 @@ impl<'a> Collector<'a> {
             Value::String(s) => s.clone(),
             Value::Number(n) => n.to_string(),
             _ => {
-                return Err(Diag::error("wrong-type", "must be a string")
+                return Err(Diag::error(Reason::WrongType, "must be a string")
                     .key("instance-id")
                     .file("meta-data"))
             }

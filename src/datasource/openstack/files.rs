@@ -6,6 +6,7 @@
 use crate::datasource::common::seed::FileRead;
 use crate::datasource::InstanceData;
 use crate::error::Diag;
+use crate::reason::Reason;
 use crate::secret::Secret;
 use serde_json::{json, Map, Value};
 
@@ -65,7 +66,7 @@ pub fn read(
         FileRead::Absent => {
             let msg = "no meta_data.json: not an OpenStack config";
             return Err(
-                Diag::error("openstack-no-metadata", msg).file(shown(&path("meta_data.json")))
+                Diag::error(Reason::OpenstackNoMetadata, msg).file(shown(&path("meta_data.json")))
             );
         }
         FileRead::Failed(d) => return Err(d),
@@ -102,7 +103,7 @@ fn parse_json(bytes: &[u8], file: &str) -> Result<Value, Diag> {
             e.line(),
             e.column()
         );
-        Diag::error("openstack-json-invalid", msg.to_ascii_lowercase()).file(file)
+        Diag::error(Reason::MetadataInvalid, msg.to_ascii_lowercase()).file(file)
     })
 }
 
@@ -117,16 +118,18 @@ pub fn apply(
     let file = |name: &str| shown(&format!("{dir}/{name}"));
     let md_file = file("meta_data.json");
     let Value::Object(mut md) = parse_json(&files.meta_data, &md_file)? else {
-        return Err(Diag::error("wrong-type", "must be a JSON object").file(md_file));
+        return Err(Diag::error(Reason::WrongType, "must be a JSON object").file(md_file));
     };
     let Some(uuid) = md
         .get("uuid")
         .and_then(Value::as_str)
         .filter(|u| !u.is_empty())
     else {
-        return Err(Diag::error("openstack-no-uuid", "missing or not a string")
-            .key("uuid")
-            .file(md_file));
+        return Err(
+            Diag::error(Reason::OpenstackNoUuid, "missing or not a string")
+                .key("uuid")
+                .file(md_file),
+        );
     };
     data.instance_id = uuid.to_string();
     for key in PRIVATE_KEYS {
@@ -140,7 +143,7 @@ pub fn apply(
     {
         let msg = "injected files are not written by ember (deprecated in Nova); use write_files in user-data";
         data.diags.push(
-            Diag::warning("openstack-files-ignored", msg)
+            Diag::warning(Reason::OpenstackFilesIgnored, msg)
                 .key("files")
                 .file(md_file),
         );
@@ -170,7 +173,7 @@ pub fn apply(
             Ok(v @ Value::Object(_)) => data.network_config = Some((name, v)),
             Ok(_) => data
                 .diags
-                .push(Diag::warning("wrong-type", "must be a JSON object").file(name)),
+                .push(Diag::warning(Reason::WrongType, "must be a JSON object").file(name)),
             Err(mut d) => {
                 d.severity = crate::error::Severity::Warning;
                 data.diags.push(d);
@@ -229,7 +232,7 @@ fn cloud_init_keys(md: &mut Map<String, Value>) {
 fn vendor_data(v: Value, file: &str) -> Result<Option<String>, Diag> {
     let wrong = |key: &str| {
         Diag::error(
-            "wrong-type",
+            Reason::WrongType,
             "must be a string (several parts are not supported)",
         )
         .key(key)

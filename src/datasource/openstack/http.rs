@@ -7,6 +7,7 @@
 use crate::datasource::common::seed::FileRead;
 use crate::error::Diag;
 use crate::fetch::{redact_url, FetchError, Fetcher, Response};
+use crate::reason::Reason;
 use crate::retry::{Policy, Retry};
 use std::time::{Duration, Instant};
 
@@ -27,7 +28,7 @@ pub struct Settings {
 }
 
 /// The code of the error `connect` gives when no base answered: another NIC may do better.
-pub const UNREACHABLE: &str = "metadata-unreachable";
+pub const UNREACHABLE: Reason = Reason::MetadataUnreachable;
 
 pub struct Service {
     fetcher: Fetcher,
@@ -69,7 +70,7 @@ impl Service {
                     Ok(Response { status, .. }) if (400..500).contains(&status) => {
                         let msg =
                             format!("HTTP status {status}: no OpenStack metadata service here");
-                        return Err(Diag::error("metadata-status", msg).file(redact_url(&url)));
+                        return Err(Diag::error(Reason::MetadataStatus, msg).file(redact_url(&url)));
                     }
                     Ok(Response { status, .. }) => format!("HTTP status {status}"),
                     Err(FetchError::Deadline { .. }) => break,
@@ -102,7 +103,7 @@ impl Service {
                 Ok(Response { status: 404, .. }) => return FileRead::Absent,
                 Ok(Response { status, .. }) if status >= 500 => format!("HTTP status {status}"),
                 Ok(Response { status, .. }) => {
-                    let d = Diag::error("metadata-status", format!("HTTP status {status}"));
+                    let d = Diag::error(Reason::MetadataStatus, format!("HTTP status {status}"));
                     return FileRead::Failed(d.file(shown));
                 }
                 Err(e @ (FetchError::TooLarge { .. } | FetchError::Deadline { .. })) => {
@@ -112,9 +113,9 @@ impl Service {
             };
             if let Err(stop) = retry.any_failure(why) {
                 let code = if stop.deadline {
-                    "fetch-deadline"
+                    Reason::FetchDeadline
                 } else {
-                    "fetch-failed"
+                    Reason::FetchFailed
                 };
                 return FileRead::Failed(Diag::error(code, stop.to_string()).file(shown));
             }

@@ -18,6 +18,7 @@ use crate::detect::dmi::Dmi;
 use crate::detect::Facts;
 use crate::error::Diag;
 use crate::fetch::Fetcher;
+use crate::reason::Reason;
 use crate::status::Evidence;
 use files::choose_version;
 use http::{Service, Settings, UNREACHABLE};
@@ -73,7 +74,7 @@ impl Datasource for ConfigDrive {
     }
 
     fn fetch(&self, env: &Env, facts: &Facts) -> Result<InstanceData, Diag> {
-        let mut last = Diag::error("no-seed", format!("no volume labelled {LABEL}"));
+        let mut last = Diag::error(Reason::NoSeed, format!("no volume labelled {LABEL}"));
         for dev in drives(facts) {
             match read_drive(env, dev) {
                 Ok(data) => return Ok(data),

@@ -8,6 +8,7 @@ use super::{family, names, read_text, write_if_changed, Names, ETC_HOSTS};
 use crate::error::Diag;
 use crate::limits::Limits;
 use crate::modules::{Module, ModuleCtx};
+use crate::reason::Reason;
 use crate::userdata::jinja;
 use serde_json::{json, Value};
 
@@ -26,7 +27,8 @@ enum Manage {
 fn manage_setting(cfg: &Value, diags: &mut Vec<Diag>) -> Manage {
     const KEY: &str = "manage_etc_hosts";
     let bad = |diags: &mut Vec<Diag>| {
-        diags.push(Diag::error("wrong-type", "expected true, false or \"localhost\"").key(KEY));
+        diags
+            .push(Diag::error(Reason::WrongType, "expected true, false or \"localhost\"").key(KEY));
         Manage::Off
     };
     match cfg.get(KEY) {
@@ -39,7 +41,7 @@ fn manage_setting(cfg: &Value, diags: &mut Vec<Diag>) -> Manage {
             "template" => {
                 diags.push(
                     Diag::deprecated(
-                        "deprecated",
+                        Reason::Deprecated,
                         "manage_etc_hosts: template is deprecated (cloud-init 22.2); use true",
                     )
                     .key(KEY),
@@ -236,13 +238,13 @@ impl Module for UpdateEtcHosts {
                                 "undefined variables rendered empty: {}",
                                 undefined.join(", ")
                             );
-                            diags.push(Diag::warning("template-undefined", msg).file(path));
+                            diags.push(Diag::warning(Reason::TemplateUndefined, msg).file(path));
                         }
                         out
                     }
                     Err(why) => {
                         let msg = format!("hosts template {why}; /etc/hosts left as it was");
-                        return diags.push(Diag::error("template-error", msg).file(path));
+                        return diags.push(Diag::error(Reason::TemplateError, msg).file(path));
                     }
                 },
             }

@@ -15,6 +15,7 @@ pub use system::{SetHostname, UpdateHostname};
 
 use super::ModuleCtx;
 use crate::error::Diag;
+use crate::reason::Reason;
 use crate::root::{FileSpec, Root};
 use serde_json::Value;
 
@@ -57,7 +58,7 @@ fn prefers_fqdn(distro: &str) -> bool {
 }
 
 fn wrong_type(key: &str, want: &str) -> Diag {
-    Diag::error("wrong-type", format!("expected {want}")).key(key)
+    Diag::error(Reason::WrongType, format!("expected {want}")).key(key)
 }
 
 /// A boolean setting as cloud-init's `get_cfg_option_bool` reads it (YAML booleans, and the
@@ -139,7 +140,7 @@ pub(crate) fn names(ctx: &ModuleCtx, diags: &mut Vec<Diag>) -> Option<Names> {
     if let Err((source, why)) = names::validate(&names) {
         diags.push(
             Diag::error(
-                "hostname-invalid",
+                Reason::HostnameInvalid,
                 format!("{} {why}: not a valid host name", source.key()),
             )
             .key(source.key()),

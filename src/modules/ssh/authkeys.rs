@@ -10,6 +10,7 @@ use crate::error::Diag;
 use crate::modules::accounts::{Account, Accounts};
 use crate::modules::users::authorized_keys::{add_keys, with_options};
 use crate::modules::ModuleCtx;
+use crate::reason::Reason;
 use serde_json::Value;
 
 /// cloud-init's default `disable_root_opts` (ssh_util.DISABLE_USER_OPTS).
@@ -66,14 +67,14 @@ fn wanted_keys(ctx: &ModuleCtx, diags: &mut Vec<Diag>) -> Vec<String> {
                     Some(k) if !k.trim().is_empty() => keys.push(k.trim().to_string()),
                     Some(_) => {}
                     None => diags.push(
-                        Diag::error("wrong-type", "must be a string")
+                        Diag::error(Reason::WrongType, "must be a string")
                             .key(format!("ssh_authorized_keys.{i}")),
                     ),
                 }
             }
         }
         Some(_) => diags.push(
-            Diag::error("wrong-type", "must be a list of strings").key("ssh_authorized_keys"),
+            Diag::error(Reason::WrongType, "must be a list of strings").key("ssh_authorized_keys"),
         ),
     }
     let mut seen = std::collections::HashSet::new();
@@ -90,7 +91,7 @@ pub fn apply(ctx: &ModuleCtx, diags: &mut Vec<Diag>) {
         Some(Value::String(s)) => s.as_str(),
         Some(_) => {
             // The stricter default stands in for a value we cannot read.
-            diags.push(Diag::error("wrong-type", "must be a string").key("disable_root_opts"));
+            diags.push(Diag::error(Reason::WrongType, "must be a string").key("disable_root_opts"));
             DISABLE_ROOT_OPTS
         }
     };
@@ -105,7 +106,7 @@ pub fn apply(ctx: &ModuleCtx, diags: &mut Vec<Diag>) {
             Some(acct) => diags.extend(add_keys(ctx.root, acct, &keys).err()),
             None => diags.push(
                 Diag::warning(
-                    "ssh-user-missing",
+                    Reason::SshUserMissing,
                     "the default user is not in the target's passwd: its keys were not written",
                 )
                 .key("system_info.default_user.name"),

@@ -11,6 +11,7 @@ use super::{cfg_bool, hostname};
 use crate::error::Diag;
 use crate::modules::accounts::Accounts;
 use crate::modules::ModuleCtx;
+use crate::reason::Reason;
 use crate::root::{FileSpec, Owner, RootError};
 use crate::secret::Secret;
 use serde_json::Value;
@@ -36,7 +37,7 @@ fn private_spec(ctx: &ModuleCtx) -> FileSpec {
 }
 
 fn write_err(path: &str, e: RootError) -> Diag {
-    Diag::error("ssh-hostkey", e.to_string()).file(path.to_string())
+    Diag::error(Reason::SshHostkey, e.to_string()).file(path.to_string())
 }
 
 /// Removes `/etc/ssh/ssh_host_*key*` (the image's keys, shared by every instance of it).
@@ -74,13 +75,13 @@ pub fn certificate_setting(cfg: &Value) -> Option<String> {
 /// private key (cloud-init runs `ssh-keygen -y` for it).
 fn write_given(ctx: &ModuleCtx, keys: &Value, diags: &mut Vec<Diag>) {
     let Some(keys) = keys.as_object() else {
-        return diags.push(Diag::error("wrong-type", "must be a mapping").key("ssh_keys"));
+        return diags.push(Diag::error(Reason::WrongType, "must be a mapping").key("ssh_keys"));
     };
     let private = private_spec(ctx);
     for (name, value) in keys {
         let key = format!("ssh_keys.{name}");
         let Some((t, kind)) = name.rsplit_once('_').filter(|(t, _)| TYPES.contains(t)) else {
-            diags.push(Diag::warning("unknown-key", "not a host key entry").key(key));
+            diags.push(Diag::warning(Reason::UnknownKey, "not a host key entry").key(key));
             continue;
         };
         let (path, spec) = match kind {
@@ -89,12 +90,12 @@ fn write_given(ctx: &ModuleCtx, keys: &Value, diags: &mut Vec<Diag>) {
             // Certificates are public; cloud-init's 0600 protects nothing.
             "certificate" => (format!("{}-cert.pub", key_path(t)), PUBLIC),
             _ => {
-                diags.push(Diag::warning("unknown-key", "not a host key entry").key(key));
+                diags.push(Diag::warning(Reason::UnknownKey, "not a host key entry").key(key));
                 continue;
             }
         };
         let Some(text) = value.as_str().map(Secret::new) else {
-            diags.push(Diag::error("wrong-type", "must be a string").key(key));
+            diags.push(Diag::error(Reason::WrongType, "must be a string").key(key));
             continue;
         };
         // OpenSSH refuses some key files without a final newline.
@@ -116,7 +117,7 @@ fn write_given(ctx: &ModuleCtx, keys: &Value, diags: &mut Vec<Diag>) {
                 }
                 _ => diags.push(
                     Diag::warning(
-                        "ssh-pubkey-underived",
+                        Reason::SshPubkeyUnderived,
                         "public key not given and not derivable here (not an OpenSSH-format key)",
                     )
                     .key(key),
@@ -144,14 +145,15 @@ fn genkeytypes(cfg: &Value, diags: &mut Vec<Diag>) -> Vec<(String, String)> {
                 Some(s) => Some((s.to_string(), format!("{key}.{i}"))),
                 None => {
                     diags.push(
-                        Diag::error("wrong-type", "must be a string").key(format!("{key}.{i}")),
+                        Diag::error(Reason::WrongType, "must be a string")
+                            .key(format!("{key}.{i}")),
                     );
                     None
                 }
             })
             .collect(),
         Some(_) => {
-            diags.push(Diag::error("wrong-type", "must be a list of strings").key(key));
+            diags.push(Diag::error(Reason::WrongType, "must be a list of strings").key(key));
             Vec::new()
         }
     }
@@ -183,10 +185,14 @@ fn generate(ctx: &ModuleCtx, diags: &mut Vec<Diag>) -> Vec<String> {
                     }
                 }
                 Some(Err(why)) => diags.push(
-                    Diag::error("ssh-keygen", format!("host key generation failed: {why}"))
-                        .key(key),
+                    Diag::error(
+                        Reason::SshKeygen,
+                        format!("host key generation failed: {why}"),
+                    )
+                    .key(key),
                 ),
-                None => diags.push(Diag::warning("unsupported", "unknown host key type").key(key)),
+                None => diags
+                    .push(Diag::warning(Reason::UnsupportedKey, "unknown host key type").key(key)),
             },
         }
     }

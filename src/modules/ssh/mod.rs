@@ -15,6 +15,7 @@ mod sshd_config;
 
 use super::{Module, ModuleCtx};
 use crate::error::Diag;
+use crate::reason::Reason;
 use crate::state::{encode_instance_id, Frequency, Semaphores};
 use serde_json::Value;
 
@@ -72,7 +73,7 @@ pub(crate) fn cfg_bool(cfg: &Value, key: &str, default: bool, diags: &mut Vec<Di
     match cfg.get(key) {
         None | Some(Value::Null) => default,
         Some(v) => truth(v).unwrap_or_else(|| {
-            diags.push(Diag::error("wrong-type", "must be a boolean").key(key));
+            diags.push(Diag::error(Reason::WrongType, "must be a boolean").key(key));
             default
         }),
     }
@@ -104,7 +105,7 @@ fn pwauth(cfg: &Value, diags: &mut Vec<Diag>) -> Option<&'static str> {
         _ => {
             diags.push(
                 Diag::warning(
-                    "unrecognized-value",
+                    Reason::UnrecognizedValue,
                     "not true, false or unchanged: left as is",
                 )
                 .key("ssh_pwauth"),

@@ -4,6 +4,7 @@
 //! edited; `Match` blocks are left alone.
 
 use crate::error::Diag;
+use crate::reason::Reason;
 use crate::root::{FileSpec, Root};
 
 pub const SSHD_CONFIG: &str = "/etc/ssh/sshd_config";
@@ -117,7 +118,7 @@ pub fn apply(root: &Root, distro: &str, updates: &[(&str, &str)]) -> Result<(), 
     let read = |path: &str| {
         root.read_file(path, MAX_BYTES)
             .map(|d| d.map(|d| String::from_utf8_lossy(&d).into_owned()))
-            .map_err(|e| Diag::error("sshd-config", e.to_string()).file(path.to_string()))
+            .map_err(|e| Diag::error(Reason::SshdConfig, e.to_string()).file(path.to_string()))
     };
     let keys: Vec<&str> = updates.iter().map(|(k, _)| *k).collect();
     let main = read(SSHD_CONFIG)?;
@@ -130,7 +131,7 @@ pub fn apply(root: &Root, distro: &str, updates: &[(&str, &str)]) -> Result<(), 
         return Ok(());
     };
     root.write_file(path, new.as_bytes(), &FileSpec::mode(mode))
-        .map_err(|e| Diag::error("sshd-config", e.to_string()).file(path.to_string()))
+        .map_err(|e| Diag::error(Reason::SshdConfig, e.to_string()).file(path.to_string()))
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 
 use crate::error::Diag;
 use crate::modules::accounts::Account;
+use crate::reason::Reason;
 use crate::root::{FileSpec, Owner, Root};
 
 const MAX_BYTES: u64 = 1024 * 1024;
@@ -83,12 +84,12 @@ pub fn add_keys(root: &Root, account: &Account, lines: &[String]) -> Result<(), 
     }
     let home = account.home.trim_end_matches('/');
     let file = format!("{home}/.ssh/authorized_keys");
-    let fail = |e: crate::root::RootError| Diag::error("ssh-authkeys", e.to_string());
+    let fail = |e: crate::root::RootError| Diag::error(Reason::SshAuthkeys, e.to_string());
     // A home that does not exist is made on the way, as cloud-init's ensure_dir does; only
     // ~/.ssh is given to the user.
     if !home.starts_with('/') {
         return Err(Diag::error(
-            "ssh-home-invalid",
+            Reason::SshHomeInvalid,
             format!("home directory of {} is not an absolute path", account.name),
         ));
     }
@@ -131,10 +132,10 @@ fn refuse_links(root: &Root, account: &Account, home: &str) -> Result<(), Diag> 
     for path in paths.iter().filter(|p| p.as_str() != "/" && !p.is_empty()) {
         let linked = root
             .is_symlink(path)
-            .map_err(|e| Diag::error("ssh-authkeys", e.to_string()))?;
+            .map_err(|e| Diag::error(Reason::SshAuthkeys, e.to_string()))?;
         if linked {
             return Err(Diag::error(
-                "ssh-authkeys-link",
+                Reason::SshAuthkeysLink,
                 format!(
                     "{path} is a symbolic link: the keys of {} are not written",
                     account.name

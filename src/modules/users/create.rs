@@ -7,6 +7,7 @@ use super::passwd_db::{add_member, Db};
 use super::spec::UserSpec;
 use crate::error::Diag;
 use crate::password;
+use crate::reason::Reason;
 
 /// What the run needs besides the databases.
 pub struct Env {
@@ -92,7 +93,7 @@ pub fn apply(db: &mut Db, env: &Env, u: &UserSpec, diags: &mut Vec<Diag>) -> Opt
         if db.group.get(g).is_none() && !u.create_groups {
             diags.push(
                 Diag::warning(
-                    "group-missing",
+                    Reason::GroupMissing,
                     "a group in `groups` does not exist and create_groups is false: not added",
                 )
                 .key(format!("{}.groups", u.key)),
@@ -101,7 +102,7 @@ pub fn apply(db: &mut Db, env: &Env, u: &UserSpec, diags: &mut Vec<Diag>) -> Opt
         }
         if ensure_group(db, env, g, false, None).is_none() {
             diags.push(
-                Diag::error("id-exhausted", "no free gid in login.defs' range")
+                Diag::error(Reason::IdExhausted, "no free gid in login.defs' range")
                     .key(format!("{}.groups", u.key)),
             );
             continue;
@@ -134,8 +135,11 @@ fn create(db: &mut Db, env: &Env, u: &UserSpec, diags: &mut Vec<Diag>) -> Option
     let uid = match u.uid {
         Some(uid) if used.contains(&uid) => {
             diags.push(
-                Diag::error("uid-taken", "the uid asked for belongs to another user")
-                    .key(format!("{}.uid", u.key)),
+                Diag::error(
+                    Reason::UidTaken,
+                    "the uid asked for belongs to another user",
+                )
+                .key(format!("{}.uid", u.key)),
             );
             return None;
         }
@@ -144,7 +148,7 @@ fn create(db: &mut Db, env: &Env, u: &UserSpec, diags: &mut Vec<Diag>) -> Option
             Some(uid) => uid,
             None => {
                 diags.push(
-                    Diag::error("id-exhausted", "no free uid in login.defs' range")
+                    Diag::error(Reason::IdExhausted, "no free uid in login.defs' range")
                         .key(u.key.clone()),
                 );
                 return None;
@@ -161,7 +165,7 @@ fn create(db: &mut Db, env: &Env, u: &UserSpec, diags: &mut Vec<Diag>) -> Option
     };
     let Some(gid) = gid else {
         diags.push(
-            Diag::error("id-exhausted", "no free gid in login.defs' range").key(u.key.clone()),
+            Diag::error(Reason::IdExhausted, "no free gid in login.defs' range").key(u.key.clone()),
         );
         return None;
     };

@@ -2,10 +2,11 @@
 //! breaking a colon-separated database line.
 
 use crate::error::Diag;
+use crate::reason::Reason;
 use serde_json::{Map, Value};
 
 pub fn type_error(key: &str, expected: &str) -> Diag {
-    Diag::error("wrong-type", format!("expected {expected}")).key(key)
+    Diag::error(Reason::WrongType, format!("expected {expected}")).key(key)
 }
 
 /// A string field; `None` when absent or null (an Error when of another type).
@@ -86,7 +87,7 @@ pub fn name_ok(n: &str) -> bool {
 pub fn text_ok(s: &str, key: &str, diags: &mut Vec<Diag>) -> bool {
     let ok = !s.contains([':', '\n', '\r']);
     if !ok {
-        diags.push(Diag::error("bad-value", "contains `:` or a line break").key(key));
+        diags.push(Diag::error(Reason::BadValue, "contains `:` or a line break").key(key));
     }
     ok
 }

@@ -4,6 +4,7 @@
 
 use super::inspect::{self, Kind};
 use crate::error::Diag;
+use crate::reason::Reason;
 use crate::root::{FileSpec, Owner, Root, RootError};
 
 const SKEL: &str = "/etc/skel";
@@ -38,12 +39,13 @@ fn copy_dir(
 ) -> Result<(), Diag> {
     if depth > MAX_DEPTH {
         return Err(
-            Diag::error("budget-exceeded", "/etc/skel is nested too deeply").budget("skel-depth"),
+            Diag::error(Reason::BudgetExceeded, "/etc/skel is nested too deeply")
+                .budget("skel-depth"),
         );
     }
     for name in root.list_dir(src).map_err(diag)? {
         *budget = budget.checked_sub(1).ok_or_else(|| {
-            Diag::error("budget-exceeded", "/etc/skel holds too many entries")
+            Diag::error(Reason::BudgetExceeded, "/etc/skel holds too many entries")
                 .budget("skel-entries")
         })?;
         let (from, to) = (format!("{src}/{name}"), format!("{dst}/{name}"));

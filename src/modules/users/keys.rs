@@ -3,6 +3,7 @@
 
 use super::fields::{name_ok, type_error};
 use crate::error::Diag;
+use crate::reason::Reason;
 use serde_json::{Map, Value};
 
 /// `sudo`: a rule, a list of rules, `null` for none, or the deprecated `false`.
@@ -13,7 +14,7 @@ pub fn sudo(m: &Map<String, Value>, key: &str, diags: &mut Vec<Diag>) -> Vec<Str
         Some(Value::Bool(false)) => {
             diags.push(
                 Diag::deprecated(
-                    "deprecated",
+                    Reason::Deprecated,
                     "`sudo: false` is deprecated: use `null` or leave sudo out",
                 )
                 .key(k),
@@ -31,7 +32,7 @@ pub fn sudo(m: &Map<String, Value>, key: &str, diags: &mut Vec<Diag>) -> Vec<Str
         }
     };
     if rules.iter().any(|r| r.contains('\n')) {
-        diags.push(Diag::error("bad-value", "a sudo rule is one line").key(k));
+        diags.push(Diag::error(Reason::BadValue, "a sudo rule is one line").key(k));
         return Vec::new();
     }
     rules
@@ -49,9 +50,8 @@ pub fn groups(cfg: &Value, diags: &mut Vec<Diag>) -> Vec<(String, String, Vec<St
             Some(ms) if name_ok(name) && ms.iter().all(|m| name_ok(m)) => {
                 out.push((key, name.to_string(), ms))
             }
-            Some(_) => {
-                diags.push(Diag::error("invalid-name", "not a valid group or user name").key(key))
-            }
+            Some(_) => diags
+                .push(Diag::error(Reason::InvalidName, "not a valid group or user name").key(key)),
             None => diags.push(type_error(&key, "a list of member names")),
         }
     };

@@ -25,6 +25,7 @@ use super::accounts::Account;
 use super::{Module, ModuleCtx};
 use crate::error::Diag;
 use crate::password;
+use crate::reason::Reason;
 use crate::root::{Owner, Root};
 use create::Env;
 use login_defs::LoginDefs;
@@ -84,7 +85,7 @@ impl Module for UsersGroups {
         for (key, name, _) in &groups {
             if create::ensure_group(&mut db, &env, name, false, None).is_none() {
                 diags.push(
-                    Diag::error("id-exhausted", "no free gid in login.defs' range")
+                    Diag::error(Reason::IdExhausted, "no free gid in login.defs' range")
                         .key(key.clone()),
                 );
             }
@@ -100,7 +101,7 @@ impl Module for UsersGroups {
                 } else {
                     diags.push(
                         Diag::warning(
-                            "user-missing",
+                            Reason::UserMissing,
                             "a member of the group does not exist: not added",
                         )
                         .key(key.clone()),

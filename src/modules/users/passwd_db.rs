@@ -4,6 +4,7 @@
 
 use super::inspect;
 use crate::error::Diag;
+use crate::reason::Reason;
 use crate::root::{FileSpec, Owner, Root};
 use std::collections::{BTreeSet, HashMap};
 
@@ -163,7 +164,7 @@ pub fn load_table(root: &Root, path: &str, width: usize) -> Result<Table, Diag> 
     match root.read_file(path, MAX_DB_BYTES) {
         Ok(Some(data)) => match String::from_utf8(data) {
             Ok(text) => Ok(Table::parse(&text, width)),
-            Err(_) => Err(Diag::error("db-invalid", "the file is not UTF-8 text").file(path)),
+            Err(_) => Err(Diag::error(Reason::DbInvalid, "the file is not UTF-8 text").file(path)),
         },
         Ok(None) => Ok(Table::empty(width)),
         Err(e) => Err(Diag::error(e.code(), e.to_string())),

@@ -4,6 +4,7 @@
 
 use super::fields::{bool_at, list_at, name_ok, str_at, text_ok, type_error};
 use crate::error::Diag;
+use crate::reason::Reason;
 use crate::secret::Secret;
 use serde_json::{Map, Value};
 
@@ -116,7 +117,7 @@ pub fn users(cfg: &Value, diags: &mut Vec<Diag>) -> Vec<UserSpec> {
                 None => {
                     diags.push(
                         Diag::warning(
-                            "no-default-user",
+                            Reason::NoDefaultUser,
                             "`default` asks for the image's default user, but \
                              system_info.default_user names none: skipped",
                         )
@@ -194,7 +195,7 @@ fn user(key: &str, m: &Map<String, Value>, diags: &mut Vec<Diag>) -> Option<User
     let m = match m.get("lock-passwd") {
         Some(v) => {
             let msg = "deprecated spelling: use lock_passwd";
-            diags.push(Diag::deprecated("deprecated-key", msg).key(k("lock-passwd")));
+            diags.push(Diag::deprecated(Reason::Deprecated, msg).key(k("lock-passwd")));
             let mut copy = m.clone();
             copy.remove("lock-passwd");
             copy.entry("lock_passwd").or_insert_with(|| v.clone());
@@ -206,12 +207,12 @@ fn user(key: &str, m: &Map<String, Value>, diags: &mut Vec<Diag>) -> Option<User
     let name = str_at(m, "name", key, diags);
     let Some(name) = name else {
         if !diags.iter().skip(before).any(|d| d.is_error()) {
-            diags.push(Diag::error("missing-key", "a user needs a name").key(k("name")));
+            diags.push(Diag::error(Reason::MissingKey, "a user needs a name").key(k("name")));
         }
         return None;
     };
     if !name_ok(&name) {
-        diags.push(Diag::error("invalid-name", "not a valid user name").key(k("name")));
+        diags.push(Diag::error(Reason::InvalidName, "not a valid user name").key(k("name")));
         return None;
     }
     let mut u = UserSpec {
@@ -239,7 +240,7 @@ fn user(key: &str, m: &Map<String, Value>, diags: &mut Vec<Diag>) -> Option<User
     let normal = |h: &str| h.starts_with('/') && !h.split('/').any(|c| c == ".." || c == ".");
     if u.homedir.as_deref().is_some_and(|h| !normal(h)) {
         let msg = "homedir must be an absolute path without `.` or `..`";
-        diags.push(Diag::error("bad-value", msg).key(k("homedir")));
+        diags.push(Diag::error(Reason::BadValue, msg).key(k("homedir")));
         u.homedir = None;
     }
     u.primary_group = str_at(m, "primary_group", key, diags);
@@ -251,7 +252,7 @@ fn user(key: &str, m: &Map<String, Value>, diags: &mut Vec<Diag>) -> Option<User
             } else {
                 k("groups")
             };
-            diags.push(Diag::error("invalid-name", "not a valid group name").key(at));
+            diags.push(Diag::error(Reason::InvalidName, "not a valid group name").key(at));
         }
     }
     u.sudo = super::keys::sudo(m, key, diags);
@@ -284,7 +285,7 @@ fn user(key: &str, m: &Map<String, Value>, diags: &mut Vec<Diag>) -> Option<User
         let days = crate::password::days_from_date(&s);
         if days.is_none() {
             diags.push(
-                Diag::error("bad-value", "expected a date as YYYY-MM-DD").key(k("expiredate")),
+                Diag::error(Reason::BadValue, "expected a date as YYYY-MM-DD").key(k("expiredate")),
             );
         }
         days
@@ -319,11 +320,11 @@ fn user(key: &str, m: &Map<String, Value>, diags: &mut Vec<Diag>) -> Option<User
             } else {
                 "not supported in the initramfs: ignored"
             };
-            diags.push(Diag::warning("unsupported-key", why).key(k(f)));
+            diags.push(Diag::warning(Reason::UnsupportedKey, why).key(k(f)));
         }
     }
     for f in m.keys().filter(|f| !KNOWN.contains(&f.as_str())) {
-        diags.push(Diag::warning("unknown-key", "not a key of a user: ignored").key(k(f)));
+        diags.push(Diag::warning(Reason::UnknownKey, "not a key of a user: ignored").key(k(f)));
     }
     let errors = diags.iter().skip(before).filter(|d| d.is_error()).count();
     (errors == 0).then_some(u)

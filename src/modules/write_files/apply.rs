@@ -3,6 +3,7 @@
 
 use crate::error::Diag;
 use crate::modules::accounts::Accounts;
+use crate::reason::Reason;
 use crate::root::{FileSpec, Owner, Root};
 use base64::Engine as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -76,7 +77,7 @@ pub fn resolve_owner(accounts: &Accounts, spec: &str) -> Result<Owner, Diag> {
             "user"
         };
         Diag::error(
-            "owner-unknown",
+            Reason::OwnerUnknown,
             format!("the {what} named in owner does not exist in the target; file not written"),
         )
         .key("owner")

@@ -1,6 +1,7 @@
 //! `write_files` `encoding`: cloud-init's names for base64 and gzip content, decoded with the
 //! inflated size capped. Errors say what was wrong, never the content (it may be a secret).
 
+use crate::reason::Reason;
 use crate::userdata::gzip::{self, is_gzip};
 use base64::engine::general_purpose::{GeneralPurpose, NO_PAD_INDIFFERENT};
 use base64::Engine as _;
@@ -39,11 +40,11 @@ pub enum DecodeError {
 }
 
 impl DecodeError {
-    pub fn code(self) -> &'static str {
+    pub fn code(self) -> Reason {
         match self {
-            DecodeError::Base64 => "base64-invalid",
-            DecodeError::GzipCorrupt => "gzip-corrupt",
-            DecodeError::TooLarge => "budget-exceeded",
+            DecodeError::Base64 => Reason::Base64Invalid,
+            DecodeError::GzipCorrupt => Reason::GzipCorrupt,
+            DecodeError::TooLarge => Reason::BudgetExceeded,
         }
     }
     pub fn message(self) -> &'static str {

@@ -15,6 +15,7 @@ pub mod source;
 use super::accounts::Accounts;
 use super::{Module, ModuleCtx};
 use crate::error::Diag;
+use crate::reason::Reason;
 use crate::root::FileSpec;
 use apply::{DecodedFile, DEFAULT_OWNER, DEFERRED_PATH};
 use decode::Encoding;
@@ -32,7 +33,7 @@ impl Module for WriteFiles {
             None | Some(Value::Null) => return clear_deferred(ctx, diags),
             Some(Value::Array(items)) => items,
             Some(_) => {
-                let d = Diag::error("wrong-type", "must be a list of files");
+                let d = Diag::error(Reason::WrongType, "must be a list of files");
                 return diags.push(d.key("write_files"));
             }
         };
@@ -90,7 +91,7 @@ fn flag(map: &Map<String, Value>, name: &str, key: &str, errors: &mut Vec<Diag>)
         "true" | "1" | "on" | "yes" | "y" => true,
         "false" | "0" | "off" | "no" | "n" | "" => false,
         _ => {
-            let d = Diag::error("wrong-type", "must be true or false");
+            let d = Diag::error(Reason::WrongType, "must be true or false");
             errors.push(d.key(format!("{key}.{name}")));
             false
         }
@@ -108,7 +109,9 @@ fn text<'v>(
         None | Some(Value::Null) => None,
         Some(Value::String(s)) => Some(s),
         Some(_) => {
-            errors.push(Diag::error("wrong-type", "must be a string").key(format!("{key}.{name}")));
+            errors.push(
+                Diag::error(Reason::WrongType, "must be a string").key(format!("{key}.{name}")),
+            );
             None
         }
     }
@@ -126,7 +129,7 @@ fn item<'v>(
     diags: &mut Vec<Diag>,
 ) -> Option<(DecodedFile<'v>, bool)> {
     let Value::Object(map) = value else {
-        diags.push(Diag::error("wrong-type", "must be a mapping with path").key(key));
+        diags.push(Diag::error(Reason::WrongType, "must be a mapping with path").key(key));
         return None;
     };
     let mut errors = Vec::new();
@@ -134,21 +137,21 @@ fn item<'v>(
     let path = match map.get("path") {
         Some(Value::String(p)) if p.starts_with('/') => Some(p.as_str()),
         None | Some(Value::Null) => {
-            errors.push(Diag::error("path-missing", "is required").key(path_key));
+            errors.push(Diag::error(Reason::PathMissing, "is required").key(path_key));
             None
         }
         Some(Value::String(p)) if p.is_empty() => {
-            errors.push(Diag::error("path-missing", "is required").key(path_key));
+            errors.push(Diag::error(Reason::PathMissing, "is required").key(path_key));
             None
         }
         // cloud-init takes a relative path from its working directory (`/`); here that
         // would be a guess, so it is refused.
         Some(Value::String(_)) => {
-            errors.push(Diag::error("path-invalid", "must be an absolute path").key(path_key));
+            errors.push(Diag::error(Reason::PathInvalid, "must be an absolute path").key(path_key));
             None
         }
         Some(_) => {
-            errors.push(Diag::error("wrong-type", "must be a string").key(path_key));
+            errors.push(Diag::error(Reason::WrongType, "must be a string").key(path_key));
             None
         }
     };
@@ -162,7 +165,7 @@ fn item<'v>(
         Some(Err(())) => {
             // cloud-init warns and takes the content as it is.
             let msg = "unknown encoding, content written as text/plain";
-            diags.push(Diag::warning("encoding-unknown", msg).key(format!("{key}.encoding")));
+            diags.push(Diag::warning(Reason::EncodingUnknown, msg).key(format!("{key}.encoding")));
             Encoding::Plain
         }
     };
@@ -171,7 +174,8 @@ fn item<'v>(
             if suspicious {
                 let msg = "is a decimal number whose digits look octal; it is used as decimal, as cloud-init does (quote it, '0644', for an octal mode)";
                 diags.push(
-                    Diag::warning("permissions-decimal", msg).key(format!("{key}.permissions")),
+                    Diag::warning(Reason::PermissionsDecimal, msg)
+                        .key(format!("{key}.permissions")),
                 );
             }
             mode
@@ -195,7 +199,7 @@ fn item<'v>(
         source::fetch(ctx, &src)
             .map_err(|why| {
                 let msg = format!("source could not be read ({why}); content used instead");
-                diags.push(Diag::warning("fetch-failed", msg).key(format!("{key}.source")));
+                diags.push(Diag::warning(Reason::FetchFailed, msg).key(format!("{key}.source")));
             })
             .ok()
     });
@@ -220,7 +224,7 @@ fn item<'v>(
     };
     if content.len() as u64 > left {
         let msg = "past the bytes write_files may write in one boot; not written";
-        let d = Diag::error("budget-exceeded", msg).key(format!("{key}.content"));
+        let d = Diag::error(Reason::BudgetExceeded, msg).key(format!("{key}.content"));
         diags.push(d.budget("write_files_bytes"));
         return None;
     }
@@ -269,7 +273,7 @@ fn relabel_later(ctx: &ModuleCtx, written: &[String], diags: &mut Vec<Diag>) {
     }
     if written.iter().any(|p| !selinux::listable(p)) {
         let msg = "a path with a line break cannot be listed for SELinux relabelling";
-        diags.push(Diag::warning("relabel-skipped", msg).key("write_files"));
+        diags.push(Diag::warning(Reason::RelabelSkipped, msg).key("write_files"));
     }
     if let Err(e) = selinux::record(ctx.root, written) {
         diags.push(Diag::error(e.code(), e.to_string()).key("write_files"));

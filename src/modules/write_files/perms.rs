@@ -1,6 +1,7 @@
 //! `write_files` `permissions`: an octal string (`'0644'`, `'644'`, `'0o644'`) or a YAML number
 //! taken as cloud-init takes it. Default 0644.
 
+use crate::reason::Reason;
 use serde_json::Value;
 
 pub const DEFAULT_MODE: u32 = 0o644;
@@ -19,10 +20,10 @@ pub enum PermsError {
 }
 
 impl PermsError {
-    pub fn code(self) -> &'static str {
+    pub fn code(self) -> Reason {
         match self {
-            PermsError::Type => "wrong-type",
-            PermsError::NotOctal | PermsError::TooLarge => "permissions-invalid",
+            PermsError::Type => Reason::WrongType,
+            PermsError::NotOctal | PermsError::TooLarge => Reason::PermissionsInvalid,
         }
     }
     pub fn message(self) -> &'static str {

@@ -4,6 +4,7 @@
 
 use super::ModuleCtx;
 use crate::error::Diag;
+use crate::reason::Reason;
 use serde_json::Value;
 
 #[derive(Clone, PartialEq, Eq)]
@@ -32,7 +33,7 @@ pub fn parse(value: Option<&Value>, key: &str) -> Result<Option<Source>, Vec<Dia
         Some(Value::Object(map)) => map,
         Some(_) => {
             return Err(vec![Diag::error(
-                "wrong-type",
+                Reason::WrongType,
                 "must be a mapping with uri",
             )
             .key(format!("{key}.source"))])
@@ -44,7 +45,7 @@ pub fn parse(value: Option<&Value>, key: &str) -> Result<Option<Source>, Vec<Dia
         None | Some(Value::Null) => String::new(),
         Some(_) => {
             errors.push(
-                Diag::error("wrong-type", "must be a string").key(format!("{key}.source.uri")),
+                Diag::error(Reason::WrongType, "must be a string").key(format!("{key}.source.uri")),
             );
             String::new()
         }
@@ -59,7 +60,7 @@ pub fn parse(value: Option<&Value>, key: &str) -> Result<Option<Source>, Vec<Dia
                     Value::Number(n) => n.to_string(),
                     _ => {
                         errors.push(
-                            Diag::error("wrong-type", "must be a string")
+                            Diag::error(Reason::WrongType, "must be a string")
                                 .key(format!("{key}.source.headers.{name}")),
                         );
                         continue;
@@ -69,8 +70,11 @@ pub fn parse(value: Option<&Value>, key: &str) -> Result<Option<Source>, Vec<Dia
             }
         }
         Some(_) => errors.push(
-            Diag::error("wrong-type", "must be a mapping of header names to values")
-                .key(format!("{key}.source.headers")),
+            Diag::error(
+                Reason::WrongType,
+                "must be a mapping of header names to values",
+            )
+            .key(format!("{key}.source.headers")),
         ),
     }
     if !errors.is_empty() {
@@ -95,7 +99,9 @@ pub fn fetch(ctx: &ModuleCtx, source: &Source) -> Result<Vec<u8>, String> {
             Ok(Some(data)) => Ok(data),
             Ok(None) => Err("not found in the target".into()),
             Err(e) => Err(match e.code() {
-                "budget-exceeded" => format!("larger than the file_bytes budget of {max} bytes"),
+                Reason::BudgetExceeded => {
+                    format!("larger than the file_bytes budget of {max} bytes")
+                }
                 _ => "cannot be read in the target".into(),
             }),
         };

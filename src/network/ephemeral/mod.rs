@@ -31,6 +31,7 @@ pub mod packet;
 mod session;
 pub mod slaac;
 
+use crate::reason::Reason;
 use crate::status::Step;
 pub use client::Lease;
 use client::{Ignored, Timing};
@@ -172,17 +173,17 @@ pub enum Error {
 
 impl Error {
     /// A stable reason code for status.json.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> Reason {
         match self {
-            Error::NoNic => "dhcp-no-nic",
-            Error::Link { .. } => "dhcp-link",
-            Error::NotEthernet { .. } => "dhcp-not-ethernet",
-            Error::Socket { .. } => "dhcp-socket",
-            Error::NoLease { .. } => "dhcp-no-lease",
-            Error::LinkLocal { .. } => "link-local-in-use",
-            Error::NoSlaac { .. } => "slaac-no-address",
-            Error::Deadline => "dhcp-deadline",
-            Error::Exhausted { .. } => "dhcp-exhausted",
+            Error::NoNic => Reason::DhcpNoNic,
+            Error::Link { .. } => Reason::DhcpLink,
+            Error::NotEthernet { .. } => Reason::DhcpNotEthernet,
+            Error::Socket { .. } => Reason::DhcpSocket,
+            Error::NoLease { .. } => Reason::DhcpNoLease,
+            Error::LinkLocal { .. } => Reason::LinkLocalInUse,
+            Error::NoSlaac { .. } => Reason::SlaacNoAddress,
+            Error::Deadline => Reason::DhcpDeadline,
+            Error::Exhausted { .. } => Reason::DhcpExhausted,
         }
     }
 }

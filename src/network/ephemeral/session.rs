@@ -220,7 +220,7 @@ impl Session {
                     return Ok(());
                 }
                 Err(e) => {
-                    attempt.outcome = e.code().into();
+                    attempt.outcome = e.code().as_str().into();
                     attempt.warnings.push(e.to_string());
                     self.record.push(attempt);
                     last = Some(e);

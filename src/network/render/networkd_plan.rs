@@ -4,10 +4,11 @@
 
 use crate::error::Diag;
 use crate::network::model::{Format, Interface, Kind, Network, Route};
+use crate::reason::Reason;
 use std::net::IpAddr;
 
 /// The code of every renderer warning: the model holds something the stack cannot express.
-pub(in crate::network::render) const UNSUPPORTED: &str = "network-render-unsupported";
+pub(in crate::network::render) const UNSUPPORTED: Reason = Reason::NetworkRenderUnsupported;
 
 /// A warning about interface `id`'s `key` (netplan's name for it).
 pub(in crate::network::render) fn warn(id: &str, key: &str, msg: impl Into<String>) -> Diag {

@@ -6,6 +6,7 @@
 //! no renderer code, so the runner links none of it.
 
 use super::{eni, netplan, networkd, nm};
+use crate::reason::Reason;
 use crate::root::{Marked, Root, RootError};
 
 /// Where the network step records what it rendered.
@@ -13,7 +14,7 @@ pub const RECORD: &str = "/var/lib/ember/network-rendered.json";
 /// The record's budget: far more than any rendering lists.
 pub const MAX_RECORD: u64 = 1 << 20;
 /// The code of a listed path or MAC left alone, or of a record that cannot be read.
-pub const REFUSED: &str = "network-record-refused";
+pub const REFUSED: Reason = Reason::NetworkRecordRefused;
 /// Said of a record that is not JSON of the expected shape.
 pub const UNREADABLE: &str =
     "not a record ember can read: none of the network files it lists is removed";
@@ -96,7 +97,7 @@ pub enum Refusal {
 }
 
 impl Refusal {
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> Reason {
         match self {
             Refusal::Failed(e) => e.code(),
             _ => REFUSED,

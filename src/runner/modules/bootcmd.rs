@@ -5,6 +5,7 @@
 
 use super::{shell, ModCtx, RunnerModule};
 use crate::error::Diag;
+use crate::reason::Reason;
 use crate::root::FileSpec;
 use crate::state::EMBER_LIB;
 use serde_json::Value;
@@ -37,7 +38,7 @@ impl RunnerModule for Bootcmd {
         let outcome = ctx.exec.run(&["/bin/sh", SCRIPT], &env);
         if !outcome.ok() {
             let msg = format!("bootcmd {}", outcome.describe());
-            diags.push(Diag::error("command-failed", msg).key("bootcmd"));
+            diags.push(Diag::error(Reason::CommandFailed, msg).key("bootcmd"));
         }
     }
 }

@@ -10,6 +10,7 @@
 use super::distro::{flag, which, Family, OsRelease};
 use super::{ModCtx, RunnerModule};
 use crate::error::Diag;
+use crate::reason::Reason;
 use crate::root::FileSpec;
 use serde_json::Value;
 
@@ -64,7 +65,7 @@ fn certs(cfg: &Value, key: &str, diags: &mut Vec<Diag>) -> Vec<String> {
         Some(Value::Array(items)) => items,
         Some(_) => {
             let msg = "expected a list of certificates";
-            diags.push(Diag::error("wrong-type", msg).key(format!("{key}.trusted")));
+            diags.push(Diag::error(Reason::WrongType, msg).key(format!("{key}.trusted")));
             return Vec::new();
         }
     };
@@ -74,7 +75,7 @@ fn certs(cfg: &Value, key: &str, diags: &mut Vec<Diag>) -> Vec<String> {
             Some(s) if !s.is_empty() => out.push(s.to_string()),
             _ => {
                 let msg = "expected a certificate (PEM text); item skipped";
-                diags.push(Diag::error("wrong-type", msg).key(format!("{key}.trusted.{i}")));
+                diags.push(Diag::error(Reason::WrongType, msg).key(format!("{key}.trusted.{i}")));
             }
         }
     }
@@ -91,18 +92,18 @@ impl RunnerModule for CaCerts {
             (Some(new), old) => {
                 if old.is_some() {
                     let msg = "both ca_certs and the deprecated ca-certs given: ca-certs ignored";
-                    diags.push(Diag::warning("duplicate-key", msg).key("ca-certs"));
+                    diags.push(Diag::warning(Reason::DuplicateKey, msg).key("ca-certs"));
                 }
                 ("ca_certs", new)
             }
             (None, Some(old)) => {
                 let msg = "deprecated: use ca_certs";
-                diags.push(Diag::deprecated("deprecated-key", msg).key("ca-certs"));
+                diags.push(Diag::deprecated(Reason::Deprecated, msg).key("ca-certs"));
                 ("ca-certs", old)
             }
         };
         if !cc.is_object() {
-            diags.push(Diag::error("wrong-type", "expected a mapping").key(key));
+            diags.push(Diag::error(Reason::WrongType, "expected a mapping").key(key));
             return;
         }
         let os = OsRelease::read(ctx.root);
@@ -121,7 +122,7 @@ impl RunnerModule for CaCerts {
                 let old = flag(cc.get("remove-defaults"), &old_key, diags);
                 if old.is_some() {
                     let msg = "deprecated: use remove_defaults";
-                    diags.push(Diag::deprecated("deprecated-key", msg).key(old_key));
+                    diags.push(Diag::deprecated(Reason::Deprecated, msg).key(old_key));
                 }
                 old.unwrap_or(false)
             }
@@ -161,14 +162,14 @@ impl RunnerModule for CaCerts {
 
         if which(ctx.root, update).is_none() {
             let msg = format!("{update} not found in the target: certificate store not rebuilt");
-            diags.push(Diag::error("ca-certs-tool-missing", msg).key(key));
+            diags.push(Diag::error(Reason::CaCertsToolMissing, msg).key(key));
             return;
         }
         ctx.exec.say(&format!("ca_certs: running {update}"));
         let outcome = ctx.exec.run(&[update], &[]);
         if !outcome.ok() {
             let msg = format!("{update} {}", outcome.describe());
-            diags.push(Diag::error("ca-certs-update-failed", msg).key(key));
+            diags.push(Diag::error(Reason::CaCertsUpdateFailed, msg).key(key));
         }
     }
 }
@@ -180,7 +181,7 @@ fn remove_defaults(ctx: &ModCtx, family: Family, key: &str) -> Result<(), Diag> 
     let root_err = |e: crate::root::RootError| Diag::error(e.code(), e.to_string()).key(&dkey);
     if !matches!(family, Family::Debian | Family::Alpine | Family::Other) {
         let msg = "not supported on this distribution: the default certificates stay trusted";
-        return Err(Diag::warning("ca-certs-remove-unsupported", msg).key(&dkey));
+        return Err(Diag::warning(Reason::CaCertsRemoveUnsupported, msg).key(&dkey));
     }
     if let Some(conf) = ctx.root.read_file(CONF, 4 << 20).map_err(root_err)? {
         let text = String::from_utf8_lossy(&conf);
@@ -202,7 +203,7 @@ fn remove_defaults(ctx: &ModCtx, family: Family, key: &str) -> Result<(), Diag> 
         let outcome = ctx.exec.run(&["debconf-set-selections", DEBCONF], &[]);
         if !outcome.ok() {
             let msg = format!("debconf-set-selections {}", outcome.describe());
-            return Err(Diag::error("ca-certs-debconf-failed", msg).key(&dkey));
+            return Err(Diag::error(Reason::CaCertsDebconfFailed, msg).key(&dkey));
         }
     }
     Ok(())

@@ -3,6 +3,7 @@
 //! it looks, through `Root` (so absolute symlinks resolve inside the target), and runs nothing.
 
 use crate::error::Diag;
+use crate::reason::Reason;
 use crate::root::Root;
 use serde_json::Value;
 
@@ -98,12 +99,12 @@ pub fn flag(v: Option<&Value>, key: &str, diags: &mut Vec<Diag>) -> Option<bool>
             "true" | "yes" | "on" | "1" => Some(true),
             "false" | "no" | "off" | "0" => Some(false),
             _ => {
-                diags.push(Diag::error("wrong-type", "expected true or false").key(key));
+                diags.push(Diag::error(Reason::WrongType, "expected true or false").key(key));
                 Some(false)
             }
         },
         _ => {
-            diags.push(Diag::error("wrong-type", "expected true or false").key(key));
+            diags.push(Diag::error(Reason::WrongType, "expected true or false").key(key));
             Some(false)
         }
     }

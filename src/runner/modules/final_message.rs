@@ -6,6 +6,7 @@
 use super::{ModCtx, RunnerModule};
 use crate::clock::{boot_seconds, wall_seconds};
 use crate::error::Diag;
+use crate::reason::Reason;
 use crate::runner::clock::format_utc;
 use serde_json::Value;
 
@@ -29,7 +30,7 @@ impl RunnerModule for FinalMessage {
             Some(Value::Number(n)) => n.to_string(),
             Some(_) => {
                 let msg = "expected a string; the default message is used";
-                diags.push(Diag::error("wrong-type", msg).key("final_message"));
+                diags.push(Diag::error(Reason::WrongType, msg).key("final_message"));
                 String::new()
             }
         };

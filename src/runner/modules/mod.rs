@@ -22,6 +22,7 @@ mod write_files_deferred;
 use super::exec::Exec;
 use crate::error::Diag;
 use crate::handoff::{Handoff, ModuleCall};
+use crate::reason::Reason;
 use crate::record::Recorder;
 use crate::root::Root;
 use crate::state::{Frequency, Semaphores};
@@ -110,7 +111,7 @@ pub fn run_stage(rec: &mut Recorder, ctx: &ModCtx, stage: &str, prefix: &str) {
             Some(f) => f,
             None => {
                 let d = Diag::warning(
-                    "frequency-unknown",
+                    Reason::FrequencyUnknown,
                     "unknown frequency; once-per-instance used",
                 )
                 .file(label.clone());
@@ -218,7 +219,7 @@ pub fn once(
             Ok(false) => {}
             Ok(true) => {
                 diags.push(Diag::error(
-                    "interrupted",
+                    Reason::Interrupted,
                     format!("{name} started on an earlier boot and did not finish; not run again"),
                 ));
                 if let Err(e) = ctx.sems.mark_done(name, freq) {
@@ -253,7 +254,7 @@ fn unsupported(rec: &mut Recorder, call: &ModuleCall, label: &str) -> String {
     let name = call.name.as_str();
     let warn = |key: String| {
         Diag::warning(
-            "module-unsupported",
+            Reason::ModuleUnsupported,
             format!("module {name} not supported yet"),
         )
         .key(key)

@@ -9,6 +9,7 @@
 use super::distro::{flag, plain_word, which, Family, OsRelease};
 use super::{ModCtx, RunnerModule};
 use crate::error::Diag;
+use crate::reason::Reason;
 use crate::root::FileSpec;
 use serde_json::Value;
 
@@ -87,7 +88,7 @@ fn hosts(ntp: &Value, key: &str, diags: &mut Vec<Diag>) -> Vec<String> {
         None | Some(Value::Null) => return Vec::new(),
         Some(Value::Array(items)) => items,
         Some(_) => {
-            diags.push(Diag::error("wrong-type", "expected a list").key(path));
+            diags.push(Diag::error(Reason::WrongType, "expected a list").key(path));
             return Vec::new();
         }
     };
@@ -97,7 +98,7 @@ fn hosts(ntp: &Value, key: &str, diags: &mut Vec<Diag>) -> Vec<String> {
             Some(s) => out.push(s.to_string()),
             None => {
                 let msg = "expected a host name or address; item skipped";
-                diags.push(Diag::error("wrong-type", msg).key(format!("{path}.{i}")));
+                diags.push(Diag::error(Reason::WrongType, msg).key(format!("{path}.{i}")));
             }
         }
     }
@@ -108,7 +109,7 @@ fn hosts(ntp: &Value, key: &str, diags: &mut Vec<Diag>) -> Vec<String> {
 fn overrides(ntp: &Value, cfg: &mut ClientCfg, diags: &mut Vec<Diag>) {
     let Some(map) = ntp.get("config").and_then(Value::as_object) else {
         if ntp.get("config").is_some_and(|v| !v.is_null()) {
-            diags.push(Diag::error("wrong-type", "expected a mapping").key("ntp.config"));
+            diags.push(Diag::error(Reason::WrongType, "expected a mapping").key("ntp.config"));
         }
         return;
     };
@@ -126,17 +127,17 @@ fn overrides(ntp: &Value, cfg: &mut ClientCfg, diags: &mut Vec<Diag>) {
                 cfg.check_exe = vec![s.unwrap_or_default().into()]
             }
             "confpath" | "service_name" | "check_exe" => {
-                diags.push(Diag::error("wrong-type", "expected a path or name").key(key))
+                diags.push(Diag::error(Reason::WrongType, "expected a path or name").key(key))
             }
             "packages" => {
                 let msg = "ignored: ember's ntp installs nothing; list the client in packages";
-                diags.push(Diag::warning("ntp-packages-ignored", msg).key(key));
+                diags.push(Diag::warning(Reason::NtpPackagesIgnored, msg).key(key));
             }
             "template" | "template_name" => {
                 let msg = "not supported: ember writes its own configuration file";
-                diags.push(Diag::warning("ntp-template-unsupported", msg).key(key));
+                diags.push(Diag::warning(Reason::NtpTemplateUnsupported, msg).key(key));
             }
-            _ => diags.push(Diag::warning("unknown-key", "unknown key; ignored").key(key)),
+            _ => diags.push(Diag::warning(Reason::UnknownKey, "unknown key; ignored").key(key)),
         }
     }
 }
@@ -152,7 +153,7 @@ impl RunnerModule for Ntp {
             Some(Value::Null) => Value::Object(Default::default()),
             Some(v @ Value::Object(_)) => v.clone(),
             Some(_) => {
-                diags.push(Diag::error("wrong-type", "expected a mapping").key("ntp"));
+                diags.push(Diag::error(Reason::WrongType, "expected a mapping").key("ntp"));
                 return;
             }
         };
@@ -170,7 +171,7 @@ impl RunnerModule for Ntp {
                 Some("ntp") => Some(Client::Ntpd),
                 _ => {
                     let msg = "expected auto, chrony, systemd-timesyncd or ntp";
-                    diags.push(Diag::error("wrong-type", msg).key("ntp.ntp_client"));
+                    diags.push(Diag::error(Reason::WrongType, msg).key("ntp.ntp_client"));
                     return;
                 }
             },
@@ -195,7 +196,7 @@ impl RunnerModule for Ntp {
         ] {
             if !used && ntp.get(key).is_some_and(|v| !v.is_null()) {
                 let msg = format!("ignored: {} has no such setting", client.name());
-                diags.push(Diag::warning("ntp-key-ignored", msg).key(format!("ntp.{key}")));
+                diags.push(Diag::warning(Reason::NtpKeyIgnored, msg).key(format!("ntp.{key}")));
             }
         }
         let text = render(client, family, &os.id, &lists);
@@ -208,7 +209,7 @@ impl RunnerModule for Ntp {
                 "{} is not installed in the target: its configuration is written; install it with packages",
                 client.name()
             );
-            diags.push(Diag::warning("ntp-client-missing", msg).key("ntp"));
+            diags.push(Diag::warning(Reason::NtpClientMissing, msg).key("ntp"));
             return;
         }
         service(ctx, &ccfg.service, diags);
@@ -245,14 +246,14 @@ fn service(ctx: &ModCtx, name: &str, diags: &mut Vec<Diag>) {
         [["rc-update", "add", name], ["rc-service", name, "restart"]]
     } else {
         let msg = "no systemctl or rc-update in the target: service not restarted";
-        diags.push(Diag::warning("ntp-service-manager-missing", msg).key("ntp"));
+        diags.push(Diag::warning(Reason::NtpServiceManagerMissing, msg).key("ntp"));
         return;
     };
     for argv in cmds {
         let outcome = ctx.exec.run(&argv, &[]);
         if !outcome.ok() {
             let msg = format!("{} {} {}", argv[0], argv[1], outcome.describe());
-            diags.push(Diag::error("ntp-service-failed", msg).key("ntp"));
+            diags.push(Diag::error(Reason::NtpServiceFailed, msg).key("ntp"));
             return;
         }
     }

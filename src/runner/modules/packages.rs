@@ -8,6 +8,7 @@
 use super::distro::{which, Family, OsRelease};
 use super::{Guard, ModCtx, RunnerModule};
 use crate::error::Diag;
+use crate::reason::Reason;
 use serde_json::Value;
 
 mod list;
@@ -151,7 +152,7 @@ impl RunnerModule for Packages {
                 "package_update"
             };
             let msg = "no package manager (apt-get, dnf, yum, apk, zypper) in the target";
-            diags.push(Diag::error("package-manager-missing", msg).key(key));
+            diags.push(Diag::error(Reason::PackageManagerMissing, msg).key(key));
             return;
         };
         let run = |op: Op, names: &[String], key: &str, diags: &mut Vec<Diag>| {
@@ -162,7 +163,7 @@ impl RunnerModule for Packages {
             let outcome = ctx.exec.run(&args, m.env());
             if !outcome.ok() {
                 let msg = format!("{} {}", m.tool(), outcome.describe());
-                diags.push(Diag::error("package-command-failed", msg).key(key));
+                diags.push(Diag::error(Reason::PackageCommandFailed, msg).key(key));
             }
             outcome.ok()
         };

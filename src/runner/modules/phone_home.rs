@@ -9,6 +9,7 @@
 use super::distro::which;
 use super::{ModCtx, RunnerModule};
 use crate::error::Diag;
+use crate::reason::Reason;
 use crate::retry::{Policy, Retry};
 use crate::root::FileSpec;
 use serde_json::Value;
@@ -96,7 +97,8 @@ impl RunnerModule for PhoneHome {
         let Some(ph) = cfg.get("phone_home") else {
             return;
         };
-        let bad = |k: &str, m: &str| Diag::error("wrong-type", m).key(format!("phone_home{k}"));
+        let bad =
+            |k: &str, m: &str| Diag::error(Reason::WrongType, m).key(format!("phone_home{k}"));
         if !ph.is_object() {
             diags.push(bad("", "expected a mapping"));
             return;
@@ -135,7 +137,7 @@ impl RunnerModule for PhoneHome {
                 _ => {
                     // cloud-init falls back to 10 with a warning.
                     let msg = "expected a positive number; 10 used";
-                    diags.push(Diag::warning("wrong-type", msg).key("phone_home.tries"));
+                    diags.push(Diag::warning(Reason::WrongType, msg).key("phone_home.tries"));
                     10
                 }
             },
@@ -146,7 +148,7 @@ impl RunnerModule for PhoneHome {
             let v = have.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
             if v.is_none() {
                 let msg = "value not available; N/A sent";
-                let d = Diag::warning("phone-home-value-missing", msg);
+                let d = Diag::warning(Reason::PhoneHomeValueMissing, msg);
                 diags.push(d.key(format!("phone_home.post.{i}")));
             }
             fields.push((name.clone(), v.unwrap_or_else(|| "N/A".into())));
@@ -184,7 +186,7 @@ impl RunnerModule for PhoneHome {
             words.iter().map(|s| s.to_string()).collect()
         } else {
             let msg = "no curl or wget in the target: not posted";
-            diags.push(Diag::warning("phone-home-failed", msg).key("phone_home"));
+            diags.push(Diag::warning(Reason::PhoneHomeFailed, msg).key("phone_home"));
             return;
         };
         let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
@@ -209,7 +211,7 @@ impl RunnerModule for PhoneHome {
         let _ = ctx.root.remove_file(BODY);
         if let Some(stop) = failed {
             let msg = format!("not posted: {stop}");
-            diags.push(Diag::warning("phone-home-failed", msg).key("phone_home"));
+            diags.push(Diag::warning(Reason::PhoneHomeFailed, msg).key("phone_home"));
         }
     }
 }

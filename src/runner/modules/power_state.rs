@@ -6,6 +6,7 @@
 
 use super::{shell, Guard, ModCtx, RunnerModule};
 use crate::error::Diag;
+use crate::reason::Reason;
 use crate::root::FileSpec;
 use serde_json::Value;
 
@@ -15,8 +16,9 @@ const CONDITION_SCRIPT: &str = "/var/lib/ember/power-state-condition.sh";
 
 /// `shutdown`'s arguments for the config, or errors keyed under `power_state`.
 pub fn command(ps: &Value, diags: &mut Vec<Diag>) -> Option<Vec<String>> {
-    let bad =
-        |key: &str, msg: &str| Diag::error("wrong-type", msg).key(format!("power_state.{key}"));
+    let bad = |key: &str, msg: &str| {
+        Diag::error(Reason::WrongType, msg).key(format!("power_state.{key}"))
+    };
     let before = diags.len();
     let flag = match ps.get("mode").and_then(Value::as_str) {
         Some("poweroff") => "-P",
@@ -85,7 +87,7 @@ impl RunnerModule for PowerState {
             return;
         };
         if !ps.is_object() {
-            diags.push(Diag::error("wrong-type", "expected a mapping").key("power_state"));
+            diags.push(Diag::error(Reason::WrongType, "expected a mapping").key("power_state"));
             return;
         }
         let Some(argv) = command(ps, diags) else {
@@ -110,7 +112,7 @@ fn condition(ctx: &ModCtx, cond: Option<&Value>, diags: &mut Vec<Diag>) -> bool 
         Some(c @ Value::Array(_)) => Value::Array(vec![c.clone()]),
         Some(_) => {
             let msg = "expected true, false or a command";
-            diags.push(Diag::error("wrong-type", msg).key("power_state.condition"));
+            diags.push(Diag::error(Reason::WrongType, msg).key("power_state.condition"));
             return false;
         }
     };

@@ -7,6 +7,7 @@
 use super::{once, runcmd, Guard, ModCtx, RunnerModule};
 use crate::error::Diag;
 use crate::handoff::ScriptRef;
+use crate::reason::Reason;
 use crate::state::Frequency;
 use serde_json::Value;
 
@@ -15,7 +16,7 @@ pub fn run_script(ctx: &ModCtx, path: &str, env: &[(&str, &str)], diags: &mut Ve
     let outcome = ctx.exec.run(&[path], env);
     if !outcome.ok() {
         let msg = format!("script {path} {}", outcome.describe());
-        diags.push(Diag::error("script-failed", msg));
+        diags.push(Diag::error(Reason::ScriptFailed, msg));
     }
 }
 
@@ -80,7 +81,7 @@ impl RunnerModule for Vendor {
         }
         if cfg.pointer("/vendor_data/prefix").is_some() {
             let msg = "vendor_data.prefix not supported yet: scripts run without it";
-            diags.push(Diag::warning("key-unsupported", msg).key("vendor_data.prefix"));
+            diags.push(Diag::warning(Reason::UnsupportedKey, msg).key("vendor_data.prefix"));
         }
         run_refs(ctx, "scripts_vendor", &ctx.handoff.vendor_scripts, diags);
     }

@@ -3,6 +3,7 @@
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#runcmd>
 
 use crate::error::Diag;
+use crate::reason::Reason;
 use serde_json::Value;
 
 /// The script for the list under `key`; a bad item is an error naming `key.N` (never its
@@ -13,7 +14,7 @@ pub fn script(key: &str, value: &Value, diags: &mut Vec<Diag>) -> Option<String>
         // cloud-init accepts a single string too (one line of shell).
         Value::String(_) => vec![value],
         _ => {
-            diags.push(Diag::error("wrong-type", "expected a list of commands").key(key));
+            diags.push(Diag::error(Reason::WrongType, "expected a list of commands").key(key));
             return None;
         }
     };
@@ -22,7 +23,7 @@ pub fn script(key: &str, value: &Value, diags: &mut Vec<Diag>) -> Option<String>
         match line(item) {
             // No shell can run a NUL: dash drops it, so the command would not be the one asked.
             Some(l) if l.contains('\0') => diags.push(
-                Diag::error("config-value", "holds a NUL byte; item skipped")
+                Diag::error(Reason::BadValue, "holds a NUL byte; item skipped")
                     .key(format!("{key}.{i}")),
             ),
             Some(l) => {
@@ -31,7 +32,7 @@ pub fn script(key: &str, value: &Value, diags: &mut Vec<Diag>) -> Option<String>
             }
             None => diags.push(
                 Diag::error(
-                    "wrong-type",
+                    Reason::WrongType,
                     "expected a string or a list of strings; item skipped",
                 )
                 .key(format!("{key}.{i}")),

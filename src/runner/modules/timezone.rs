@@ -5,6 +5,7 @@
 
 use super::{ModCtx, RunnerModule};
 use crate::error::Diag;
+use crate::reason::Reason;
 use crate::root::FileSpec;
 use serde_json::Value;
 
@@ -41,13 +42,13 @@ impl RunnerModule for Timezone {
         };
         let Some(tz) = tz.as_str().filter(|t| valid(t)) else {
             let msg = "expected a zone name such as Europe/Berlin";
-            diags.push(Diag::error("wrong-type", msg).key("timezone"));
+            diags.push(Diag::error(Reason::WrongType, msg).key("timezone"));
             return;
         };
         let zone = format!("{ZONEINFO}/{tz}");
         if !ctx.root.exists(&zone) {
             let msg = format!("zone not found in the target's {ZONEINFO}");
-            diags.push(Diag::error("timezone-unknown", msg).key("timezone"));
+            diags.push(Diag::error(Reason::TimezoneUnknown, msg).key("timezone"));
             return;
         }
         if let Err(e) = ctx.root.symlink(&zone, "/etc/localtime") {

@@ -5,6 +5,7 @@ use super::{ModCtx, RunnerModule};
 use crate::error::Diag;
 use crate::modules::accounts::Accounts;
 use crate::modules::write_files::apply::{apply, DecodedFile, DEFERRED_PATH};
+use crate::reason::Reason;
 use serde_json::Value;
 
 pub struct WriteFilesDeferred;
@@ -32,7 +33,7 @@ impl RunnerModule for WriteFilesDeferred {
             Ok(files) => files,
             Err(e) => {
                 let msg = format!("deferred list is not valid ({:?} error)", e.classify());
-                return diags.push(Diag::error("deferred-invalid", msg).file(DEFERRED_PATH));
+                return diags.push(Diag::error(Reason::DeferredInvalid, msg).file(DEFERRED_PATH));
             }
         };
         let accounts = Accounts::load(ctx.root);

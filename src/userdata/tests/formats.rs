@@ -161,7 +161,7 @@ fn invalid_utf8_names_part_and_offset() {
         &Limits::default(),
         &FakeUrls::default(),
     );
-    assert_eq!(codes(&p), ["invalid-utf8"]);
+    assert_eq!(codes(&p), ["not-utf8"]);
     assert!(p.diags[0].message.contains("byte 21"), "{}", p.diags[0]);
     assert_eq!(p.diags[0].file.as_deref(), Some("user-data"));
     // Scripts may be any bytes.

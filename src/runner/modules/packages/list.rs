@@ -3,6 +3,7 @@
 
 use super::Manager;
 use crate::error::Diag;
+use crate::reason::Reason;
 use crate::runner::modules::distro::{flag, plain_word};
 use serde_json::Value;
 
@@ -14,7 +15,7 @@ pub fn package_list(
     diags: &mut Vec<Diag>,
 ) -> Vec<(String, Option<String>)> {
     let Some(items) = v.as_array() else {
-        diags.push(Diag::error("wrong-type", "expected a list of packages").key("packages"));
+        diags.push(Diag::error(Reason::WrongType, "expected a list of packages").key("packages"));
         return Vec::new();
     };
     let mut out = Vec::new();
@@ -27,7 +28,7 @@ pub fn package_list(
                     if k == "apt" && manager == Some(Manager::Apt) {
                         let Some(list) = list.as_array() else {
                             let msg = "expected a list of packages";
-                            diags.push(Diag::error("wrong-type", msg).key(sub));
+                            diags.push(Diag::error(Reason::WrongType, msg).key(sub));
                             continue;
                         };
                         for (j, p) in list.iter().enumerate() {
@@ -35,7 +36,7 @@ pub fn package_list(
                         }
                     } else {
                         let msg = "packages for this package manager are not supported here";
-                        diags.push(Diag::warning("package-manager-unsupported", msg).key(sub));
+                        diags.push(Diag::warning(Reason::PackageManagerUnsupported, msg).key(sub));
                     }
                 }
             }
@@ -66,7 +67,7 @@ fn one(v: &Value, key: &str, diags: &mut Vec<Diag>) -> Option<(String, Option<St
         .is_some_and(|(n, v)| plain_word(n) && v.as_deref().is_none_or(plain_word));
     if !ok {
         let msg = "expected a package name or [name, version]; item skipped";
-        diags.push(Diag::error("wrong-type", msg).key(key));
+        diags.push(Diag::error(Reason::WrongType, msg).key(key));
         return None;
     }
     got
@@ -78,7 +79,7 @@ pub fn either(cfg: &Value, new: &str, old: &str, diags: &mut Vec<Diag>) -> bool 
     let b = flag(cfg.get(old), old, diags);
     if b.is_some() {
         let msg = format!("deprecated: use {new}");
-        diags.push(Diag::deprecated("deprecated-key", msg).key(old));
+        diags.push(Diag::deprecated(Reason::Deprecated, msg).key(old));
     }
     a || b.unwrap_or(false)
 }
