@@ -1,0 +1,104 @@
+//! The connection: TCP (resolving a name when the URL has one), TLS over rustls with the ring
+//! provider, and the one deadline that bounds connect, TLS, request and every read. Kept
+//! apart so the only code touching sockets and certificates is here, and a slow-drip server
+//! meets the deadline in one place (`Timed`).
+
+use super::url::{Host, Url};
+use super::{failed, Error};
+use rustls::pki_types::{CertificateDer, ServerName};
+use std::io::{self, Read, Write};
+use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The time left before `deadline`, or a timeout.
+fn left(deadline: Instant) -> io::Result<Duration> {
+    let left = deadline.saturating_duration_since(Instant::now());
+    if left.is_zero() {
+        return Err(io::ErrorKind::TimedOut.into());
+    }
+    Ok(left)
+}
+
+/// A socket whose every read and write is bounded by what is left before the deadline, so a
+/// server that drips bytes cannot hold a request past it.
+struct Timed {
+    tcp: TcpStream,
+    deadline: Instant,
+}
+
+impl Read for Timed {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.tcp.set_read_timeout(Some(left(self.deadline)?))?;
+        self.tcp.read(buf)
+    }
+}
+
+impl Write for Timed {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.tcp.set_write_timeout(Some(left(self.deadline)?))?;
+        self.tcp.write(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.tcp.flush()
+    }
+}
+
+pub(super) trait Stream: Read + Write {}
+impl<T: Read + Write> Stream for T {}
+
+pub(super) fn connect(
+    url: &Url,
+    deadline: Instant,
+    tls: &dyn Fn() -> Result<Arc<rustls::ClientConfig>, String>,
+) -> Result<Box<dyn Stream>, Error> {
+    let addrs: Vec<SocketAddr> = match &url.host {
+        Host::Ip(ip) => vec![SocketAddr::new(*ip, url.port)],
+        Host::Name(name) => (name.as_str(), url.port)
+            .to_socket_addrs()
+            .map_err(|e| Error::Transient(format!("resolving the host: {e}")))?
+            .collect(),
+    };
+    let mut last = Error::Transient("the host has no address".into());
+    let mut tcp = None;
+    for addr in addrs {
+        match TcpStream::connect_timeout(&addr, left(deadline)?) {
+            Ok(s) => {
+                tcp = Some(s);
+                break;
+            }
+            Err(e) => last = Error::from(e),
+        }
+    }
+    let tcp = Timed {
+        tcp: tcp.ok_or(last)?,
+        deadline,
+    };
+    if !url.tls {
+        return Ok(Box::new(tcp));
+    }
+    let name = match &url.host {
+        Host::Ip(ip) => ServerName::from(*ip),
+        Host::Name(n) => {
+            ServerName::try_from(n.clone()).map_err(|e| failed(format!("tls: {e}")))?
+        }
+    };
+    let conn = rustls::ClientConnection::new(tls().map_err(failed)?, name)
+        .map_err(|e| failed(format!("tls: {e}")))?;
+    Ok(Box::new(rustls::StreamOwned::new(conn, tcp)))
+}
+
+/// A client configuration trusting `roots`, with the ring provider (no process default).
+pub(in crate::fetch) fn tls_config(
+    roots: Vec<CertificateDer<'static>>,
+) -> Result<Arc<rustls::ClientConfig>, String> {
+    let mut store = rustls::RootCertStore::empty();
+    store.add_parsable_certificates(roots);
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| format!("tls: {e}"))?
+        .with_root_certificates(store)
+        .with_no_client_auth();
+    Ok(Arc::new(config))
+}
