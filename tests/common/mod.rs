@@ -1,7 +1,8 @@
 //! A machine stand-in for integration tests: a host tree (proc, sys, dev), an empty target
 //! root and a run directory in a fresh temp dir, plus helpers to run the real binaries.
-#![allow(dead_code)] // each test file uses its own subset
+#![allow(dead_code)] // each test binary uses its own subset
 
+pub mod emulator;
 pub mod faults;
 pub mod loopdev;
 pub mod netns;
