@@ -83,17 +83,17 @@ fn container_kernel_cmdline_from_environment_and_pid1() {
     let m = machine_with_seed("container-env");
     m.write(&m.host, "run/systemd/container", b"docker\n");
     let before = Machine::tree(&m.target);
-    let out = Command::new(env!("CARGO_BIN_EXE_ember-initrd"))
-        .args([
-            "--host",
-            m.host.to_str().unwrap(),
-            "--target",
-            m.target.to_str().unwrap(),
-        ])
-        .args(["--run", m.run.to_str().unwrap(), "all"])
-        .env("KERNEL_CMDLINE", "cloud-init=disabled")
-        .output()
-        .unwrap();
+    let out = common::run(
+        Command::new(common::EMBER_INITRD)
+            .args([
+                "--host",
+                m.host.to_str().unwrap(),
+                "--target",
+                m.target.to_str().unwrap(),
+            ])
+            .args(["--run", m.run.to_str().unwrap(), "all"])
+            .env("KERNEL_CMDLINE", "cloud-init=disabled"),
+    );
     assert_disabled(&m, &before, &out, "KERNEL_CMDLINE: cloud-init=disabled");
 
     let m = machine_with_seed("container-pid1");

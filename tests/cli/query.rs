@@ -1,6 +1,7 @@
 //! The built `ember` binary's `query` command against a temp run directory: dotted keys,
 //! aliases, `--list-keys`, `--all`, missing keys, and which instance-data file it reads.
 
+use crate::common;
 use serde_json::json;
 use std::path::PathBuf;
 use std::process::Command;
@@ -37,13 +38,13 @@ fn data(marker: &str) -> serde_json::Value {
 }
 
 fn query(run: &RunDir, args: &[&str]) -> (String, String, i32) {
-    let out = Command::new(env!("CARGO_BIN_EXE_ember"))
-        .arg("--run")
-        .arg(&run.0)
-        .arg("query")
-        .args(args)
-        .output()
-        .unwrap();
+    let out = common::run(
+        Command::new(common::EMBER)
+            .arg("--run")
+            .arg(&run.0)
+            .arg("query")
+            .args(args),
+    );
     let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
     (
         text(out.stdout),

@@ -152,11 +152,11 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn initrd() -> &'static str {
-    env!("CARGO_BIN_EXE_ember-initrd")
+    common::EMBER_INITRD
 }
 
 fn run(cmd: &mut Command) -> (i32, String, String) {
-    let out = cmd.output().unwrap();
+    let out = common::run(cmd);
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -173,7 +173,7 @@ fn runner_hands_over_and_prints_key_line_message() {
         "#cloud-config\nwrite_files:\n  - path: /a\n    permissions: 0644\n",
     )
     .unwrap();
-    let (code, _, err) = run(Command::new(env!("CARGO_BIN_EXE_ember"))
+    let (code, _, err) = run(Command::new(common::EMBER)
         .env("EMBER_INITRD", initrd())
         .args(["schema", "--config-file"])
         .arg(&bad));
@@ -190,7 +190,7 @@ fn runner_hands_over_and_prints_key_line_message() {
     let good = dir.join("good.yaml");
     std::fs::write(&good, "#cloud-config\nruncmd: [ls]\n").unwrap();
     for args in [&["schema", "-c"][..], &["devel", "schema", "-c"][..]] {
-        let (code, out, err) = run(Command::new(env!("CARGO_BIN_EXE_ember"))
+        let (code, out, err) = run(Command::new(common::EMBER)
             .env("EMBER_INITRD", initrd())
             .args(args)
             .arg(&good));
@@ -205,7 +205,7 @@ fn runner_hands_over_and_prints_key_line_message() {
 
     // Called as cloud-init, the runner answers the same.
     let alias = dir.join("cloud-init");
-    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_ember"), &alias).unwrap();
+    std::os::unix::fs::symlink(common::EMBER, &alias).unwrap();
     let (code, out, _) = run(Command::new(&alias)
         .env("EMBER_INITRD", initrd())
         .args(["schema", "--config-file"])

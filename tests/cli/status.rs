@@ -1,6 +1,7 @@
 //! The built `ember` binary's `status` command against a temp run directory: the words,
 //! the exit codes, `--wait` on dead and live stages, and the `cloud-init` name.
 
+use crate::common;
 use ember::error::Diag;
 use ember::status::{StageState, StageStatus, Status, STAGES};
 use std::path::{Path, PathBuf};
@@ -57,18 +58,13 @@ fn upto(n: usize, last: Option<(StageState, u32)>) -> Status {
 }
 
 fn ember(bin: &Path, run: &RunDir, args: &[&str]) -> Output {
-    Command::new(bin)
-        .args(args)
-        .arg("--run")
-        .arg(&run.0)
-        .output()
-        .unwrap()
+    common::run(Command::new(bin).args(args).arg("--run").arg(&run.0))
 }
 
 fn status(run: &RunDir, args: &[&str]) -> (String, String, i32) {
     let mut all = vec!["status"];
     all.extend_from_slice(args);
-    let out = ember(Path::new(env!("CARGO_BIN_EXE_ember")), run, &all);
+    let out = ember(Path::new(common::EMBER), run, &all);
     let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
     (
         text(out.stdout),
@@ -239,18 +235,13 @@ fn answers_as_cloud_init() {
     let link = run.0.join("cloud-init-bin");
     std::fs::create_dir_all(&link).unwrap();
     let link = link.join("cloud-init");
-    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_ember"), &link).unwrap();
+    std::os::unix::fs::symlink(common::EMBER, &link).unwrap();
     let out = ember(&link, &run, &["status"]);
     assert_eq!(String::from_utf8_lossy(&out.stdout), "status: done\n");
     assert_eq!(out.status.code(), Some(0));
 
     // Global flags also before the command; an unknown command is a usage error (2).
-    let out = Command::new(&link)
-        .arg("--run")
-        .arg(&run.0)
-        .arg("bogus")
-        .output()
-        .unwrap();
+    let out = common::run(Command::new(&link).arg("--run").arg(&run.0).arg("bogus"));
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -258,7 +249,7 @@ fn answers_as_cloud_init() {
             && err.contains("cloud-init: error: unknown command 'bogus'"),
         "{err}"
     );
-    let out = Command::new(&link).arg("--version").output().unwrap();
+    let out = common::run(Command::new(&link).arg("--version"));
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("cloud-init "));
 }
 

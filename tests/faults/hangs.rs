@@ -30,7 +30,9 @@ fn run_bounded(cmd: &mut Command, bound: Duration) -> (Output, bool) {
         }
         std::thread::sleep(Duration::from_millis(20));
     };
-    (child.wait_with_output().unwrap(), ended)
+    let out = child.wait_with_output().unwrap();
+    common::assert_no_panic(&out);
+    (out, ended)
 }
 
 fn mkfifo(path: &Path) {
@@ -93,7 +95,7 @@ fn a_seed_file_that_is_a_fifo_fails_at_once() {
 }
 
 fn ember(m: &Machine, args: &[&str]) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ember"));
+    let mut cmd = Command::new(common::EMBER);
     cmd.arg("--target")
         .arg(&m.target)
         .arg("--run")

@@ -74,18 +74,16 @@ fn hostile_key_paths_reach_the_console_printable_and_bounded() {
 /// The runner's config stage on machine `m`, for this boot.
 fn runner_config(m: &Machine) -> std::process::Output {
     m.write(&m.host, "proc/sys/kernel/random/boot_id", b"boot-1\n");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ember"))
-        .arg("--target")
-        .arg(&m.target)
-        .arg("--run")
-        .arg(&m.run)
-        .arg("--host")
-        .arg(&m.host)
-        .args(["modules", "--mode", "config"])
-        .output()
-        .unwrap();
-    assert_no_panic(&out);
-    out
+    common::run(
+        std::process::Command::new(common::EMBER)
+            .arg("--target")
+            .arg(&m.target)
+            .arg("--run")
+            .arg(&m.run)
+            .arg("--host")
+            .arg(&m.host)
+            .args(["modules", "--mode", "config"]),
+    )
 }
 
 /// The config stage's diagnostics with `code`, as `(key or file, message)`.

@@ -293,7 +293,7 @@ fn install_into_root_puts_every_file_where_its_generator_reads_it() {
     let root = sb.path("target-root");
     std::fs::create_dir_all(&root).unwrap();
     let root_s = text(&root);
-    let binary = env!("CARGO_BIN_EXE_ember-initrd");
+    let binary = common::EMBER_INITRD; // copied, not run
     let out = sb.run(&[&tool, &root_s, binary], &[]);
     assert!(out.status.success(), "{}", common::stderr(&out));
 

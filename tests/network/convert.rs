@@ -4,11 +4,11 @@ use crate::common;
 use std::process::Command;
 
 fn convert(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_ember-initrd"))
-        .arg("net-convert")
-        .args(args)
-        .output()
-        .unwrap()
+    common::run(
+        Command::new(common::EMBER_INITRD)
+            .arg("net-convert")
+            .args(args),
+    )
 }
 
 #[test]
@@ -82,11 +82,11 @@ fn the_runner_hands_net_convert_to_ember_initrd() {
     let input = dir.join("net.yaml");
     std::fs::write(&input, "version: 2\nethernets:\n  eth0:\n    dhcp4: true\n").unwrap();
     let runner = |args: &[&str], initrd: &str| {
-        Command::new(env!("CARGO_BIN_EXE_ember"))
-            .args(args)
-            .env("EMBER_INITRD", initrd)
-            .output()
-            .unwrap()
+        common::run(
+            Command::new(common::EMBER)
+                .args(args)
+                .env("EMBER_INITRD", initrd),
+        )
     };
     let out_dir = dir.join("out");
     let (d, i) = (out_dir.to_str().unwrap(), input.to_str().unwrap());
@@ -103,7 +103,7 @@ fn the_runner_hands_net_convert_to_ember_initrd() {
         "-p",
         i,
     ];
-    let out = runner(&args, env!("CARGO_BIN_EXE_ember-initrd"));
+    let out = runner(&args, common::EMBER_INITRD);
     assert_eq!(out.status.code(), Some(0), "{}", common::stderr(&out));
     let file = out_dir.join("etc/systemd/network/10-cloud-init-eth0.network");
     assert!(std::fs::read_to_string(file).unwrap().contains("DHCP=ipv4"));

@@ -26,10 +26,7 @@ fn ready() -> bool {
     }
     // A usage error only the `dhcp` command gives (without it, the stage parser answers);
     // nothing is sent.
-    let out = Command::new(env!("CARGO_BIN_EXE_ember-initrd"))
-        .args(["dhcp", "--per-nic", "never"])
-        .output()
-        .unwrap();
+    let out = common::run(Command::new(common::EMBER_INITRD).args(["dhcp", "--per-nic", "never"]));
     let stderr = String::from_utf8_lossy(&out.stderr);
     if !stderr.contains("--per-nic wants seconds") {
         assert!(
@@ -50,7 +47,7 @@ impl Link {
                 "netns",
                 "exec",
                 &self.client_ns,
-                env!("CARGO_BIN_EXE_ember-initrd"),
+                common::EMBER_INITRD,
                 "dhcp",
             ])
             .args(args)
@@ -181,6 +178,7 @@ fn report(child: &mut Child) -> Value {
 
 fn finish(child: Child) -> (i32, String) {
     let out = child.wait_with_output().unwrap();
+    common::assert_no_panic(&out);
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stderr).into_owned(),

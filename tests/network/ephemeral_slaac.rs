@@ -51,11 +51,11 @@ impl Link {
     }
 
     fn in_client(&self, args: &[&str]) -> Output {
-        Command::new("ip")
-            .args(["netns", "exec", &self.client_ns])
-            .args(args)
-            .output()
-            .unwrap()
+        common::run(
+            Command::new("ip")
+                .args(["netns", "exec", &self.client_ns])
+                .args(args),
+        )
     }
 
     /// The client link's IPv6 addresses other than link-local, and its IPv6 routes.
@@ -173,25 +173,18 @@ fn aws_machine() -> Machine {
 }
 
 fn initrd_in(link: &Link, m: &Machine, stage: &str) -> Output {
-    let out = Command::new("ip")
-        .args([
-            "netns",
-            "exec",
-            &link.client_ns,
-            env!("CARGO_BIN_EXE_ember-initrd"),
-        ])
-        .arg("--host")
-        .arg(&m.host)
-        .arg("--target")
-        .arg(&m.target)
-        .arg("--run")
-        .arg(&m.run)
-        .arg(stage)
-        .env_remove("KERNEL_CMDLINE")
-        .output()
-        .unwrap();
-    common::assert_no_panic(&out);
-    out
+    common::run(
+        Command::new("ip")
+            .args(["netns", "exec", &link.client_ns, common::EMBER_INITRD])
+            .arg("--host")
+            .arg(&m.host)
+            .arg("--target")
+            .arg(&m.target)
+            .arg("--run")
+            .arg(&m.run)
+            .arg(stage)
+            .env_remove("KERNEL_CMDLINE"),
+    )
 }
 
 #[test]
@@ -252,7 +245,7 @@ fn no_router_and_no_dhcp_ends_cleanly_at_the_deadline() {
     let link = Link::new("6");
     link.set_sysctl("accept_ra", "0");
     let out = link.in_client(&[
-        env!("CARGO_BIN_EXE_ember-initrd"),
+        common::EMBER_INITRD,
         "dhcp",
         &link.client,
         "--slaac",

@@ -22,7 +22,7 @@ fn traced(m: &Machine, name: &str) -> String {
     .arg(&trace)
     .arg(inner.get_program())
     .args(inner.get_args());
-    let out = cmd.output().unwrap();
+    let out = common::run(&mut cmd);
     assert!(out.status.code().is_some(), "{out:?}");
     std::fs::read_to_string(&trace).unwrap()
 }

@@ -34,20 +34,18 @@ runcmd:
 
 fn runner(m: &Machine, args: &[&str]) -> std::process::Output {
     m.write(&m.host, "proc/sys/kernel/random/boot_id", b"boot-1\n");
-    let out = Command::new(env!("CARGO_BIN_EXE_ember"))
-        .args([
-            "--target",
-            m.target.to_str().unwrap(),
-            "--run",
-            m.run.to_str().unwrap(),
-            "--host",
-            m.host.to_str().unwrap(),
-        ])
-        .args(args)
-        .output()
-        .unwrap();
-    common::assert_no_panic(&out);
-    out
+    common::run(
+        Command::new(common::EMBER)
+            .args([
+                "--target",
+                m.target.to_str().unwrap(),
+                "--run",
+                m.run.to_str().unwrap(),
+                "--host",
+                m.host.to_str().unwrap(),
+            ])
+            .args(args),
+    )
 }
 
 #[test]

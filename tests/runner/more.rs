@@ -3,157 +3,25 @@
 //! `update-ca-certificates` (small sh scripts in the target) record how they were called.
 
 use crate::common;
-
+use common::chroot::{cannot_chroot, Machine};
+use common::text;
 use serde_json::{json, Value};
-use std::os::unix::fs::{symlink, PermissionsExt};
-use std::path::{Path, PathBuf};
+use std::os::unix::fs::symlink;
 use std::process::{Command, Output};
-use std::sync::atomic::{AtomicU32, Ordering};
 
-static COUNTER: AtomicU32 = AtomicU32::new(0);
-const BUSYBOX: &str = "/bin/busybox";
 const APPLETS: &[&str] = &[
     "sh", "echo", "cat", "printf", "tr", "id", "date", "mkdir", "mv", "true", "false", "test", "[",
     "env", "rm", "sleep",
 ];
 
-/// chroot needs root, and the target a static busybox; under CI a missing one fails.
-fn cannot_chroot() -> bool {
-    use std::io::Write;
-    let why = if !rustix::process::geteuid().is_root() {
-        "these tests chroot into a target: run them as root"
-    } else if !Path::new(BUSYBOX).exists() {
-        "no /bin/busybox: apt-get install busybox-static"
-    } else {
-        return false;
-    };
-    assert!(std::env::var_os("CI").is_none(), "under CI: {why}");
-    let _ = writeln!(std::io::stderr(), "SKIP: {why}");
-    true
-}
-
-struct Machine {
-    dir: PathBuf,
-    target: PathBuf,
-    run: PathBuf,
-}
-
-impl Drop for Machine {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
+/// The runner's machine with /sbin and /run too, and `os_release` as the target's.
+fn machine(name: &str, os_release: &str) -> Machine {
+    let m = Machine::new(name, APPLETS);
+    for d in ["sbin", "run"] {
+        std::fs::create_dir_all(m.target.join(d)).unwrap();
     }
-}
-
-impl Machine {
-    fn new(name: &str, os_release: &str) -> Machine {
-        let n = COUNTER.fetch_add(1, Ordering::SeqCst);
-        let dir = std::env::temp_dir().join(format!("ember-rm-{name}-{}-{n}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let m = Machine {
-            target: dir.join("target"),
-            run: dir.join("run"),
-            dir,
-        };
-        for d in ["bin", "usr/bin", "usr/sbin", "sbin", "tmp", "etc", "run"] {
-            std::fs::create_dir_all(m.target.join(d)).unwrap();
-        }
-        std::fs::copy(BUSYBOX, m.target.join("bin/busybox")).unwrap();
-        for a in APPLETS {
-            symlink("busybox", m.target.join("bin").join(a)).unwrap();
-        }
-        m.write("/etc/os-release", os_release, 0o644);
-        m
-    }
-
-    fn write(&self, rel: &str, data: &str, mode: u32) {
-        let p = self.target.join(rel.trim_start_matches('/'));
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(&p, data).unwrap();
-        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(mode)).unwrap();
-    }
-
-    /// A program at `rel` that appends its name and arguments to /tools.log, then runs `tail`.
-    fn fake(&self, rel: &str, tail: &str) {
-        let name = rel.rsplit('/').next().unwrap();
-        let body = format!("#!/bin/sh\necho \"{name} $*\" >> /tools.log\n{tail}\n");
-        self.write(rel, &body, 0o755);
-    }
-
-    fn read(&self, rel: &str) -> String {
-        std::fs::read_to_string(self.target.join(rel.trim_start_matches('/'))).unwrap_or_default()
-    }
-
-    fn lines(&self, rel: &str) -> Vec<String> {
-        self.read(rel).lines().map(str::to_string).collect()
-    }
-
-    fn exists(&self, rel: &str) -> bool {
-        self.target.join(rel.trim_start_matches('/')).exists()
-    }
-
-    /// The handoff of instance i-1 listing `modules`, as ember-initrd leaves it at boot.
-    fn boot(&self, modules: Value) {
-        let _ = std::fs::remove_dir_all(&self.run);
-        std::fs::create_dir_all(self.run.join("ember")).unwrap();
-        let done =
-            json!({"state": "done", "start": 1.0, "finished": 1.5, "start_wall": 1.0, "pid": 1});
-        let status = json!({
-            "version": 1, "datasource": "nocloud",
-            "datasource_detail": "DataSourceNoCloud [seed=/dev/sr0]",
-            "stages": {"detect": done, "fetch": done, "local": done},
-        });
-        let handoff = json!({
-            "version": 1, "instance_id": "i-1", "instance_dir": "i-1", "datasource": "nocloud",
-            "first_boot": true, "modules": modules,
-        });
-        let ember = self.run.join("ember");
-        std::fs::write(ember.join("status.json"), status.to_string()).unwrap();
-        std::fs::write(ember.join("handoff.json"), handoff.to_string()).unwrap();
-    }
-
-    fn ember(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_ember"))
-            .arg("--target")
-            .arg(&self.target)
-            .arg("--run")
-            .arg(&self.run)
-            .arg("--host")
-            .arg(common::boot_host(&self.dir, "boot-1"))
-            .args(args)
-            .output()
-            .unwrap()
-    }
-
-    /// `(severity, code, key)` of every diagnostic `stage` recorded.
-    fn diags(&self, stage: &str) -> Vec<(String, String, String)> {
-        let data = std::fs::read(self.run.join("ember/status.json")).unwrap();
-        let st: Value = serde_json::from_slice(&data).unwrap();
-        let mut out = Vec::new();
-        for (list, sev) in [("errors", "error"), ("recoverable_errors", "")] {
-            for d in st["stages"][stage][list].as_array().unwrap() {
-                let sev = if sev.is_empty() {
-                    d["severity"].as_str().unwrap_or("warning")
-                } else {
-                    sev
-                };
-                out.push((
-                    sev.to_string(),
-                    d["code"].as_str().unwrap().to_string(),
-                    d["key"].as_str().unwrap_or("").to_string(),
-                ));
-            }
-        }
-        out
-    }
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "status {:?}\nstdout:\n{}\nstderr:\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
+    m.write("/etc/os-release", os_release, 0o644);
+    m
 }
 
 fn module(name: &str, stage: &str, config: Value) -> Value {
@@ -172,7 +40,7 @@ fn packages_through_apt_with_reboot() {
     if cannot_chroot() {
         return;
     }
-    let m = Machine::new("apt", "ID=debian\n");
+    let m = machine("apt", "ID=debian\n");
     m.fake(
         "/usr/bin/apt-get",
         "echo \"frontend=$DEBIAN_FRONTEND\" >> /tools.log",
@@ -184,12 +52,12 @@ fn packages_through_apt_with_reboot() {
     );
     let cfg = json!({"packages": ["vim", ["curl", "7.88.1-10"]], "package_upgrade": true,
                      "package_reboot_if_required": true});
-    m.boot(json!([module(
+    m.boot_modules(json!([module(
         "package_update_upgrade_install",
         "final",
         cfg
     )]));
-    let out = m.ember(&["modules", "--mode", "final"]);
+    let out = m.ember("boot-1", &["modules", "--mode", "final"]);
     assert!(out.status.success(), "{}", text(&out));
     let fe = "frontend=noninteractive";
     assert_eq!(
@@ -210,7 +78,7 @@ fn packages_through_apt_with_reboot() {
     );
     assert_eq!(m.diags("final"), []);
     // At most once per instance: a second final stage installs nothing.
-    let out = m.ember(&["modules", "--mode", "final"]);
+    let out = m.ember("boot-1", &["modules", "--mode", "final"]);
     assert!(out.status.success(), "{}", text(&out));
     assert_eq!(m.lines("/tools.log").len(), 6);
 }
@@ -234,14 +102,14 @@ fn packages_through_dnf_and_apk() {
         ),
     ];
     for (os, tool, want) in cases {
-        let m = Machine::new("pm", os);
+        let m = machine("pm", os);
         m.fake(tool, "");
-        m.boot(json!([module(
+        m.boot_modules(json!([module(
             "package_update_upgrade_install",
             "final",
             cfg.clone()
         )]));
-        let out = m.ember(&["modules", "--mode", "final"]);
+        let out = m.ember("boot-1", &["modules", "--mode", "final"]);
         assert!(out.status.success(), "{}", text(&out));
         assert_eq!(m.lines("/tools.log"), want, "{tool}");
         // apt_update is cloud-init's old name for package_update.
@@ -257,14 +125,14 @@ fn failed_install_is_an_error_naming_packages() {
     if cannot_chroot() {
         return;
     }
-    let m = Machine::new("aptfail", "ID=ubuntu\nID_LIKE=debian\n");
+    let m = machine("aptfail", "ID=ubuntu\nID_LIKE=debian\n");
     m.fake("/usr/bin/apt-get", "[ \"$5\" != install ] || exit 100");
-    m.boot(json!([module(
+    m.boot_modules(json!([module(
         "package_update_upgrade_install",
         "final",
         json!({"packages": ["nonesuch", 7]})
     )]));
-    let out = m.ember(&["modules", "--mode", "final"]);
+    let out = m.ember("boot-1", &["modules", "--mode", "final"]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     assert_eq!(
         m.diags("final"),
@@ -278,13 +146,13 @@ fn failed_install_is_an_error_naming_packages() {
         [format!("{APT} update"), format!("{APT} install nonesuch")]
     );
     // No package manager at all: an error too, and nothing run.
-    let m = Machine::new("nopm", "ID=debian\n");
-    m.boot(json!([module(
+    let m = machine("nopm", "ID=debian\n");
+    m.boot_modules(json!([module(
         "package_update_upgrade_install",
         "final",
         json!({"packages": ["vim"]})
     )]));
-    m.ember(&["modules", "--mode", "final"]);
+    m.ember("boot-1", &["modules", "--mode", "final"]);
     assert_eq!(
         m.diags("final"),
         [d("error", "package-manager-missing", "packages")]
@@ -298,7 +166,7 @@ fn ntp_chrony_and_timesyncd() {
     }
     let header = "# Written by ember from the cloud-config key ntp (cloud-init's cc_ntp).\n";
     // chrony on Debian: the distribution's file kept as .dist once, ember's written.
-    let m = Machine::new("chrony", "ID=debian\n");
+    let m = machine("chrony", "ID=debian\n");
     m.write("/usr/sbin/chronyd", "", 0o755);
     m.write(
         "/etc/chrony/chrony.conf",
@@ -307,8 +175,8 @@ fn ntp_chrony_and_timesyncd() {
     );
     let ntp = json!({"ntp": {"servers": ["ntp1.example.com", "bad host"], "pools": ["pool.example.com"],
                      "allow": ["10.0.0.0/8"], "peers": ["peer.example.com"]}});
-    m.boot(json!([module("ntp", "config", ntp)]));
-    let out = m.ember(&["modules", "--mode", "config"]);
+    m.boot_modules(json!([module("ntp", "config", ntp)]));
+    let out = m.ember("boot-1", &["modules", "--mode", "config"]);
     // The bad server is an error (exit 1); the rest is still written.
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     let want = format!(
@@ -329,14 +197,14 @@ fn ntp_chrony_and_timesyncd() {
     assert!(stdout.contains("ntp: service chrony not enabled or restarted (--target is not /)"));
 
     // auto with only systemd-timesyncd installed; default pools from os-release's ID.
-    let m = Machine::new("timesyncd", "ID=debian\n");
+    let m = machine("timesyncd", "ID=debian\n");
     m.write("/lib/systemd/systemd-timesyncd", "", 0o755);
-    m.boot(json!([module(
+    m.boot_modules(json!([module(
         "ntp",
         "config",
         json!({"ntp": {"enabled": true}})
     )]));
-    let out = m.ember(&["modules", "--mode", "config"]);
+    let out = m.ember("boot-1", &["modules", "--mode", "config"]);
     assert!(out.status.success(), "{}", text(&out));
     assert_eq!(
         m.read("/etc/systemd/timesyncd.conf.d/cloud-init.conf"),
@@ -346,13 +214,13 @@ fn ntp_chrony_and_timesyncd() {
     assert_eq!(m.diags("config"), []);
 
     // No client installed: chrony's file for a later install, and a warning.
-    let m = Machine::new("noclient", "ID=rocky\nID_LIKE=\"rhel centos fedora\"\n");
-    m.boot(json!([module(
+    let m = machine("noclient", "ID=rocky\nID_LIKE=\"rhel centos fedora\"\n");
+    m.boot_modules(json!([module(
         "ntp",
         "config",
         json!({"ntp": {"servers": ["10.1.1.1"]}})
     )]));
-    let out = m.ember(&["modules", "--mode", "config"]);
+    let out = m.ember("boot-1", &["modules", "--mode", "config"]);
     assert!(out.status.success(), "{}", text(&out));
     assert!(m
         .read("/etc/chrony.conf")
@@ -370,7 +238,7 @@ fn ca_certs_on_debian_and_rhel() {
     if cannot_chroot() {
         return;
     }
-    let m = Machine::new("cadeb", "ID=debian\n");
+    let m = machine("cadeb", "ID=debian\n");
     m.fake("/usr/sbin/update-ca-certificates", "");
     m.fake(
         "/usr/bin/debconf-set-selections",
@@ -387,8 +255,8 @@ fn ca_certs_on_debian_and_rhel() {
         0o644,
     );
     let cfg = json!({"ca_certs": {"remove_defaults": true, "trusted": [CERT, "second"]}});
-    m.boot(json!([module("ca_certs", "init", cfg)]));
-    let out = m.ember(&["init"]);
+    m.boot_modules(json!([module("ca_certs", "init", cfg)]));
+    let out = m.ember("boot-1", &["init"]);
     assert!(out.status.success(), "{}", text(&out));
     let dir = "/usr/local/share/ca-certificates";
     assert_eq!(m.read(&format!("{dir}/cloud-init-ca-cert-1.crt")), CERT);
@@ -412,11 +280,11 @@ fn ca_certs_on_debian_and_rhel() {
     assert_eq!(m.diags("config"), []);
 
     // RHEL, with the deprecated key: anchors, update-ca-trust, remove_defaults refused.
-    let m = Machine::new("carhel", "ID=\"rhel\"\n");
+    let m = machine("carhel", "ID=\"rhel\"\n");
     m.fake("/usr/bin/update-ca-trust", "");
     let cfg = json!({"ca-certs": {"remove-defaults": true, "trusted": CERT}});
-    m.boot(json!([module("ca_certs", "init", cfg)]));
-    let out = m.ember(&["init"]);
+    m.boot_modules(json!([module("ca_certs", "init", cfg)]));
+    let out = m.ember("boot-1", &["init"]);
     assert!(out.status.success(), "{}", text(&out));
     let anchor = "/etc/pki/ca-trust/source/anchors/cloud-init-ca-cert-1.crt";
     assert_eq!(m.read(anchor), CERT);
@@ -440,7 +308,7 @@ fn phone_home_posts_the_form_with_curl() {
     if cannot_chroot() {
         return;
     }
-    let m = Machine::new("phone", "ID=debian\n");
+    let m = machine("phone", "ID=debian\n");
     // Records each argument on a line, and the body the @file argument names.
     m.write(
         "/usr/bin/curl",
@@ -459,8 +327,8 @@ fn phone_home_posts_the_form_with_curl() {
     );
     m.write("/etc/hostname", "web1\n", 0o644);
     let cfg = json!({"phone_home": {"url": "http://10.0.0.1:8000/$INSTANCE_ID/"}, "fqdn": "web1.example.com"});
-    m.boot(json!([module("phone_home", "final", cfg)]));
-    let out = m.ember(&["modules", "--mode", "final"]);
+    m.boot_modules(json!([module("phone_home", "final", cfg)]));
+    let out = m.ember("boot-1", &["modules", "--mode", "final"]);
     assert!(out.status.success(), "{}", text(&out));
     assert_eq!(
         m.read("/curl.body"),
@@ -500,12 +368,12 @@ fn phone_home_posts_the_form_with_curl() {
     );
 
     // A server that never answers: `tries` attempts, then a warning, never an error.
-    let m = Machine::new("phonefail", "ID=debian\n");
+    let m = machine("phonefail", "ID=debian\n");
     m.fake("/usr/bin/curl", "exit 7");
     let cfg =
         json!({"phone_home": {"url": "http://10.0.0.1/", "post": ["instance_id"], "tries": 2}});
-    m.boot(json!([module("phone_home", "final", cfg)]));
-    let out = m.ember(&["modules", "--mode", "final"]);
+    m.boot_modules(json!([module("phone_home", "final", cfg)]));
+    let out = m.ember("boot-1", &["modules", "--mode", "final"]);
     assert!(out.status.success(), "{}", text(&out));
     assert_eq!(m.lines("/tools.log").len(), 2);
     assert_eq!(
@@ -529,7 +397,7 @@ fn cloud_init_per_once_instance_always() {
     if cannot_chroot() {
         return;
     }
-    let m = Machine::new("per", "ID=debian\n");
+    let m = machine("per", "ID=debian\n");
     let script =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/dist/cloud-init-per"))
             .unwrap();

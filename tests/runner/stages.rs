@@ -3,158 +3,27 @@
 //! written here, across simulated boots (the boot id under `--host`) and instances.
 
 use crate::common;
-
+use common::chroot::{cannot_chroot, Machine};
+use common::text;
 use serde_json::{json, Value};
-use std::os::unix::fs::{symlink, PermissionsExt};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::path::Path;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-static COUNTER: AtomicU32 = AtomicU32::new(0);
-const BUSYBOX: &str = "/bin/busybox";
 const APPLETS: &[&str] = &[
     "sh", "echo", "cat", "ls", "mkdir", "touch", "printf", "true", "false", "test", "[", "sleep",
     "chmod", "rm", "env",
 ];
 
-/// Prints `SKIP: why` on the real stderr; under CI a missing prerequisite fails instead.
-fn skip(why: &str) -> bool {
-    use std::io::Write;
-    assert!(std::env::var_os("CI").is_none(), "under CI: {why}");
-    let _ = writeln!(std::io::stderr(), "SKIP: {why}");
-    true
-}
-
-/// chroot needs root, and the target needs a static busybox (Debian's busybox-static).
-fn cannot_chroot() -> bool {
-    if !rustix::process::geteuid().is_root() {
-        return skip("runner stage tests chroot into a target: run them as root");
-    }
-    if !Path::new(BUSYBOX).exists() {
-        return skip("no /bin/busybox: apt-get install busybox-static");
-    }
-    false
-}
-
-struct Machine {
-    dir: PathBuf,
-    target: PathBuf,
-    run: PathBuf,
-}
-
-impl Drop for Machine {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
+/// The runner's machine with a time zone (Europe/Berlin) in the target.
+fn machine(name: &str) -> Machine {
+    let m = Machine::new(name, APPLETS);
+    m.write("/usr/share/zoneinfo/Europe/Berlin", "TZif", 0o644);
+    m
 }
 
 fn enc(id: &str) -> String {
     id.to_string() // the test ids need no encoding
-}
-
-impl Machine {
-    fn new(name: &str) -> Machine {
-        let n = COUNTER.fetch_add(1, Ordering::SeqCst);
-        let dir = std::env::temp_dir().join(format!("ember-rs-{name}-{}-{n}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let m = Machine {
-            target: dir.join("target"),
-            run: dir.join("run"),
-            dir,
-        };
-        for d in [
-            "bin",
-            "usr/bin",
-            "usr/sbin",
-            "tmp",
-            "etc",
-            "usr/share/zoneinfo/Europe",
-        ] {
-            std::fs::create_dir_all(m.target.join(d)).unwrap();
-        }
-        if Path::new(BUSYBOX).exists() {
-            std::fs::copy(BUSYBOX, m.target.join("bin/busybox")).unwrap();
-            for a in APPLETS {
-                symlink("busybox", m.target.join("bin").join(a)).unwrap();
-            }
-        }
-        m.write("/etc/os-release", "ID=debian\nVERSION_ID=\"12\"\n", 0o644);
-        m.write("/usr/share/zoneinfo/Europe/Berlin", "TZif", 0o644);
-        m
-    }
-
-    fn write(&self, rel: &str, data: &str, mode: u32) {
-        let p = self.target.join(rel.trim_start_matches('/'));
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(&p, data).unwrap();
-        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(mode)).unwrap();
-    }
-
-    fn read(&self, rel: &str) -> String {
-        std::fs::read_to_string(self.target.join(rel.trim_start_matches('/'))).unwrap_or_default()
-    }
-
-    fn mode(&self, rel: &str) -> u32 {
-        let p = self.target.join(rel.trim_start_matches('/'));
-        std::fs::metadata(p).unwrap().permissions().mode() & 0o7777
-    }
-
-    /// A new boot: /run is empty again, then ember-initrd's stages and handoff appear.
-    fn boot(&self, handoff: &Value) {
-        let _ = std::fs::remove_dir_all(&self.run);
-        std::fs::create_dir_all(self.run.join("ember")).unwrap();
-        let done =
-            json!({"state": "done", "start": 1.0, "finished": 1.5, "start_wall": 1.0, "pid": 1});
-        let status = json!({
-            "version": 1, "datasource": "nocloud",
-            "datasource_detail": "DataSourceNoCloud [seed=/dev/sr0]",
-            "stages": {"detect": done, "fetch": done, "local": done},
-        });
-        let ember = self.run.join("ember");
-        std::fs::write(ember.join("status.json"), status.to_string()).unwrap();
-        std::fs::write(ember.join("handoff.json"), handoff.to_string()).unwrap();
-    }
-
-    fn ember(&self, boot_id: &str, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_ember"))
-            .arg("--target")
-            .arg(&self.target)
-            .arg("--run")
-            .arg(&self.run)
-            .arg("--host")
-            .arg(common::boot_host(&self.dir, boot_id))
-            .args(args)
-            .output()
-            .unwrap()
-    }
-
-    /// `init`, `modules --mode config`, `modules --mode final`; returns final's output.
-    fn all(&self, boot_id: &str) -> Output {
-        for args in [&["init"][..], &["modules", "--mode", "config"]] {
-            let out = self.ember(boot_id, args);
-            assert!(out.status.success(), "{args:?}: {}", text(&out));
-        }
-        self.ember(boot_id, &["modules", "--mode=final"])
-    }
-
-    fn status(&self) -> Value {
-        let data = std::fs::read(self.run.join("ember/status.json")).unwrap();
-        serde_json::from_slice(&data).unwrap()
-    }
-
-    fn lines(&self, rel: &str) -> Vec<String> {
-        self.read(rel).lines().map(str::to_string).collect()
-    }
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "status {:?}\nstdout:\n{}\nstderr:\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
 }
 
 fn module(name: &str, stage: &str, freq: &str, config: Value) -> Value {
@@ -256,7 +125,7 @@ fn three_boots_follow_the_semaphores() {
     if cannot_chroot() {
         return;
     }
-    let m = Machine::new("boots");
+    let m = machine("boots");
     image_scripts(&m);
     let runcmd = json!([
         "echo runcmd >> /order.log",
@@ -421,7 +290,7 @@ fn failing_runcmd_fails_final_and_the_rest_still_runs() {
     if cannot_chroot() {
         return;
     }
-    let m = Machine::new("fail");
+    let m = machine("fail");
     image_scripts(&m);
     let h = handoff(&m, "i-f", json!(["echo before >> /order.log", "exit 3"]));
     m.boot(&h);
@@ -434,11 +303,12 @@ fn failing_runcmd_fails_final_and_the_rest_still_runs() {
         .target
         .join("var/lib/cloud/instances/i-f/boot-finished")
         .exists());
-    let mut waiter = Command::new(env!("CARGO_BIN_EXE_ember"))
+    let mut waiter = Command::new(common::EMBER)
         .arg("--run")
         .arg(&m.run)
         .args(["status", "--wait"])
-        .stdout(std::process::Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     std::thread::sleep(Duration::from_millis(700));
@@ -485,6 +355,7 @@ fn failing_runcmd_fails_final_and_the_rest_still_runs() {
         std::thread::sleep(Duration::from_millis(50));
     };
     assert_eq!(code, Some(1));
+    common::assert_no_panic(&waiter.wait_with_output().unwrap());
 
     // The failed script is not run again on the next boot (at most once per instance).
     m.boot(&h);
@@ -498,7 +369,7 @@ fn init_runs_boothooks_host_keys_and_restorecon() {
     if cannot_chroot() {
         return;
     }
-    let m = Machine::new("init");
+    let m = machine("init");
     let mut h = handoff(&m, "i-k", json!([]));
     let hook = "/var/lib/cloud/instances/i-k/boothooks/part-003";
     m.write(
@@ -580,7 +451,7 @@ fn config_duration_counts_the_init_work() {
     if cannot_chroot() {
         return;
     }
-    let m = Machine::new("init-time");
+    let m = machine("init-time");
     let h = handoff(&m, "i-t", json!([]));
     m.write(
         "/usr/bin/ssh-keygen",
@@ -612,7 +483,7 @@ fn config_duration_counts_the_init_work() {
 
 #[test]
 fn without_a_handoff_there_is_nothing_to_do() {
-    let m = Machine::new("none");
+    let m = machine("none");
     std::fs::create_dir_all(&m.run).unwrap();
     for args in [&["init"][..], &["modules", "--mode", "final"]] {
         let out = m.ember("x", args);
@@ -626,7 +497,7 @@ fn without_a_handoff_there_is_nothing_to_do() {
 
 #[test]
 fn a_broken_handoff_is_an_error_without_its_content() {
-    let m = Machine::new("broken");
+    let m = machine("broken");
     std::fs::create_dir_all(m.run.join("ember")).unwrap();
     std::fs::write(
         m.run.join("ember/handoff.json"),
@@ -647,7 +518,7 @@ fn single_runs_one_module_under_its_semaphore_or_always() {
     if cannot_chroot() {
         return;
     }
-    let m = Machine::new("single");
+    let m = machine("single");
     m.boot(&handoff(&m, "i-1", json!([])));
     let out = m.ember("b1", &["single", "--name", "timezone"]);
     assert!(out.status.success(), "{}", text(&out));
@@ -687,7 +558,7 @@ fn an_interrupted_runcmd_is_reported_not_repeated() {
     if cannot_chroot() {
         return;
     }
-    let m = Machine::new("interrupted");
+    let m = machine("interrupted");
     image_scripts(&m);
     let h = handoff(&m, "i-1", json!(["echo runcmd >> /order.log"]));
     let sem = format!("/var/lib/ember/instances/{}/sem", enc("i-1"));
