@@ -1,7 +1,7 @@
 //! Metadata service emulators for the integration tests: small servers on loopback (std
 //! `TcpListener`, a thread) that speak each platform's documented protocol, with scriptable
 //! faults, and log every request they receive.
-#![allow(dead_code)] // each test file uses its own subset
+#![allow(dead_code)] // each test binary, the scaling bench and examples/imds use a subset
 
 pub mod azure;
 pub mod azure_wire;

@@ -22,7 +22,6 @@ pub fn model(text: &str) -> Network {
 /// The model of `text` with each placeholder replaced in its strings by a value no parser
 /// passes, as a model read back from a file could hold it: a renderer's own checks must stand
 /// without the parser's.
-#[allow(dead_code)] // not every renderer's tests use it
 pub fn model_with(text: &str, swaps: &[(&str, &str)]) -> Network {
     let mut json = serde_json::to_string(&model(text)).unwrap();
     for (placeholder, value) in swaps {
