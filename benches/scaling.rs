@@ -2,11 +2,11 @@
 //! directory, a fresh target each run: user-data of 1 KB to 10 MB (one write_files entry that
 //! size), 100 / 1 k / 10 k write_files entries (a hundred files to a directory), 100 / 1 k /
 //! 10 k users, network configs of 1 / 8 / 64 NICs; and the same run on the EC2 emulator
-//! (tests/emulator/ec2.rs) with its request count. Prints medians (wall, CPU) and the peak RSS, and the cost per unit, which
+//! (tests/common/emulator/ec2.rs) with its request count. Prints medians (wall, CPU) and the peak RSS, and the cost per unit, which
 //! stays about flat when the cost is linear.
 
 mod common;
-#[path = "../tests/emulator/mod.rs"]
+#[path = "../tests/common/emulator/mod.rs"]
 mod emulator;
 
 use common::{median, run_initrd, write, Sample};

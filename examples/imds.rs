@@ -1,11 +1,11 @@
 //! The tests' metadata service emulators as a program, for the QEMU cases and
 //! `scripts/bench-clouds`: `imds ec2 [--log FILE]` serves the EC2 fixture on a loopback port,
 //! prints the port, and serves until killed (`imds azure-ovf` prints Azure's ovf-env.xml).
-//! The same code answers the cargo tests (tests/emulator/). With `--log FILE`, every request
+//! The same code answers the cargo tests (tests/common/emulator/). With `--log FILE`, every request
 //! the emulator receives is appended to FILE as one `METHOD PATH` line, within a few
 //! milliseconds of its arrival.
 
-#[path = "../tests/emulator/mod.rs"]
+#[path = "../tests/common/emulator/mod.rs"]
 mod emulator;
 
 use std::io::Write;

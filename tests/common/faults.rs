@@ -131,7 +131,8 @@ pub fn changed(
 
 /// Runs `cmd` to its end and returns its output with its peak resident memory in KiB, the
 /// last `VmHWM` read from /proc while it ran (polled every 2 ms). Not `wait4`'s rusage: that
-/// counts the test process's own memory, copied into the child by fork, as the child's.
+/// counts the test process's own memory, copied into the child by fork, as the child's. A
+/// panic in `cmd` fails the test.
 pub fn run_measured(cmd: &mut Command) -> (Output, u64) {
     let mut child = cmd
         .stdout(Stdio::piped())
@@ -166,6 +167,7 @@ pub fn run_measured(cmd: &mut Command) -> (Output, u64) {
         stdout: out.join().unwrap(),
         stderr: err.join().unwrap(),
     };
+    super::assert_no_panic(&output);
     (output, peak)
 }
 
@@ -187,7 +189,7 @@ pub fn files_under(dir: &Path) -> Vec<(std::path::PathBuf, u32)> {
 
 /// `ember-initrd ARGS` on machine `m`, as `Machine::initrd_args` runs it, for `run_measured`.
 pub fn initrd_command(m: &super::Machine, args: &[&str]) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ember-initrd"));
+    let mut cmd = Command::new(super::EMBER_INITRD);
     cmd.arg("--host")
         .arg(&m.host)
         .arg("--target")

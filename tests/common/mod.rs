@@ -1,7 +1,9 @@
 //! A machine stand-in for integration tests: a host tree (proc, sys, dev), an empty target
 //! root and a run directory in a fresh temp dir, plus helpers to run the real binaries.
-#![allow(dead_code)] // each test file uses its own subset
+#![allow(dead_code)] // each test binary uses its own subset
 
+pub mod chroot;
+pub mod emulator;
 pub mod faults;
 pub mod loopdev;
 pub mod netns;
@@ -165,7 +167,7 @@ impl Machine {
     }
 
     pub fn initrd_args(&self, args: &[&str]) -> Output {
-        let out = Command::new(env!("CARGO_BIN_EXE_ember-initrd"))
+        run(Command::new(EMBER_INITRD)
             .arg("--host")
             .arg(&self.host)
             .arg("--target")
@@ -173,22 +175,11 @@ impl Machine {
             .arg("--run")
             .arg(&self.run)
             .args(args)
-            .env_remove("KERNEL_CMDLINE")
-            .output()
-            .unwrap();
-        assert_no_panic(&out);
-        out
+            .env_remove("KERNEL_CMDLINE"))
     }
 
     pub fn ember(&self, args: &[&str]) -> Output {
-        let out = Command::new(env!("CARGO_BIN_EXE_ember"))
-            .arg("--run")
-            .arg(&self.run)
-            .args(args)
-            .output()
-            .unwrap();
-        assert_no_panic(&out);
-        out
+        run(Command::new(EMBER).arg("--run").arg(&self.run).args(args))
     }
 
     pub fn run_file(&self, rel: &str) -> String {
@@ -270,11 +261,36 @@ impl Machine {
     }
 }
 
+/// The built binaries. Tests run them through [`run`] (as `Machine::initrd_args` and
+/// `Machine::ember` do), or pass what they spawned themselves to [`assert_no_panic`]: a panic
+/// fails the test even where it expects a failure exit.
+pub const EMBER: &str = env!("CARGO_BIN_EXE_ember");
+pub const EMBER_INITRD: &str = env!("CARGO_BIN_EXE_ember-initrd");
+
+/// `cmd`'s output once it exited; a panic in it fails the test.
+pub fn run(cmd: &mut Command) -> Output {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("{:?}: {e}", cmd.get_program()));
+    assert_no_panic(&out);
+    out
+}
+
 /// A run fails on any panic, whatever it printed otherwise.
 pub fn assert_no_panic(out: &Output) {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("panicked"), "panic: {stderr}");
     assert_ne!(out.status.code(), Some(101), "panic exit: {stderr}");
+}
+
+/// An output's exit status, stdout and stderr, for assertion messages.
+pub fn text(out: &Output) -> String {
+    format!(
+        "status {:?}\nstdout:\n{}\nstderr:\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
 }
 
 pub fn stdout(out: &Output) -> String {

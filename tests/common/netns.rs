@@ -63,6 +63,21 @@ impl Link {
         ip(&["-n", &link.server_ns, "link", "set", &link.server, "up"]);
         link
     }
+
+    /// Whether the client's link is up: `UP` among its flags in `ip -j link show`.
+    pub fn is_up(&self) -> bool {
+        let out = ip(&[
+            "-n",
+            &self.client_ns,
+            "-j",
+            "link",
+            "show",
+            "dev",
+            &self.client,
+        ]);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        v[0]["flags"].as_array().unwrap().iter().any(|f| f == "UP")
+    }
 }
 
 impl Drop for Link {

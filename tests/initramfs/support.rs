@@ -7,7 +7,6 @@
 //! build host (`/proc/`, `/new_root`, `/etc/cmdline.d/`, the build host's `/usr/lib/ember/` and
 //! `/usr/bin/ember-initrd`, initramfs-tools' hook-functions) point into the sandbox. Each mapped
 //! path must occur in its script, so a renamed path fails here instead of going untested.
-#![allow(dead_code)] // each initramfs test binary uses its own subset
 
 use crate::common;
 use std::path::{Path, PathBuf};

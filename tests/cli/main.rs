@@ -1,0 +1,11 @@
+//! The command-line surface of the built binaries: `ember query`, `ember status`, `schema`,
+//! the man page made from `--help`, and the disable toggles.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod disabled;
+mod man_page;
+mod query;
+mod schema;
+mod status;

@@ -1,0 +1,330 @@
+//! `schema`: every fixture under tests/fixtures/schema/{valid,invalid} checked against the
+//! expectations written in it (`# expect: valid`, `# expect: error KEY line N`, `# expect:
+//! warning|deprecated KEY line N`); scripts/compare-schema checks the same files against
+//! cloud-init. Then the binaries: output, exit codes, --system, --annotate hiding secrets.
+
+use crate::common;
+
+use ember::error::Severity;
+use ember::limits::Limits;
+use ember::schema::{check, Kind, Report};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn fixtures(dir: &str) -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/schema")
+        .join(dir);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 10, "too few fixtures in {}", root.display());
+    files
+}
+
+/// `(severity, key, line)` from each `# expect:` line other than `valid`.
+fn expectations(text: &str) -> (bool, Vec<(Severity, String, u32)>) {
+    let mut valid = false;
+    let mut found = Vec::new();
+    for line in text.lines() {
+        let Some(rest) = line.strip_prefix("# expect:") else {
+            continue;
+        };
+        let words: Vec<&str> = rest.split_whitespace().collect();
+        match words.as_slice() {
+            ["valid"] => valid = true,
+            [sev, key, "line", n] => {
+                let sev = match *sev {
+                    "error" => Severity::Error,
+                    "warning" => Severity::Warning,
+                    "deprecated" => Severity::Deprecated,
+                    other => panic!("unknown severity {other}"),
+                };
+                found.push((sev, key.to_string(), n.parse().unwrap()));
+            }
+            _ => panic!("bad expectation line: {line}"),
+        }
+    }
+    (valid, found)
+}
+
+fn has(report: &Report, (sev, key, line): &(Severity, String, u32)) -> bool {
+    report
+        .problems
+        .iter()
+        .any(|p| p.severity == *sev && &p.key == key && p.line == Some(*line))
+}
+
+fn check_fixture(path: &Path, want_valid: bool) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let (valid, expected) = expectations(&text);
+    assert_eq!(valid, want_valid, "{}: expect line", path.display());
+    assert!(
+        valid || !expected.is_empty(),
+        "{}: no expectation",
+        path.display()
+    );
+    let report = check(&text, Kind::UserData, &Limits::default());
+    assert_eq!(
+        report.is_valid(),
+        want_valid,
+        "{}: {report:#?}",
+        path.display()
+    );
+    for e in &expected {
+        assert!(
+            has(&report, e),
+            "{}: missing {e:?} in {report:#?}",
+            path.display()
+        );
+    }
+    // Every problem of a fixture is one it expects: nothing reported by accident.
+    for p in &report.problems {
+        let e = (p.severity, p.key.clone(), p.line.unwrap_or(0));
+        assert!(
+            expected.contains(&e),
+            "{}: unexpected {p:?}",
+            path.display()
+        );
+    }
+}
+
+#[test]
+fn valid_fixtures_are_valid() {
+    for path in fixtures("valid") {
+        check_fixture(&path, true);
+    }
+}
+
+#[test]
+fn invalid_fixtures_name_key_and_line() {
+    for path in fixtures("invalid") {
+        check_fixture(&path, false);
+    }
+}
+
+#[test]
+fn every_problem_is_reported_not_only_the_first() {
+    let text = "#cloud-config\nruncmd: 1\nbootcmd: 2\nwrite_files:\n  - path: /a\n    defer: 3\n";
+    let report = check(text, Kind::UserData, &Limits::default());
+    let keys: Vec<&str> = report.problems.iter().map(|p| p.key.as_str()).collect();
+    assert_eq!(keys, ["runcmd", "bootcmd", "write_files.0.defer"]);
+}
+
+#[test]
+fn image_config_needs_no_header() {
+    let report = check(
+        "datasource_list: [NoCloud]\n",
+        Kind::ImageConfig,
+        &Limits::default(),
+    );
+    assert!(report.is_valid(), "{report:?}");
+    let report = check(
+        "datasource_list: [NoCloud]\n",
+        Kind::UserData,
+        &Limits::default(),
+    );
+    assert!(!report.is_valid());
+}
+
+#[test]
+fn messages_never_quote_values() {
+    let text = "#cloud-config\nhostname: [s3cr3t-value]\nusers:\n  - name: x\n    passwd: 7\n";
+    let report = check(text, Kind::UserData, &Limits::default());
+    assert!(!report.is_valid());
+    for p in &report.problems {
+        assert!(
+            !p.message.contains("s3cr3t") && !p.message.contains('7'),
+            "{p:?}"
+        );
+    }
+}
+
+/// A fresh directory of this test process.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ember-schema-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn initrd() -> &'static str {
+    common::EMBER_INITRD
+}
+
+fn run(cmd: &mut Command) -> (i32, String, String) {
+    let out = common::run(cmd);
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn runner_hands_over_and_prints_key_line_message() {
+    let dir = scratch("runner");
+    let bad = dir.join("bad.yaml");
+    std::fs::write(
+        &bad,
+        "#cloud-config\nwrite_files:\n  - path: /a\n    permissions: 0644\n",
+    )
+    .unwrap();
+    let (code, _, err) = run(Command::new(common::EMBER)
+        .env("EMBER_INITRD", initrd())
+        .args(["schema", "--config-file"])
+        .arg(&bad));
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.starts_with(&format!("Error: Invalid schema: {}\n", bad.display())),
+        "{err}"
+    );
+    assert!(
+        err.contains("write_files.0.permissions: line 4: must be"),
+        "{err}"
+    );
+
+    let good = dir.join("good.yaml");
+    std::fs::write(&good, "#cloud-config\nruncmd: [ls]\n").unwrap();
+    for args in [&["schema", "-c"][..], &["devel", "schema", "-c"][..]] {
+        let (code, out, err) = run(Command::new(common::EMBER)
+            .env("EMBER_INITRD", initrd())
+            .args(args)
+            .arg(&good));
+        assert_eq!(
+            (code, out),
+            (0, format!("Valid schema {}\n", good.display())),
+            "{err}"
+        );
+    }
+    let (code, _, _) = run(Command::new(initrd()).args(["schema"]));
+    assert_eq!(code, 2);
+
+    // Called as cloud-init, the runner answers the same.
+    let alias = dir.join("cloud-init");
+    std::os::unix::fs::symlink(common::EMBER, &alias).unwrap();
+    let (code, out, _) = run(Command::new(&alias)
+        .env("EMBER_INITRD", initrd())
+        .args(["schema", "--config-file"])
+        .arg(&good));
+    assert_eq!(
+        (code, out),
+        (0, format!("Valid schema {}\n", good.display()))
+    );
+}
+
+#[test]
+fn annotate_hides_secrets_of_a_document_that_does_not_parse() {
+    let f = scratch("annotate-broken").join("u.yaml");
+    std::fs::write(
+        &f,
+        "#cloud-config\nusers:\n  - name: bob\n    passwd: TOPSECRET4\n  [\n",
+    )
+    .unwrap();
+    let (code, out, _) = run(Command::new(initrd())
+        .args(["schema", "--annotate", "-c"])
+        .arg(&f));
+    assert_eq!(code, 1);
+    assert!(!out.contains("TOPSECRET"), "{out}");
+    assert!(out.contains("# E1: format-l"), "{out}");
+}
+
+#[test]
+fn annotate_marks_lines_and_hides_secrets() {
+    let f = scratch("annotate").join("u.yaml");
+    let text = "#cloud-config\nusers:\n  - name: bob\n    passwd: TOPSECRET1\n    bogus: 1\n\
+                chpasswd:\n  list: |\n    root:TOPSECRET2\nssh_keys:\n  rsa_private: |\n    TOPSECRET3\n";
+    std::fs::write(&f, text).unwrap();
+    let (code, out, _) = run(Command::new(initrd())
+        .args(["schema", "--annotate", "-c"])
+        .arg(&f));
+    assert_eq!(code, 1);
+    assert!(!out.contains("TOPSECRET"), "{out}");
+    assert!(out.contains("    bogus: 1\t\t# E1\n"), "{out}");
+    assert!(
+        out.contains("# Errors: -------------\n# E1: users.0.bogus: "),
+        "{out}"
+    );
+    assert!(out.contains("# D1: chpasswd.list: "), "{out}");
+}
+
+#[test]
+fn system_checks_image_config_and_user_data() {
+    let root = scratch("system");
+    let p = root.as_path();
+    std::fs::create_dir_all(p.join("etc/cloud/cloud.cfg.d")).unwrap();
+    std::fs::create_dir_all(p.join("var/lib/cloud/instances/i-1")).unwrap();
+    std::os::unix::fs::symlink("instances/i-1", p.join("var/lib/cloud/instance")).unwrap();
+    std::fs::write(p.join("etc/cloud/cloud.cfg"), "users: [default]\n").unwrap();
+    std::fs::write(
+        p.join("etc/cloud/cloud.cfg.d/90.cfg"),
+        "growpart: {mode: on}\n",
+    )
+    .unwrap();
+    let ud = p.join("var/lib/cloud/instance/user-data.txt");
+    std::fs::write(&ud, "#cloud-config\nruncmd: [ls]\n").unwrap();
+    let (code, out, err) = run(Command::new(initrd())
+        .args(["schema", "--system", "--target"])
+        .arg(p));
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("Valid schema /etc/cloud/cloud.cfg\n"), "{out}");
+    assert!(
+        out.contains("Valid schema /var/lib/cloud/instance/user-data.txt\n"),
+        "{out}"
+    );
+    assert!(
+        err.contains(
+            "Error: Invalid schema: /etc/cloud/cloud.cfg.d/90.cfg\ngrowpart.mode: line 1: "
+        ),
+        "{err}"
+    );
+
+    std::fs::write(
+        p.join("etc/cloud/cloud.cfg.d/90.cfg"),
+        "growpart: {mode: auto}\n",
+    )
+    .unwrap();
+    std::fs::write(&ud, "#!/bin/sh\necho hi\n").unwrap();
+    let (code, out, err) = run(Command::new(initrd())
+        .args(["schema", "--system", "--target"])
+        .arg(p));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("is a script: no cloud-config to check"),
+        "{out}"
+    );
+}
+
+/// Expected: the boot and `schema` say the same things of growpart, whose one reader both
+/// call: the same key paths with the same severities.
+#[test]
+fn boot_and_schema_agree_on_growpart() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/schema/invalid/growpart_devices.yaml");
+    let text = std::fs::read_to_string(fixture).unwrap();
+    let said = |sev: &str, key: &str| format!("{}@{key}", sev.to_lowercase());
+    let report = check(&text, Kind::UserData, &Limits::default());
+    let mut by_schema: Vec<String> = report
+        .problems
+        .iter()
+        .map(|p| said(&format!("{:?}", p.severity), &p.key))
+        .collect();
+    let m = common::Machine::new("schema-boot-growpart");
+    m.write(&m.host, "seed/meta-data", b"instance-id: i-1\n");
+    m.write(&m.host, "seed/user-data", text.as_bytes());
+    m.cmdline("ro ds=nocloud;s=/seed/");
+    m.initrd("all");
+    let mut at_boot: Vec<String> = m
+        .diags()
+        .iter()
+        .filter(|d| d["key"].as_str().is_some_and(|k| k.starts_with("growpart")))
+        .map(|d| said(d["severity"].as_str().unwrap(), d["key"].as_str().unwrap()))
+        .collect();
+    by_schema.sort();
+    at_boot.sort();
+    assert_eq!(at_boot, by_schema);
+    assert_eq!(at_boot.len(), 2, "{at_boot:?}");
+}

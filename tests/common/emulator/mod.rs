@@ -1,0 +1,116 @@
+//! Metadata service emulators for the integration tests: small servers on loopback (std
+//! `TcpListener`, a thread) that speak each platform's documented protocol, with scriptable
+//! faults, and log every request they receive.
+#![allow(dead_code)] // each test binary, the scaling bench and examples/imds use a subset
+
+pub mod azure;
+pub mod azure_wire;
+pub mod digitalocean;
+pub mod ec2;
+pub mod gce;
+pub mod openstack;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+/// One request as the server saw it.
+#[derive(Clone, Debug)]
+pub struct Request {
+    pub method: String,
+    pub path: String,
+    /// Header names lowercased.
+    pub headers: Vec<(String, String)>,
+}
+
+impl Request {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// How to answer one request.
+#[derive(Clone, Debug)]
+pub enum Answer {
+    Body(u16, Vec<u8>),
+    /// The answer, after a pause.
+    Slow(Duration, Box<Answer>),
+    /// A `Content-Length` larger than the body, then the connection closed.
+    Truncated(Vec<u8>),
+    /// Bytes that are not HTTP.
+    Garbage(Vec<u8>),
+}
+
+pub fn ok(body: &str) -> Answer {
+    Answer::Body(200, body.as_bytes().to_vec())
+}
+
+pub fn status(code: u16) -> Answer {
+    Answer::Body(code, Vec::new())
+}
+
+/// Reads a request head (the emulated protocols send no request bodies).
+pub fn read_request(s: &mut TcpStream) -> Option<Request> {
+    let mut r = BufReader::new(s.try_clone().ok()?);
+    let mut line = String::new();
+    r.read_line(&mut line).ok()?;
+    let mut parts = line.split_whitespace();
+    let method = parts.next()?.to_string();
+    let path = parts.next()?.to_string();
+    let mut headers = Vec::new();
+    loop {
+        let mut h = String::new();
+        if r.read_line(&mut h).ok()? == 0 {
+            break;
+        }
+        let h = h.trim_end();
+        if h.is_empty() {
+            break;
+        }
+        let (n, v) = h.split_once(':')?;
+        headers.push((n.trim().to_ascii_lowercase(), v.trim().to_string()));
+    }
+    let len: usize = headers
+        .iter()
+        .find(|(n, _)| n == "content-length")
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or(0);
+    let mut body = vec![0; len.min(1 << 20)];
+    r.read_exact(&mut body).ok()?;
+    Some(Request {
+        method,
+        path,
+        headers,
+    })
+}
+
+pub fn write_answer(s: &mut TcpStream, answer: &Answer) {
+    match answer {
+        Answer::Body(code, body) => {
+            let head = format!(
+                "HTTP/1.1 {code} X\r\nContent-Length: {}\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n",
+                body.len()
+            );
+            let _ = s.write_all(head.as_bytes());
+            let _ = s.write_all(body);
+        }
+        Answer::Slow(pause, inner) => {
+            std::thread::sleep(*pause);
+            write_answer(s, inner);
+        }
+        Answer::Truncated(body) => {
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                body.len() * 2
+            );
+            let _ = s.write_all(head.as_bytes());
+            let _ = s.write_all(body);
+        }
+        Answer::Garbage(bytes) => {
+            let _ = s.write_all(bytes);
+        }
+    }
+}

@@ -1,0 +1,367 @@
+//! The EC2 datasource end to end: `ember-initrd all` against the IMDS emulator on loopback
+//! (`ember.metadata-url=`), DMI in the host tree, a networkd target: provisioning, the network
+//! config, IMDSv2 only on AWS, 403 and 401, retries, deadlines, broken answers, detection
+//! refusing weak evidence, and secrets kept out of every world-readable file.
+
+use crate::common;
+use crate::common::emulator;
+use common::{stderr, Machine};
+use emulator::ec2::{self as imds, Imds};
+use emulator::{ok, status, Answer};
+use std::time::{Duration, Instant};
+
+const NETWORKD: &str = "usr/lib/systemd/systemd-networkd";
+
+fn aws_machine(name: &str, server: &Imds) -> Machine {
+    let m = Machine::new(name);
+    m.dmi("sys_vendor", "Amazon EC2");
+    m.dmi("product_uuid", "ec2e1916-9099-7caf-fd21-012345abcdef");
+    m.dmi("chassis_asset_tag", "Amazon EC2");
+    target(&m, "");
+    m.cmdline(&format!("ro ember.metadata-url={}", server.url()));
+    m
+}
+
+/// A Debian-like target with networkd, a default user, and short deadlines.
+fn target(m: &Machine, extra_cfg: &str) {
+    let t = &m.target;
+    m.write(t, NETWORKD, b"");
+    m.write(
+        t,
+        "etc/passwd",
+        b"root:x:0:0:root:/root:/bin/bash\nadmin:x:1000:1000::/home/admin:/bin/bash\n",
+    );
+    m.write(t, "etc/group", b"root:x:0:\nadmin:x:1000:\n");
+    std::fs::create_dir_all(t.join("home/admin")).unwrap();
+    std::fs::create_dir_all(t.join("root")).unwrap();
+    let cfg = format!(
+        "users: [default]\nsystem_info:\n  default_user:\n    name: admin\nember:\n  limits:\n    request_timeout_ms: 2000\n    datasource_timeout_ms: 8000\n{extra_cfg}"
+    );
+    m.write(t, "etc/cloud/cloud.cfg", cfg.as_bytes());
+    // The primary NIC is on the host as ens5; the second is not up yet.
+    for (file, value) in [("address", imds::MAC0), ("type", "1")] {
+        m.write(
+            &m.host,
+            &format!("sys/class/net/ens5/{file}"),
+            format!("{value}\n").as_bytes(),
+        );
+    }
+}
+
+fn networkd_files(m: &Machine) -> String {
+    let dir = m.target.join("etc/systemd/network");
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    names.sort();
+    names
+        .iter()
+        .map(|p| {
+            let body = std::fs::read_to_string(p).unwrap();
+            format!("== {}\n{body}", p.file_name().unwrap().to_string_lossy())
+        })
+        .collect()
+}
+
+/// Every GET carried a token the emulator issued; none went without.
+fn assert_imdsv2_only(server: &Imds) {
+    let tokens = server.tokens();
+    assert!(!tokens.is_empty(), "no token was asked for");
+    for r in server.requests() {
+        if r.method == "PUT" {
+            assert_eq!(r.path, "/latest/api/token");
+            assert_eq!(
+                r.header("x-aws-ec2-metadata-token-ttl-seconds"),
+                Some("21600")
+            );
+        } else {
+            let t = r.header("x-aws-ec2-metadata-token");
+            assert!(
+                t.is_some_and(|t| tokens.iter().any(|x| x == t)),
+                "GET {} without a valid token",
+                r.path
+            );
+        }
+    }
+}
+
+fn assert_secrets_kept(m: &Machine, server: &Imds, out: &std::process::Output) {
+    let mut secrets = server.tokens();
+    secrets.push("user-data-secret-7f3a".into());
+    for s in &secrets {
+        m.assert_secret_not_world_readable(s);
+        assert!(!stderr(out).contains(s.as_str()), "secret on stderr");
+        assert!(
+            !common::stdout(out).contains(s.as_str()),
+            "secret on stdout"
+        );
+    }
+}
+
+#[test]
+fn provisions_from_imdsv2_with_two_nics() {
+    let server = imds::start();
+    let m = aws_machine("ec2-full", &server);
+    let started = Instant::now();
+    let out = m.initrd("all");
+    let took = started.elapsed();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let status = m.status();
+    assert_eq!(status["instance_id"], imds::INSTANCE_ID, "{status}");
+    assert_eq!(status["datasource"], "ec2", "{status}");
+    let v1 = &m.json("ember/instance-data.json")["v1"];
+    assert_eq!(
+        (&v1["cloud_name"], &v1["platform"]),
+        (&"aws".into(), &"ec2".into())
+    );
+    assert!(m.diags().is_empty(), "{:?}", m.diags());
+    // Hostname, keys and user-data.
+    assert_eq!(m.target_file("etc/hostname").trim(), "ip-10-0-1-5");
+    let keys = m.target_file("home/admin/.ssh/authorized_keys");
+    assert!(
+        keys.contains(imds::KEY0) && keys.contains(imds::KEY1),
+        "{keys}"
+    );
+    assert_eq!(
+        m.target_file("etc/ec2-secret").trim(),
+        "user-data-secret-7f3a"
+    );
+    // cloud-init's instance data: the region and zone from the identity document.
+    let idata = m.json("ember/instance-data.json");
+    assert_eq!(idata["v1"]["region"], "us-west-2");
+    assert_eq!(idata["v1"]["availability_zone"], "us-west-2b");
+    assert_eq!(
+        idata["ds"]["meta_data"]["public-keys"]["my-public-key"][0],
+        imds::KEY0
+    );
+    // The network: both NICs by MAC, metrics by device number, the secondary address with
+    // its subnet's prefix, DHCPv6 where there is IPv6, policy routing on the second NIC.
+    let net = networkd_files(&m);
+    for want in [
+        &format!("MACAddress={}", imds::MAC0),
+        &format!("MACAddress={}", imds::MAC1),
+        "RouteMetric=100",
+        "RouteMetric=200",
+        "Address=10.0.1.6/20",
+        "Table=101",
+        "From=10.0.16.7",
+        "Gateway=10.0.16.1",
+    ] {
+        assert!(net.contains(want), "{want} missing:\n{net}");
+    }
+    assert!(!net.contains("Name=ens5"), "matched by MAC only:\n{net}");
+    // IMDSv2 throughout; only what is used, each once; the count in status.json.
+    assert_imdsv2_only(&server);
+    let reqs = server.requests();
+    let paths: Vec<&str> = reqs.iter().map(|r| r.path.as_str()).collect();
+    assert_eq!(reqs.len(), 20, "{paths:?}");
+    assert!(!paths.iter().any(|p| p.ends_with("/hostname")), "{paths:?}");
+    let steps = status["stages"]["fetch"]["steps"].to_string();
+    assert!(steps.contains("ok (20 reads)"), "{steps}");
+    assert_secrets_kept(&m, &server, &out);
+    eprintln!(
+        "ec2 emulator: {} requests, ember-initrd all in {took:?}",
+        reqs.len()
+    );
+}
+
+#[test]
+fn primary_nic_only_when_the_image_asks() {
+    let server = imds::start();
+    let m = aws_machine("ec2-primary", &server);
+    target(
+        &m,
+        "datasource:\n  Ec2:\n    apply_full_imds_network_config: false\n",
+    );
+    let out = m.initrd("all");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let net = networkd_files(&m);
+    assert!(net.contains(imds::MAC0), "{net}");
+    assert!(!net.contains(imds::MAC1), "{net}");
+    assert!(
+        !net.contains("RouteMetric") && !net.contains("10.0.1.6"),
+        "{net}"
+    );
+}
+
+#[test]
+fn token_forbidden_is_a_clear_error_and_the_boot_goes_on() {
+    let server = imds::start();
+    server.script.lock().unwrap().token_status = 403;
+    let m = aws_machine("ec2-403", &server);
+    let out = m.initrd("all");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let d = m.diag_with_code("imds-disabled").expect("imds-disabled");
+    assert!(d["message"].as_str().unwrap().contains("403"), "{d}");
+    // No IMDSv1 attempt after the refusal, and the local stage still ran.
+    assert!(server.requests().iter().all(|r| r.method == "PUT"));
+    assert_eq!(server.requests().len(), 1);
+    assert!(m.status()["stages"]["local"].is_object());
+}
+
+#[test]
+fn never_imdsv1_on_aws() {
+    let server = imds::start();
+    {
+        let mut s = server.script.lock().unwrap();
+        s.token_status = 405;
+        s.allow_v1 = true;
+    }
+    let m = aws_machine("ec2-nov1", &server);
+    let out = m.initrd("all");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        m.diag_with_code("imds-token-refused").is_some(),
+        "{:?}",
+        m.diags()
+    );
+    assert!(
+        server.requests().iter().all(|r| r.method == "PUT"),
+        "{:?}",
+        server.requests()
+    );
+}
+
+#[test]
+fn imdsv1_on_a_compatible_cloud_that_is_not_aws() {
+    let server = imds::start();
+    {
+        let mut s = server.script.lock().unwrap();
+        s.token_status = 405;
+        s.allow_v1 = true;
+    }
+    let m = Machine::new("ec2-v1");
+    m.dmi("sys_vendor", "OpenStack Foundation");
+    target(&m, "");
+    m.cmdline(&format!("ro ds=ec2 ember.metadata-url={}", server.url()));
+    let out = m.initrd("all");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(m.status()["instance_id"], imds::INSTANCE_ID);
+    let gets = server
+        .requests()
+        .iter()
+        .filter(|r| r.method == "GET")
+        .count();
+    assert!(gets > 5, "{:?}", server.requests());
+    assert!(server.tokens().is_empty());
+}
+
+#[test]
+fn an_expired_token_is_renewed_once() {
+    let server = imds::start();
+    server.script.lock().unwrap().expire_once = true;
+    let m = aws_machine("ec2-401", &server);
+    let out = m.initrd("all");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(m.status()["instance_id"], imds::INSTANCE_ID);
+    assert_eq!(server.tokens().len(), 2);
+    assert_imdsv2_only(&server);
+    assert_secrets_kept(&m, &server, &out);
+}
+
+#[test]
+fn server_errors_are_retried_and_absences_are_not_errors() {
+    let server = imds::start();
+    let id = "/latest/meta-data/instance-id";
+    server.set(id, vec![status(500), status(503), ok(imds::INSTANCE_ID)]);
+    server.set("/latest/user-data", vec![status(404)]);
+    let m = aws_machine("ec2-retry", &server);
+    let out = m.initrd("all");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(m.status()["instance_id"], imds::INSTANCE_ID);
+    let n = server.requests().iter().filter(|r| r.path == id).count();
+    assert_eq!(n, 3);
+    assert!(m.diags().is_empty(), "{:?}", m.diags());
+}
+
+#[test]
+fn a_service_slower_than_the_deadline_fails_in_time() {
+    let server = imds::start();
+    let slow = Answer::Slow(Duration::from_secs(6), Box::new(ok(imds::INSTANCE_ID)));
+    server.set("/latest/meta-data/instance-id", vec![slow]);
+    let m = aws_machine("ec2-slow", &server);
+    m.cmdline(&format!(
+        "ro ember.metadata-url={} ember.metadata-timeout=1.5",
+        server.url()
+    ));
+    let started = Instant::now();
+    let out = m.initrd("all");
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let diags = m.diags();
+    assert!(
+        diags
+            .iter()
+            .any(|d| d["code"] == "fetch-deadline" || d["code"] == "fetch-failed"),
+        "{diags:?}"
+    );
+}
+
+#[test]
+fn truncated_identity_and_garbage_answers() {
+    let server = imds::start();
+    let doc = "/latest/dynamic/instance-identity/document";
+    server.set(doc, vec![ok(&imds::IDENTITY[..40])]);
+    let m = aws_machine("ec2-trunc-json", &server);
+    let out = m.initrd("all");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(m.status()["instance_id"], imds::INSTANCE_ID);
+    assert!(m.diag_with_code("metadata-invalid").is_some());
+
+    // A body cut short and bytes that are not HTTP: retried, then a clear error, no panic.
+    let server = imds::start();
+    server.set(
+        "/latest/meta-data/instance-id",
+        vec![Answer::Truncated(b"i-123".to_vec())],
+    );
+    server.set(
+        "/latest/user-data",
+        vec![Answer::Garbage(b"\x00\x01 not http\r\n\r\n".to_vec())],
+    );
+    let m = aws_machine("ec2-garbage", &server);
+    let out = m.initrd("all");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let d = m.diag_with_code("fetch-failed").expect("fetch-failed");
+    assert!(d["file"].as_str().unwrap().ends_with("instance-id"), "{d}");
+}
+
+#[test]
+fn weak_dmi_evidence_is_not_ec2() {
+    let server = imds::start();
+    let m = Machine::new("ec2-weak");
+    // cloud-init's `ec2*` UUID glob alone would claim this machine.
+    m.dmi("product_uuid", "EC2E1916-9099-7CAF-FD21-012345ABCDEF");
+    m.dmi("sys_vendor", "Dell Inc.");
+    m.dmi("bios_vendor", "Dell Inc.");
+    target(&m, "");
+    m.cmdline(&format!("ro ember.metadata-url={}", server.url()));
+    let out = m.initrd("all");
+    assert_eq!(m.status()["datasource"], "none", "{}", stderr(&out));
+    assert!(server.requests().is_empty(), "no packet without evidence");
+
+    // The same UUID with a serial that agrees (EC2 on Xen) is AWS.
+    let m = Machine::new("ec2-xen");
+    m.dmi("product_uuid", "EC2E1916-9099-7CAF-FD21-012345ABCDEF");
+    m.dmi("product_serial", "ec2e1916-9099-7caf-fd21-012345abcdef");
+    target(&m, "");
+    m.cmdline(&format!("ro ember.metadata-url={}", server.url()));
+    let out = m.initrd("all");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(m.status()["datasource"], "ec2");
+    assert_imdsv2_only(&server);
+}
+
+#[test]
+fn datasource_list_alone_selects_ec2() {
+    let server = imds::start();
+    let m = Machine::new("ec2-list");
+    target(&m, "datasource_list: [Ec2, None]\n");
+    m.cmdline(&format!("ro ember.metadata-url={}", server.url()));
+    let out = m.initrd("all");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(m.status()["instance_id"], imds::INSTANCE_ID);
+}

@@ -1,0 +1,330 @@
+//! The ssh module end to end: the real `ember-initrd all` against a target root with a
+//! passwd, an sshd_config and image host keys; checks files, modes, the console, and that
+//! no private key leaks into stdout, stderr or a world-readable file.
+
+use crate::common;
+
+use common::{have, stdout, Machine};
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+use std::process::Command;
+
+const KEY_A: &str =
+    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGGz8hJq8Kg/9nDo9VhbCwpCIe/jNL9J3uuhMhUSSzGm a@b";
+const KEY_B: &str =
+    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDJxM0yX3PnM4r5Eig6nGh5N1bJdI26gTgSuxTpUQ+nQ b@c";
+const ROOT_OPTS: &str = "no-port-forwarding,no-agent-forwarding,no-X11-forwarding,command=\"echo 'Please login as the user \\\"debian\\\" rather than the user \\\"root\\\".';echo;sleep 10;exit 142\"";
+
+/// A Debian-like target: root and the default user `debian`, an image cloud.cfg naming it,
+/// sshd_config as given, and the image's own host keys.
+fn machine(name: &str, sshd_config: &str, user_data: &str) -> Machine {
+    let m = Machine::new(name);
+    let t = &m.target;
+    m.write(
+        t,
+        "etc/passwd",
+        b"root:x:0:0:root:/root:/bin/bash\ndebian:x:1000:1000::/home/debian:/bin/bash\n",
+    );
+    m.write(t, "etc/group", b"root:x:0:\ndebian:x:1000:\n");
+    m.write(
+        t,
+        "etc/cloud/cloud.cfg",
+        b"users: [default]\nsystem_info:\n  default_user:\n    name: debian\n",
+    );
+    std::fs::create_dir_all(t.join("root")).unwrap();
+    std::fs::create_dir_all(t.join("home/debian")).unwrap();
+    m.write(t, "etc/ssh/sshd_config", sshd_config.as_bytes());
+    for f in [
+        "ssh_host_ed25519_key",
+        "ssh_host_ed25519_key.pub",
+        "ssh_host_rsa_key",
+    ] {
+        m.write(t, &format!("etc/ssh/{f}"), b"image key\n");
+    }
+    let meta = format!(
+        "instance-id: i-ssh1\nlocal-hostname: web1.example.org\npublic-keys:\n  - {KEY_A}\n"
+    );
+    m.seed_files(
+        t,
+        "var/lib/cloud/seed/nocloud",
+        &[("meta-data", &meta), ("user-data", user_data)],
+    );
+    m
+}
+
+fn mode(m: &Machine, rel: &str) -> u32 {
+    Machine::mode(&m.target.join(rel))
+}
+
+fn owner(m: &Machine, rel: &str) -> (u32, u32) {
+    let meta = std::fs::metadata(m.target.join(rel)).unwrap();
+    (meta.uid(), meta.gid())
+}
+
+/// No private key material in the run's output or in any file others can read.
+fn assert_no_private_leak(m: &Machine, out: &std::process::Output) {
+    let marker = "PRIVATE KEY";
+    assert!(!stdout(out).contains(marker));
+    assert!(!common::stderr(out).contains(marker));
+    for base in [&m.target, &m.run] {
+        for (rel, mode) in Machine::tree(base) {
+            let path = base.join(&rel);
+            // The seed is the test's own input, not something ember wrote.
+            let seed = rel.starts_with("var/lib/cloud/seed");
+            if path.is_file() && mode & 0o004 != 0 && !seed {
+                let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
+                assert!(
+                    !text.contains(marker),
+                    "{rel} is {mode:o} and holds a private key"
+                );
+            }
+        }
+    }
+}
+
+fn keygen(args: &[&str], file: &Path) -> String {
+    let out = Command::new("ssh-keygen")
+        .args(args)
+        .arg(file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "ssh-keygen {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn meta_data_keys_for_the_default_user_and_root() {
+    let user_data = format!("#cloud-config\nssh_authorized_keys:\n  - {KEY_B}\n  - {KEY_A}\n");
+    let m = machine("ssh-keys", "Port 22\n", &user_data);
+    let out = m.initrd("all");
+    assert_eq!(out.status.code(), Some(0), "{}", common::stderr(&out));
+    let user = "home/debian/.ssh/authorized_keys";
+    assert_eq!(m.target_file(user), format!("{KEY_A}\n{KEY_B}\n"));
+    assert_eq!(
+        (mode(&m, user), mode(&m, "home/debian/.ssh")),
+        (0o600, 0o700)
+    );
+    assert_eq!(owner(&m, user), (1000, 1000));
+    assert_eq!(owner(&m, "home/debian/.ssh"), (1000, 1000));
+    let root = "root/.ssh/authorized_keys";
+    assert_eq!(
+        m.target_file(root),
+        format!("{ROOT_OPTS} {KEY_A}\n{ROOT_OPTS} {KEY_B}\n")
+    );
+    assert_eq!(mode(&m, root), 0o600);
+    assert!(m.diags().is_empty(), "{:?}", m.diags());
+}
+
+#[test]
+fn disable_root_false_and_no_public_keys() {
+    let ud = format!(
+        "#cloud-config\ndisable_root: false\nallow_public_ssh_keys: false\nssh_authorized_keys: [\"{KEY_B}\"]\n"
+    );
+    let m = machine("ssh-root", "Port 22\n", &ud);
+    m.initrd("all");
+    assert_eq!(
+        m.target_file("root/.ssh/authorized_keys"),
+        format!("{KEY_B}\n")
+    );
+    assert_eq!(
+        m.target_file("home/debian/.ssh/authorized_keys"),
+        format!("{KEY_B}\n")
+    );
+}
+
+#[test]
+fn missing_default_user_is_a_warning() {
+    let m = machine("ssh-nouser", "Port 22\n", "#cloud-config\n");
+    m.write(
+        &m.target,
+        "etc/passwd",
+        b"root:x:0:0:root:/root:/bin/bash\n",
+    );
+    // users_groups (which would create the default user) is recorded as done already: the
+    // user was removed from the image since, and ssh must cope.
+    m.write(
+        &m.target,
+        "var/lib/ember/instances/i-ssh1/sem/users_groups",
+        b"",
+    );
+    m.initrd("all");
+    assert!(m.diag_with_code("ssh-user-missing").is_some());
+    assert!(!m.target.join("home/debian/.ssh").exists());
+    // Root still gets the keys, pointing at the configured name.
+    assert!(m
+        .target_file("root/.ssh/authorized_keys")
+        .contains("\\\"debian\\\""));
+}
+
+#[test]
+fn ssh_pwauth_false_with_and_without_the_include() {
+    let with_include =
+        "Include /etc/ssh/sshd_config.d/*.conf\nPort 22\nPasswordAuthentication yes\n";
+    let m = machine(
+        "ssh-pw1",
+        with_include,
+        "#cloud-config\nssh_pwauth: false\n",
+    );
+    m.initrd("all");
+    assert_eq!(m.target_file("etc/ssh/sshd_config"), with_include);
+    let drop_in = "etc/ssh/sshd_config.d/50-cloud-init.conf";
+    assert_eq!(m.target_file(drop_in), "PasswordAuthentication no\n");
+    assert_eq!(mode(&m, drop_in), 0o600);
+
+    let plain = "# top\nPort 22\n#PasswordAuthentication yes\nPasswordAuthentication yes\nMatch User x\n  PasswordAuthentication yes\n";
+    let m = machine("ssh-pw2", plain, "#cloud-config\nssh_pwauth: no\n");
+    m.initrd("all");
+    assert_eq!(
+        m.target_file("etc/ssh/sshd_config"),
+        plain.replacen(
+            "\nPasswordAuthentication yes",
+            "\nPasswordAuthentication no",
+            1
+        )
+    );
+    assert_eq!(mode(&m, "etc/ssh/sshd_config"), 0o644);
+    assert!(!m.target.join("etc/ssh/sshd_config.d").exists());
+}
+
+#[test]
+fn generated_host_keys_replace_the_image_keys() {
+    let m = machine("ssh-gen", "Port 22\n", "#cloud-config\n");
+    let out = m.initrd("all");
+    let ssh = m.target.join("etc/ssh");
+    let mut names: Vec<String> = std::fs::read_dir(&ssh)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "ssh_host_ecdsa_key",
+            "ssh_host_ecdsa_key.pub",
+            "ssh_host_ed25519_key",
+            "ssh_host_ed25519_key.pub",
+            "sshd_config"
+        ]
+    );
+    assert_eq!(m.target_file("var/lib/ember/pending-hostkeys"), "rsa\n");
+    let console = stdout(&out);
+    for t in ["ecdsa", "ed25519"] {
+        let key = format!("etc/ssh/ssh_host_{t}_key");
+        assert_eq!(
+            (mode(&m, &key), mode(&m, &format!("{key}.pub"))),
+            (0o600, 0o644)
+        );
+        let public = m.target_file(&format!("{key}.pub"));
+        assert!(public.ends_with(" root@web1\n"), "{public}");
+        if have("ssh-keygen") {
+            // ssh-keygen accepts the private key and derives the same public key from it.
+            let derived = keygen(&["-y", "-f"], &m.target.join(&key));
+            let fields = |s: &str| s.split_whitespace().take(2).collect::<Vec<_>>().join(" ");
+            assert_eq!(fields(&derived), fields(&public));
+            // The console's fingerprint line is ssh-keygen's.
+            let fp = keygen(&["-l", "-f"], &m.target.join(format!("{key}.pub")));
+            assert!(
+                console.lines().any(|l| l == fp.trim_end()),
+                "{fp} not in {console}"
+            );
+        }
+    }
+    assert!(console.contains("-----BEGIN SSH HOST KEY FINGERPRINTS-----"));
+    assert_no_private_leak(&m, &out);
+    assert!(m.diags().is_empty(), "{:?}", m.diags());
+
+    // The module is per instance: a second boot keeps the keys. Even when the module runs
+    // again (its semaphore gone, as after a failure), the host keys stay and nothing doubles.
+    let before = Machine::tree(&m.target.join("etc")).len();
+    let pubkey = m.target_file("etc/ssh/ssh_host_ed25519_key.pub");
+    let keys = m.target_file("root/.ssh/authorized_keys");
+    m.initrd("all");
+    let instances = m.target.join("var/lib/ember/instances");
+    for inst in std::fs::read_dir(instances).unwrap() {
+        let _ = std::fs::remove_file(inst.unwrap().path().join("sem/ssh"));
+    }
+    m.initrd("all");
+    assert_eq!(m.target_file("etc/ssh/ssh_host_ed25519_key.pub"), pubkey);
+    assert_eq!(m.target_file("root/.ssh/authorized_keys"), keys);
+    assert_eq!(Machine::tree(&m.target.join("etc")).len(), before);
+}
+
+#[test]
+fn given_host_keys_with_the_ssh_keys_group() {
+    if !have("ssh-keygen") {
+        return;
+    }
+    // A real key made by ssh-keygen, given in user-data without its public half.
+    let m0 = Machine::new("ssh-given-src");
+    let src = m0.dir.join("k");
+    let out = Command::new("ssh-keygen")
+        .args(["-q", "-t", "ed25519", "-N", "", "-C", "given", "-f"])
+        .arg(&src)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let private = std::fs::read_to_string(&src).unwrap();
+    let indented: String = private.lines().map(|l| format!("    {l}\n")).collect();
+    let ud = format!(
+        "#cloud-config\nssh_keys:\n  ed25519_private: |\n{indented}  rsa_public: ssh-rsa AAAA x\n  rsa_certificate: ssh-rsa-cert-v01@openssh.com AAAA y\n  bogus_private: x\nssh_pwauth: true\n"
+    );
+    let m = machine("ssh-given", "Port 22\n", &ud);
+    m.write(
+        &m.target,
+        "etc/group",
+        b"root:x:0:\ndebian:x:1000:\nssh_keys:x:997:\n",
+    );
+    let out = m.initrd("all");
+    let key = "etc/ssh/ssh_host_ed25519_key";
+    assert_eq!(m.target_file(key), private);
+    assert_eq!((mode(&m, key), owner(&m, key)), (0o640, (0, 997)));
+    let public = m.target_file(&format!("{key}.pub"));
+    // ssh-keygen refuses a group-readable key it owns (sshd does not): check a 0600 copy.
+    let copy = m0.dir.join("copy");
+    std::fs::write(&copy, m.target_file(key)).unwrap();
+    std::fs::set_permissions(&copy, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    let derived = keygen(&["-y", "-f"], &copy);
+    assert_eq!(public.split(' ').nth(1), derived.split(' ').nth(1));
+    assert_eq!(mode(&m, "etc/ssh/ssh_host_rsa_key.pub"), 0o644);
+    assert_eq!(mode(&m, "etc/ssh/ssh_host_rsa_key-cert.pub"), 0o644);
+    assert_eq!(
+        m.target_file("etc/ssh/sshd_config"),
+        "Port 22\nPasswordAuthentication yes\nHostCertificate /etc/ssh/ssh_host_rsa_key-cert.pub\n"
+    );
+    // Given keys: nothing generated, nothing left for the runner.
+    assert!(!m.target.join("etc/ssh/ssh_host_ecdsa_key").exists());
+    assert!(!m.target.join("var/lib/ember/pending-hostkeys").exists());
+    let unknown = m.diag_with_code("unknown-key").unwrap();
+    assert_eq!(unknown["key"], "ssh_keys.bogus_private");
+    assert_no_private_leak(&m, &out);
+}
+
+#[test]
+fn bad_types_name_the_key() {
+    let ud = "#cloud-config\nssh_authorized_keys: [1, \"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGGz8hJq8Kg/9nDo9VhbCwpCIe/jNL9J3uuhMhUSSzGm a@b\"]\nssh_genkeytypes: [ed25519, 7]\nssh_keys: {ed25519_private: [secret-value]}\n";
+    let m = machine("ssh-bad", "Port 22\n", ud);
+    m.initrd("all");
+    let keys: Vec<String> = m
+        .diags()
+        .iter()
+        .filter(|d| d["code"] == "wrong-type")
+        .map(|d| d["key"].as_str().unwrap_or("").to_string())
+        .collect();
+    assert!(
+        keys.contains(&"ssh_authorized_keys.0".to_string()),
+        "{keys:?}"
+    );
+    assert!(
+        keys.contains(&"ssh_keys.ed25519_private".to_string()),
+        "{keys:?}"
+    );
+    assert!(!m.run_file("ember/status.json").contains("secret-value"));
+    // The good key still went in.
+    assert!(m
+        .target_file("home/debian/.ssh/authorized_keys")
+        .contains("a@b"));
+}

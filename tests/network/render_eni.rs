@@ -1,0 +1,157 @@
+//! Golden tests of the ENI renderer. Each folder under `tests/golden/eni/` is a case: its
+//! `network-config.yaml` is parsed with `network::parse` and rendered, and every file the
+//! renderer returns must be there at its path (`etc/network/interfaces.d/50-cloud-init`) with
+//! the same content; a missing file, an extra one or another content fails. The renderer's
+//! warnings are in `warnings.txt` (absent: none).
+//!
+//! `EMBER_BLESS=1 cargo test --test network render_eni` rewrites the expected files from what the
+//! renderer gives now; review the diff before committing it.
+//!
+//! The inputs were also converted by Debian's cloud-init 22.4 (`cloud-init devel net-convert
+//! -O eni -D debian`). Differences kept on purpose:
+//! - ember's own header comment, on the udev rules too (what ember removes must carry it);
+//! - no `dns {…}` lines (22.4 writes a Python dict for v2 and per-interface nameservers) and
+//!   v2 nameservers are not repeated on `lo`;
+//! - a route goes in the stanza that brings up its gateway's subnet (else the first of its
+//!   family), not in the first stanza; a route tied to no interface goes with the interface
+//!   whose subnet holds its gateway (22.4 puts them after the last stanza);
+//! - `accept_ra` goes on the first inet6 stanza and `dhcp 0|1` on every `inet6 auto` stanza
+//!   (22.4 writes both only on an interface's first stanza);
+//! - `bridge_fd 0`, a bridge's MAC as `hwaddress` (also when v1 gave `bridge_hw`),
+//!   `bridge_ports none` for a bridge without ports, v2's `macaddress` of a NIC as
+//!   `hwaddress`: 22.4 drops them;
+//! - bond options named `bond-*` whichever spelling the input used;
+//! - a NIC matched by driver or name pattern only is left out with a warning.
+
+use crate::golden::case_dirs;
+
+use case_dirs::{golden, model, model_with};
+use ember::network::render::{eni, Rendered};
+
+#[test]
+fn golden_cases() {
+    assert!(golden("eni", eni::render) >= 7);
+}
+
+fn rendered(text: &str) -> Rendered {
+    eni::render(&model(text))
+}
+
+/// The comment that opens ember's udev rules (and its ENI file).
+const RULES_HEADER: &str = "\
+# Written by ember from this instance's network configuration; it is written again for
+# every new instance, so change the configuration rather than this file.
+";
+
+fn content<'a>(out: &'a Rendered, path: &str) -> &'a str {
+    let f = out.files.iter().find(|f| f.path == path).expect(path);
+    &f.content
+}
+
+fn warned(out: &Rendered) -> Vec<String> {
+    out.warnings.iter().map(|d| d.to_string()).collect()
+}
+
+#[test]
+fn two_files_both_world_readable() {
+    let out = rendered("version: 2\nethernets: {eth0: {dhcp4: true}}\n");
+    let files: Vec<(&str, u32)> = out
+        .files
+        .iter()
+        .map(|f| (f.path.as_str(), f.mode))
+        .collect();
+    assert_eq!(files, [(eni::PATH, 0o644), (eni::RULES, 0o644)]);
+    assert!(content(&out, eni::PATH).ends_with("auto eth0\niface eth0 inet dhcp\n"));
+    assert_eq!(
+        content(&out, eni::RULES),
+        RULES_HEADER,
+        "written without rules, replacing old rules"
+    );
+}
+
+#[test]
+fn nics_are_named_by_id_when_matched_by_mac_and_left_out_otherwise() {
+    // The parser refuses a name the kernel would not take; the renderer must too.
+    let text = r#"version: 2
+ethernets:
+  uplink:
+    match: {macaddress: "52:54:00:0d:00:01", driver: virtio_net}
+    dhcp4: true
+  fast:
+    match: {driver: mlx5_core}
+    dhcp4: true
+  a-long:
+    dhcp4: true
+"#;
+    let out = eni::render(&model_with(
+        text,
+        &[("a-long", "a-name-too-long-for-linux")],
+    ));
+    let eni = content(&out, eni::PATH);
+    assert!(
+        eni.contains("auto uplink\niface uplink inet dhcp\n"),
+        "{eni}"
+    );
+    assert!(!eni.contains("fast") && !eni.contains("a-name"), "{eni}");
+    assert_eq!(
+        content(&out, eni::RULES),
+        format!(
+            "{RULES_HEADER}SUBSYSTEM==\"net\", ACTION==\"add\", DRIVERS==\"virtio_net\", \
+             ATTR{{address}}==\"52:54:00:0d:00:01\", NAME=\"uplink\"\n"
+        )
+    );
+    assert_eq!(
+        warned(&out),
+        [
+            "a-name-too-long-for-linux.name: not a valid interface name; left out",
+            "fast.match: matched by driver or name pattern only: ENI needs the device's name; \
+             left out"
+        ]
+    );
+}
+
+#[test]
+fn values_that_would_start_a_line_are_left_out() {
+    // A newline in a value would give ifupdown a command to run as root.
+    // The parser refuses control characters anywhere; the renderer must stand without it.
+    let text = r#"version: 2
+ethernets:
+  eth0: {}
+  eth1: {}
+  eth2: {dhcp4: true}
+bonds:
+  bond0:
+    interfaces: [eth0, eth1]
+    parameters: {transmit-hash-policy: "layer2-POLICY"}
+    addresses: [10.1.0.2/24]
+    nameservers: {search: ["ok.example", "x.example-DOMAIN"]}
+"#;
+    let swaps = [
+        ("eth2", "eth2\npost-up touch /pwned-by-name"),
+        ("-POLICY", "\npost-up touch /pwned-by-policy"),
+        ("-DOMAIN", "\npre-up touch /pwned-by-domain"),
+    ];
+    let out = eni::render(&model_with(text, &swaps));
+    let eni = content(&out, eni::PATH);
+    assert!(!eni.contains("pwned"), "{eni}");
+    assert!(eni.contains("    dns-search ok.example\n"), "{eni}");
+    assert_eq!(out.warnings.len(), 3, "{:#?}", warned(&out));
+}
+
+#[test]
+fn bridges_without_ports_and_routes_without_gateways() {
+    let out = rendered(
+        r#"version: 2
+bridges:
+  br0:
+    addresses: [10.3.0.1/24]
+    routes: [{to: 10.4.0.0/16}]
+"#,
+    );
+    let eni = content(&out, eni::PATH);
+    assert!(eni.contains("    bridge_ports none\n"), "{eni}");
+    assert!(
+        eni.contains("    post-up route add -net 10.4.0.0/16 dev br0 || true\n"),
+        "{eni}"
+    );
+}
