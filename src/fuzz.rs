@@ -1,5 +1,5 @@
 //! Entry points for the fuzz targets (fuzz/fuzz_targets/, cargo-fuzz on nightly) and for
-//! their corpus replay on stable (tests/fuzz_replay.rs): each takes arbitrary bytes and runs
+//! their corpus replay on stable (tests/library/fuzz_replay.rs): each takes arbitrary bytes and runs
 //! a parser the way ember runs it on untrusted input. Results are dropped: only a panic, a
 //! hang or a runaway allocation is a finding. Not part of ember's behaviour.
 #![doc(hidden)]
