@@ -64,6 +64,8 @@ reasons! {
     CacheMissing = "cache-missing",
     /// The datasource gave nothing: the cached instance is kept (no news).
     CachedInstance = "cached-instance",
+    /// A cloud-config document lacks its `#cloud-config` first line.
+    CloudConfigHeader = "cloud-config-header",
     /// A cloud-config document is not a mapping.
     CloudConfigType = "cloud-config-type",
     /// A kernel command line parameter ember reads has a value it cannot use.

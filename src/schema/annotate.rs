@@ -3,7 +3,8 @@
 //! private keys) are replaced by `<redacted>`: the annotated copy is shown on a terminal and
 //! pasted into bug reports.
 
-use super::{Problem, Report};
+use super::Report;
+use crate::error::Diag;
 use crate::error::Severity;
 use crate::limits::Limits;
 use std::collections::{BTreeMap, BTreeSet};
@@ -63,8 +64,12 @@ pub fn annotate(text: &str, report: &Report, limits: &Limits) -> String {
     out
 }
 
-fn describe(p: &Problem) -> String {
-    format!("{}: {}", crate::redact::printable(&p.key), p.message)
+fn describe(p: &Diag) -> String {
+    format!(
+        "{}: {}",
+        crate::redact::printable(p.key.as_deref().unwrap_or_default()),
+        p.message
+    )
 }
 
 /// Lines holding a secret's value: from the key paths of the parsed document, and, should the

@@ -158,7 +158,11 @@ pub fn render(report: &Report) -> Vec<String> {
                 Severity::Deprecated => "deprecated: ",
             };
             let line = p.line.map(|l| format!("line {l}: ")).unwrap_or_default();
-            format!("{}: {line}{mark}{}", printable(&p.key), p.message)
+            format!(
+                "{}: {line}{mark}{}",
+                printable(p.key.as_deref().unwrap_or_default()),
+                p.message
+            )
         })
         .collect()
 }

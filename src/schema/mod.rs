@@ -13,46 +13,12 @@ mod shape;
 mod system;
 
 use crate::config::known_keys;
-use crate::error::Severity;
+use crate::error::{Diag, Reason, Severity};
 use crate::limits::Limits;
 use crate::yaml;
 
 /// The first line a user-data cloud-config starts with.
 pub const HEADER: &str = "#cloud-config";
-
-/// One problem: where (key path, line) and what; never the value.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Problem {
-    pub severity: Severity,
-    /// Dotted key path (`write_files.2.permissions`); cloud-init's `format-l1.c1` for problems
-    /// of the document itself.
-    pub key: String,
-    pub line: Option<u32>,
-    pub message: String,
-}
-
-impl Problem {
-    pub fn error(key: &str, message: impl Into<String>) -> Problem {
-        Problem::new(Severity::Error, key, message)
-    }
-    pub fn warning(key: &str, message: impl Into<String>) -> Problem {
-        Problem::new(Severity::Warning, key, message)
-    }
-    pub fn deprecated(key: &str, message: impl Into<String>) -> Problem {
-        Problem::new(Severity::Deprecated, key, message)
-    }
-    fn new(severity: Severity, key: &str, message: impl Into<String>) -> Problem {
-        Problem {
-            severity,
-            key: key.to_string(),
-            line: None,
-            message: message.into(),
-        }
-    }
-    pub fn is_error(&self) -> bool {
-        self.severity == Severity::Error
-    }
-}
 
 /// What a document needs to be read as cloud-config.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,12 +32,12 @@ pub enum Kind {
 /// Every problem of one document, in line order.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Report {
-    pub problems: Vec<Problem>,
+    pub problems: Vec<Diag>,
 }
 
 impl Report {
     pub fn is_valid(&self) -> bool {
-        !self.problems.iter().any(Problem::is_error)
+        !self.problems.iter().any(Diag::is_error)
     }
 }
 
@@ -79,15 +45,23 @@ impl Report {
 pub fn check(text: &str, kind: Kind, limits: &Limits) -> Report {
     let mut problems = Vec::new();
     if kind == Kind::UserData && !text.starts_with(HEADER) {
-        let mut p = Problem::error("format-l1.c1", format!("needs to begin with \"{HEADER}\""));
-        p.line = Some(1);
+        let p = Diag::error(
+            Reason::CloudConfigHeader,
+            format!("needs to begin with \"{HEADER}\""),
+        )
+        .key("format-l1.c1")
+        .line(Some(1));
         return Report { problems: vec![p] };
     }
     let doc = match yaml::parse(text, limits) {
         Ok(doc) => doc,
         Err(e) => {
             let key = format!("format-l{}.c{}", e.line, e.column);
-            let mut p = Problem::error(&key, format!("is not valid YAML: {}", e.message));
+            let mut p = Diag::error(
+                Reason::YamlSyntax,
+                format!("is not valid YAML: {}", e.message),
+            )
+            .key(key);
             if let Some(budget) = e.budget {
                 p.message.push_str(&format!(" (budget {budget})"));
             }
@@ -105,14 +79,13 @@ pub fn check(text: &str, kind: Kind, limits: &Limits) -> Report {
         // by cloud-init's schema ("not a YAML dict").
         serde_json::Value::Null if kind == Kind::ImageConfig => {}
         _ => {
-            let mut p = Problem::error("format-l1.c1", "must be a mapping of keys");
-            p.line = Some(1);
-            problems.push(p);
+            let p = Diag::error(Reason::CloudConfigType, "must be a mapping of keys");
+            problems.push(p.key("format-l1.c1").line(Some(1)));
         }
     }
     for p in &mut problems {
         if p.line.is_none() {
-            p.line = line_of(&doc, &p.key);
+            p.line = line_of(&doc, p.key.as_deref().unwrap_or_default());
         }
     }
     problems.sort_by_key(|p| (p.line.unwrap_or(0), p.severity != Severity::Error));
@@ -123,21 +96,14 @@ pub fn check(text: &str, kind: Kind, limits: &Limits) -> Report {
 }
 
 /// One top-level key: known? its shape; then what its module would refuse.
-fn check_key(
-    key: &str,
-    value: &serde_json::Value,
-    cfg: &serde_json::Value,
-    out: &mut Vec<Problem>,
-) {
+fn check_key(key: &str, value: &serde_json::Value, cfg: &serde_json::Value, out: &mut Vec<Diag>) {
     if !known_keys::is_known(key) {
-        out.push(Problem::warning(key, "unknown cloud-config key, ignored"));
+        out.push(Diag::warning(Reason::UnknownKey, "unknown cloud-config key, ignored").key(key));
         return;
     }
     if known_keys::is_unsupported(key) {
-        out.push(Problem::warning(
-            key,
-            "no ember module handles this key yet: not checked, ignored at boot",
-        ));
+        let msg = "no ember module handles this key yet: not checked, ignored at boot";
+        out.push(Diag::warning(Reason::ModuleUnsupported, msg).key(key));
         return;
     }
     if modules_check::reads_whole(key) {
@@ -151,12 +117,12 @@ fn check_key(
     if let serde_json::Value::Object(map) = value {
         for name in map.keys() {
             if let Some(why) = rules::key_name_ok(key, name) {
-                out.push(Problem::error(&format!("{key}.{name}"), why));
+                out.push(Diag::error(Reason::UnknownKey, why).key(format!("{key}.{name}")));
             }
         }
     }
     // The module's reader runs only on a well-shaped value, so a problem is reported once.
-    if !out[before..].iter().any(Problem::is_error) {
+    if !out[before..].iter().any(Diag::is_error) {
         modules_check::check(key, cfg, out);
     }
 }

@@ -4,8 +4,7 @@
 //! well-shaped value may still get wrong (write_files' permissions and encodings, the users
 //! module's user and group specs, the hostname rules).
 
-use super::Problem;
-use crate::error::Diag;
+use crate::error::{Diag, Reason};
 use crate::modules::hostname::names::invalid_reason;
 use crate::modules::users::spec;
 use crate::modules::write_files::{decode::Encoding, perms};
@@ -18,7 +17,7 @@ pub fn reads_whole(key: &str) -> bool {
     READ_WHOLE.contains(&key)
 }
 
-pub fn check(key: &str, cfg: &Value, out: &mut Vec<Problem>) {
+pub fn check(key: &str, cfg: &Value, out: &mut Vec<Diag>) {
     match key {
         "growpart" => {
             let mut diags = Vec::new();
@@ -42,7 +41,13 @@ pub fn check(key: &str, cfg: &Value, out: &mut Vec<Problem>) {
                 .and_then(Value::as_str)
                 .and_then(invalid_reason)
             {
-                out.push(Problem::error(key, format!("not a valid host name: {why}")));
+                out.push(
+                    Diag::error(
+                        Reason::HostnameInvalid,
+                        format!("not a valid host name: {why}"),
+                    )
+                    .key(key),
+                );
             }
         }
         _ => {}
@@ -51,22 +56,15 @@ pub fn check(key: &str, cfg: &Value, out: &mut Vec<Problem>) {
 
 /// The module's diagnostics as problems, less those that depend on the machine (the image's
 /// default user), which a check of one file cannot know.
-fn add_diags(diags: Vec<Diag>, out: &mut Vec<Problem>) {
+fn add_diags(diags: Vec<Diag>, out: &mut Vec<Diag>) {
     for d in diags {
-        if d.code == "no-default-user" {
-            continue;
+        if d.code != Reason::NoDefaultUser {
+            out.push(d);
         }
-        let key = d.key.unwrap_or_default();
-        out.push(Problem {
-            severity: d.severity,
-            key,
-            line: d.line,
-            message: d.message,
-        });
     }
 }
 
-fn write_files(cfg: &Value, out: &mut Vec<Problem>) {
+fn write_files(cfg: &Value, out: &mut Vec<Diag>) {
     let Some(items) = cfg.get("write_files").and_then(Value::as_array) else {
         return;
     };
@@ -78,15 +76,18 @@ fn write_files(cfg: &Value, out: &mut Vec<Problem>) {
             .is_some_and(|p| !p.starts_with('/'))
         {
             let msg = "must be an absolute path (ember refuses a relative one)";
-            out.push(Problem::error(&format!("{key}.path"), msg));
+            out.push(Diag::error(Reason::PathInvalid, msg).key(format!("{key}.path")));
         }
         if let Err(e) = perms::parse(item.get("permissions")) {
-            out.push(Problem::error(&format!("{key}.permissions"), e.message()));
+            out.push(
+                Diag::error(Reason::PermissionsInvalid, e.message())
+                    .key(format!("{key}.permissions")),
+            );
         }
         let encoding = item.get("encoding").and_then(Value::as_str).unwrap_or("");
         if Encoding::parse(encoding).is_err() {
             let msg = "is not an encoding cloud-init knows";
-            out.push(Problem::error(&format!("{key}.encoding"), msg));
+            out.push(Diag::error(Reason::EncodingUnknown, msg).key(format!("{key}.encoding")));
         }
     }
 }

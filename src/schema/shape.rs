@@ -3,7 +3,7 @@
 //! covers the part of JSON Schema that cloud-init's cloud-config schema uses; messages name the
 //! expected shape and never quote the value.
 
-use super::Problem;
+use crate::error::{Diag, Reason};
 use serde_json::Value;
 
 /// What a value may be.
@@ -58,7 +58,7 @@ pub const fn list(item: &'static Shape, min: usize) -> Shape {
 }
 
 /// Checks `value` at key path `path` against `shape`, adding every problem found.
-pub fn check(value: &Value, shape: &Shape, path: &str, out: &mut Vec<Problem>) {
+pub fn check(value: &Value, shape: &Shape, path: &str, out: &mut Vec<Diag>) {
     match (shape, value) {
         (Shape::Any, _)
         | (Shape::Str, Value::String(_))
@@ -74,9 +74,11 @@ pub fn check(value: &Value, shape: &Shape, path: &str, out: &mut Vec<Problem>) {
                 } else {
                     format!("needs at least {min} items")
                 };
-                out.push(Problem::error(path, msg));
+                out.push(Diag::error(Reason::BadValue, msg).key(path));
             } else if items.len() > *max {
-                out.push(Problem::error(path, format!("has more than {max} items")));
+                out.push(
+                    Diag::error(Reason::BadValue, format!("has more than {max} items")).key(path),
+                );
             }
             for (i, v) in items.iter().enumerate() {
                 check(v, item, &format!("{path}.{i}"), out);
@@ -92,7 +94,10 @@ pub fn check(value: &Value, shape: &Shape, path: &str, out: &mut Vec<Problem>) {
         (Shape::Named(inner, name), v) => {
             let mut found = Vec::new();
             check(v, inner, path, &mut found);
-            for p in found.iter_mut().filter(|p| p.key == path && p.is_error()) {
+            for p in found
+                .iter_mut()
+                .filter(|p| p.key.as_deref() == Some(path) && p.is_error())
+            {
                 p.message = format!("must be {name}");
             }
             out.extend(found);
@@ -100,11 +105,14 @@ pub fn check(value: &Value, shape: &Shape, path: &str, out: &mut Vec<Problem>) {
         (Shape::Deprecated(inner, note), v) => {
             let before = out.len();
             check(v, inner, path, out);
-            if !out[before..].iter().any(Problem::is_error) {
-                out.push(Problem::deprecated(path, *note));
+            if !out[before..].iter().any(Diag::is_error) {
+                out.push(Diag::deprecated(Reason::Deprecated, *note).key(path));
             }
         }
-        (shape, _) => out.push(Problem::error(path, format!("must be {}", describe(shape)))),
+        (shape, _) => {
+            let msg = format!("must be {}", describe(shape));
+            out.push(Diag::error(Reason::WrongType, msg).key(path))
+        }
     }
 }
 
@@ -112,19 +120,21 @@ fn check_fields(
     map: &serde_json::Map<String, Value>,
     fields: &Fields,
     path: &str,
-    out: &mut Vec<Problem>,
+    out: &mut Vec<Diag>,
 ) {
     for (k, v) in map {
         let sub = format!("{path}.{k}");
         match fields.fields.iter().find(|(name, _)| name == k) {
             Some((_, shape)) => check(v, shape, &sub, out),
             None if fields.open => {}
-            None => out.push(Problem::error(&sub, "unknown key (not allowed here)")),
+            None => {
+                out.push(Diag::error(Reason::UnknownKey, "unknown key (not allowed here)").key(sub))
+            }
         }
     }
     for name in fields.required {
         if !map.contains_key(*name) {
-            out.push(Problem::error(path, format!("needs the key {name}")));
+            out.push(Diag::error(Reason::MissingKey, format!("needs the key {name}")).key(path));
         }
     }
 }
@@ -132,12 +142,12 @@ fn check_fields(
 /// An alternative that fits wins, with its deprecations. When none does, the alternative of the
 /// value's own type (a mapping for a mapping) with the fewest errors explains best; with none,
 /// say what is accepted.
-fn one_of(alts: &[Shape], v: &Value, whole: &Shape, path: &str, out: &mut Vec<Problem>) {
-    let mut same_type: Vec<Vec<Problem>> = Vec::new();
+fn one_of(alts: &[Shape], v: &Value, whole: &Shape, path: &str, out: &mut Vec<Diag>) {
+    let mut same_type: Vec<Vec<Diag>> = Vec::new();
     for alt in alts {
         let mut found = Vec::new();
         check(v, alt, path, &mut found);
-        if !found.iter().any(Problem::is_error) {
+        if !found.iter().any(Diag::is_error) {
             out.extend(found);
             return;
         }
@@ -145,10 +155,13 @@ fn one_of(alts: &[Shape], v: &Value, whole: &Shape, path: &str, out: &mut Vec<Pr
             same_type.push(found);
         }
     }
-    let errors = |f: &Vec<Problem>| f.iter().filter(|p| p.is_error()).count();
+    let errors = |f: &Vec<Diag>| f.iter().filter(|p| p.is_error()).count();
     match same_type.into_iter().min_by_key(errors) {
         Some(best) => out.extend(best),
-        None => out.push(Problem::error(path, format!("must be {}", describe(whole)))),
+        None => {
+            let msg = format!("must be {}", describe(whole));
+            out.push(Diag::error(Reason::WrongType, msg).key(path))
+        }
     }
 }
 

@@ -7,7 +7,13 @@ fn problems(text: &str) -> Vec<String> {
     check(text, Kind::UserData, &Limits::default())
         .problems
         .iter()
-        .map(|p| format!("{} {}", p.key, p.line.unwrap_or(0)))
+        .map(|p| {
+            format!(
+                "{} {}",
+                p.key.as_deref().unwrap_or_default(),
+                p.line.unwrap_or(0)
+            )
+        })
         .collect()
 }
 
