@@ -9,7 +9,7 @@ mod collect_logs;
 mod early;
 mod exec;
 mod finish;
-mod modules;
+pub mod modules;
 mod net_convert;
 mod output;
 mod query;

@@ -10,47 +10,74 @@ use crate::modules::users::spec;
 use crate::modules::write_files::{decode::Encoding, perms};
 use serde_json::Value;
 
-/// Keys whose module's typed reader is their whole check.
-const READ_WHOLE: &[&str] = &["growpart"];
+/// A module's reader as schema runs it: its diagnostics for the whole config.
+type Reader = fn(&Value, &mut Vec<Diag>);
 
-pub fn reads_whole(key: &str) -> bool {
-    READ_WHOLE.contains(&key)
+/// How much of a key its module's reader checks.
+#[derive(Clone, Copy, PartialEq)]
+enum Reads {
+    /// Everything: the key has no shape in `rules`, the reader is the one check.
+    Whole,
+    /// What a well-shaped value may still get wrong; `rules` checks the shape first.
+    AfterShape,
 }
 
+/// The keys whose module has a typed reader, and the reader (the function the boot calls).
+/// Adding a reader is a row here and the shape's removal from `rules`.
+const READERS: &[(&str, Reads, Reader)] = &[
+    ("growpart", Reads::Whole, |cfg, d| {
+        crate::modules::growpart::read(cfg, d);
+    }),
+    ("timezone", Reads::Whole, |cfg, d| {
+        crate::runner::modules::timezone::read(cfg, d);
+    }),
+    ("write_files", Reads::AfterShape, write_files),
+    ("users", Reads::AfterShape, |cfg, d| {
+        spec::users(cfg, d);
+    }),
+    ("user", Reads::AfterShape, |cfg, d| {
+        spec::users(cfg, d);
+    }),
+    ("groups", Reads::AfterShape, |cfg, d| {
+        spec::groups(cfg, d);
+    }),
+    ("hostname", Reads::AfterShape, |cfg, d| {
+        host_name(cfg, "hostname", d)
+    }),
+    ("fqdn", Reads::AfterShape, |cfg, d| {
+        host_name(cfg, "fqdn", d)
+    }),
+];
+
+fn reader(key: &str) -> Option<(Reads, Reader)> {
+    READERS
+        .iter()
+        .find(|(k, _, _)| *k == key)
+        .map(|(_, reads, f)| (*reads, *f))
+}
+
+/// Whether `key`'s module reader is its whole check (it has no shape in `rules`).
+pub fn reads_whole(key: &str) -> bool {
+    reader(key).is_some_and(|(reads, _)| reads == Reads::Whole)
+}
+
+/// The diagnostics `key`'s module reader gives for `cfg`, as the boot would give them.
 pub fn check(key: &str, cfg: &Value, out: &mut Vec<Diag>) {
-    match key {
-        "growpart" => {
-            let mut diags = Vec::new();
-            crate::modules::growpart::read(cfg, &mut diags);
-            add_diags(diags, out);
-        }
-        "write_files" => write_files(cfg, out),
-        "users" | "user" => {
-            let mut diags = Vec::new();
-            spec::users(cfg, &mut diags);
-            add_diags(diags, out);
-        }
-        "groups" => {
-            let mut diags = Vec::new();
-            spec::groups(cfg, &mut diags);
-            add_diags(diags, out);
-        }
-        "hostname" | "fqdn" => {
-            if let Some(why) = cfg
-                .get(key)
-                .and_then(Value::as_str)
-                .and_then(invalid_reason)
-            {
-                out.push(
-                    Diag::error(
-                        Reason::HostnameInvalid,
-                        format!("not a valid host name: {why}"),
-                    )
-                    .key(key),
-                );
-            }
-        }
-        _ => {}
+    if let Some((_, read)) = reader(key) {
+        let mut diags = Vec::new();
+        read(cfg, &mut diags);
+        add_diags(diags, out);
+    }
+}
+
+fn host_name(cfg: &Value, key: &str, out: &mut Vec<Diag>) {
+    let why = cfg
+        .get(key)
+        .and_then(Value::as_str)
+        .and_then(invalid_reason);
+    if let Some(why) = why {
+        let msg = format!("not a valid host name: {why}");
+        out.push(Diag::error(Reason::HostnameInvalid, msg).key(key));
     }
 }
 

@@ -308,7 +308,6 @@ pub static TOP: &[(&str, Shape)] = &[
     ("final_message", Str),
     ("phone_home", PHONE_HOME),
     ("power_state", POWER_STATE),
-    ("timezone", Str),
     ("locale", Str),
     ("locale_configfile", Str),
     ("disable_ec2_metadata", Bool),

@@ -16,7 +16,7 @@ mod power_state;
 mod runcmd;
 mod scripts;
 pub mod shell;
-mod timezone;
+pub mod timezone;
 mod write_files_deferred;
 
 use super::exec::Exec;

@@ -32,17 +32,31 @@ fn debian_family(os_release: &str) -> bool {
     })
 }
 
+/// The `timezone` key: a zone name, or None when it is absent or unusable (the diagnostic says
+/// why). The boot and `ember schema` both read it here.
+pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> Option<String> {
+    let tz = cfg.get("timezone")?;
+    match tz.as_str() {
+        Some(t) if valid(t) => Some(t.to_string()),
+        Some(_) => {
+            let msg = "not a zone name such as Europe/Berlin";
+            diags.push(Diag::error(Reason::BadValue, msg).key("timezone"));
+            None
+        }
+        None => {
+            let msg = "must be a string: a zone name such as Europe/Berlin";
+            diags.push(Diag::error(Reason::WrongType, msg).key("timezone"));
+            None
+        }
+    }
+}
+
 impl RunnerModule for Timezone {
     fn name(&self) -> &'static str {
         "timezone"
     }
     fn run(&self, ctx: &ModCtx, cfg: &Value, diags: &mut Vec<Diag>) {
-        let Some(tz) = cfg.get("timezone") else {
-            return;
-        };
-        let Some(tz) = tz.as_str().filter(|t| valid(t)) else {
-            let msg = "expected a zone name such as Europe/Berlin";
-            diags.push(Diag::error(Reason::WrongType, msg).key("timezone"));
+        let Some(tz) = read(cfg, diags) else {
             return;
         };
         let zone = format!("{ZONEINFO}/{tz}");
@@ -86,5 +100,28 @@ mod tests {
         assert!(debian_family("ID=ubuntu\nID_LIKE=debian\n"));
         assert!(debian_family("ID=\"debian\"\n"));
         assert!(!debian_family("ID=fedora\n"));
+    }
+
+    #[test]
+    fn the_reader_names_the_key_and_the_mistake() {
+        let mut d = Vec::new();
+        let cfg = serde_json::json!({"timezone": "Europe/Berlin"});
+        assert_eq!(read(&cfg, &mut d).as_deref(), Some("Europe/Berlin"));
+        assert_eq!(read(&serde_json::json!({}), &mut d), None);
+        assert!(d.is_empty());
+        let bad = serde_json::json!({"timezone": "../../etc/shadow"});
+        assert_eq!(read(&bad, &mut d), None);
+        assert_eq!(read(&serde_json::json!({"timezone": 5}), &mut d), None);
+        let got: Vec<(&str, Option<&str>)> = d
+            .iter()
+            .map(|d| (d.code.as_str(), d.key.as_deref()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("bad-value", Some("timezone")),
+                ("wrong-type", Some("timezone"))
+            ]
+        );
     }
 }
