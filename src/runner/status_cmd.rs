@@ -4,6 +4,7 @@
 
 use super::verdict::{derive, Observed, Phase, Verdict};
 use super::{clock, global_flag, CliError, Ctx};
+use crate::host::Host;
 use crate::paths::RunPaths;
 use crate::status::Status;
 use crate::yaml::emit as emit_yaml;
@@ -93,24 +94,30 @@ fn read_status(paths: &RunPaths) -> Result<Option<Status>, CliError> {
     }
 }
 
-fn observe(paths: &RunPaths, grace: f64) -> Result<(Verdict, Option<Status>), CliError> {
+/// `host` is `--host`: the running system's /proc, where the stages' pids live (whatever
+/// `--target` is), its mounts and its command line.
+fn observe(
+    paths: &RunPaths,
+    host: &Host,
+    grace: f64,
+) -> Result<(Verdict, Option<Status>), CliError> {
     let status = read_status(paths)?;
     let obs = Observed {
         status: status.as_ref(),
         marker_disabled: paths.ci_disabled_marker().exists(),
-        cmdline_disabled: cmdline_disabled(),
-        initramfs_over: !in_initramfs(),
+        cmdline_disabled: cmdline_disabled(host),
+        initramfs_over: !in_initramfs(host),
         now: crate::clock::boot_seconds(),
         grace,
     };
-    // The real /proc: the stages ran in this system's pid namespace, whatever --target is.
-    let alive = |pid| clock::pid_alive(Path::new("/proc"), pid);
+    let proc = host.path("/proc");
+    let alive = |pid| clock::pid_alive(&proc, pid);
     Ok((derive(&obs, &alive), status))
 }
 
 /// Whether this process's root is the initramfs (a `rootfs` mount at `/`).
-fn in_initramfs() -> bool {
-    let Ok(info) = std::fs::read_to_string("/proc/self/mountinfo") else {
+fn in_initramfs(host: &Host) -> bool {
+    let Ok(info) = std::fs::read_to_string(host.path("/proc/self/mountinfo")) else {
         return false;
     };
     let mounts = crate::disk::mountinfo::parse(&info);
@@ -118,9 +125,8 @@ fn in_initramfs() -> bool {
 }
 
 /// The booted system's command line (or a container's `KERNEL_CMDLINE`), as ember-initrd reads it.
-fn cmdline_disabled() -> bool {
-    let host = crate::host::Host::new(Path::new("/"));
-    let (_, line) = crate::cmdline::read(&host, std::env::var("KERNEL_CMDLINE").ok());
+fn cmdline_disabled(host: &Host) -> bool {
+    let (_, line) = crate::cmdline::read(host, std::env::var("KERNEL_CMDLINE").ok());
     let params = crate::cmdline::split(&line);
     matches!(
         crate::cmdline::toggle(&params),
@@ -139,11 +145,12 @@ pub fn run(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> 
         return Ok(0);
     }
     let paths = ctx.run_paths();
+    let host = Host::new(&ctx.host);
     let started = Instant::now();
     if let Some(t) = o.timeout {
         hard_bound(&ctx.prog, t);
     }
-    let (mut verdict, mut status) = observe(&paths, o.grace)?;
+    let (mut verdict, mut status) = observe(&paths, &host, o.grace)?;
     let mut timed_out = false;
     if o.wait {
         let mut out = std::io::stdout();
@@ -159,7 +166,7 @@ pub fn run(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> 
                 let _ = out.flush();
             }
             std::thread::sleep(POLL);
-            (verdict, status) = observe(&paths, o.grace)?;
+            (verdict, status) = observe(&paths, &host, o.grace)?;
         }
     }
     print!("{}", render(&verdict, status.as_ref(), &o));

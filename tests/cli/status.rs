@@ -228,6 +228,29 @@ fn wait_times_out_on_a_live_stage() {
     assert!(err.contains("timed out after 1s"), "{err}");
 }
 
+/// Expected: `--host` names the system whose /proc the stages' pids live in and whose
+/// command line can disable ember: a pid alive here is gone in a host tree without it, and
+/// the tree's `cloud-init=disabled` answers "disabled".
+#[test]
+fn the_host_tree_decides_live_pids_and_the_command_line() {
+    let run = RunDir::new("host");
+    let host = run.0.join("host");
+    std::fs::create_dir_all(host.join("proc")).unwrap();
+    run.write(&upto(3, Some((StageState::Running, std::process::id()))));
+    let (out, _, code) = status(&run, &["--long", "--host", host.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("is gone"), "{out}");
+
+    std::fs::create_dir_all(host.join(format!("proc/{}", std::process::id()))).unwrap();
+    let (out, _, code) = status(&run, &["--host", host.to_str().unwrap()]);
+    assert_eq!((code, out.as_str()), (0, "status: running\n"));
+
+    std::fs::remove_file(run.0.join("ember/status.json")).unwrap();
+    std::fs::write(host.join("proc/cmdline"), "ro cloud-init=disabled\n").unwrap();
+    let (out, _, _) = status(&run, &["--host", host.to_str().unwrap()]);
+    assert_eq!(out, "status: disabled\n");
+}
+
 #[test]
 fn answers_as_cloud_init() {
     let run = RunDir::new("symlink");
