@@ -25,6 +25,7 @@ pub const TARGETS: &[Target] = &[
     ("dhcp_packet", crate::network::ephemeral::packet::fuzz),
     ("proc_ipv6", crate::network::ephemeral::slaac::fuzz),
     ("ovf_env", ovf_env),
+    ("http_response", crate::fetch::fuzz_response),
 ];
 
 /// The kernel command line and everything ember reads from it.

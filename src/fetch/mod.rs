@@ -88,6 +88,12 @@ impl std::fmt::Display for FetchError {
     }
 }
 
+/// Fuzz entry (src/fuzz.rs): an HTTP answer read as the client reads one.
+#[doc(hidden)]
+pub fn fuzz_response(data: &[u8]) {
+    http::fuzz(data)
+}
+
 pub use crate::redact::redact_url;
 
 /// Attempts per URL for errors worth retrying (connection failures, timeouts, 5xx).

@@ -20,7 +20,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 pub(super) use conn::tls_config;
-pub(super) use response::{read_body, read_head, Head};
+pub(super) use response::{fuzz, read_body, read_head, Head};
 /// Only the tests name the host type; the fetcher goes through `Url`.
 #[cfg(test)]
 pub(super) use url::Host;

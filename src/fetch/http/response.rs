@@ -90,6 +90,16 @@ pub(in crate::fetch) fn read_head(r: &mut impl BufRead) -> Result<Head, Error> {
     }
 }
 
+/// Fuzz entry (src/fuzz.rs): an answer's bytes as a server sends them, read as ember reads
+/// one (interim 1xx heads, the final head, its body by length, chunks or the end) under a
+/// small body cap, so the caps are reached too.
+pub(in crate::fetch) fn fuzz(data: &[u8]) {
+    let mut r = std::io::BufReader::new(data);
+    if let Ok(head) = read_head(&mut r) {
+        let _ = read_body(&mut r, &head, 4096);
+    }
+}
+
 /// Appends at most `n` bytes to `body`, growing it to no more than `cap` bytes; returns the
 /// count read (fewer than `n` only at the end of the stream).
 fn append(r: &mut impl Read, body: &mut Vec<u8>, n: u64, cap: usize) -> Result<u64, Error> {
