@@ -152,3 +152,47 @@ fn a_planted_cycle_is_found() {
     edge(&mut g, "c", "d");
     assert_eq!(cycles(&g), vec![vec!["a", "b", "c"]]);
 }
+
+/// What only ember-initrd may use: the stages, their context (the image config's YAML loader),
+/// the datasources and the YAML parser.
+const INITRAMFS_ONLY: [&str; 4] = ["stages", "context", "datasource", "yaml::parse"];
+
+/// The `crate::` paths of the runner's own files (outside their tests) that name an
+/// initramfs-only module, with the file.
+fn runner_reaches_initramfs_only(src: &Path) -> Vec<String> {
+    let mut files = Vec::new();
+    rust_files(&src.join("runner"), &mut files);
+    let mut found = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+        for (i, _) in code.match_indices("crate::") {
+            let path = &code[i + "crate::".len()..];
+            if let Some(m) = INITRAMFS_ONLY.iter().find(|m| path.starts_with(*m)) {
+                found.push(format!("{}: crate::{m}", file.display()));
+            }
+        }
+    }
+    found
+}
+
+/// Expected: the runner's code names none of the initramfs-only modules, so the lighter binary
+/// stays light by structure (scripts/build-static checks the linked crates as well).
+#[test]
+fn the_runner_uses_no_initramfs_only_module() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let found = runner_reaches_initramfs_only(&src);
+    assert!(found.is_empty(), "{found:#?}");
+
+    let planted = std::env::temp_dir().join(format!("ember-layers-{}", std::process::id()));
+    std::fs::create_dir_all(planted.join("runner")).unwrap();
+    std::fs::write(
+        planted.join("runner/x.rs"),
+        "use crate::stages::local;\n#[cfg(test)]\nuse crate::datasource::X;\n",
+    )
+    .unwrap();
+    let found = runner_reaches_initramfs_only(&planted);
+    std::fs::remove_dir_all(&planted).unwrap();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].ends_with("crate::stages"), "{found:?}");
+}
