@@ -31,6 +31,9 @@ const READERS: &[(&str, Reads, Reader)] = &[
     ("timezone", Reads::Whole, |cfg, d| {
         crate::runner::modules::timezone::read(cfg, d);
     }),
+    ("final_message", Reads::Whole, |cfg, d| {
+        crate::runner::modules::final_message::read(cfg, d);
+    }),
     ("write_files", Reads::AfterShape, write_files),
     ("users", Reads::AfterShape, |cfg, d| {
         spec::users(cfg, d);

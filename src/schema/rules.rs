@@ -305,7 +305,6 @@ pub static TOP: &[(&str, Shape)] = &[
     ("apt_update", PACKAGE_FLAG_OLD),
     ("apt_upgrade", PACKAGE_FLAG_OLD),
     ("apt_reboot_if_required", PACKAGE_FLAG_OLD),
-    ("final_message", Str),
     ("phone_home", PHONE_HOME),
     ("power_state", POWER_STATE),
     ("locale", Str),

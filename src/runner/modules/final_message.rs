@@ -16,6 +16,22 @@ pub struct FinalMessage;
 const DEFAULT: &str = "## template: jinja\nCloud-init v. {{version}} finished at {{timestamp}}. \
                        Datasource {{datasource}}.  Up {{uptime}} seconds";
 
+/// The `final_message` key: its text (a number is taken as its digits, as cloud-init's str()
+/// does), or empty for the default; another type is an error and the default is used. The
+/// runner and `ember schema` both read it here.
+pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> String {
+    match cfg.get("final_message") {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.trim().to_string(),
+        Some(Value::Number(n)) => n.to_string(),
+        Some(_) => {
+            let msg = "expected a string; the default message is used";
+            diags.push(Diag::error(Reason::WrongType, msg).key("final_message"));
+            String::new()
+        }
+    }
+}
+
 impl RunnerModule for FinalMessage {
     fn name(&self) -> &'static str {
         "final_message"
@@ -24,16 +40,7 @@ impl RunnerModule for FinalMessage {
         false
     }
     fn run(&self, ctx: &ModCtx, cfg: &Value, diags: &mut Vec<Diag>) {
-        let given = match cfg.get("final_message") {
-            None | Some(Value::Null) => String::new(),
-            Some(Value::String(s)) => s.trim().to_string(),
-            Some(Value::Number(n)) => n.to_string(),
-            Some(_) => {
-                let msg = "expected a string; the default message is used";
-                diags.push(Diag::error(Reason::WrongType, msg).key("final_message"));
-                String::new()
-            }
-        };
+        let given = read(cfg, diags);
         let template = if given.is_empty() { DEFAULT } else { &given };
         let vars = Vars {
             uptime: format!("{:.2}", boot_seconds()),

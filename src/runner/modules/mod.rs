@@ -8,7 +8,7 @@
 mod bootcmd;
 mod ca_certs;
 mod distro;
-mod final_message;
+pub mod final_message;
 mod ntp;
 mod packages;
 mod phone_home;
