@@ -34,6 +34,11 @@ const READERS: &[(&str, Reads, Reader)] = &[
     ("final_message", Reads::Whole, |cfg, d| {
         crate::runner::modules::final_message::read(cfg, d);
     }),
+    ("power_state", Reads::AfterShape, |cfg, d| {
+        if let Some(ps) = cfg.get("power_state") {
+            crate::runner::modules::power_state::command(ps, d);
+        }
+    }),
     ("write_files", Reads::AfterShape, write_files),
     ("users", Reads::AfterShape, |cfg, d| {
         spec::users(cfg, d);

@@ -12,7 +12,7 @@ pub mod final_message;
 mod ntp;
 mod packages;
 mod phone_home;
-mod power_state;
+pub mod power_state;
 mod runcmd;
 mod scripts;
 pub mod shell;
