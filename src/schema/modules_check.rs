@@ -31,6 +31,10 @@ const READERS: &[(&str, Reads, Reader)] = &[
     ("timezone", Reads::Whole, |cfg, d| {
         crate::runner::modules::timezone::read(cfg, d);
     }),
+    ("bootcmd", Reads::Whole, |cfg, d| {
+        commands(cfg, "bootcmd", d)
+    }),
+    ("runcmd", Reads::Whole, |cfg, d| commands(cfg, "runcmd", d)),
     ("final_message", Reads::Whole, |cfg, d| {
         crate::runner::modules::final_message::read(cfg, d);
     }),
@@ -75,6 +79,12 @@ pub fn check(key: &str, cfg: &Value, out: &mut Vec<Diag>) {
         let mut diags = Vec::new();
         read(cfg, &mut diags);
         add_diags(diags, out);
+    }
+}
+
+fn commands(cfg: &Value, key: &str, out: &mut Vec<Diag>) {
+    if let Some(list) = cfg.get(key) {
+        crate::runner::modules::shell::script(key, list, out);
     }
 }
 

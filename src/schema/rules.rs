@@ -9,9 +9,6 @@ use Shape::*;
 
 const STRINGS: Shape = list(&Str, 0);
 const STRINGS1: Shape = list(&Str, 1);
-/// A command: a string for `sh -c`, or an argv list.
-const COMMAND: Shape = OneOf(&[list(&Str, 0), Str]);
-const RUNCMD_ITEM: Shape = OneOf(&[list(&Str, 0), Str, Null]);
 
 const WRITE_FILE: Shape = Map(&Fields {
     fields: &[
@@ -259,8 +256,6 @@ const MODULE_LIST: Shape = list(&OneOf(&[Str, list(&Str, 1)]), 0);
 /// Every key this table describes, with its shape; keys not here are checked by their module's
 /// reader (`modules_check::READ_WHOLE`) or not beyond being known (see `known_keys`).
 pub static TOP: &[(&str, Shape)] = &[
-    ("bootcmd", list(&COMMAND, 1)),
-    ("runcmd", list(&RUNCMD_ITEM, 1)),
     ("write_files", list(&WRITE_FILE, 1)),
     ("hostname", Str),
     ("fqdn", Str),
