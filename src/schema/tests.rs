@@ -21,7 +21,9 @@ fn problems(text: &str) -> Vec<String> {
 fn shapes_and_lines() {
     let cases: &[(&str, &[&str])] = &[
         ("#cloud-config\nruncmd: [ls]\n", &[]),
-        ("#cloud-config\nruncmd: []\n", &["runcmd 2"]),
+        // The module's reader decides: an empty list runs nothing, a number is no command.
+        ("#cloud-config\nruncmd: []\n", &[]),
+        ("#cloud-config\nruncmd: [ls, 5]\n", &["runcmd.1 2"]),
         ("#cloud-config\nresize_rootfs: true\n", &[]),
         (
             "#cloud-config\nresize_rootfs: 'yes'\n",
