@@ -38,6 +38,9 @@ const READERS: &[(&str, Reads, Reader)] = &[
     ("final_message", Reads::Whole, |cfg, d| {
         crate::runner::modules::final_message::read(cfg, d);
     }),
+    ("phone_home", Reads::AfterShape, |cfg, d| {
+        crate::runner::modules::phone_home::read(cfg, d);
+    }),
     ("power_state", Reads::AfterShape, |cfg, d| {
         if let Some(ps) = cfg.get("power_state") {
             crate::runner::modules::power_state::command(ps, d);

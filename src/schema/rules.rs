@@ -189,7 +189,8 @@ const PHONE_HOME: Shape = Map(&Fields {
             "post",
             OneOf(&[Lit(&[Lit::S("all")]), list(&Lit(PHONE_HOME_FIELDS), 0)]),
         ),
-        ("tries", Int),
+        // cloud-init's module takes int() of it: digits in a string too (its schema does not).
+        ("tries", OneOf(&[Int, Str])),
     ],
     required: &["url"],
     open: false,

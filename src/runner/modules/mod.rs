@@ -11,7 +11,7 @@ mod distro;
 pub mod final_message;
 mod ntp;
 mod packages;
-mod phone_home;
+pub mod phone_home;
 pub mod power_state;
 mod runcmd;
 mod scripts;

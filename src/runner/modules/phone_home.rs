@@ -89,59 +89,85 @@ fn values(ctx: &ModCtx, cfg: &Value) -> Vec<(&'static str, String)> {
     out
 }
 
+/// What `phone_home` asks for: the URL (before `$INSTANCE_ID` is put in), the names to post,
+/// and the attempts.
+pub struct Settings {
+    pub url: String,
+    pub post: Vec<String>,
+    pub tries: u64,
+}
+
+/// The `phone_home` key, or None when it is absent or cannot be used (the diagnostics say
+/// why). `tries` may be a number or its digits, as cloud-init's `int()` takes it. The runner
+/// and `ember schema` both read it here.
+pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> Option<Settings> {
+    let ph = cfg.get("phone_home")?;
+    let bad = |k: &str, m: &str| Diag::error(Reason::WrongType, m).key(format!("phone_home{k}"));
+    if !ph.is_object() {
+        diags.push(bad("", "expected a mapping"));
+        return None;
+    }
+    let Some(url) = ph.get("url").and_then(Value::as_str) else {
+        diags.push(bad(".url", "expected a URL"));
+        return None;
+    };
+    if !(url.starts_with("http://") || url.starts_with("https://"))
+        || url.chars().any(|c| c.is_whitespace() || c.is_control())
+    {
+        diags.push(bad(".url", "expected an http:// or https:// URL"));
+        return None;
+    }
+    let post: Vec<String> = match ph.get("post") {
+        None | Some(Value::Null) => ALL.iter().map(|s| s.to_string()).collect(),
+        Some(Value::String(s)) if s == "all" => ALL.iter().map(|s| s.to_string()).collect(),
+        Some(Value::Array(items)) if items.iter().all(Value::is_string) => items
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect(),
+        Some(_) => {
+            diags.push(bad(".post", "expected all or a list of names"));
+            return None;
+        }
+    };
+    let tries = match ph.get("tries") {
+        None | Some(Value::Null) => 10,
+        Some(v) => match v
+            .as_u64()
+            .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))
+        {
+            Some(n) if n >= 1 => n.min(MAX_TRIES),
+            _ => {
+                // cloud-init falls back to 10 with a warning.
+                let msg = "expected a positive number; 10 used";
+                diags.push(Diag::warning(Reason::WrongType, msg).key("phone_home.tries"));
+                10
+            }
+        },
+    };
+    Some(Settings {
+        url: url.to_string(),
+        post,
+        tries,
+    })
+}
+
 impl RunnerModule for PhoneHome {
     fn name(&self) -> &'static str {
         "phone_home"
     }
     fn run(&self, ctx: &ModCtx, cfg: &Value, diags: &mut Vec<Diag>) {
-        let Some(ph) = cfg.get("phone_home") else {
+        let Some(settings) = read(cfg, diags) else {
             return;
         };
-        let bad =
-            |k: &str, m: &str| Diag::error(Reason::WrongType, m).key(format!("phone_home{k}"));
-        if !ph.is_object() {
-            diags.push(bad("", "expected a mapping"));
-            return;
-        }
-        let Some(url) = ph.get("url").and_then(Value::as_str) else {
-            diags.push(bad(".url", "expected a URL"));
-            return;
-        };
-        let url = url.replace("${INSTANCE_ID}", &ctx.handoff.instance_id);
-        let url = url.replace("$INSTANCE_ID", &ctx.handoff.instance_id);
-        if !(url.starts_with("http://") || url.starts_with("https://"))
-            || url.chars().any(|c| c.is_whitespace() || c.is_control())
-        {
-            diags.push(bad(".url", "expected an http:// or https:// URL"));
+        let id = &ctx.handoff.instance_id;
+        let url = settings.url.replace("${INSTANCE_ID}", id);
+        let url = url.replace("$INSTANCE_ID", id);
+        if url.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            let msg = "the instance id put in the URL makes it unusable";
+            diags.push(Diag::error(Reason::BadValue, msg).key("phone_home.url"));
             return;
         }
-        let post: Vec<String> = match ph.get("post") {
-            None | Some(Value::Null) => ALL.iter().map(|s| s.to_string()).collect(),
-            Some(Value::String(s)) if s == "all" => ALL.iter().map(|s| s.to_string()).collect(),
-            Some(Value::Array(items)) if items.iter().all(Value::is_string) => items
-                .iter()
-                .filter_map(|v| v.as_str().map(str::to_string))
-                .collect(),
-            Some(_) => {
-                diags.push(bad(".post", "expected all or a list of names"));
-                return;
-            }
-        };
-        let tries = match ph.get("tries") {
-            None | Some(Value::Null) => 10,
-            Some(v) => match v
-                .as_u64()
-                .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
-            {
-                Some(n) if n >= 1 => n.min(MAX_TRIES),
-                _ => {
-                    // cloud-init falls back to 10 with a warning.
-                    let msg = "expected a positive number; 10 used";
-                    diags.push(Diag::warning(Reason::WrongType, msg).key("phone_home.tries"));
-                    10
-                }
-            },
-        };
+        let (post, tries) = (settings.post, settings.tries);
         let have = values(ctx, cfg);
         let mut fields = Vec::new();
         for (i, name) in post.iter().enumerate() {
@@ -231,5 +257,31 @@ mod tests {
             body,
             "pub_key_rsa=ssh-rsa+AAAA%2B%2F%3D+x%40y%0A&instance_id=i-1"
         );
+    }
+
+    #[test]
+    fn the_reader_takes_tries_as_cloud_init_does_and_refuses_other_schemes() {
+        let read_one = |v: serde_json::Value| {
+            let mut d = Vec::new();
+            let got = read(&serde_json::json!({ "phone_home": v }), &mut d).map(|s| s.tries);
+            let said: Vec<_> = d.iter().map(|d| (d.severity, d.key.clone())).collect();
+            (got, said)
+        };
+        let url = "http://h/$INSTANCE_ID/";
+        assert_eq!(
+            read_one(serde_json::json!({"url": url, "tries": "5"})).0,
+            Some(5)
+        );
+        assert_eq!(
+            read_one(serde_json::json!({"url": url, "tries": 99})).0,
+            Some(MAX_TRIES)
+        );
+        let (tries, said) = read_one(serde_json::json!({"url": url, "tries": "often"}));
+        use crate::error::Severity::{Error, Warning};
+        assert_eq!(tries, Some(10));
+        assert_eq!(said, [(Warning, Some("phone_home.tries".to_string()))]);
+        let (got, said) = read_one(serde_json::json!({"url": "ftp://h/"}));
+        assert_eq!(got, None);
+        assert_eq!(said, [(Error, Some("phone_home.url".to_string()))]);
     }
 }
