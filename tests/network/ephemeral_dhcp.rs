@@ -7,7 +7,7 @@
 use crate::common;
 use common::netns::{ip, Link};
 
-use serde_json::Value;
+use serde_json::{json, Value};
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -207,6 +207,8 @@ fn lease_with_classless_routes_is_applied_then_removed() {
         "10",
         "--metadata",
         "169.254.169.254",
+        "--site-option",
+        "245",
         "--hold-ms",
         "1500",
     ]);
@@ -217,7 +219,12 @@ fn lease_with_classless_routes_is_applied_then_removed() {
     assert_eq!(lease["prefix"], 24);
     assert_eq!(lease["server"], "10.77.1.1");
     assert_eq!(lease["lease_seconds"], 3600);
-    assert_eq!(lease["azure_wireserver"], "168.63.129.16", "{r}");
+    // The site-specific option asked for (Azure's wireserver), as the server sent it.
+    assert_eq!(
+        lease["site_options"],
+        json!([[245, [168, 63, 129, 16]]]),
+        "{r}"
+    );
     assert_eq!(r["attempts"][0]["outcome"], "dhcp");
     assert_eq!(r["attempts"][0]["used"], true);
 

@@ -158,12 +158,13 @@ impl Datasource for Azure {
             use crate::network::ephemeral::{fallback_candidates, Options};
             let mut opts = Options::new(deadline);
             opts.metadata = Some(METADATA_V4);
+            opts.site_options = vec![wireserver::DHCP_OPTION];
             let share = (request * 2).max(Duration::from_secs(5));
             let nics = fallback_candidates(env.host);
             over_lease::over_lease_with(&nics, opts, imds::UNREACHABLE, &mut data, |d, l| {
                 read(
                     d,
-                    l.azure_wireserver,
+                    wireserver::from_lease(l),
                     (Instant::now() + share).min(deadline),
                 )
             })

@@ -200,6 +200,15 @@ fn escape(text: &str) -> String {
 
 /// The wireserver's base URL: `ember.azure.wireserver=` (an IP, IP:port or http(s) URL) when
 /// valid, else DHCP option 245, else 168.63.129.16. See `check_override` for a bad value.
+/// The DHCP option Azure's servers name the wireserver in (site-specific, RFC 3942).
+pub const DHCP_OPTION: u8 = 245;
+
+/// The wireserver address of a lease's option 245, when it carries one (four bytes).
+pub fn from_lease(lease: &crate::network::ephemeral::Lease) -> Option<Ipv4Addr> {
+    let bytes: [u8; 4] = lease.site_option(DHCP_OPTION)?.try_into().ok()?;
+    Some(Ipv4Addr::from(bytes))
+}
+
 pub fn base_url(cmdline: &[String], option_245: Option<Ipv4Addr>) -> String {
     if let Some(url) = cmdline_override(cmdline).and_then(override_url) {
         return url;

@@ -1,5 +1,6 @@
 //! `ember-initrd [--host DIR] dhcp [IFACE…] [--timeout S] [--per-nic S] [--keep]
-//! [--link-local] [--slaac] [--metadata IP] [--hold-ms N]`: a hidden command for tests and debugging. It obtains a
+//! [--link-local] [--slaac] [--metadata IP] [--site-option CODE]… [--hold-ms N]`: a hidden
+//! command for tests and debugging. It obtains a
 //! lease on the first interface that gives one (the fallback candidates when none is named),
 //! prints it and the attempts as JSON, then tears it down (after `--hold-ms`, so a test can
 //! look at the link meanwhile) unless `--keep`. Exit codes: 0 lease, 1 none, 2 usage.
@@ -14,7 +15,7 @@ use std::time::{Duration, Instant};
 
 const USAGE: &str =
     "usage: ember-initrd [--host DIR] dhcp [IFACE...] [--timeout S] [--per-nic S] [--keep] \
-[--link-local] [--slaac] [--metadata IP] [--hold-ms N]";
+[--link-local] [--slaac] [--metadata IP] [--site-option CODE]... [--hold-ms N]";
 
 /// Runs `dhcp` when it is the command in `args`; otherwise hands the arguments back for the
 /// stage parser.
@@ -53,6 +54,7 @@ struct Args {
     link_local: bool,
     slaac: bool,
     metadata: Option<Ipv4Addr>,
+    site_options: Vec<u8>,
     hold: Duration,
 }
 
@@ -67,6 +69,7 @@ fn parse(args: &[OsString]) -> Result<Args, String> {
         link_local: false,
         slaac: false,
         metadata: None,
+        site_options: Vec::new(),
         hold: Duration::ZERO,
     };
     while let Some(arg) = p.next().map_err(|e| e.to_string())? {
@@ -92,6 +95,13 @@ fn parse(args: &[OsString]) -> Result<Args, String> {
                         .map_err(|_| "--metadata wants an IPv4 address")?,
                 )
             }
+            Long("site-option") => out.site_options.push(
+                value(&mut p)?
+                    .parse()
+                    .ok()
+                    .filter(|c| (224..=254).contains(c))
+                    .ok_or("--site-option wants a code from 224 to 254")?,
+            ),
             Long("keep") => out.keep = true,
             Long("link-local") => out.link_local = true,
             Long("slaac") => out.slaac = true,
@@ -130,6 +140,7 @@ fn main(host: &Host, args: &[OsString]) -> i32 {
     opts.slaac = args.slaac;
     opts.proc = host.path("/proc");
     opts.metadata = args.metadata;
+    opts.site_options = args.site_options;
     let mut session = match Session::new(&nics, opts) {
         Ok(s) => s,
         Err(e) => {

@@ -93,8 +93,9 @@ pub struct Lease {
     /// The DHCP server; none for a link-local address.
     pub server: Option<Ipv4Addr>,
     pub lease_seconds: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub azure_wireserver: Option<Ipv4Addr>,
+    /// Site-specific options the datasource asked for, as the server sent them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub site_options: Vec<(u8, Vec<u8>)>,
     /// The link came up by SLAAC instead: `address` is then 0.0.0.0 and nothing of IPv4 was
     /// applied.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -108,6 +109,12 @@ pub fn usable_address(a: Ipv4Addr) -> bool {
 }
 
 impl Lease {
+    /// The site-specific option `code` as the server sent it, when it did.
+    pub fn site_option(&self, code: u8) -> Option<&[u8]> {
+        let found = self.site_options.iter().find(|(c, _)| *c == code);
+        found.map(|(_, v)| v.as_slice())
+    }
+
     /// The lease an ACK grants, or `None` when it grants nothing usable.
     pub fn from_ack(m: &Message) -> Option<Lease> {
         let o = &m.options;
@@ -153,7 +160,7 @@ impl Lease {
             mtu: o.mtu,
             server: o.server_id,
             lease_seconds: o.lease_seconds,
-            azure_wireserver: o.azure_wireserver,
+            site_options: o.site.clone(),
             slaac: None,
         })
     }
@@ -248,6 +255,7 @@ struct Exchange<'a, T: Transport> {
     mac: [u8; 6],
     deadline: Instant,
     timing: &'a Timing,
+    site: &'a [u8],
     started: Instant,
     ignored: &'a mut Ignored,
     offered: bool,
@@ -300,7 +308,8 @@ impl<T: Transport> Exchange<'_, T> {
             if Instant::now() >= self.deadline {
                 return Err(self.deadline());
             }
-            let discover = packet::request(Kind::Discover, xid, self.mac, self.secs(), None);
+            let discover =
+                packet::request(Kind::Discover, xid, self.mac, self.secs(), None, self.site);
             self.t.send(&discover).map_err(|e| Failure::Io("send", e))?;
             let until = (Instant::now() + jitter(interval, random_u32())).min(self.deadline);
             if let Some(Verdict::Offer { address, server }) = self.wait(until, xid, Want::Offer)? {
@@ -329,6 +338,7 @@ impl<T: Transport> Exchange<'_, T> {
                 self.mac,
                 self.secs(),
                 Some((address, server)),
+                self.site,
             );
             self.t.send(&req).map_err(|e| Failure::Io("send", e))?;
             let until = (Instant::now() + jitter(interval, random_u32())).min(self.deadline);
@@ -351,6 +361,7 @@ pub fn obtain(
     mac: [u8; 6],
     deadline: Instant,
     timing: &Timing,
+    site: &[u8],
     ignored: &mut Ignored,
 ) -> Result<Lease, Failure> {
     let mut x = Exchange {
@@ -358,6 +369,7 @@ pub fn obtain(
         mac,
         deadline,
         timing,
+        site,
         started: Instant::now(),
         ignored,
         offered: false,

@@ -105,7 +105,7 @@ pub fn lease(address: Ipv4Addr) -> Lease {
         mtu: None,
         server: None,
         lease_seconds: None,
-        azure_wireserver: None,
+        site_options: Vec::new(),
         slaac: None,
     }
 }

@@ -61,6 +61,8 @@ pub struct Options {
     pub dhcp: bool,
     /// A NIC without DHCPv4 waits for the kernel's SLAAC (EC2's IPv6-only subnets).
     pub slaac: bool,
+    /// Site-specific DHCP options (224-254) the datasource reads from the lease (Azure's 245).
+    pub site_options: Vec<u8>,
     /// `/proc` under the host: SLAAC's sysctls and the kernel's IPv6 state.
     pub proc: PathBuf,
     pub timing: Timing,
@@ -75,6 +77,7 @@ impl Options {
             link_local: false,
             dhcp: true,
             slaac: false,
+            site_options: Vec::new(),
             proc: PathBuf::from("/proc"),
             timing: client::TIMING,
         }

@@ -1,5 +1,6 @@
 //! DHCPv4 messages (RFC 2131) and the options ember reads (RFC 2132, classless routes of
-//! RFC 3442, long options of RFC 3396, Azure's wireserver option 245), decoded from untrusted
+//! RFC 3442, long options of RFC 3396, site-specific options of RFC 3942 kept raw for the
+//! datasource that asks for them), decoded from untrusted
 //! bytes: every read is bounds-checked and a message over `MAX_MESSAGE` is refused.
 //! Also the IPv4/UDP framing of what a packet socket hands over. No sockets, no timing here.
 
@@ -18,8 +19,10 @@ const MAX_ANNOUNCED: u16 = 1500;
 /// BOOTP relays and old servers drop requests shorter than this.
 const MIN_REQUEST: usize = 300;
 /// The options a lease needs, in option 55: mask, router, DNS, domain, MTU, lease time,
-/// server id, classless routes, Azure's wireserver.
-const WANTED: [u8; 9] = [1, 3, 6, 15, 26, 51, 54, 121, 245];
+/// server id, classless routes. A datasource adds the site-specific ones it reads.
+const WANTED: [u8; 8] = [1, 3, 6, 15, 26, 51, 54, 121];
+/// Site-specific options (RFC 3942): kept as sent, for the datasource that asked for them.
+const SITE_SPECIFIC: std::ops::RangeInclusive<u8> = 224..=254;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -64,8 +67,8 @@ pub struct Options {
     pub server_id: Option<Ipv4Addr>,
     /// Option 121, when present (even empty): it overrides option 3 (RFC 3442).
     pub classless_routes: Option<Vec<Route>>,
-    /// Option 245: the Azure wireserver address.
-    pub azure_wireserver: Option<Ipv4Addr>,
+    /// Site-specific options (224-254) as sent, in the order they came.
+    pub site: Vec<(u8, Vec<u8>)>,
 }
 
 /// A decoded DHCP message.
@@ -206,7 +209,7 @@ impl RawOptions {
                 }
                 54 => o.server_id = Some(one_ip()?),
                 121 => o.classless_routes = Some(classless_routes(v).ok_or(bad)?),
-                245 => o.azure_wireserver = Some(one_ip()?),
+                c if SITE_SPECIFIC.contains(&c) => o.site.push((c, v.to_vec())),
                 _ => {}
             }
         }
@@ -273,6 +276,7 @@ pub fn request(
     mac: [u8; 6],
     secs: u16,
     requested: Option<(Ipv4Addr, Ipv4Addr)>,
+    site: &[u8],
 ) -> Vec<u8> {
     let mut b = vec![0u8; FIXED];
     b[0] = 1; // BOOTREQUEST
@@ -292,8 +296,15 @@ pub fn request(
     }
     b.extend_from_slice(&[57, 2]);
     b.extend_from_slice(&MAX_ANNOUNCED.to_be_bytes());
-    b.extend_from_slice(&[55, WANTED.len() as u8]);
+    let site: Vec<u8> = site
+        .iter()
+        .copied()
+        .filter(|c| SITE_SPECIFIC.contains(c))
+        .take(32)
+        .collect();
+    b.extend_from_slice(&[55, (WANTED.len() + site.len()) as u8]);
     b.extend_from_slice(&WANTED);
+    b.extend_from_slice(&site);
     b.push(255);
     if b.len() < MIN_REQUEST {
         b.resize(MIN_REQUEST, 0);

@@ -392,22 +392,28 @@ impl Session {
                     six: applied.six.as_ref(),
                     grace_until: Instant::now() + slaac::DHCP_GRACE,
                 };
-                client::obtain(&mut t, mac, until, &self.opts.timing, &mut attempt.ignored).map_err(
-                    |f| match f {
-                        Failure::Deadline { offered } => Error::NoLease {
-                            nic: applied.nic.clone(),
-                            offered,
-                            ignored: attempt.ignored.total(),
-                        },
-                        // SLAAC is done: the link is the IPv6 one's.
-                        Failure::Io(_, Errno::CANCELED) => Error::NoLease {
-                            nic: applied.nic.clone(),
-                            offered: false,
-                            ignored: attempt.ignored.total(),
-                        },
-                        Failure::Io(op, errno) => Error::Socket { op, errno },
-                    },
+                client::obtain(
+                    &mut t,
+                    mac,
+                    until,
+                    &self.opts.timing,
+                    &self.opts.site_options,
+                    &mut attempt.ignored,
                 )
+                .map_err(|f| match f {
+                    Failure::Deadline { offered } => Error::NoLease {
+                        nic: applied.nic.clone(),
+                        offered,
+                        ignored: attempt.ignored.total(),
+                    },
+                    // SLAAC is done: the link is the IPv6 one's.
+                    Failure::Io(_, Errno::CANCELED) => Error::NoLease {
+                        nic: applied.nic.clone(),
+                        offered: false,
+                        ignored: attempt.ignored.total(),
+                    },
+                    Failure::Io(op, errno) => Error::Socket { op, errno },
+                })
             });
         // The broadcast route has done its job: gone before the lease's routes go in.
         if applied.routes.len() > routes_before {

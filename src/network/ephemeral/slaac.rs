@@ -332,7 +332,7 @@ pub fn lease(found: Found) -> Lease {
         mtu: None,
         server: None,
         lease_seconds: None,
-        azure_wireserver: None,
+        site_options: Vec::new(),
         slaac: Some(found),
     }
 }

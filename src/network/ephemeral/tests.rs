@@ -45,7 +45,7 @@ const LEASE_OPTS: &[(u8, &[u8])] = &[
 
 #[test]
 fn requests_are_broadcast_bootrequests_with_what_a_lease_needs() {
-    let d = packet::request(Kind::Discover, 0xdead_beef, MAC, 3, None);
+    let d = packet::request(Kind::Discover, 0xdead_beef, MAC, 3, None, &[]);
     assert!(d.len() >= 300);
     assert_eq!(&d[..4], &[1, 1, 6, 0]);
     assert_eq!(&d[4..8], &0xdead_beefu32.to_be_bytes());
@@ -56,7 +56,14 @@ fn requests_are_broadcast_bootrequests_with_what_a_lease_needs() {
         (m.op, m.chaddr, m.options.kind),
         (1, MAC, Some(Kind::Discover))
     );
-    let r = packet::request(Kind::Request, 1, MAC, 0, Some((ip(10, 0, 0, 9), SERVER)));
+    let r = packet::request(
+        Kind::Request,
+        1,
+        MAC,
+        0,
+        Some((ip(10, 0, 0, 9), SERVER)),
+        &[245, 7],
+    );
     let m = packet::decode(&r).unwrap();
     assert_eq!(
         (m.options.kind, m.options.server_id),
@@ -64,6 +71,7 @@ fn requests_are_broadcast_bootrequests_with_what_a_lease_needs() {
     );
     let at = r.windows(2).position(|w| w == [50, 4]).unwrap();
     assert_eq!(&r[at + 2..at + 6], &[10, 0, 0, 9]);
+    // The site-specific option a datasource asked for joins the list; 7 is no such option.
     let at = r.windows(2).position(|w| w == [55, 9]).unwrap();
     assert_eq!(&r[at + 2..at + 11], &[1, 3, 6, 15, 26, 51, 54, 121, 245]);
 }
@@ -153,7 +161,7 @@ fn replies_decode_with_overload_and_concatenation() {
     b[44..51].copy_from_slice(&[245, 4, 168, 63, 129, 16, 255]);
     let o = packet::decode(&b).unwrap().options;
     assert_eq!(o.server_id, Some(SERVER));
-    assert_eq!(o.azure_wireserver, Some(ip(168, 63, 129, 16)));
+    assert_eq!(o.site, [(245, vec![168, 63, 129, 16])]);
     assert_eq!(
         o.classless_routes,
         Some(vec![Route {
@@ -204,7 +212,6 @@ fn broken_messages_are_refused_not_misread() {
         (26, &[5]),
         (52, &[4]),
         (121, &[33, 0, 0, 0, 0]),
-        (245, &[1]),
     ] {
         let b = reply(5, 7, MAC, ip(10, 0, 0, 9), &[(code, data)]);
         assert_eq!(
@@ -345,7 +352,7 @@ fn run<F: FnMut(usize, &Message) -> Vec<Incoming>>(
     within: Duration,
 ) -> (Result<Lease, Failure>, Ignored) {
     let mut ignored = Ignored::default();
-    let r = client::obtain(t, MAC, Instant::now() + within, &FAST, &mut ignored);
+    let r = client::obtain(t, MAC, Instant::now() + within, &FAST, &[], &mut ignored);
     (r, ignored)
 }
 
@@ -475,6 +482,7 @@ fn a_flood_of_garbage_does_not_outlast_the_deadline() {
         MAC,
         start + Duration::from_millis(100),
         &FAST,
+        &[],
         &mut ignored,
     );
     assert_eq!(r, Err(Failure::Deadline { offered: false }));
