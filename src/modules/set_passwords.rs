@@ -15,7 +15,7 @@ use serde_json::Value;
 
 pub struct SetPasswords;
 
-enum Pw {
+pub enum Pw {
     Hash(Secret<String>),
     Text(Secret<String>),
     Random,
@@ -40,8 +40,9 @@ fn list_entry(key: String, line: &str, diags: &mut Vec<Diag>) -> Option<(String,
     Some((key, user.trim().to_string(), pw))
 }
 
-/// Every password to set, as `(key path, user, password)`.
-fn wanted(cfg: &Value, diags: &mut Vec<Diag>) -> Vec<(String, String, Pw)> {
+/// Every password to set, as `(key path, user, password)`: `chpasswd` and `password`. The
+/// boot and `ember schema` both read them here.
+pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> Vec<(String, String, Pw)> {
     let mut out = Vec::new();
     let ch = match cfg.get("chpasswd") {
         None | Some(Value::Null) => None,
@@ -160,7 +161,7 @@ impl Module for SetPasswords {
     }
 
     fn run(&self, ctx: &ModuleCtx, diags: &mut Vec<Diag>) {
-        let wanted = wanted(ctx.cfg, diags);
+        let wanted = read(ctx.cfg, diags);
         if wanted.is_empty() {
             return;
         }

@@ -38,6 +38,12 @@ const READERS: &[(&str, Reads, Reader)] = &[
     ("final_message", Reads::Whole, |cfg, d| {
         crate::runner::modules::final_message::read(cfg, d);
     }),
+    ("chpasswd", Reads::AfterShape, |cfg, d| {
+        crate::modules::set_passwords::read(cfg, d);
+    }),
+    ("password", Reads::AfterShape, |cfg, d| {
+        crate::modules::set_passwords::read(cfg, d);
+    }),
     ("phone_home", Reads::AfterShape, |cfg, d| {
         crate::runner::modules::phone_home::read(cfg, d);
     }),
