@@ -44,6 +44,9 @@ const READERS: &[(&str, Reads, Reader)] = &[
     ("password", Reads::AfterShape, |cfg, d| {
         crate::modules::set_passwords::read(cfg, d);
     }),
+    ("ssh_pwauth", Reads::AfterShape, |cfg, d| {
+        crate::modules::ssh::pwauth(cfg, d);
+    }),
     ("phone_home", Reads::AfterShape, |cfg, d| {
         crate::runner::modules::phone_home::read(cfg, d);
     }),

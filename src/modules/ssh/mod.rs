@@ -95,8 +95,8 @@ fn truth(v: &Value) -> Option<bool> {
 
 /// `ssh_pwauth` as cc_set_passwords reads it: true/false (or yes/no strings) set
 /// `PasswordAuthentication`; absent or `unchanged` leave it; anything else is a warning and
-/// leaves it.
-fn pwauth(cfg: &Value, diags: &mut Vec<Diag>) -> Option<&'static str> {
+/// leaves it. The boot and `ember schema` both read it here.
+pub fn pwauth(cfg: &Value, diags: &mut Vec<Diag>) -> Option<&'static str> {
     let v = cfg.get("ssh_pwauth")?;
     match (v, truth(v)) {
         (_, Some(b)) => Some(if b { "yes" } else { "no" }),
