@@ -79,10 +79,7 @@ impl Retry {
     pub fn failed(&mut self, why: impl Into<String>) -> Result<(), Stopped> {
         self.answered += 1;
         self.record(why.into());
-        if self.policy.attempts.is_some_and(|max| self.answered >= max) {
-            return Err(self.stopped(false));
-        }
-        self.pause_or_stop()
+        self.again_unless(self.answered)
     }
 
     /// An attempt got no answer (refused, timed out): the service may still be starting, so
@@ -95,10 +92,7 @@ impl Retry {
     /// Every attempt counts, answered or not (the wireserver, one metadata path).
     pub fn any_failure(&mut self, why: impl Into<String>) -> Result<(), Stopped> {
         self.record(why.into());
-        if self.policy.attempts.is_some_and(|max| self.attempts >= max) {
-            return Err(self.stopped(false));
-        }
-        self.pause_or_stop()
+        self.again_unless(self.attempts)
     }
 
     /// The deadline passed during an attempt (the fetcher gave up): the stop, naming the last
@@ -108,14 +102,17 @@ impl Retry {
         self.stopped(true)
     }
 
-    /// Attempts so far.
-    pub fn attempts(&self) -> u32 {
-        self.attempts
-    }
-
     fn record(&mut self, why: String) {
         self.attempts += 1;
         self.last = Some(why);
+    }
+
+    /// Stops once `counted` reaches the policy's attempts, else pauses.
+    fn again_unless(&mut self, counted: u32) -> Result<(), Stopped> {
+        if self.policy.attempts.is_some_and(|max| counted >= max) {
+            return Err(self.stopped(false));
+        }
+        self.pause_or_stop()
     }
 
     fn pause_or_stop(&mut self) -> Result<(), Stopped> {
@@ -174,7 +171,7 @@ mod tests {
         for _ in 0..5 {
             assert!(r.unanswered("refused").is_ok());
         }
-        assert_eq!(r.attempts(), 5);
+        assert_eq!(r.deadline_passed().attempts, 6);
     }
 
     #[test]

@@ -2,7 +2,6 @@
 //! writes" is a type and not a promise.
 
 use super::{Root, RootError};
-use std::path::Path;
 
 /// Reads through a `Root` (paths resolved inside it, only regular files read); no method
 /// writes, removes or syncs.
@@ -12,9 +11,6 @@ pub struct ReadOnly<'a>(&'a Root);
 impl<'a> ReadOnly<'a> {
     pub fn new(root: &'a Root) -> ReadOnly<'a> {
         ReadOnly(root)
-    }
-    pub fn path(&self) -> &Path {
-        self.0.path()
     }
     /// As [`Root::read_file`].
     pub fn read_file(&self, rel: &str, max_bytes: u64) -> Result<Option<Vec<u8>>, RootError> {

@@ -99,7 +99,7 @@ fn parse(args: &[OsString]) -> Result<Args, String> {
                 value(&mut p)?
                     .parse()
                     .ok()
-                    .filter(|c| (224..=254).contains(c))
+                    .filter(|c| super::packet::SITE_SPECIFIC.contains(c))
                     .ok_or("--site-option wants a code from 224 to 254")?,
             ),
             Long("keep") => out.keep = true,

@@ -22,7 +22,7 @@ const MIN_REQUEST: usize = 300;
 /// server id, classless routes. A datasource adds the site-specific ones it reads.
 const WANTED: [u8; 8] = [1, 3, 6, 15, 26, 51, 54, 121];
 /// Site-specific options (RFC 3942): kept as sent, for the datasource that asked for them.
-const SITE_SPECIFIC: std::ops::RangeInclusive<u8> = 224..=254;
+pub const SITE_SPECIFIC: std::ops::RangeInclusive<u8> = 224..=254;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
