@@ -1,5 +1,8 @@
-//! Configuration: the image's own files, cloud-init's merge rules, and the known keys.
+//! Configuration: the image's own files, cloud-init's merge rules, the known keys, and the
+//! small shape language modules describe their keys with.
 
 pub mod image;
 pub mod known_keys;
 pub mod merge;
+pub mod reader;
+pub mod shape;

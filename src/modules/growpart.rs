@@ -7,6 +7,7 @@
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#growpart>
 
 use super::{Module, ModuleCtx};
+use crate::config::reader::Reader;
 use crate::disk::device::{self, Underlying};
 use crate::disk::io::{BlockIo, DeviceFile};
 use crate::disk::table::{self, Growth};
@@ -20,9 +21,20 @@ pub struct Growpart;
 
 const GROWROOT_DISABLED: &str = "/etc/growroot-disabled";
 
+/// Its typed reader (its keys have no other shape), for `ember schema`.
+pub static READER: Reader = Reader {
+    shapes: &[],
+    read: |cfg, d| {
+        read(cfg, d);
+    },
+};
+
 impl Module for Growpart {
     fn name(&self) -> &'static str {
         "growpart"
+    }
+    fn reader(&self) -> Option<&'static Reader> {
+        Some(&READER)
     }
     fn run(&self, ctx: &ModuleCtx, diags: &mut Vec<Diag>) {
         let Some(devices) = settings(ctx, diags) else {

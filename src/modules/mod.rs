@@ -1,9 +1,11 @@
 //! The modules ember-initrd runs in the local stage: the file-level work that needs no running
 //! system (files, hostname, users, passwords, ssh). One file per module behind one small trait;
 //! `LOCAL` holds them in the module table's order (`module_specs`, which also gives each its
-//! frequency). Adding a module is its file, its row in the module table and a row in `LOCAL`.
+//! frequency). Adding a module is its file, its row in the module table and a row in `LOCAL`; the
+//! module hands out its `Reader` so `ember schema` checks its keys with its own code.
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html>
 
+use crate::config::reader::Reader;
 use crate::datasource::InstanceData;
 use crate::error::Diag;
 use crate::limits::Limits;
@@ -50,6 +52,11 @@ pub trait Module: Sync {
     fn name(&self) -> &'static str;
     /// Applies the module; problems go to `diags` (an error fails this module only).
     fn run(&self, ctx: &ModuleCtx, diags: &mut Vec<Diag>);
+    /// The shapes of its keys and its typed reader, for `ember schema`. `None` for a module
+    /// whose keys another module's reader reads.
+    fn reader(&self) -> Option<&'static Reader> {
+        None
+    }
 }
 
 /// The local stage's modules, in cloud-init's order.

@@ -7,6 +7,7 @@
 use super::users::passwd_db::Db;
 use super::users::{no_password_mark, spec};
 use super::{Module, ModuleCtx};
+use crate::config::reader::Reader;
 use crate::error::Diag;
 use crate::password;
 use crate::reason::Reason;
@@ -155,9 +156,61 @@ fn users_entry(key: String, u: &Value, diags: &mut Vec<Diag>) -> Option<(String,
     Some((key, name.to_string(), pw))
 }
 
+/// The declarative shapes of `chpasswd` and `ssh_pwauth`, after cloud-init's schema.
+mod shape {
+    use crate::config::shape::{list, Fields, Lit, Shape};
+    use Shape::*;
+
+    pub const CHPASSWD_USER: Shape = Map(&Fields {
+        fields: &[
+            ("name", Str),
+            (
+                "type",
+                Lit(&[Lit::S("RANDOM"), Lit::S("hash"), Lit::S("text")]),
+            ),
+            ("password", Str),
+        ],
+        required: &["name"],
+        open: false,
+    });
+    pub const CHPASSWD: Shape = Map(&Fields {
+        fields: &[
+            ("expire", Bool),
+            ("users", list(&CHPASSWD_USER, 0)),
+            (
+                "list",
+                Deprecated(
+                    &OneOf(&[Str, list(&Str, 1)]),
+                    "use chpasswd.users (a list of name, password, type)",
+                ),
+            ),
+        ],
+        required: &[],
+        open: false,
+    });
+
+    pub const SSH_PWAUTH: Shape = OneOf(&[Bool, Deprecated(&Str, "use true or false")]);
+}
+
+/// Its keys' shapes and typed reader, for `ember schema`.
+pub static READER: Reader = Reader {
+    shapes: &[
+        ("chpasswd", shape::CHPASSWD),
+        ("password", crate::config::shape::Shape::Str),
+        ("ssh_pwauth", shape::SSH_PWAUTH),
+    ],
+    read: |cfg, d| {
+        read(cfg, d);
+        super::ssh::pwauth(cfg, d);
+    },
+};
+
 impl Module for SetPasswords {
     fn name(&self) -> &'static str {
         "set_passwords"
+    }
+    fn reader(&self) -> Option<&'static Reader> {
+        Some(&READER)
     }
 
     fn run(&self, ctx: &ModuleCtx, diags: &mut Vec<Diag>) {

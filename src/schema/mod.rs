@@ -1,18 +1,16 @@
 //! `schema`: validates a cloud-config document against ember's model, as `cloud-init schema`
-//! does, and reports every problem with its key path and line. The shapes come from one table
-//! (`rules`); then the modules' own readers (write_files, users and groups, hostnames) check
-//! what they would refuse at boot, so `schema` and the boot say the same things. It reads and
-//! reports only: nothing is applied.
+//! does, and reports every problem with its key path and line. Each key is checked against the
+//! shape its module declares (or, for keys no module owns, the `rules` table); then the
+//! modules' own typed readers check what they would refuse at boot, so `schema` and the boot
+//! say the same things. It reads and reports only: nothing is applied.
 
 pub mod annotate;
 pub mod cli;
 mod modules_check;
 mod rules;
-mod rules_users;
-mod shape;
 mod system;
 
-use crate::config::known_keys;
+use crate::config::{known_keys, shape};
 use crate::error::{Diag, Reason, Severity};
 use crate::limits::Limits;
 use crate::yaml;
@@ -71,9 +69,13 @@ pub fn check(text: &str, kind: Kind, limits: &Limits) -> Report {
     };
     match &doc.value {
         serde_json::Value::Object(map) => {
+            let mut shape_failed = Vec::new();
             for (key, value) in map {
-                check_key(key, value, &doc.value, &mut problems);
+                if !check_key(key, value, &mut problems) {
+                    shape_failed.push(key.as_str());
+                }
             }
+            modules_check::check(&doc.value, &shape_failed, &mut problems);
         }
         // A comment-only image config file is common and harmless; empty user-data is refused
         // by cloud-init's schema ("not a YAML dict").
@@ -95,22 +97,20 @@ pub fn check(text: &str, kind: Kind, limits: &Limits) -> Report {
     Report { problems }
 }
 
-/// One top-level key: known? its shape; then what its module would refuse.
-fn check_key(key: &str, value: &serde_json::Value, cfg: &serde_json::Value, out: &mut Vec<Diag>) {
+/// One top-level key: known? then its shape. False when the shape found an error, so the
+/// module's reader does not report the same key again.
+fn check_key(key: &str, value: &serde_json::Value, out: &mut Vec<Diag>) -> bool {
     if !known_keys::is_known(key) {
         out.push(Diag::warning(Reason::UnknownKey, "unknown cloud-config key, ignored").key(key));
-        return;
+        return true;
     }
     if known_keys::is_unsupported(key) {
         let msg = "no ember module handles this key yet: not checked, ignored at boot";
         out.push(Diag::warning(Reason::ModuleUnsupported, msg).key(key));
-        return;
+        return true;
     }
-    if modules_check::reads_whole(key) {
-        return modules_check::check(key, cfg, out);
-    }
-    let Some(shape) = rules::shape_of(key) else {
-        return;
+    let Some(shape) = modules_check::shape_of(key) else {
+        return true;
     };
     let before = out.len();
     shape::check(value, shape, key, out);
@@ -121,10 +121,7 @@ fn check_key(key: &str, value: &serde_json::Value, cfg: &serde_json::Value, out:
             }
         }
     }
-    // The module's reader runs only on a well-shaped value, so a problem is reported once.
-    if !out[before..].iter().any(Diag::is_error) {
-        modules_check::check(key, cfg, out);
-    }
+    !out[before..].iter().any(Diag::is_error)
 }
 
 /// The line of `key`, else of the nearest parent that has one.

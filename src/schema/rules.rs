@@ -3,78 +3,11 @@
 //! two agree on what is valid; where ember deliberately differs, the row says why.
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html>
 
-use super::rules_users::{GROUPS, USER, USERS};
-use super::shape::{list, Fields, Lit, Shape};
+use crate::config::shape::{list, Fields, Lit, Shape};
 use Shape::*;
 
 const STRINGS: Shape = list(&Str, 0);
 const STRINGS1: Shape = list(&Str, 1);
-
-const WRITE_FILE: Shape = Map(&Fields {
-    fields: &[
-        ("path", Str),
-        ("content", Str),
-        // ember's source fetch, and cloud-init's since 23.1 (22.4's schema lacks it).
-        ("source", Map(&SOURCE)),
-        ("owner", Str),
-        // cloud-init's schema wants a string; its module (and ember's) also takes a number.
-        (
-            "permissions",
-            Named(&Str, "a quoted octal string such as '0644'"),
-        ),
-        (
-            "encoding",
-            Lit(&[
-                Lit::S("gz"),
-                Lit::S("gzip"),
-                Lit::S("gz+base64"),
-                Lit::S("gzip+base64"),
-                Lit::S("gz+b64"),
-                Lit::S("gzip+b64"),
-                Lit::S("b64"),
-                Lit::S("base64"),
-                Lit::S("text/plain"),
-            ]),
-        ),
-        ("append", Bool),
-        ("defer", Bool),
-    ],
-    required: &["path"],
-    open: false,
-});
-const SOURCE: Fields = Fields {
-    fields: &[("uri", Str), ("headers", Dict(&OneOf(&[Str, Int])))],
-    required: &["uri"],
-    open: false,
-};
-
-const CHPASSWD_USER: Shape = Map(&Fields {
-    fields: &[
-        ("name", Str),
-        (
-            "type",
-            Lit(&[Lit::S("RANDOM"), Lit::S("hash"), Lit::S("text")]),
-        ),
-        ("password", Str),
-    ],
-    required: &["name"],
-    open: false,
-});
-const CHPASSWD: Shape = Map(&Fields {
-    fields: &[
-        ("expire", Bool),
-        ("users", list(&CHPASSWD_USER, 0)),
-        (
-            "list",
-            Deprecated(
-                &OneOf(&[Str, list(&Str, 1)]),
-                "use chpasswd.users (a list of name, password, type)",
-            ),
-        ),
-    ],
-    required: &[],
-    open: false,
-});
 
 const SSH_KEY_TYPES: &[Lit] = &[
     Lit::S("dsa"),
@@ -173,64 +106,10 @@ const PACKAGE: Shape = OneOf(&[
 ]);
 const PACKAGE_FLAG_OLD: Shape = Deprecated(&Bool, "use the package_* spelling");
 
-const PHONE_HOME_FIELDS: &[Lit] = &[
-    Lit::S("pub_key_dsa"),
-    Lit::S("pub_key_rsa"),
-    Lit::S("pub_key_ecdsa"),
-    Lit::S("pub_key_ed25519"),
-    Lit::S("instance_id"),
-    Lit::S("hostname"),
-    Lit::S("fqdn"),
-];
-const PHONE_HOME: Shape = Map(&Fields {
-    fields: &[
-        ("url", Str),
-        (
-            "post",
-            OneOf(&[Lit(&[Lit::S("all")]), list(&Lit(PHONE_HOME_FIELDS), 0)]),
-        ),
-        // cloud-init's module takes int() of it: digits in a string too (its schema does not).
-        ("tries", OneOf(&[Int, Str])),
-    ],
-    required: &["url"],
-    open: false,
-});
-const POWER_STATE: Shape = Map(&Fields {
-    fields: &[
-        (
-            "delay",
-            OneOf(&[
-                Int,
-                Lit(&[Lit::S("now")]),
-                Deprecated(
-                    &Pattern(
-                        |s| {
-                            let d = s.strip_prefix('+').unwrap_or(s);
-                            !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())
-                        },
-                        "a number of minutes",
-                    ),
-                    "use an integer number of minutes",
-                ),
-            ]),
-        ),
-        (
-            "mode",
-            Lit(&[Lit::S("poweroff"), Lit::S("reboot"), Lit::S("halt")]),
-        ),
-        ("message", Str),
-        ("timeout", Int),
-        ("condition", OneOf(&[Str, Bool, list(&Any, 0)])),
-    ],
-    required: &["mode"],
-    open: false,
-});
-
 const MANAGE_ETC_HOSTS: Shape = OneOf(&[
     Lit(&[Lit::B(true), Lit::B(false), Lit::S("localhost")]),
     Deprecated(&Lit(&[Lit::S("template")]), "use true"),
 ]);
-const SSH_PWAUTH: Shape = OneOf(&[Bool, Deprecated(&Str, "use true or false")]);
 const SSH_PUBLISH: Shape = Map(&Fields {
     fields: &[("enabled", Bool), ("blacklist", STRINGS)],
     required: &[],
@@ -257,19 +136,12 @@ const MODULE_LIST: Shape = list(&OneOf(&[Str, list(&Str, 1)]), 0);
 /// Every key this table describes, with its shape; keys not here are checked by their module's
 /// reader (`modules_check::READ_WHOLE`) or not beyond being known (see `known_keys`).
 pub static TOP: &[(&str, Shape)] = &[
-    ("write_files", list(&WRITE_FILE, 1)),
     ("hostname", Str),
     ("fqdn", Str),
     ("preserve_hostname", Bool),
     ("prefer_fqdn_over_hostname", Bool),
     ("create_hostname_file", Bool),
     ("manage_etc_hosts", MANAGE_ETC_HOSTS),
-    ("groups", GROUPS),
-    ("user", OneOf(&[Str, USER])),
-    ("users", USERS),
-    ("ssh_pwauth", SSH_PWAUTH),
-    ("chpasswd", CHPASSWD),
-    ("password", Str),
     ("ssh_keys", SSH_KEYS),
     ("ssh_authorized_keys", STRINGS1),
     ("ssh_deletekeys", Bool),
@@ -301,8 +173,6 @@ pub static TOP: &[(&str, Shape)] = &[
     ("apt_update", PACKAGE_FLAG_OLD),
     ("apt_upgrade", PACKAGE_FLAG_OLD),
     ("apt_reboot_if_required", PACKAGE_FLAG_OLD),
-    ("phone_home", PHONE_HOME),
-    ("power_state", POWER_STATE),
     ("locale", Str),
     ("locale_configfile", Str),
     ("disable_ec2_metadata", Bool),

@@ -5,9 +5,11 @@
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#update-hostname>
 
 use super::{hostname_in, names, opt_bool, prefer_fqdn, preserve, read_text, write_if_changed};
-use super::{Names, ETC_HOSTNAME};
+use super::{invalid_reason, Names, ETC_HOSTNAME};
+use crate::config::reader::Reader;
 use crate::error::Diag;
 use crate::modules::{Module, ModuleCtx};
+use crate::reason::Reason;
 use crate::state::CLOUD_LIB;
 use serde_json::Value;
 
@@ -66,9 +68,29 @@ fn wanted(ctx: &ModuleCtx, diags: &mut Vec<Diag>) -> Option<(Names, bool)> {
 /// it differs from the names cloud-init's state says were last applied.
 pub struct SetHostname;
 
+/// What `schema` checks of the host names with this module's rules.
+pub static READER: Reader = Reader {
+    shapes: &[],
+    read: |cfg, d| {
+        for key in ["hostname", "fqdn"] {
+            let why = cfg
+                .get(key)
+                .and_then(Value::as_str)
+                .and_then(invalid_reason);
+            if let Some(why) = why {
+                let msg = format!("not a valid host name: {why}");
+                d.push(Diag::error(Reason::HostnameInvalid, msg).key(key));
+            }
+        }
+    },
+};
+
 impl Module for SetHostname {
     fn name(&self) -> &'static str {
         "set_hostname"
+    }
+    fn reader(&self) -> Option<&'static Reader> {
+        Some(&READER)
     }
 
     fn run(&self, ctx: &ModuleCtx, diags: &mut Vec<Diag>) {

@@ -18,11 +18,14 @@ mod keys;
 mod login_defs;
 pub mod passwd_db;
 
+pub mod shape;
 pub mod spec;
 mod sudo;
 
 use super::accounts::Account;
 use super::{Module, ModuleCtx};
+use crate::config::reader::Reader;
+use crate::config::shape::Shape;
 use crate::error::Diag;
 use crate::password;
 use crate::reason::Reason;
@@ -64,9 +67,25 @@ fn env(root: &Root, distro: &str) -> Env {
     }
 }
 
+/// Its keys' shapes and typed reader, for `ember schema`.
+pub static READER: Reader = Reader {
+    shapes: &[
+        ("users", shape::USERS),
+        ("user", Shape::OneOf(&[Shape::Str, shape::USER])),
+        ("groups", shape::GROUPS),
+    ],
+    read: |cfg, d| {
+        spec::users(cfg, d);
+        spec::groups(cfg, d);
+    },
+};
+
 impl Module for UsersGroups {
     fn name(&self) -> &'static str {
         "users_groups"
+    }
+    fn reader(&self) -> Option<&'static Reader> {
+        Some(&READER)
     }
 
     fn run(&self, ctx: &ModuleCtx, diags: &mut Vec<Diag>) {

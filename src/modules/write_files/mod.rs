@@ -9,41 +9,53 @@ pub mod apply;
 pub mod decode;
 mod journal;
 pub mod perms;
+pub mod read;
 pub mod selinux;
+mod shape;
 pub mod source;
 
 use super::accounts::Accounts;
 use super::{Module, ModuleCtx};
+use crate::config::reader::Reader;
+use crate::config::shape::list;
 use crate::error::Diag;
 use crate::reason::Reason;
 use crate::root::FileSpec;
-use apply::{DecodedFile, DEFAULT_OWNER, DEFERRED_PATH};
-use decode::Encoding;
-use serde_json::{Map, Value};
+use apply::{DecodedFile, DEFERRED_PATH};
 
 pub struct WriteFiles;
+
+/// Its key's shape and typed reader, for `ember schema`.
+pub static READER: Reader = Reader {
+    shapes: &[("write_files", list(&shape::WRITE_FILE, 1))],
+    read: |cfg, d| {
+        read::read(cfg, d);
+    },
+};
 
 impl Module for WriteFiles {
     fn name(&self) -> &'static str {
         "write_files"
     }
 
+    fn reader(&self) -> Option<&'static Reader> {
+        Some(&READER)
+    }
+
     fn run(&self, ctx: &ModuleCtx, diags: &mut Vec<Diag>) {
-        let items = match ctx.cfg.get("write_files") {
-            None | Some(Value::Null) => return clear_deferred(ctx, diags),
-            Some(Value::Array(items)) => items,
-            Some(_) => {
-                let d = Diag::error(Reason::WrongType, "must be a list of files");
-                return diags.push(d.key("write_files"));
-            }
+        let Some(items) = read::list(ctx.cfg, diags) else {
+            return;
         };
         let accounts = Accounts::load(ctx.root);
         let mut journal = journal::Journal::load(ctx.root, &ctx.instance.instance_id);
         let (mut deferred, mut written) = (Vec::new(), Vec::new());
         let mut left = ctx.limits.write_files_bytes;
         for (i, value) in items.iter().enumerate() {
-            let key = format!("write_files.{i}");
-            let Some((file, defer)) = item(ctx, &key, value, left, diags) else {
+            let Some(item) = read::item(i, value, diags) else {
+                continue;
+            };
+            let (key, defer) = (item.key.clone(), item.defer);
+            let Some(file) = decoded(ctx, item, left, diags) else {
                 continue;
             };
             left -= file.content.len() as u64;
@@ -78,124 +90,17 @@ impl Module for WriteFiles {
     }
 }
 
-/// `true`/`false`, or the strings cloud-init's `get_cfg_option_bool` takes (`"yes"`, `"on"`, …:
-/// only quoted ones reach here, the YAML reader turns bare ones into booleans).
-fn flag(map: &Map<String, Value>, name: &str, key: &str, errors: &mut Vec<Diag>) -> bool {
-    let word = match map.get(name) {
-        None | Some(Value::Null) => return false,
-        Some(Value::Bool(b)) => return *b,
-        Some(Value::String(s)) => s.trim().to_ascii_lowercase(),
-        Some(_) => String::from("?"),
-    };
-    match word.as_str() {
-        "true" | "1" | "on" | "yes" | "y" => true,
-        "false" | "0" | "off" | "no" | "n" | "" => false,
-        _ => {
-            let d = Diag::error(Reason::WrongType, "must be true or false");
-            errors.push(d.key(format!("{key}.{name}")));
-            false
-        }
-    }
-}
-
-/// A string field, `None` when absent; a wrong type is an error.
-fn text<'v>(
-    map: &'v Map<String, Value>,
-    name: &str,
-    key: &str,
-    errors: &mut Vec<Diag>,
-) -> Option<&'v str> {
-    match map.get(name) {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) => Some(s),
-        Some(_) => {
-            errors.push(
-                Diag::error(Reason::WrongType, "must be a string").key(format!("{key}.{name}")),
-            );
-            None
-        }
-    }
-}
-
-/// One item checked and decoded (every problem reported, not only the first), with its `defer`.
-/// `None` when it has an error: it is then not written.
-/// `left`: what write_files may still write this boot; a content past it is not decoded
-/// further.
-fn item<'v>(
+/// One item's content: fetched from `source`, else decoded from `content`. `None` when it
+/// cannot be (reported): it is then not written. `left`: what write_files may still write this
+/// boot; a content past it is not decoded further.
+fn decoded<'v>(
     ctx: &ModuleCtx,
-    key: &str,
-    value: &'v Value,
+    item: read::Item<'v>,
     left: u64,
     diags: &mut Vec<Diag>,
-) -> Option<(DecodedFile<'v>, bool)> {
-    let Value::Object(map) = value else {
-        diags.push(Diag::error(Reason::WrongType, "must be a mapping with path").key(key));
-        return None;
-    };
-    let mut errors = Vec::new();
-    let path_key = format!("{key}.path");
-    let path = match map.get("path") {
-        Some(Value::String(p)) if p.starts_with('/') => Some(p.as_str()),
-        None | Some(Value::Null) => {
-            errors.push(Diag::error(Reason::PathMissing, "is required").key(path_key));
-            None
-        }
-        Some(Value::String(p)) if p.is_empty() => {
-            errors.push(Diag::error(Reason::PathMissing, "is required").key(path_key));
-            None
-        }
-        // cloud-init takes a relative path from its working directory (`/`); here that
-        // would be a guess, so it is refused.
-        Some(Value::String(_)) => {
-            errors.push(Diag::error(Reason::PathInvalid, "must be an absolute path").key(path_key));
-            None
-        }
-        Some(_) => {
-            errors.push(Diag::error(Reason::WrongType, "must be a string").key(path_key));
-            None
-        }
-    };
-    let content = text(map, "content", key, &mut errors).unwrap_or("");
-    let owner = text(map, "owner", key, &mut errors)
-        .unwrap_or(DEFAULT_OWNER)
-        .to_string();
-    let encoding = match text(map, "encoding", key, &mut errors).map(Encoding::parse) {
-        None => Encoding::Plain,
-        Some(Ok(e)) => e,
-        Some(Err(())) => {
-            // cloud-init warns and takes the content as it is.
-            let msg = "unknown encoding, content written as text/plain";
-            diags.push(Diag::warning(Reason::EncodingUnknown, msg).key(format!("{key}.encoding")));
-            Encoding::Plain
-        }
-    };
-    let permissions = match perms::parse(map.get("permissions")) {
-        Ok((mode, suspicious)) => {
-            if suspicious {
-                let msg = "is a decimal number whose digits look octal; it is used as decimal, as cloud-init does (quote it, '0644', for an octal mode)";
-                diags.push(
-                    Diag::warning(Reason::PermissionsDecimal, msg)
-                        .key(format!("{key}.permissions")),
-                );
-            }
-            mode
-        }
-        Err(e) => {
-            errors.push(Diag::error(e.code(), e.message()).key(format!("{key}.permissions")));
-            0
-        }
-    };
-    let append = flag(map, "append", key, &mut errors);
-    let defer = flag(map, "defer", key, &mut errors);
-    let source = source::parse(map.get("source"), key).unwrap_or_else(|e| {
-        errors.extend(e);
-        None
-    });
-    if !errors.is_empty() {
-        diags.extend(errors);
-        return None;
-    }
-    let fetched = source.and_then(|src| {
+) -> Option<DecodedFile<'v>> {
+    let key = &item.key;
+    let fetched = item.source.and_then(|src| {
         source::fetch(ctx, &src)
             .map_err(|why| {
                 let msg = format!("source could not be read ({why}); content used instead");
@@ -210,7 +115,7 @@ fn item<'v>(
     };
     let content = match fetched {
         Some(data) => data.into(),
-        None => match decode::decode(content, encoding, cap) {
+        None => match decode::decode(item.content, item.encoding, cap) {
             Ok(data) => data,
             Err(e) => {
                 let mut d = Diag::error(e.code(), e.message()).key(format!("{key}.content"));
@@ -228,14 +133,13 @@ fn item<'v>(
         diags.push(d.budget("write_files_bytes"));
         return None;
     }
-    let file = DecodedFile {
-        path: path?.to_string(),
+    Some(DecodedFile {
+        path: item.path.to_string(),
         content,
-        permissions,
-        owner,
-        append,
-    };
-    Some((file, defer))
+        permissions: item.permissions,
+        owner: item.owner.to_string(),
+        append: item.append,
+    })
 }
 
 /// Leaves the deferred items for the runner (0600 in a 0700 directory: content may be secret).

@@ -6,7 +6,7 @@ use crate::datasource::InstanceData;
 use crate::fetch::{FetchError, HeaderUrlReader, UrlReader};
 use crate::limits::Limits;
 use crate::root::Root;
-use serde_json::json;
+use serde_json::{json, Value};
 use std::sync::Mutex;
 
 /// Answers `https://ok/...` with the path and the headers it got; anything else fails.

@@ -4,6 +4,7 @@
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#bootcmd>
 
 use super::{shell, ModCtx, RunnerModule};
+use crate::config::reader::Reader;
 use crate::error::Diag;
 use crate::reason::Reason;
 use crate::root::FileSpec;
@@ -14,9 +15,22 @@ pub struct Bootcmd;
 
 const SCRIPT: &str = "/var/lib/ember/bootcmd.sh";
 
+/// Its typed reader (its keys have no other shape), for `ember schema`.
+pub static READER: Reader = Reader {
+    shapes: &[],
+    read: |cfg, d| {
+        if let Some(list) = cfg.get("bootcmd") {
+            shell::script("bootcmd", list, d);
+        }
+    },
+};
+
 impl RunnerModule for Bootcmd {
     fn name(&self) -> &'static str {
         "bootcmd"
+    }
+    fn reader(&self) -> Option<&'static Reader> {
+        Some(&READER)
     }
 
     fn run(&self, ctx: &ModCtx, cfg: &Value, diags: &mut Vec<Diag>) {

@@ -5,6 +5,7 @@
 
 use super::{ModCtx, RunnerModule};
 use crate::clock::{boot_seconds, wall_seconds};
+use crate::config::reader::Reader;
 use crate::error::Diag;
 use crate::reason::Reason;
 use crate::runner::clock::format_utc;
@@ -32,9 +33,20 @@ pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> String {
     }
 }
 
+/// Its typed reader (its keys have no other shape), for `ember schema`.
+pub static READER: Reader = Reader {
+    shapes: &[],
+    read: |cfg, d| {
+        read(cfg, d);
+    },
+};
+
 impl RunnerModule for FinalMessage {
     fn name(&self) -> &'static str {
         "final_message"
+    }
+    fn reader(&self) -> Option<&'static Reader> {
+        Some(&READER)
     }
     fn needs_config(&self) -> bool {
         false

@@ -20,6 +20,7 @@ pub mod timezone;
 mod write_files_deferred;
 
 use super::exec::Exec;
+use crate::config::reader::Reader;
 use crate::error::Diag;
 use crate::handoff::{Handoff, ModuleCall};
 use crate::reason::Reason;
@@ -70,9 +71,14 @@ pub trait RunnerModule: Sync {
     }
     /// Applies the module; problems go to `diags` (an error fails this module only).
     fn run(&self, ctx: &ModCtx, cfg: &Value, diags: &mut Vec<Diag>);
+    /// The shapes of its keys and its typed reader, for `ember schema`. `None` for a module
+    /// with no keys, or whose keys another module's reader reads.
+    fn reader(&self) -> Option<&'static Reader> {
+        None
+    }
 }
 
-const TABLE: &[&dyn RunnerModule] = &[
+pub const TABLE: &[&dyn RunnerModule] = &[
     &bootcmd::Bootcmd,
     &ca_certs::CaCerts,
     &ntp::Ntp,

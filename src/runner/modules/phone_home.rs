@@ -8,6 +8,7 @@
 
 use super::distro::which;
 use super::{ModCtx, RunnerModule};
+use crate::config::reader::Reader;
 use crate::error::Diag;
 use crate::reason::Reason;
 use crate::retry::{Policy, Retry};
@@ -151,9 +152,49 @@ pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> Option<Settings> {
     })
 }
 
+/// The declarative shape of `phone_home`, after cloud-init's schema.
+mod shape {
+    use crate::config::shape::{list, Fields, Lit, Shape};
+    use Shape::*;
+
+    pub const PHONE_HOME_FIELDS: &[Lit] = &[
+        Lit::S("pub_key_dsa"),
+        Lit::S("pub_key_rsa"),
+        Lit::S("pub_key_ecdsa"),
+        Lit::S("pub_key_ed25519"),
+        Lit::S("instance_id"),
+        Lit::S("hostname"),
+        Lit::S("fqdn"),
+    ];
+    pub const PHONE_HOME: Shape = Map(&Fields {
+        fields: &[
+            ("url", Str),
+            (
+                "post",
+                OneOf(&[Lit(&[Lit::S("all")]), list(&Lit(PHONE_HOME_FIELDS), 0)]),
+            ),
+            // cloud-init's module takes int() of it: digits in a string too (its schema does not).
+            ("tries", OneOf(&[Int, Str])),
+        ],
+        required: &["url"],
+        open: false,
+    });
+}
+
+/// Its keys' shapes and typed reader, for `ember schema`.
+pub static READER: Reader = Reader {
+    shapes: &[("phone_home", shape::PHONE_HOME)],
+    read: |cfg, d| {
+        read(cfg, d);
+    },
+};
+
 impl RunnerModule for PhoneHome {
     fn name(&self) -> &'static str {
         "phone_home"
+    }
+    fn reader(&self) -> Option<&'static Reader> {
+        Some(&READER)
     }
     fn run(&self, ctx: &ModCtx, cfg: &Value, diags: &mut Vec<Diag>) {
         let Some(settings) = read(cfg, diags) else {

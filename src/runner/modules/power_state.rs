@@ -5,6 +5,7 @@
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#power-state-change>
 
 use super::{shell, Guard, ModCtx, RunnerModule};
+use crate::config::reader::Reader;
 use crate::error::Diag;
 use crate::reason::Reason;
 use crate::root::FileSpec;
@@ -74,9 +75,59 @@ pub fn command(ps: &Value, diags: &mut Vec<Diag>) -> Option<Vec<String>> {
     Some(argv)
 }
 
+/// The declarative shape of `power_state`, after cloud-init's schema.
+mod shape {
+    use crate::config::shape::{list, Fields, Lit, Shape};
+    use Shape::*;
+
+    pub const POWER_STATE: Shape = Map(&Fields {
+        fields: &[
+            (
+                "delay",
+                OneOf(&[
+                    Int,
+                    Lit(&[Lit::S("now")]),
+                    Deprecated(
+                        &Pattern(
+                            |s| {
+                                let d = s.strip_prefix('+').unwrap_or(s);
+                                !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())
+                            },
+                            "a number of minutes",
+                        ),
+                        "use an integer number of minutes",
+                    ),
+                ]),
+            ),
+            (
+                "mode",
+                Lit(&[Lit::S("poweroff"), Lit::S("reboot"), Lit::S("halt")]),
+            ),
+            ("message", Str),
+            ("timeout", Int),
+            ("condition", OneOf(&[Str, Bool, list(&Any, 0)])),
+        ],
+        required: &["mode"],
+        open: false,
+    });
+}
+
+/// Its keys' shapes and typed reader, for `ember schema`.
+pub static READER: Reader = Reader {
+    shapes: &[("power_state", shape::POWER_STATE)],
+    read: |cfg, d| {
+        if let Some(ps) = cfg.get("power_state") {
+            command(ps, d);
+        }
+    },
+};
+
 impl RunnerModule for PowerState {
     fn name(&self) -> &'static str {
         "power_state_change"
+    }
+    fn reader(&self) -> Option<&'static Reader> {
+        Some(&READER)
     }
     /// Never twice for one instance, even when interrupted: a reboot loop is worse than none.
     fn guard(&self) -> Guard {

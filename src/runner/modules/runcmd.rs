@@ -3,6 +3,7 @@
 //! <https://docs.cloud-init.io/en/latest/reference/yaml_examples/boot_cmds.html>
 
 use super::{shell, ModCtx, RunnerModule};
+use crate::config::reader::Reader;
 use crate::error::Diag;
 use crate::root::FileSpec;
 use serde_json::Value;
@@ -14,9 +15,22 @@ pub fn script_path(ctx: &ModCtx) -> String {
     format!("{}/scripts/runcmd", ctx.ci_instance)
 }
 
+/// Its typed reader (its keys have no other shape), for `ember schema`.
+pub static READER: Reader = Reader {
+    shapes: &[],
+    read: |cfg, d| {
+        if let Some(list) = cfg.get("runcmd") {
+            shell::script("runcmd", list, d);
+        }
+    },
+};
+
 impl RunnerModule for Runcmd {
     fn name(&self) -> &'static str {
         "runcmd"
+    }
+    fn reader(&self) -> Option<&'static Reader> {
+        Some(&READER)
     }
 
     fn run(&self, ctx: &ModCtx, cfg: &Value, diags: &mut Vec<Diag>) {

@@ -4,6 +4,7 @@
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#timezone>
 
 use super::{ModCtx, RunnerModule};
+use crate::config::reader::Reader;
 use crate::error::Diag;
 use crate::reason::Reason;
 use crate::root::FileSpec;
@@ -51,9 +52,20 @@ pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> Option<String> {
     }
 }
 
+/// Its typed reader (its keys have no other shape), for `ember schema`.
+pub static READER: Reader = Reader {
+    shapes: &[],
+    read: |cfg, d| {
+        read(cfg, d);
+    },
+};
+
 impl RunnerModule for Timezone {
     fn name(&self) -> &'static str {
         "timezone"
+    }
+    fn reader(&self) -> Option<&'static Reader> {
+        Some(&READER)
     }
     fn run(&self, ctx: &ModCtx, cfg: &Value, diags: &mut Vec<Diag>) {
         let Some(tz) = read(cfg, diags) else {

@@ -1,8 +1,9 @@
-//! The shapes of `users`, `user` and `groups`, after cloud-init's `users_groups.user` and
+//! The declarative shapes of `users`, `user` and `groups` (`ember schema` checks them before
+//! the typed reader in `spec`), after cloud-init's `users_groups.user` and
 //! `users_groups.groups_by_groupname` definitions.
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#users-and-groups>
 
-use super::shape::{list, Fields, Shape};
+use crate::config::shape::{list, Fields, Shape};
 use Shape::*;
 
 const GROUP_NAMES: Shape = OneOf(&[Str, list(&Str, 1)]);
