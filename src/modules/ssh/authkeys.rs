@@ -5,7 +5,7 @@
 //! Per-user keys from `users:` are the users module's job. `AuthorizedKeysFile` is not read:
 //! keys go to `~/.ssh/authorized_keys`.
 
-use super::cfg_bool;
+use super::Settings;
 use crate::error::Diag;
 use crate::modules::accounts::{Account, Accounts};
 use crate::modules::users::authorized_keys::{add_keys, with_options};
@@ -47,9 +47,9 @@ pub fn default_user(cfg: &Value) -> Option<String> {
 }
 
 /// The keys cc_ssh installs, in order, without repeats.
-fn wanted_keys(ctx: &ModuleCtx, diags: &mut Vec<Diag>) -> Vec<String> {
+fn wanted_keys(ctx: &ModuleCtx, settings: &Settings) -> Vec<String> {
     let mut keys = Vec::new();
-    if cfg_bool(ctx.cfg, "allow_public_ssh_keys", true, diags) {
+    if settings.allow_public_keys {
         // A key naming a user is that user's; one naming no one is the default user's.
         let user = default_user(ctx.cfg);
         let keys_for_user = ctx
@@ -59,42 +59,15 @@ fn wanted_keys(ctx: &ModuleCtx, diags: &mut Vec<Diag>) -> Vec<String> {
             .filter(|k| k.user.is_none() || k.user.as_deref() == user.as_deref());
         keys = keys_for_user.map(|k| k.key.clone()).collect();
     }
-    match ctx.cfg.get("ssh_authorized_keys") {
-        None | Some(Value::Null) => {}
-        Some(Value::Array(items)) => {
-            for (i, item) in items.iter().enumerate() {
-                match item.as_str() {
-                    Some(k) if !k.trim().is_empty() => keys.push(k.trim().to_string()),
-                    Some(_) => {}
-                    None => diags.push(
-                        Diag::error(Reason::WrongType, "must be a string")
-                            .key(format!("ssh_authorized_keys.{i}")),
-                    ),
-                }
-            }
-        }
-        Some(_) => diags.push(
-            Diag::error(Reason::WrongType, "must be a list of strings").key("ssh_authorized_keys"),
-        ),
-    }
+    keys.extend(settings.authorized_keys.iter().cloned());
     let mut seen = std::collections::HashSet::new();
     keys.retain(|k| seen.insert(k.clone()));
     keys
 }
 
 /// Installs the keys for the default user and root.
-pub fn apply(ctx: &ModuleCtx, diags: &mut Vec<Diag>) {
-    let keys = wanted_keys(ctx, diags);
-    let disable_root = cfg_bool(ctx.cfg, "disable_root", true, diags);
-    let opts = match ctx.cfg.get("disable_root_opts") {
-        None | Some(Value::Null) => DISABLE_ROOT_OPTS,
-        Some(Value::String(s)) => s.as_str(),
-        Some(_) => {
-            // The stricter default stands in for a value we cannot read.
-            diags.push(Diag::error(Reason::WrongType, "must be a string").key("disable_root_opts"));
-            DISABLE_ROOT_OPTS
-        }
-    };
+pub fn apply(ctx: &ModuleCtx, settings: &Settings, diags: &mut Vec<Diag>) {
+    let keys = wanted_keys(ctx, settings);
     // cloud-init writes an empty authorized_keys when there are none; nothing is kinder.
     if keys.is_empty() {
         return;
@@ -113,7 +86,8 @@ pub fn apply(ctx: &ModuleCtx, diags: &mut Vec<Diag>) {
             ),
         }
     }
-    let prefix = if disable_root {
+    let prefix = if settings.disable_root {
+        let opts = &settings.disable_root_opts;
         opts.replace("$USER", user.as_deref().unwrap_or("NONE"))
             .replace("$DISABLE_USER", "root")
     } else {

@@ -4,29 +4,14 @@
 //! `ssh_key_console_blacklist` (key type names such as `ssh-dss`).
 
 use super::openssh_format::{fingerprint_line, key_type_of, parse_public_line};
+use super::Console;
 use crate::modules::ModuleCtx;
-use serde_json::Value;
 
 const BAR: &str = "#############################################################";
 
-fn list(cfg: &Value, key: &str) -> Vec<String> {
-    cfg.get(key)
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 /// The console lines for the public host keys `(file content)` given, in file name order.
-pub fn render(pubs: &[String], cfg: &Value) -> Vec<String> {
-    let (fp_skip, key_skip) = (
-        list(cfg, "ssh_fp_console_blacklist"),
-        list(cfg, "ssh_key_console_blacklist"),
-    );
+pub fn render(pubs: &[String], console: &Console) -> Vec<String> {
+    let (fp_skip, key_skip) = (&console.fp_blacklist, &console.key_blacklist);
     let keys: Vec<(Vec<u8>, String, &str)> = pubs
         .iter()
         .filter_map(|text| {
@@ -48,7 +33,7 @@ pub fn render(pubs: &[String], cfg: &Value) -> Vec<String> {
     ];
     out.extend(
         keys.iter()
-            .filter(|(b, _, _)| !skipped(b, &fp_skip))
+            .filter(|(b, _, _)| !skipped(b, fp_skip))
             .filter_map(|(b, c, _)| fingerprint_line(b, c)),
     );
     out.extend([
@@ -58,7 +43,7 @@ pub fn render(pubs: &[String], cfg: &Value) -> Vec<String> {
     ]);
     out.extend(
         keys.iter()
-            .filter(|(b, _, _)| !skipped(b, &key_skip))
+            .filter(|(b, _, _)| !skipped(b, key_skip))
             .map(|(_, _, l)| l.to_string()),
     );
     out.push("-----END SSH HOST KEY KEYS-----".into());
@@ -66,8 +51,8 @@ pub fn render(pubs: &[String], cfg: &Value) -> Vec<String> {
 }
 
 /// Prints the blocks for `/etc/ssh/ssh_host_*key.pub`.
-pub fn print(ctx: &ModuleCtx) {
-    if ctx.cfg.pointer("/ssh/emit_keys_to_console") == Some(&Value::Bool(false)) {
+pub fn print(ctx: &ModuleCtx, console: &Console) {
+    if !console.emit {
         return;
     }
     let names = ctx.root.list_dir("/etc/ssh").unwrap_or_default();
@@ -84,7 +69,7 @@ pub fn print(ctx: &ModuleCtx) {
     if pubs.is_empty() {
         return;
     }
-    for line in render(&pubs, ctx.cfg) {
+    for line in render(&pubs, console) {
         (ctx.console)(&line);
     }
 }
@@ -92,7 +77,6 @@ pub fn print(ctx: &ModuleCtx) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     #[test]
     fn blocks_with_blacklists() {
@@ -100,9 +84,13 @@ mod tests {
             "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGGz8hJq8Kg/9nDo9VhbCwpCIe/jNL9J3uuhMhUSSzGm a@b\n".to_string(),
             "not a key\n".to_string(),
         ];
-        let cfg = json!({"ssh_key_console_blacklist": ["ssh-ed25519"]});
+        let console = Console {
+            emit: true,
+            fp_blacklist: Vec::new(),
+            key_blacklist: vec!["ssh-ed25519".to_string()],
+        };
         assert_eq!(
-            render(&pubs, &cfg),
+            render(&pubs, &console),
             [
                 BAR,
                 "-----BEGIN SSH HOST KEY FINGERPRINTS-----",

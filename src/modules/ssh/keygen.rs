@@ -1,6 +1,7 @@
 //! Host key generation in-process with ring: Ed25519 and ECDSA P-256, returned in OpenSSH's
 //! container. RSA is not here: ring cannot generate RSA keys (see `hostkeys` for the handoff).
 
+use super::hostkey_settings::KeyType;
 use super::openssh_format::{encode_private, public_line, PrivateKey, Writer};
 use crate::secret::Secret;
 use ring::rand::{SecureRandom, SystemRandom};
@@ -21,13 +22,13 @@ const P256_PREFIX: &[u8] = &[
 ];
 const P256_MIDDLE: &[u8] = &[0xa1, 0x44, 0x03, 0x42, 0x00];
 
-/// Generates a key of `kind` (`ed25519` or `ecdsa`); None for other kinds.
-pub fn generate(kind: &str, comment: &str) -> Option<Result<Generated, &'static str>> {
+/// Generates a key of `kind`: Ed25519 or ECDSA P-256, the kinds ring can make.
+pub fn generate(kind: KeyType, comment: &str) -> Result<Generated, &'static str> {
     let rng = SystemRandom::new();
     match kind {
-        "ed25519" => Some(ed25519(&rng, comment)),
-        "ecdsa" => Some(ecdsa_p256(&rng, comment)),
-        _ => None,
+        KeyType::Ed25519 => ed25519(&rng, comment),
+        KeyType::Ecdsa => ecdsa_p256(&rng, comment),
+        _ => Err("ring cannot generate this key type"),
     }
 }
 
@@ -98,8 +99,12 @@ mod tests {
 
     #[test]
     fn generated_keys_parse_back() {
-        for (kind, key_type) in [("ed25519", "ssh-ed25519"), ("ecdsa", "ecdsa-sha2-nistp256")] {
-            let g = generate(kind, "root@host").unwrap().unwrap();
+        let kinds = [
+            (KeyType::Ed25519, "ssh-ed25519"),
+            (KeyType::Ecdsa, "ecdsa-sha2-nistp256"),
+        ];
+        for (kind, key_type) in kinds {
+            let g = generate(kind, "root@host").unwrap();
             let parsed = parse_private(g.private_pem.expose()).unwrap();
             assert_eq!(parsed.key_type, key_type);
             assert_eq!(parsed.comment, "root@host");
@@ -115,7 +120,7 @@ mod tests {
             let mut f = Reader(parsed.private_fields.expose());
             let mut b = Reader(&parsed.public_blob);
             b.string();
-            if kind == "ed25519" {
+            if kind == KeyType::Ed25519 {
                 let public = f.string().unwrap();
                 assert_eq!(public, b.string().unwrap());
                 let secret = f.string().unwrap();
@@ -130,13 +135,13 @@ mod tests {
             }
             assert!(f.0.is_empty());
         }
-        assert!(generate("rsa", "x").is_none());
+        assert!(generate(KeyType::Rsa, "x").is_err());
     }
 
     #[test]
     fn two_keys_differ() {
-        let a = generate("ed25519", "c").unwrap().unwrap();
-        let b = generate("ed25519", "c").unwrap().unwrap();
+        let a = generate(KeyType::Ed25519, "c").unwrap();
+        let b = generate(KeyType::Ed25519, "c").unwrap();
         assert_ne!(a.public_line, b.public_line);
     }
 }

@@ -3,14 +3,21 @@
 //! (cloud-init's set_passwords sets it; it is here because it edits the same sshd config).
 //! Host key fingerprints go to the console as keys_to_console prints them. Not done:
 //! `ssh_publish_hostkeys` (no datasource publishes from here), `ssh_quiet_keygen` output.
+//! Every key is read once, by `read` (settings.rs), which `ember schema` shares.
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#ssh>
 
+mod announce_settings;
+pub use announce_settings::{Console, Publish};
 mod authkeys;
 pub use authkeys::default_user;
 mod console;
+mod hostkey_settings;
+pub use hostkey_settings::{GenKey, GivenKey, HostKeys, KeyPart, KeyType};
 mod hostkeys;
 mod keygen;
 pub mod openssh_format;
+mod settings;
+pub use settings::{read, Settings};
 mod sshd_config;
 
 use super::{Module, ModuleCtx};
@@ -32,48 +39,71 @@ impl Module for Ssh {
     }
 
     fn run(&self, ctx: &ModuleCtx, diags: &mut Vec<Diag>) {
-        let sems = Semaphores::new(ctx.root, &encode_instance_id(&ctx.instance.instance_id), "");
-        let keys_done = sems
-            .done(HOSTKEYS_SEM, Frequency::PerInstance)
-            .unwrap_or_else(|d| {
-                diags.push(d);
-                true
-            });
-        if !keys_done {
-            let mut own = Vec::new();
-            hostkeys::apply(ctx, &mut own);
-            let failed = own.iter().any(Diag::is_error);
-            diags.extend(own);
-            if !failed {
-                if let Err(e) = sems.mark_done(HOSTKEYS_SEM, Frequency::PerInstance) {
-                    diags.push(Diag::error(e.code(), e.to_string()));
-                }
-            }
-        }
-        authkeys::apply(ctx, diags);
+        let mut read_diags = Vec::new();
+        let settings = read(ctx.cfg, &mut read_diags);
+        let (host_key_diags, others): (Vec<Diag>, Vec<Diag>) =
+            read_diags.into_iter().partition(settings::about_host_keys);
+        host_key_step(ctx, &settings, host_key_diags, diags);
+        diags.extend(others);
+        authkeys::apply(ctx, &settings, diags);
         let mut updates: Vec<(&str, String)> = Vec::new();
-        if let Some(v) = pwauth(ctx.cfg, diags) {
+        if let Some(v) = settings.pwauth {
             updates.push(("PasswordAuthentication", v.to_string()));
         }
-        if let Some(cert) = hostkeys::certificate_setting(ctx.cfg) {
-            updates.push(("HostCertificate", cert));
+        if let Some(t) = settings.host_keys.certificate() {
+            updates.push(("HostCertificate", hostkeys::certificate_path(t)));
         }
         let updates: Vec<(&str, &str)> = updates.iter().map(|(k, v)| (*k, v.as_str())).collect();
         if let Err(d) = sshd_config::apply(ctx.root, ctx.distro, &updates) {
             diags.push(d);
         }
-        console::print(ctx);
+        console::print(ctx, &settings.console);
+    }
+}
+
+/// Deletes, writes or generates the host keys once per instance. The problems of the host key
+/// settings (`config_diags`) are reported only then, and like a failed write they leave the
+/// step to be tried again.
+fn host_key_step(
+    ctx: &ModuleCtx,
+    settings: &Settings,
+    config_diags: Vec<Diag>,
+    diags: &mut Vec<Diag>,
+) {
+    let sems = Semaphores::new(ctx.root, &encode_instance_id(&ctx.instance.instance_id), "");
+    let keys_done = sems
+        .done(HOSTKEYS_SEM, Frequency::PerInstance)
+        .unwrap_or_else(|d| {
+            diags.push(d);
+            true
+        });
+    if keys_done {
+        return;
+    }
+    let mut own = config_diags;
+    hostkeys::apply(ctx, settings, &mut own);
+    let failed = own.iter().any(Diag::is_error);
+    diags.extend(own);
+    if !failed {
+        if let Err(e) = sems.mark_done(HOSTKEYS_SEM, Frequency::PerInstance) {
+            diags.push(Diag::error(e.code(), e.to_string()));
+        }
     }
 }
 
 /// A boolean setting as cloud-init's `get_cfg_option_bool` reads it: a boolean, or the strings
 /// and numbers `true/yes/on/1`, `false/no/off/0`. Anything else is an error naming the key,
 /// and the default stands.
-pub(crate) fn cfg_bool(cfg: &Value, key: &str, default: bool, diags: &mut Vec<Diag>) -> bool {
-    match cfg.get(key) {
+fn cfg_bool(cfg: &Value, key: &str, default: bool, diags: &mut Vec<Diag>) -> bool {
+    bool_value(cfg.get(key), key, default, diags)
+}
+
+/// `cfg_bool` for a value found elsewhere, whose key path is `path`.
+fn bool_value(value: Option<&Value>, path: &str, default: bool, diags: &mut Vec<Diag>) -> bool {
+    match value {
         None | Some(Value::Null) => default,
         Some(v) => truth(v).unwrap_or_else(|| {
-            diags.push(Diag::error(Reason::WrongType, "must be a boolean").key(key));
+            diags.push(Diag::error(Reason::WrongType, "must be a boolean").key(path));
             default
         }),
     }
@@ -113,6 +143,36 @@ pub fn pwauth(cfg: &Value, diags: &mut Vec<Diag>) -> Option<&'static str> {
             None
         }
     }
+}
+
+/// A list of strings at `path` (absent or null: empty). Anything else is an error and the
+/// list stays empty.
+fn string_list(value: Option<&Value>, path: &str, diags: &mut Vec<Diag>) -> Vec<String> {
+    match value {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(items)) => string_items(items, path, diags)
+            .into_iter()
+            .map(|(s, _)| s)
+            .collect(),
+        Some(_) => {
+            diags.push(Diag::error(Reason::WrongType, "must be a list of strings").key(path));
+            Vec::new()
+        }
+    }
+}
+
+/// The string items of the list at `path`, each with its key path; any other item is an
+/// error naming its own and is left out.
+fn string_items(items: &[Value], path: &str, diags: &mut Vec<Diag>) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let key = format!("{path}.{i}");
+        match item.as_str() {
+            Some(s) => out.push((s.to_string(), key)),
+            None => diags.push(Diag::error(Reason::WrongType, "must be a string").key(key)),
+        }
+    }
+    out
 }
 
 /// The short host name ssh-keygen would put in a key comment once set_hostname ran:

@@ -1,0 +1,232 @@
+//! The ssh module's one reader: every cloud-config key the module owns, read into `Settings`
+//! with a diagnostic (naming its key path) for each problem, the default standing in for a
+//! value that cannot be used. The boot acts on `Settings` only.
+
+use super::announce_settings::{self, Console, Publish};
+use super::authkeys::DISABLE_ROOT_OPTS;
+use super::hostkey_settings::{self, HostKeys};
+use super::{cfg_bool, pwauth, string_list};
+use crate::error::Diag;
+use crate::reason::Reason;
+use serde_json::Value;
+
+/// Everything the ssh module reads from a cloud-config.
+#[derive(Debug, PartialEq)]
+pub struct Settings {
+    /// `ssh_deletekeys`: the image's host keys are removed first.
+    pub delete_image_keys: bool,
+    /// `ssh_keys`, or else `ssh_genkeytypes`.
+    pub host_keys: HostKeys,
+    /// `ssh_quiet_keygen`. Nothing to quiet here: keys are made in-process or by the runner.
+    pub quiet_keygen: bool,
+    /// `ssh_publish_hostkeys`. Not acted on: no datasource publishes from the initramfs.
+    pub publish: Publish,
+    /// `allow_public_ssh_keys`: the meta-data's public keys are installed too.
+    pub allow_public_keys: bool,
+    /// `ssh_authorized_keys`, trimmed, blank ones left out.
+    pub authorized_keys: Vec<String>,
+    pub disable_root: bool,
+    /// `disable_root_opts`, its `$USER` and `$DISABLE_USER` still to fill in.
+    pub disable_root_opts: String,
+    pub console: Console,
+    /// `ssh_pwauth` as `pwauth` reads it: the `PasswordAuthentication` value to set, if any.
+    pub pwauth: Option<&'static str>,
+}
+
+/// The keys deciding which host keys are written: their problems belong to the host key step,
+/// which runs once per instance.
+const HOST_KEY_SETTINGS: [&str; 3] = ["ssh_deletekeys", "ssh_keys", "ssh_genkeytypes"];
+
+/// Whether a diagnostic of `read` is about one of the host key settings.
+pub(super) fn about_host_keys(d: &Diag) -> bool {
+    let top = d.key.as_deref().and_then(|k| k.split('.').next());
+    top.is_some_and(|k| HOST_KEY_SETTINGS.contains(&k))
+}
+
+/// Reads the ssh module's keys: the one reader, for the boot and for `ember schema`.
+pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> Settings {
+    Settings {
+        delete_image_keys: cfg_bool(cfg, "ssh_deletekeys", true, diags),
+        host_keys: hostkey_settings::read(cfg, diags),
+        quiet_keygen: cfg_bool(cfg, "ssh_quiet_keygen", false, diags),
+        publish: announce_settings::publish(cfg, diags),
+        allow_public_keys: cfg_bool(cfg, "allow_public_ssh_keys", true, diags),
+        authorized_keys: authorized_keys(cfg, diags),
+        disable_root: cfg_bool(cfg, "disable_root", true, diags),
+        disable_root_opts: disable_root_opts(cfg, diags),
+        console: announce_settings::console(cfg, diags),
+        pwauth: pwauth(cfg, diags),
+    }
+}
+
+fn authorized_keys(cfg: &Value, diags: &mut Vec<Diag>) -> Vec<String> {
+    let key = "ssh_authorized_keys";
+    let keys = string_list(cfg.get(key), key, diags);
+    keys.iter()
+        .map(|k| k.trim())
+        .filter(|k| !k.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+fn disable_root_opts(cfg: &Value, diags: &mut Vec<Diag>) -> String {
+    match cfg.get("disable_root_opts") {
+        None | Some(Value::Null) => DISABLE_ROOT_OPTS.to_string(),
+        Some(Value::String(s)) => s.clone(),
+        Some(_) => {
+            // The stricter default stands in for a value we cannot read.
+            diags.push(Diag::error(Reason::WrongType, "must be a string").key("disable_root_opts"));
+            DISABLE_ROOT_OPTS.to_string()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn read_all(cfg: Value) -> (Settings, Vec<Diag>) {
+        let mut diags = Vec::new();
+        (read(&cfg, &mut diags), diags)
+    }
+
+    /// The one diagnostic a setting of the wrong type gives: its key path and code.
+    fn only_diag(diags: &[Diag]) -> (&str, &str) {
+        assert_eq!(diags.len(), 1, "{diags:?}");
+        (
+            diags[0].key.as_deref().unwrap_or(""),
+            diags[0].code.as_str(),
+        )
+    }
+
+    #[test]
+    fn defaults_when_absent() {
+        let (s, diags) = read_all(json!({}));
+        assert!(diags.is_empty(), "{diags:?}");
+        assert!(s.delete_image_keys && s.allow_public_keys && s.disable_root);
+        assert!(!s.quiet_keygen);
+        assert!(matches!(s.host_keys, HostKeys::Generate(ref t) if t.len() == 3));
+        assert_eq!(
+            s.publish,
+            Publish {
+                enabled: true,
+                blacklist: vec![]
+            }
+        );
+        assert!(s.authorized_keys.is_empty());
+        assert_eq!(s.disable_root_opts, DISABLE_ROOT_OPTS);
+        let console = Console {
+            emit: true,
+            fp_blacklist: vec![],
+            key_blacklist: vec![],
+        };
+        assert_eq!(s.console, console);
+        assert_eq!(s.pwauth, None);
+    }
+
+    #[test]
+    fn every_key_read() {
+        let cfg = json!({
+            "ssh_deletekeys": "no",
+            "ssh_keys": {"rsa_public": "ssh-rsa AAAA x"},
+            "ssh_quiet_keygen": true,
+            "ssh_publish_hostkeys": {"enabled": false, "blacklist": ["dsa"]},
+            "allow_public_ssh_keys": 0,
+            "ssh_authorized_keys": ["  ssh-ed25519 AAAA a@b ", " "],
+            "disable_root": false,
+            "disable_root_opts": "no-pty",
+            "ssh": {"emit_keys_to_console": false},
+            "ssh_fp_console_blacklist": ["ssh-rsa"],
+            "ssh_key_console_blacklist": ["ssh-dss"],
+            "ssh_pwauth": "yes",
+        });
+        let (s, diags) = read_all(cfg);
+        assert!(diags.is_empty(), "{diags:?}");
+        assert!(!s.delete_image_keys && !s.allow_public_keys && !s.disable_root);
+        assert!(s.quiet_keygen);
+        assert!(matches!(s.host_keys, HostKeys::Given(ref k) if k.len() == 1));
+        assert_eq!(
+            s.publish,
+            Publish {
+                enabled: false,
+                blacklist: vec!["dsa".into()]
+            }
+        );
+        assert_eq!(s.authorized_keys, ["ssh-ed25519 AAAA a@b"]);
+        assert_eq!(s.disable_root_opts, "no-pty");
+        let console = Console {
+            emit: false,
+            fp_blacklist: vec!["ssh-rsa".into()],
+            key_blacklist: vec!["ssh-dss".into()],
+        };
+        assert_eq!(s.console, console);
+        assert_eq!(s.pwauth, Some("yes"));
+    }
+
+    #[test]
+    fn a_wrong_type_names_its_key_and_the_default_stands() {
+        let cases = [
+            (json!({"ssh_deletekeys": [1]}), "ssh_deletekeys"),
+            (json!({"ssh_quiet_keygen": "maybe"}), "ssh_quiet_keygen"),
+            (
+                json!({"ssh_publish_hostkeys": true}),
+                "ssh_publish_hostkeys",
+            ),
+            (
+                json!({"ssh_publish_hostkeys": {"enabled": {}}}),
+                "ssh_publish_hostkeys.enabled",
+            ),
+            (
+                json!({"ssh_publish_hostkeys": {"blacklist": "dsa"}}),
+                "ssh_publish_hostkeys.blacklist",
+            ),
+            (
+                json!({"allow_public_ssh_keys": "sometimes"}),
+                "allow_public_ssh_keys",
+            ),
+            (
+                json!({"ssh_authorized_keys": "ssh-rsa AAAA"}),
+                "ssh_authorized_keys",
+            ),
+            (
+                json!({"ssh_authorized_keys": [{}]}),
+                "ssh_authorized_keys.0",
+            ),
+            (json!({"disable_root": {}}), "disable_root"),
+            (json!({"disable_root_opts": 1}), "disable_root_opts"),
+            (json!({"ssh": "quiet"}), "ssh"),
+            (
+                json!({"ssh": {"emit_keys_to_console": "no"}}),
+                "ssh.emit_keys_to_console",
+            ),
+            (
+                json!({"ssh_fp_console_blacklist": "ssh-rsa"}),
+                "ssh_fp_console_blacklist",
+            ),
+            (
+                json!({"ssh_key_console_blacklist": [1]}),
+                "ssh_key_console_blacklist.0",
+            ),
+        ];
+        let (defaults, _) = read_all(json!({}));
+        for (cfg, key) in cases {
+            let (s, diags) = read_all(cfg.clone());
+            assert_eq!(only_diag(&diags), (key, "wrong-type"), "{cfg}");
+            assert!(diags[0].is_error(), "{cfg}");
+            assert_eq!(s, defaults, "{cfg}");
+        }
+    }
+
+    #[test]
+    fn host_key_diags_are_told_apart() {
+        let cfg = json!({
+            "ssh_deletekeys": "x",
+            "ssh_keys": {"rsa_private": 1},
+            "disable_root": "x",
+        });
+        let (_, diags) = read_all(cfg);
+        let about: Vec<bool> = diags.iter().map(about_host_keys).collect();
+        assert_eq!(about, [true, true, false]);
+    }
+}
