@@ -26,6 +26,9 @@ pub enum Shape {
     /// A mapping with keys of the user's choosing (device aliases, group names), each value of
     /// one shape.
     Dict(&'static Shape),
+    /// A mapping whose key names follow a rule (`ssh_keys`' `<type>_<part>`): the test, what
+    /// the names must be, and the shape of each value.
+    NamedKeys(fn(&str) -> bool, &'static str, &'static Shape),
     /// The first alternative that fits wins.
     OneOf(&'static [Shape]),
     /// Accepted, with a deprecation saying what to write instead.
@@ -88,6 +91,16 @@ pub fn check(value: &Value, shape: &Shape, path: &str, out: &mut Vec<Diag>) {
         (Shape::Dict(each), Value::Object(map)) => {
             for (k, v) in map {
                 check(v, each, &format!("{path}.{k}"), out);
+            }
+        }
+        (Shape::NamedKeys(test, what, each), Value::Object(map)) => {
+            for (k, v) in map {
+                let sub = format!("{path}.{k}");
+                if !test(k) {
+                    let msg = format!("unknown key: expected {what}");
+                    out.push(Diag::error(Reason::UnknownKey, msg).key(&sub));
+                }
+                check(v, each, &sub, out);
             }
         }
         (Shape::OneOf(alts), v) => one_of(alts, v, shape, path, out),
@@ -169,7 +182,7 @@ fn one_of(alts: &[Shape], v: &Value, whole: &Shape, path: &str, out: &mut Vec<Di
 fn fits_type(shape: &Shape, v: &Value) -> bool {
     match shape {
         Shape::List { .. } => v.is_array(),
-        Shape::Map(_) | Shape::Dict(_) => v.is_object(),
+        Shape::Map(_) | Shape::Dict(_) | Shape::NamedKeys(..) => v.is_object(),
         Shape::Deprecated(inner, _) | Shape::Named(inner, _) => fits_type(inner, v),
         Shape::OneOf(alts) => alts.iter().any(|a| fits_type(a, v)),
         _ => false,
@@ -194,7 +207,7 @@ pub fn describe(shape: &Shape) -> String {
         Shape::Null => "empty".into(),
         Shape::Lit(lits) => describe_lits(lits.iter().collect()),
         Shape::List { .. } => "a list".into(),
-        Shape::Map(_) | Shape::Dict(_) => "a mapping".into(),
+        Shape::Map(_) | Shape::Dict(_) | Shape::NamedKeys(..) => "a mapping".into(),
         Shape::OneOf(alts) => {
             // Literal alternatives make one list: `one of 'auto', 'off', false`.
             let lits: Vec<&Lit> = alts.iter().flat_map(literals).collect();

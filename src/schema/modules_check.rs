@@ -55,3 +55,49 @@ fn top_key(d: &Diag) -> &str {
     let path = d.key.as_deref().unwrap_or_default();
     path.split('.').next().unwrap_or(path)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::module_specs::MODULES;
+
+    fn has_reader(module: &str) -> bool {
+        readers().any(|(name, _)| name == module)
+    }
+
+    /// Every key of a module ember has is checked with that module's code: its module (or
+    /// another module reading the same key) hands out a reader.
+    #[test]
+    fn every_module_key_has_a_reader() {
+        for spec in MODULES.iter().filter(|s| s.ember) {
+            for key in spec.keys {
+                let read_by = |s: &&crate::module_specs::Spec| s.keys.contains(key);
+                let readers: Vec<_> = MODULES.iter().filter(read_by).map(|s| s.name).collect();
+                assert!(
+                    readers.iter().any(|m| has_reader(m)),
+                    "{}: no reader for {key}",
+                    spec.name
+                );
+            }
+        }
+    }
+
+    /// `rules` holds shapes only for keys no module of ember owns, and a key's shape is
+    /// declared once.
+    #[test]
+    fn shapes_live_with_their_module() {
+        for (key, _) in rules::TOP {
+            let owner = MODULES.iter().find(|s| s.ember && s.keys.contains(key));
+            assert!(owner.is_none(), "{key}: its shape belongs in {owner:?}");
+        }
+        for (_, reader) in readers() {
+            for (key, _) in reader.shapes {
+                let declared = readers().filter(|(_, r)| r.shape(key).is_some());
+                let mut distinct: Vec<*const Reader> =
+                    declared.map(|(_, r)| r as *const _).collect();
+                distinct.dedup();
+                assert_eq!(distinct.len(), 1, "{key} has its shape in several modules");
+            }
+        }
+    }
+}

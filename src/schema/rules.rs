@@ -7,23 +7,6 @@ use crate::config::shape::{list, Fields, Lit, Shape};
 use Shape::*;
 
 const STRINGS: Shape = list(&Str, 0);
-const STRINGS1: Shape = list(&Str, 1);
-
-const SSH_KEY_TYPES: &[Lit] = &[
-    Lit::S("dsa"),
-    Lit::S("ecdsa"),
-    Lit::S("ed25519"),
-    Lit::S("rsa"),
-];
-fn ssh_key_name(name: &str) -> bool {
-    let Some((kind, what)) = name.rsplit_once('_') else {
-        return false;
-    };
-    ["dsa", "ecdsa", "ed25519", "rsa"].contains(&kind)
-        && ["public", "private", "certificate"].contains(&what)
-}
-/// `ssh_keys`: its keys are `<type>_{public,private,certificate}`, checked by `key_names`.
-const SSH_KEYS: Shape = Dict(&Str);
 
 fn size_text(s: &str) -> bool {
     let Some(num) = s.strip_suffix(['B', 'K', 'M', 'G', 'T']) else {
@@ -96,30 +79,6 @@ const FS: Shape = Map(&Fields {
     open: false,
 });
 
-const PACKAGE: Shape = OneOf(&[
-    Shape::List {
-        item: &Str,
-        min: 2,
-        max: 2,
-    },
-    Str,
-]);
-const PACKAGE_FLAG_OLD: Shape = Deprecated(&Bool, "use the package_* spelling");
-
-const MANAGE_ETC_HOSTS: Shape = OneOf(&[
-    Lit(&[Lit::B(true), Lit::B(false), Lit::S("localhost")]),
-    Deprecated(&Lit(&[Lit::S("template")]), "use true"),
-]);
-const SSH_PUBLISH: Shape = Map(&Fields {
-    fields: &[("enabled", Bool), ("blacklist", STRINGS)],
-    required: &[],
-    open: false,
-});
-const SSH_CONSOLE: Shape = Map(&Fields {
-    fields: &[("emit_keys_to_console", Bool)],
-    required: &["emit_keys_to_console"],
-    open: false,
-});
 const VENDOR_DATA: Shape = Map(&Fields {
     fields: &[
         (
@@ -136,24 +95,6 @@ const MODULE_LIST: Shape = list(&OneOf(&[Str, list(&Str, 1)]), 0);
 /// Every key this table describes, with its shape; keys not here are checked by their module's
 /// reader (`modules_check::READ_WHOLE`) or not beyond being known (see `known_keys`).
 pub static TOP: &[(&str, Shape)] = &[
-    ("hostname", Str),
-    ("fqdn", Str),
-    ("preserve_hostname", Bool),
-    ("prefer_fqdn_over_hostname", Bool),
-    ("create_hostname_file", Bool),
-    ("manage_etc_hosts", MANAGE_ETC_HOSTS),
-    ("ssh_keys", SSH_KEYS),
-    ("ssh_authorized_keys", STRINGS1),
-    ("ssh_deletekeys", Bool),
-    ("ssh_genkeytypes", list(&Lit(SSH_KEY_TYPES), 1)),
-    ("disable_root", Bool),
-    ("disable_root_opts", Str),
-    ("allow_public_ssh_keys", Bool),
-    ("ssh_quiet_keygen", Bool),
-    ("ssh_publish_hostkeys", SSH_PUBLISH),
-    ("ssh", SSH_CONSOLE),
-    ("ssh_key_console_blacklist", STRINGS),
-    ("ssh_fp_console_blacklist", STRINGS),
     ("no_ssh_fingerprints", Bool),
     ("ssh_import_id", STRINGS),
     (
@@ -166,13 +107,6 @@ pub static TOP: &[(&str, Shape)] = &[
     ("device_aliases", Dict(&Str)),
     ("disk_setup", Dict(&DISK)),
     ("fs_setup", list(&FS, 0)),
-    ("packages", list(&PACKAGE, 1)),
-    ("package_update", Bool),
-    ("package_upgrade", Bool),
-    ("package_reboot_if_required", Bool),
-    ("apt_update", PACKAGE_FLAG_OLD),
-    ("apt_upgrade", PACKAGE_FLAG_OLD),
-    ("apt_reboot_if_required", PACKAGE_FLAG_OLD),
     ("locale", Str),
     ("locale_configfile", Str),
     ("disable_ec2_metadata", Bool),
@@ -186,23 +120,12 @@ pub fn shape_of(key: &str) -> Option<&'static Shape> {
     TOP.iter().find(|(k, _)| *k == key).map(|(_, s)| s)
 }
 
-/// Keys of mappings whose key names follow a rule: `ssh_keys`' `<type>_<part>`.
-pub fn key_name_ok(top: &str, name: &str) -> Option<&'static str> {
-    match top {
-        "ssh_keys" if !ssh_key_name(name) => {
-            Some("unknown key: expected <dsa|ecdsa|ed25519|rsa>_<public|private|certificate>")
-        }
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     #[test]
     fn sizes_and_key_names() {
         assert!(super::size_text("512M") && super::size_text("1.5G") && super::size_text(".5T"));
         assert!(!super::size_text("512") && !super::size_text("M") && !super::size_text("1.G"));
-        assert!(super::ssh_key_name("rsa_private") && !super::ssh_key_name("rsa_secret"));
         let keys: Vec<&str> = super::TOP.iter().map(|(k, _)| *k).collect();
         assert!(
             keys.iter().all(|k| crate::config::known_keys::is_known(k)),

@@ -4,55 +4,18 @@
 //! /etc/hosts alone.
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#update-etc-hosts>
 
-use super::{family, names, read_text, write_if_changed, Names, ETC_HOSTS};
+use super::{family, names, read_etc_hosts, read_text, write_if_changed, Manage, Names, ETC_HOSTS};
 use crate::error::Diag;
 use crate::limits::Limits;
 use crate::modules::{Module, ModuleCtx};
 use crate::reason::Reason;
 use crate::userdata::jinja;
-use serde_json::{json, Value};
+use serde_json::json;
 
 /// The address of this machine's own names. cloud-init uses 127.0.0.1 on some families (Red
 /// Hat, SUSE), where `localhost` mode then replaces the `localhost` line itself; the issue asks
 /// for 127.0.1.1 everywhere, which leaves the loopback names alone.
 const LOCAL_IP: &str = "127.0.1.1";
-
-#[derive(Debug, PartialEq, Eq)]
-enum Manage {
-    Off,
-    Render,
-    Localhost,
-}
-
-fn manage_setting(cfg: &Value, diags: &mut Vec<Diag>) -> Manage {
-    const KEY: &str = "manage_etc_hosts";
-    let bad = |diags: &mut Vec<Diag>| {
-        diags
-            .push(Diag::error(Reason::WrongType, "expected true, false or \"localhost\"").key(KEY));
-        Manage::Off
-    };
-    match cfg.get(KEY) {
-        None | Some(Value::Null) | Some(Value::Bool(false)) => Manage::Off,
-        Some(Value::Bool(true)) => Manage::Render,
-        Some(Value::String(s)) => match s.trim().to_ascii_lowercase().as_str() {
-            "true" | "yes" | "on" | "1" => Manage::Render,
-            "false" | "no" | "off" | "0" => Manage::Off,
-            "localhost" => Manage::Localhost,
-            "template" => {
-                diags.push(
-                    Diag::deprecated(
-                        Reason::Deprecated,
-                        "manage_etc_hosts: template is deprecated (cloud-init 22.2); use true",
-                    )
-                    .key(KEY),
-                );
-                Manage::Render
-            }
-            _ => bad(diags),
-        },
-        Some(_) => bad(diags),
-    }
-}
 
 /// `fqdn hostname`, or one name when they are the same.
 fn own_names(names: &Names) -> String {
@@ -205,15 +168,14 @@ impl Module for UpdateEtcHosts {
     }
 
     fn run(&self, ctx: &ModuleCtx, diags: &mut Vec<Diag>) {
-        let manage = manage_setting(ctx.cfg, diags);
-        if manage == Manage::Off {
+        let Some(settings) = read_etc_hosts(ctx.cfg, diags) else {
             return;
-        }
-        let Some(names) = names(ctx, diags) else {
+        };
+        let Some(names) = names(ctx, &settings.names, diags) else {
             return;
         };
         let max = ctx.limits.file_bytes;
-        let content = if manage == Manage::Localhost {
+        let content = if settings.manage == Manage::Localhost {
             let existing = match ctx.root.read_file(ETC_HOSTS, max) {
                 Ok(d) => d.map(|d| String::from_utf8_lossy(&d).into_owned()),
                 // Editing a file ember could not read would lose its lines.

@@ -1,4 +1,4 @@
-//! Unit tests of `update_etc_hosts`: the setting, the templates, and `localhost` mode.
+//! Unit tests of `update_etc_hosts`: the templates, and `localhost` mode.
 
 use super::*;
 use crate::modules::hostname::Source;
@@ -9,44 +9,6 @@ fn names(hostname: &str, fqdn: &str) -> Names {
         fqdn: fqdn.into(),
         hostname_from: Source::Hostname,
         fqdn_from: Source::Fqdn,
-    }
-}
-
-#[test]
-fn manage_values() {
-    let cases = [
-        (json!({}), Manage::Off, None),
-        (json!({"manage_etc_hosts": false}), Manage::Off, None),
-        (json!({"manage_etc_hosts": true}), Manage::Render, None),
-        (json!({"manage_etc_hosts": "True"}), Manage::Render, None),
-        (
-            json!({"manage_etc_hosts": "localhost"}),
-            Manage::Localhost,
-            None,
-        ),
-        (
-            json!({"manage_etc_hosts": "template"}),
-            Manage::Render,
-            Some("deprecated"),
-        ),
-        (
-            json!({"manage_etc_hosts": "yes please"}),
-            Manage::Off,
-            Some("wrong-type"),
-        ),
-        (
-            json!({"manage_etc_hosts": [true]}),
-            Manage::Off,
-            Some("wrong-type"),
-        ),
-    ];
-    for (cfg, want, code) in cases {
-        let mut diags = Vec::new();
-        assert_eq!(manage_setting(&cfg, &mut diags), want, "{cfg}");
-        assert_eq!(diags.first().map(|d| d.code.as_str()), code, "{cfg}");
-        assert!(diags
-            .iter()
-            .all(|d| d.key.as_deref() == Some("manage_etc_hosts")));
     }
 }
 

@@ -1,23 +1,28 @@
 //! The machine's name in the target: cloud-init's `set_hostname` (per instance),
-//! `update_hostname` and `update_etc_hosts` (every boot), in that order. This file reads the
-//! settings and the inputs the name decision (`names`) needs; `system` writes /etc/hostname and
-//! cloud-init's state, `etc_hosts` writes /etc/hosts. The running kernel's hostname is not
-//! set: the initramfs is not the booted system, which reads /etc/hostname itself.
+//! `update_hostname` and `update_etc_hosts` (every boot), in that order. `settings` reads their
+//! keys; this file gathers the inputs the name decision (`names`) needs; `system` writes
+//! /etc/hostname and cloud-init's state, `etc_hosts` writes /etc/hosts. The running kernel's
+//! hostname is not set: the initramfs is not the booted system, which reads /etc/hostname
+//! itself.
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#set-hostname>
 
 mod etc_hosts;
 pub(crate) mod names;
+mod settings;
 mod system;
 
 pub use etc_hosts::UpdateEtcHosts;
 pub use names::{decide, invalid_reason, Inputs, Names, Source};
+pub use settings::{
+    read, read_etc_hosts, read_hostname, Configured, EtcHostsSettings, HostnameSettings, Manage,
+    Settings,
+};
 pub use system::{SetHostname, UpdateHostname};
 
 use super::ModuleCtx;
 use crate::error::Diag;
 use crate::reason::Reason;
 use crate::root::{FileSpec, Root};
-use serde_json::Value;
 
 pub(crate) const ETC_HOSTNAME: &str = "/etc/hostname";
 pub(crate) const ETC_HOSTS: &str = "/etc/hosts";
@@ -57,52 +62,9 @@ fn prefers_fqdn(distro: &str) -> bool {
     )
 }
 
-fn wrong_type(key: &str, want: &str) -> Diag {
-    Diag::error(Reason::WrongType, format!("expected {want}")).key(key)
-}
-
-/// A boolean setting as cloud-init's `get_cfg_option_bool` reads it (YAML booleans, and the
-/// strings true/yes/on/1 and false/no/off/0); anything else is an error and the default.
-pub(crate) fn opt_bool(cfg: &Value, key: &str, diags: &mut Vec<Diag>) -> Option<bool> {
-    match cfg.get(key)? {
-        Value::Null => None,
-        Value::Bool(b) => Some(*b),
-        Value::String(s) => match s.trim().to_ascii_lowercase().as_str() {
-            "true" | "yes" | "on" | "1" => Some(true),
-            "false" | "no" | "off" | "0" => Some(false),
-            _ => {
-                diags.push(wrong_type(key, "a boolean"));
-                None
-            }
-        },
-        _ => {
-            diags.push(wrong_type(key, "a boolean"));
-            None
-        }
-    }
-}
-
-/// A string setting; `Err` after recording the type error.
-fn opt_str<'a>(cfg: &'a Value, key: &str, diags: &mut Vec<Diag>) -> Result<Option<&'a str>, ()> {
-    match cfg.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s)),
-        Some(_) => {
-            diags.push(wrong_type(key, "a string"));
-            Err(())
-        }
-    }
-}
-
-/// `preserve_hostname: true`: cloud-init leaves /etc/hostname alone.
-pub(crate) fn preserve(ctx: &ModuleCtx, diags: &mut Vec<Diag>) -> bool {
-    opt_bool(ctx.cfg, "preserve_hostname", diags).unwrap_or(false)
-}
-
-/// `prefer_fqdn_over_hostname`, else the distribution's default.
-pub(crate) fn prefer_fqdn(ctx: &ModuleCtx, diags: &mut Vec<Diag>) -> bool {
-    opt_bool(ctx.cfg, "prefer_fqdn_over_hostname", diags)
-        .unwrap_or_else(|| prefers_fqdn(ctx.distro))
+/// `prefer_fqdn_over_hostname` as configured, else the distribution's default.
+pub(crate) fn prefer_fqdn(ctx: &ModuleCtx, configured: Option<bool>) -> bool {
+    configured.unwrap_or_else(|| prefers_fqdn(ctx.distro))
 }
 
 /// A small text file of the target, if it is there and readable.
@@ -118,20 +80,19 @@ pub(crate) fn hostname_in(text: &str) -> Option<&str> {
         .find(|l| !l.is_empty())
 }
 
-/// The names for this machine, or `None` after recording why there are none (a wrong type
-/// or an invalid name: an error naming the key, nothing written).
-pub(crate) fn names(ctx: &ModuleCtx, diags: &mut Vec<Diag>) -> Option<Names> {
-    let hostname = opt_str(ctx.cfg, "hostname", diags);
-    let fqdn = opt_str(ctx.cfg, "fqdn", diags);
-    let (Ok(hostname), Ok(fqdn)) = (hostname, fqdn) else {
-        return None;
-    };
+/// The names for this machine from the configured ones, or `None` after recording why there
+/// are none (an invalid name: an error naming where it came from, nothing written).
+pub(crate) fn names(
+    ctx: &ModuleCtx,
+    configured: &Configured,
+    diags: &mut Vec<Diag>,
+) -> Option<Names> {
     let max = ctx.limits.file_bytes;
     let target_hostname = read_text(ctx.root, ETC_HOSTNAME, max);
     let target_hosts = read_text(ctx.root, ETC_HOSTS, max);
     let inputs = Inputs {
-        hostname,
-        fqdn,
+        hostname: configured.hostname.as_deref(),
+        fqdn: configured.fqdn.as_deref(),
         local_hostname: ctx.instance.local_hostname(),
         target_hostname: target_hostname.as_deref().and_then(hostname_in),
         target_hosts: target_hosts.as_deref(),
@@ -200,19 +161,6 @@ mod tests {
                 "{distro}"
             );
         }
-    }
-
-    #[test]
-    fn bools_as_cloud_init_reads_them() {
-        let cfg = serde_json::json!({"a": true, "b": "Yes", "c": "off", "d": [1], "e": "maybe"});
-        let mut diags = Vec::new();
-        let got: Vec<_> = ["a", "b", "c", "d", "e", "missing"]
-            .iter()
-            .map(|k| opt_bool(&cfg, k, &mut diags))
-            .collect();
-        assert_eq!(got, [Some(true), Some(true), Some(false), None, None, None]);
-        let keys: Vec<_> = diags.iter().map(|d| d.key.as_deref().unwrap()).collect();
-        assert_eq!(keys, ["d", "e"]);
     }
 
     #[test]

@@ -4,12 +4,11 @@
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#set-hostname>
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#update-hostname>
 
-use super::{hostname_in, names, opt_bool, prefer_fqdn, preserve, read_text, write_if_changed};
-use super::{invalid_reason, Names, ETC_HOSTNAME};
+use super::{hostname_in, names, prefer_fqdn, read_hostname, read_text, write_if_changed};
+use super::{Names, ETC_HOSTNAME};
 use crate::config::reader::Reader;
 use crate::error::Diag;
 use crate::modules::{Module, ModuleCtx};
-use crate::reason::Reason;
 use crate::state::CLOUD_LIB;
 use serde_json::Value;
 
@@ -40,61 +39,59 @@ fn set_hostname_json(names: &Names) -> String {
 
 /// Writes /etc/hostname, unless `create_hostname_file: false` and the target has none
 /// (cloud-init then leaves the name to the booted system).
-fn write_etc_hostname(ctx: &ModuleCtx, name: &str, diags: &mut Vec<Diag>) -> bool {
-    let create = opt_bool(ctx.cfg, "create_hostname_file", diags).unwrap_or(true);
+fn write_etc_hostname(ctx: &ModuleCtx, create: bool, name: &str, diags: &mut Vec<Diag>) -> bool {
     if !create && !ctx.root.exists(ETC_HOSTNAME) {
         return true;
     }
     write_if_changed(ctx.root, ETC_HOSTNAME, &hostname_file(name), 0o644, diags)
 }
 
-/// The names to apply, or `None` when there is nothing to do.
-fn wanted(ctx: &ModuleCtx, diags: &mut Vec<Diag>) -> Option<(Names, bool)> {
-    if preserve(ctx, diags) {
-        return None;
-    }
-    let prefer = prefer_fqdn(ctx, diags);
-    let names = names(ctx, diags)?;
+/// What to apply: the names, the one for /etc/hostname, and `create_hostname_file`; `None`
+/// when there is nothing to do.
+fn wanted(ctx: &ModuleCtx, diags: &mut Vec<Diag>) -> Option<Wanted> {
+    let settings = read_hostname(ctx.cfg, diags)?;
+    let names = names(ctx, &settings.names, diags)?;
     // Neither config nor meta-data names the machine: the name is the target's own already
     // (cloud-init skips only "localhost"; writing a name back to where it came from would
     // change nothing but the state files).
     if names.is_default() {
         return None;
     }
-    Some((names, prefer))
+    let prefer = prefer_fqdn(ctx, settings.prefer_fqdn_over_hostname);
+    Some(Wanted {
+        name: names.select(prefer).to_string(),
+        names,
+        create: settings.create_hostname_file,
+    })
+}
+
+/// What `set_hostname` and `update_hostname` apply.
+struct Wanted {
+    names: Names,
+    /// The name for /etc/hostname: the hostname or, preferred, the fqdn.
+    name: String,
+    create: bool,
 }
 
 /// `set_hostname`: the configured name into /etc/hostname, once per instance, and only when
 /// it differs from the names cloud-init's state says were last applied.
 pub struct SetHostname;
 
-/// What `schema` checks of the host names with this module's rules.
-pub static READER: Reader = Reader {
-    shapes: &[],
-    read: |cfg, d| {
-        for key in ["hostname", "fqdn"] {
-            let why = cfg
-                .get(key)
-                .and_then(Value::as_str)
-                .and_then(invalid_reason);
-            if let Some(why) = why {
-                let msg = format!("not a valid host name: {why}");
-                d.push(Diag::error(Reason::HostnameInvalid, msg).key(key));
-            }
-        }
-    },
-};
-
 impl Module for SetHostname {
     fn name(&self) -> &'static str {
         "set_hostname"
     }
     fn reader(&self) -> Option<&'static Reader> {
-        Some(&READER)
+        Some(&super::settings::READER)
     }
 
     fn run(&self, ctx: &ModuleCtx, diags: &mut Vec<Diag>) {
-        let Some((names, prefer)) = wanted(ctx, diags) else {
+        let Some(Wanted {
+            names,
+            name,
+            create,
+        }) = wanted(ctx, diags)
+        else {
             return;
         };
         let state = set_hostname_state();
@@ -109,7 +106,7 @@ impl Module for SetHostname {
         {
             return;
         }
-        if write_etc_hostname(ctx, names.select(prefer), diags) {
+        if write_etc_hostname(ctx, create, &name, diags) {
             write_if_changed(ctx.root, &state, &set_hostname_json(&names), 0o644, diags);
         }
     }
@@ -126,10 +123,10 @@ impl Module for UpdateHostname {
     }
 
     fn run(&self, ctx: &ModuleCtx, diags: &mut Vec<Diag>) {
-        let Some((names, prefer)) = wanted(ctx, diags) else {
+        let Some(Wanted { name, create, .. }) = wanted(ctx, diags) else {
             return;
         };
-        let want = names.select(prefer);
+        let want = name.as_str();
         let max = ctx.limits.file_bytes;
         let prev_path = previous_hostname();
         let prev_text = read_text(ctx.root, &prev_path, max);
@@ -137,7 +134,7 @@ impl Module for UpdateHostname {
         let sys_text = read_text(ctx.root, ETC_HOSTNAME, max);
         let sys = sys_text.as_deref().and_then(hostname_in);
         if sys.is_none() || (sys == prev && sys != Some(want)) {
-            write_etc_hostname(ctx, want, diags);
+            write_etc_hostname(ctx, create, want, diags);
         }
         if prev != Some(want) {
             write_if_changed(ctx.root, &prev_path, &hostname_file(want), 0o644, diags);

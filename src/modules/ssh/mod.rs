@@ -17,10 +17,12 @@ mod hostkeys;
 mod keygen;
 pub mod openssh_format;
 mod settings;
+mod shape;
 pub use settings::{read, Settings};
 mod sshd_config;
 
 use super::{Module, ModuleCtx};
+use crate::config::reader::Reader;
 use crate::error::Diag;
 use crate::reason::Reason;
 use crate::state::{encode_instance_id, Frequency, Semaphores};
@@ -33,9 +35,21 @@ pub struct Ssh;
 /// the host keys users have already accepted.
 const HOSTKEYS_SEM: &str = "ssh-hostkeys";
 
+/// Its keys' shapes and typed reader, for `ember schema`.
+pub static READER: Reader = Reader {
+    shapes: shape::SHAPES,
+    read: |cfg, d| {
+        read(cfg, d);
+    },
+};
+
 impl Module for Ssh {
     fn name(&self) -> &'static str {
         "ssh"
+    }
+
+    fn reader(&self) -> Option<&'static Reader> {
+        Some(&READER)
     }
 
     fn run(&self, ctx: &ModuleCtx, diags: &mut Vec<Diag>) {

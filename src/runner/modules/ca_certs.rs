@@ -7,12 +7,16 @@
 //! It runs in ember's early unit, as cloud-init's init stage runs it.
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#ca-certificates>
 
-use super::distro::{flag, which, Family, OsRelease};
+use super::distro::{which, Family, OsRelease};
 use super::{ModCtx, RunnerModule};
+use crate::config::reader::Reader;
 use crate::error::Diag;
 use crate::reason::Reason;
 use crate::root::FileSpec;
 use serde_json::Value;
+
+mod settings;
+pub use settings::{read, Settings};
 
 pub struct CaCerts;
 
@@ -57,109 +61,34 @@ pub fn deselect(conf: &str) -> String {
     text
 }
 
-/// `trusted`: one certificate or a list; bad items are errors naming `<key>.trusted.N`.
-fn certs(cfg: &Value, key: &str, diags: &mut Vec<Diag>) -> Vec<String> {
-    let items = match cfg.get("trusted") {
-        None | Some(Value::Null) => return Vec::new(),
-        Some(Value::String(s)) => return vec![s.clone()],
-        Some(Value::Array(items)) => items,
-        Some(_) => {
-            let msg = "expected a list of certificates";
-            diags.push(Diag::error(Reason::WrongType, msg).key(format!("{key}.trusted")));
-            return Vec::new();
-        }
-    };
-    let mut out = Vec::new();
-    for (i, item) in items.iter().enumerate() {
-        match item.as_str() {
-            Some(s) if !s.is_empty() => out.push(s.to_string()),
-            _ => {
-                let msg = "expected a certificate (PEM text); item skipped";
-                diags.push(Diag::error(Reason::WrongType, msg).key(format!("{key}.trusted.{i}")));
-            }
-        }
-    }
-    out
-}
+/// Its typed reader (its keys have no other shape), for `ember schema`.
+pub static READER: Reader = Reader {
+    shapes: &[],
+    read: |cfg, d| {
+        read(cfg, d);
+    },
+};
 
 impl RunnerModule for CaCerts {
     fn name(&self) -> &'static str {
         "ca_certs"
     }
+    fn reader(&self) -> Option<&'static Reader> {
+        Some(&READER)
+    }
     fn run(&self, ctx: &ModCtx, cfg: &Value, diags: &mut Vec<Diag>) {
-        let (key, cc) = match (cfg.get("ca_certs"), cfg.get("ca-certs")) {
-            (None, None) => return,
-            (Some(new), old) => {
-                if old.is_some() {
-                    let msg = "both ca_certs and the deprecated ca-certs given: ca-certs ignored";
-                    diags.push(Diag::warning(Reason::DuplicateKey, msg).key("ca-certs"));
-                }
-                ("ca_certs", new)
-            }
-            (None, Some(old)) => {
-                let msg = "deprecated: use ca_certs";
-                diags.push(Diag::deprecated(Reason::Deprecated, msg).key("ca-certs"));
-                ("ca-certs", old)
-            }
-        };
-        if !cc.is_object() {
-            diags.push(Diag::error(Reason::WrongType, "expected a mapping").key(key));
+        let Some(settings) = read(cfg, diags) else {
             return;
-        }
-        let os = OsRelease::read(ctx.root);
-        let family = os.family();
-        let (dir, update) = store(family);
-        let root_err = |e: crate::root::RootError| Diag::error(e.code(), e.to_string()).key(key);
-
-        let old_key = format!("{key}.remove-defaults");
-        let remove = match flag(
-            cc.get("remove_defaults"),
-            &format!("{key}.remove_defaults"),
-            diags,
-        ) {
-            Some(b) => b,
-            None => {
-                let old = flag(cc.get("remove-defaults"), &old_key, diags);
-                if old.is_some() {
-                    let msg = "deprecated: use remove_defaults";
-                    diags.push(Diag::deprecated(Reason::Deprecated, msg).key(old_key));
-                }
-                old.unwrap_or(false)
-            }
         };
-        if remove {
+        let key = settings.key;
+        let family = OsRelease::read(ctx.root).family();
+        let (dir, update) = store(family);
+        if settings.remove_defaults {
             if let Err(d) = remove_defaults(ctx, family, key) {
                 diags.push(d);
             }
         }
-
-        let certs = certs(cc, key, diags);
-        let spec = FileSpec::mode(0o644);
-        for (i, pem) in certs.iter().enumerate() {
-            let path = format!("{dir}/{PREFIX}{}.crt", i + 1);
-            if let Err(e) = ctx.root.write_file(&path, pem.as_bytes(), &spec) {
-                diags.push(root_err(e));
-            }
-        }
-        // Certificates a previous instance listed beyond this one's count are no longer trusted.
-        match ctx.root.list_dir(dir) {
-            Ok(names) => {
-                for name in names {
-                    let n = name
-                        .strip_prefix(PREFIX)
-                        .and_then(|r| r.strip_suffix(".crt"));
-                    if n.and_then(|n| n.parse::<usize>().ok())
-                        .is_some_and(|n| n > certs.len())
-                    {
-                        if let Err(e) = ctx.root.remove_file(&format!("{dir}/{name}")) {
-                            diags.push(root_err(e));
-                        }
-                    }
-                }
-            }
-            Err(e) => diags.push(root_err(e)),
-        }
-
+        write_trusted(ctx, dir, &settings, diags);
         if which(ctx.root, update).is_none() {
             let msg = format!("{update} not found in the target: certificate store not rebuilt");
             diags.push(Diag::error(Reason::CaCertsToolMissing, msg).key(key));
@@ -170,6 +99,35 @@ impl RunnerModule for CaCerts {
         if !outcome.ok() {
             let msg = format!("{update} {}", outcome.describe());
             diags.push(Diag::error(Reason::CaCertsUpdateFailed, msg).key(key));
+        }
+    }
+}
+
+/// Each trusted certificate into `dir` as `cloud-init-ca-cert-N.crt`; those a previous
+/// instance listed beyond this one's count are removed, no longer trusted.
+fn write_trusted(ctx: &ModCtx, dir: &str, settings: &Settings, diags: &mut Vec<Diag>) {
+    let root_err =
+        |e: crate::root::RootError| Diag::error(e.code(), e.to_string()).key(settings.key);
+    let spec = FileSpec::mode(0o644);
+    for (i, pem) in settings.trusted.iter().enumerate() {
+        let path = format!("{dir}/{PREFIX}{}.crt", i + 1);
+        if let Err(e) = ctx.root.write_file(&path, pem.as_bytes(), &spec) {
+            diags.push(root_err(e));
+        }
+    }
+    let names = match ctx.root.list_dir(dir) {
+        Ok(names) => names,
+        Err(e) => return diags.push(root_err(e)),
+    };
+    for name in names {
+        let n = name
+            .strip_prefix(PREFIX)
+            .and_then(|r| r.strip_suffix(".crt"))
+            .and_then(|n| n.parse::<usize>().ok());
+        if n.is_some_and(|n| n > settings.trusted.len()) {
+            if let Err(e) = ctx.root.remove_file(&format!("{dir}/{name}")) {
+                diags.push(root_err(e));
+            }
         }
     }
 }

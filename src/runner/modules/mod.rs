@@ -6,11 +6,11 @@
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html>
 
 mod bootcmd;
-mod ca_certs;
+pub mod ca_certs;
 mod distro;
 pub mod final_message;
-mod ntp;
-mod packages;
+pub mod ntp;
+pub mod packages;
 pub mod phone_home;
 pub mod power_state;
 mod runcmd;

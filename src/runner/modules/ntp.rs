@@ -6,15 +6,18 @@
 //! on the live system (`--target /`) enables and restarts the service.
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#ntp>
 
-use super::distro::{flag, plain_word, which, Family, OsRelease};
+use super::distro::{which, Family, OsRelease};
 use super::{ModCtx, RunnerModule};
+use crate::config::reader::Reader;
 use crate::error::Diag;
 use crate::reason::Reason;
 use crate::root::FileSpec;
 use serde_json::Value;
 
 mod render;
+mod settings;
 use render::{render, Lists};
+pub use settings::{read, Overrides, Settings};
 
 pub struct Ntp;
 
@@ -80,125 +83,42 @@ fn installed(ctx: &ModCtx, cfg: &ClientCfg) -> bool {
     cfg.check_exe.iter().any(|e| which(ctx.root, e).is_some())
 }
 
-/// A list of host names (or, for `allow`, networks) under `ntp.<key>`; bad items are errors
-/// naming `ntp.<key>.N` and are left out, so they never become a line of their own.
-fn hosts(ntp: &Value, key: &str, diags: &mut Vec<Diag>) -> Vec<String> {
-    let path = format!("ntp.{key}");
-    let items = match ntp.get(key) {
-        None | Some(Value::Null) => return Vec::new(),
-        Some(Value::Array(items)) => items,
-        Some(_) => {
-            diags.push(Diag::error(Reason::WrongType, "expected a list").key(path));
-            return Vec::new();
-        }
-    };
-    let mut out = Vec::new();
-    for (i, item) in items.iter().enumerate() {
-        match item.as_str().filter(|s| plain_word(s)) {
-            Some(s) => out.push(s.to_string()),
-            None => {
-                let msg = "expected a host name or address; item skipped";
-                diags.push(Diag::error(Reason::WrongType, msg).key(format!("{path}.{i}")));
-            }
-        }
-    }
-    out
-}
-
-/// `ntp.config`'s overrides of the client's defaults.
-fn overrides(ntp: &Value, cfg: &mut ClientCfg, diags: &mut Vec<Diag>) {
-    let Some(map) = ntp.get("config").and_then(Value::as_object) else {
-        if ntp.get("config").is_some_and(|v| !v.is_null()) {
-            diags.push(Diag::error(Reason::WrongType, "expected a mapping").key("ntp.config"));
-        }
-        return;
-    };
-    for (k, v) in map {
-        let key = format!("ntp.config.{k}");
-        let s = v.as_str();
-        match k.as_str() {
-            "confpath" if s.is_some_and(|p| p.starts_with('/') && plain_word(p)) => {
-                cfg.confpath = s.unwrap_or_default().into()
-            }
-            "service_name" if s.is_some_and(plain_word) => {
-                cfg.service = s.unwrap_or_default().into()
-            }
-            "check_exe" if s.is_some_and(plain_word) => {
-                cfg.check_exe = vec![s.unwrap_or_default().into()]
-            }
-            "confpath" | "service_name" | "check_exe" => {
-                diags.push(Diag::error(Reason::WrongType, "expected a path or name").key(key))
-            }
-            "packages" => {
-                let msg = "ignored: ember's ntp installs nothing; list the client in packages";
-                diags.push(Diag::warning(Reason::NtpPackagesIgnored, msg).key(key));
-            }
-            "template" | "template_name" => {
-                let msg = "not supported: ember writes its own configuration file";
-                diags.push(Diag::warning(Reason::NtpTemplateUnsupported, msg).key(key));
-            }
-            _ => diags.push(Diag::warning(Reason::UnknownKey, "unknown key; ignored").key(key)),
-        }
-    }
-}
+/// Its typed reader (its keys have no other shape), for `ember schema`.
+pub static READER: Reader = Reader {
+    shapes: &[],
+    read: |cfg, d| {
+        read(cfg, d);
+    },
+};
 
 impl RunnerModule for Ntp {
     fn name(&self) -> &'static str {
         "ntp"
     }
+    fn reader(&self) -> Option<&'static Reader> {
+        Some(&READER)
+    }
     fn run(&self, ctx: &ModCtx, cfg: &Value, diags: &mut Vec<Diag>) {
-        let ntp = match cfg.get("ntp") {
-            None => return,
-            // cloud-init: an empty `ntp:` configures the default client with default pools.
-            Some(Value::Null) => Value::Object(Default::default()),
-            Some(v @ Value::Object(_)) => v.clone(),
-            Some(_) => {
-                diags.push(Diag::error(Reason::WrongType, "expected a mapping").key("ntp"));
-                return;
-            }
-        };
-        if flag(ntp.get("enabled"), "ntp.enabled", diags) == Some(false) {
+        let Some(settings) = read(cfg, diags) else {
             return;
-        }
+        };
         let os = OsRelease::read(ctx.root);
         let family = os.family();
-        let client = match ntp.get("ntp_client") {
-            None | Some(Value::Null) => None,
-            Some(v) => match v.as_str() {
-                Some("auto") => None,
-                Some("chrony") => Some(Client::Chrony),
-                Some("systemd-timesyncd") => Some(Client::Timesyncd),
-                Some("ntp") => Some(Client::Ntpd),
-                _ => {
-                    let msg = "expected auto, chrony, systemd-timesyncd or ntp";
-                    diags.push(Diag::error(Reason::WrongType, msg).key("ntp.ntp_client"));
-                    return;
-                }
-            },
-        };
-        let client = client.unwrap_or_else(|| {
+        let client = settings.client.unwrap_or_else(|| {
             PREFERRED
                 .into_iter()
                 .find(|c| installed(ctx, &c.defaults(family)))
                 .unwrap_or(PREFERRED[0])
         });
         let mut ccfg = client.defaults(family);
-        overrides(&ntp, &mut ccfg, diags);
+        settings.config.apply(&mut ccfg);
+        warn_unused(client, &settings, diags);
         let lists = Lists {
-            servers: hosts(&ntp, "servers", diags),
-            pools: hosts(&ntp, "pools", diags),
-            peers: hosts(&ntp, "peers", diags),
-            allow: hosts(&ntp, "allow", diags),
+            servers: settings.servers,
+            pools: settings.pools,
+            peers: settings.peers.unwrap_or_default(),
+            allow: settings.allow.unwrap_or_default(),
         };
-        for (key, used) in [
-            ("peers", client != Client::Timesyncd),
-            ("allow", client == Client::Chrony),
-        ] {
-            if !used && ntp.get(key).is_some_and(|v| !v.is_null()) {
-                let msg = format!("ignored: {} has no such setting", client.name());
-                diags.push(Diag::warning(Reason::NtpKeyIgnored, msg).key(format!("ntp.{key}")));
-            }
-        }
         let text = render(client, family, &os.id, &lists);
         if let Err(e) = write_config(ctx, &ccfg.confpath, &text) {
             diags.push(Diag::error(e.code(), e.to_string()).key("ntp"));
@@ -213,6 +133,23 @@ impl RunnerModule for Ntp {
             return;
         }
         service(ctx, &ccfg.service, diags);
+    }
+}
+
+/// `peers` and `allow` given for a client that has no such setting.
+fn warn_unused(client: Client, settings: &Settings, diags: &mut Vec<Diag>) {
+    for (key, given, used) in [
+        (
+            "peers",
+            settings.peers.is_some(),
+            client != Client::Timesyncd,
+        ),
+        ("allow", settings.allow.is_some(), client == Client::Chrony),
+    ] {
+        if given && !used {
+            let msg = format!("ignored: {} has no such setting", client.name());
+            diags.push(Diag::warning(Reason::NtpKeyIgnored, msg).key(format!("ntp.{key}")));
+        }
     }
 }
 

@@ -7,13 +7,14 @@
 
 use super::distro::{which, Family, OsRelease};
 use super::{Guard, ModCtx, RunnerModule};
+use crate::config::reader::Reader;
 use crate::error::Diag;
 use crate::reason::Reason;
 use serde_json::Value;
 
-mod list;
-use list::either;
-pub use list::package_list;
+mod settings;
+mod shape;
+pub use settings::{read, Entry, Package, Settings};
 
 pub struct Packages;
 
@@ -74,6 +75,14 @@ impl Manager {
         }
     }
 
+    /// The package as its install command names it: pinned when a version is given.
+    fn spell(self, p: &Package) -> String {
+        match &p.version {
+            Some(v) => self.pin(&p.name, v),
+            None => p.name.clone(),
+        }
+    }
+
     /// The command for `op`, non-interactive, as cloud-init's distro classes run it.
     pub fn argv(self, op: Op, pkgs: &[String]) -> Vec<String> {
         let mut argv: Vec<&str> = match self {
@@ -117,36 +126,37 @@ impl Manager {
     }
 }
 
+/// Its keys' shapes and typed reader, for `ember schema`.
+pub static READER: Reader = Reader {
+    shapes: shape::SHAPES,
+    read: |cfg, d| {
+        read(cfg, d);
+    },
+};
+
 impl RunnerModule for Packages {
     fn name(&self) -> &'static str {
         "package_update_upgrade_install"
+    }
+    fn reader(&self) -> Option<&'static Reader> {
+        Some(&READER)
     }
     /// It changes the machine: an interrupted run is reported, not repeated.
     fn guard(&self) -> Guard {
         Guard::AtMostOnce
     }
     fn run(&self, ctx: &ModCtx, cfg: &Value, diags: &mut Vec<Diag>) {
-        let update = either(cfg, "package_update", "apt_update", diags);
-        let upgrade = either(cfg, "package_upgrade", "apt_upgrade", diags);
-        let reboot = either(
-            cfg,
-            "package_reboot_if_required",
-            "apt_reboot_if_required",
-            diags,
-        );
-        let manager = Manager::detect(ctx);
-        let pkgs = match cfg.get("packages") {
-            None | Some(Value::Null) => Vec::new(),
-            Some(v) => package_list(v, manager, diags),
-        };
-        let listed = cfg.get("packages").is_some_and(|v| !v.is_null());
-        if !(update || upgrade || listed) {
+        let settings = read(cfg, diags);
+        if !(settings.update || settings.upgrade || settings.packages.is_some()) {
             return;
         }
+        let manager = Manager::detect(ctx);
+        let entries = settings.packages.as_deref().unwrap_or_default();
+        let pkgs = for_manager(entries, manager, diags);
         let Some(m) = manager else {
-            let key = if listed {
+            let key = if settings.packages.is_some() {
                 "packages"
-            } else if upgrade {
+            } else if settings.upgrade {
                 "package_upgrade"
             } else {
                 "package_update"
@@ -155,41 +165,60 @@ impl RunnerModule for Packages {
             diags.push(Diag::error(Reason::PackageManagerMissing, msg).key(key));
             return;
         };
-        let run = |op: Op, names: &[String], key: &str, diags: &mut Vec<Diag>| {
-            let argv = m.argv(op, names);
-            ctx.exec
-                .say(&format!("packages: running {}", argv.join(" ")));
-            let args: Vec<&str> = argv.iter().map(String::as_str).collect();
-            let outcome = ctx.exec.run(&args, m.env());
-            if !outcome.ok() {
-                let msg = format!("{} {}", m.tool(), outcome.describe());
-                diags.push(Diag::error(Reason::PackageCommandFailed, msg).key(key));
-            }
-            outcome.ok()
-        };
-        // cloud-init refreshes the sources whenever it upgrades or installs, and goes on
-        // when that fails (a stale cache may still serve the install).
-        run(Op::Update, &[], "package_update", diags);
-        if upgrade {
-            run(Op::Upgrade, &[], "package_upgrade", diags);
+        let names: Vec<String> = pkgs.into_iter().map(|p| m.spell(p)).collect();
+        apply(ctx, m, &settings, &names, diags);
+    }
+}
+
+/// The packages `manager` installs: every plain entry, and the `{apt: [...]}` ones on an
+/// apt-get target (elsewhere a warning naming them).
+fn for_manager<'a>(
+    entries: &'a [Entry],
+    manager: Option<Manager>,
+    diags: &mut Vec<Diag>,
+) -> Vec<&'a Package> {
+    let mut out = Vec::new();
+    for entry in entries {
+        match entry {
+            Entry::Any(p) => out.push(p),
+            Entry::Apt { packages, .. } if manager == Some(Manager::Apt) => out.extend(packages),
+            Entry::Apt { key, .. } => diags.push(settings::unsupported(key)),
         }
-        let names: Vec<String> = pkgs
-            .iter()
-            .map(|(n, v)| v.as_ref().map_or_else(|| n.clone(), |v| m.pin(n, v)))
-            .collect();
-        if !names.is_empty() {
-            run(Op::Install, &names, "packages", diags);
+    }
+    out
+}
+
+/// Refreshes, upgrades, installs `names` and asks for a reboot when one is wanted.
+fn apply(ctx: &ModCtx, m: Manager, settings: &Settings, names: &[String], diags: &mut Vec<Diag>) {
+    let run = |op: Op, names: &[String], key: &str, diags: &mut Vec<Diag>| {
+        let argv = m.argv(op, names);
+        ctx.exec
+            .say(&format!("packages: running {}", argv.join(" ")));
+        let args: Vec<&str> = argv.iter().map(String::as_str).collect();
+        let outcome = ctx.exec.run(&args, m.env());
+        if !outcome.ok() {
+            let msg = format!("{} {}", m.tool(), outcome.describe());
+            diags.push(Diag::error(Reason::PackageCommandFailed, msg).key(key));
         }
-        let changed = upgrade || !names.is_empty();
-        if changed && reboot && REBOOT_MARKERS.iter().any(|p| ctx.root.exists(p)) {
-            // Recorded like power_state's request: run once the final stage has recorded its
-            // end (cloud-init reboots at once; ember lets the later final modules finish first).
-            ctx.exec
-                .say("packages: a reboot is required; rebooting when the final stage ends");
-            let mut power = ctx.power.borrow_mut();
-            if power.is_none() {
-                *power = Some(vec![REBOOT.to_string()]);
-            }
+    };
+    // cloud-init refreshes the sources whenever it upgrades or installs, and goes on
+    // when that fails (a stale cache may still serve the install).
+    run(Op::Update, &[], "package_update", diags);
+    if settings.upgrade {
+        run(Op::Upgrade, &[], "package_upgrade", diags);
+    }
+    if !names.is_empty() {
+        run(Op::Install, names, "packages", diags);
+    }
+    let changed = settings.upgrade || !names.is_empty();
+    if changed && settings.reboot_if_required && REBOOT_MARKERS.iter().any(|p| ctx.root.exists(p)) {
+        // Recorded like power_state's request: run once the final stage has recorded its
+        // end (cloud-init reboots at once; ember lets the later final modules finish first).
+        ctx.exec
+            .say("packages: a reboot is required; rebooting when the final stage ends");
+        let mut power = ctx.power.borrow_mut();
+        if power.is_none() {
+            *power = Some(vec![REBOOT.to_string()]);
         }
     }
 }
@@ -219,5 +248,23 @@ mod tests {
         );
         assert_eq!(Manager::Dnf.pin("vim", "9.0"), "vim-9.0");
         assert_eq!(Manager::Apk.pin("vim", "9.0"), "vim=9.0");
+    }
+
+    #[test]
+    fn apt_entries_only_for_apt_get() {
+        let cfg = serde_json::json!({"packages": ["vim", {"apt": ["jq"]}, "curl"]});
+        let entries = read(&cfg, &mut Vec::new()).packages.unwrap();
+        let names = |m, d: &mut Vec<Diag>| -> Vec<String> {
+            let got = for_manager(&entries, m, d);
+            got.iter().map(|p| p.name.clone()).collect()
+        };
+        let mut d = Vec::new();
+        assert_eq!(names(Some(Manager::Apt), &mut d), ["vim", "jq", "curl"]);
+        assert!(d.is_empty());
+        assert_eq!(names(Some(Manager::Dnf), &mut d), ["vim", "curl"]);
+        assert_eq!(names(None, &mut d), ["vim", "curl"]);
+        let keys: Vec<_> = d.iter().map(|d| d.key.as_deref().unwrap()).collect();
+        assert_eq!(keys, ["packages.1.apt", "packages.1.apt"]);
+        assert!(d.iter().all(|d| d.code == "package-manager-unsupported"));
     }
 }
