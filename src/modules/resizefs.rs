@@ -21,20 +21,41 @@ pub const PENDING_RESIZE: &str = "/var/lib/ember/pending-resize";
 /// Slack a grow tool leaves (a last block group too small to hold its metadata).
 const SLACK: u64 = 1 << 20;
 
+/// `resize_rootfs` as cloud-init documents it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Settings {
+    /// `false`: the root filesystem is left as it is.
+    Off,
+    /// `true`, the default: `ember init` grows it, and the boot waits for the tool.
+    Blocking,
+    /// `noblock`: the tool runs on while the boot goes on.
+    NoBlock,
+}
+
+/// Reads `resize_rootfs`: the one reader, for the boot and for `ember schema`. `None` (and a
+/// diagnostic) when the value is none of true, false and noblock.
+pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> Option<Settings> {
+    match cfg.get("resize_rootfs") {
+        None | Some(Value::Null) | Some(Value::Bool(true)) => Some(Settings::Blocking),
+        Some(Value::Bool(false)) => Some(Settings::Off),
+        Some(Value::String(s)) if s == "noblock" => Some(Settings::NoBlock),
+        Some(_) => {
+            let msg = "expected true, false or noblock";
+            diags.push(Diag::error(Reason::BadValue, msg).key("resize_rootfs"));
+            None
+        }
+    }
+}
+
 impl Module for Resizefs {
     fn name(&self) -> &'static str {
         "resizefs"
     }
     fn run(&self, ctx: &ModuleCtx, diags: &mut Vec<Diag>) {
-        let noblock = match ctx.cfg.get("resize_rootfs") {
-            None | Some(Value::Null) | Some(Value::Bool(true)) => false,
-            Some(Value::Bool(false)) => return,
-            Some(Value::String(s)) if s == "noblock" => true,
-            Some(_) => {
-                let msg = "expected true, false or noblock";
-                diags.push(Diag::error(Reason::BadValue, msg).key("resize_rootfs"));
-                return;
-            }
+        let noblock = match read(ctx.cfg, diags) {
+            None | Some(Settings::Off) => return,
+            Some(Settings::Blocking) => false,
+            Some(Settings::NoBlock) => true,
         };
         let Some(name) = resolve(ctx, "/") else {
             return; // no block device under the root (a container, a network root)
@@ -71,6 +92,49 @@ impl Module for Resizefs {
         };
         if let Err(e) = result {
             diags.push(Diag::error(e.code(), e.to_string()).file(PENDING_RESIZE));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_default_is_to_grow_and_wait() {
+        let mut diags = Vec::new();
+        assert_eq!(read(&json!({}), &mut diags), Some(Settings::Blocking));
+        let null = json!({"resize_rootfs": null});
+        assert_eq!(read(&null, &mut diags), Some(Settings::Blocking));
+        assert!(diags.is_empty());
+    }
+
+    #[test]
+    fn each_value_is_read() {
+        let cases = [
+            (json!(true), Settings::Blocking),
+            (json!(false), Settings::Off),
+            (json!("noblock"), Settings::NoBlock),
+        ];
+        for (value, want) in cases {
+            let mut diags = Vec::new();
+            let got = read(&json!({ "resize_rootfs": value }), &mut diags);
+            assert_eq!(got, Some(want), "{value}");
+            assert!(diags.is_empty(), "{value}");
+        }
+    }
+
+    #[test]
+    fn anything_else_is_one_error_naming_the_key() {
+        for value in [json!("yes"), json!("NoBlock"), json!(1), json!(["noblock"])] {
+            let mut diags = Vec::new();
+            assert_eq!(read(&json!({ "resize_rootfs": value }), &mut diags), None);
+            let got: Vec<_> = diags
+                .iter()
+                .map(|d| (d.code.as_str(), d.key.as_deref(), d.is_error()))
+                .collect();
+            assert_eq!(got, [("bad-value", Some("resize_rootfs"), true)], "{value}");
         }
     }
 }
