@@ -8,6 +8,8 @@
 
 use super::growpart::resolve;
 use super::{Module, ModuleCtx};
+use crate::config::reader::Reader;
+use crate::config::shape::{Lit, Shape};
 use crate::disk::{fs_size, mib};
 use crate::error::Diag;
 use crate::reason::Reason;
@@ -47,9 +49,24 @@ pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> Option<Settings> {
     }
 }
 
+/// Its key's shape and typed reader, for `ember schema`.
+pub static READER: Reader = Reader {
+    shapes: &[(
+        "resize_rootfs",
+        Shape::Lit(&[Lit::B(true), Lit::B(false), Lit::S("noblock")]),
+    )],
+    read: |cfg, d| {
+        read(cfg, d);
+    },
+};
+
 impl Module for Resizefs {
     fn name(&self) -> &'static str {
         "resizefs"
+    }
+
+    fn reader(&self) -> Option<&'static Reader> {
+        Some(&READER)
     }
     fn run(&self, ctx: &ModuleCtx, diags: &mut Vec<Diag>) {
         let noblock = match read(ctx.cfg, diags) {

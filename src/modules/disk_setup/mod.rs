@@ -8,11 +8,13 @@
 mod mkfs;
 mod read;
 mod read_fs;
+mod shape;
 
 pub use read::{aliases, read, Aliases, Disk, Layout, Settings};
 pub use read_fs::{Filesystem, Make, Partition};
 
 use super::{Module, ModuleCtx};
+use crate::config::reader::Reader;
 use crate::disk::io::{BlockIo, DeviceFile};
 use crate::disk::table::{self, Part};
 use crate::disk::{blkpg, device_node, layout, signature};
@@ -29,9 +31,21 @@ pub struct DiskSetup;
 /// table was written).
 const DEVICE_WAIT: Duration = Duration::from_secs(5);
 
+/// Its keys' shapes and typed reader, for `ember schema`.
+pub static READER: Reader = Reader {
+    shapes: shape::SHAPES,
+    read: |cfg, d| {
+        read(cfg, d);
+    },
+};
+
 impl Module for DiskSetup {
     fn name(&self) -> &'static str {
         "disk_setup"
+    }
+
+    fn reader(&self) -> Option<&'static Reader> {
+        Some(&READER)
     }
     fn run(&self, ctx: &ModuleCtx, diags: &mut Vec<Diag>) {
         let settings = read(ctx.cfg, diags);

@@ -5,6 +5,7 @@
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#update-etc-hosts>
 
 use super::{family, names, read_etc_hosts, read_text, write_if_changed, Manage, Names, ETC_HOSTS};
+use crate::config::reader::Reader;
 use crate::error::Diag;
 use crate::limits::Limits;
 use crate::modules::{Module, ModuleCtx};
@@ -165,6 +166,10 @@ pub struct UpdateEtcHosts;
 impl Module for UpdateEtcHosts {
     fn name(&self) -> &'static str {
         "update_etc_hosts"
+    }
+
+    fn reader(&self) -> Option<&'static Reader> {
+        Some(&super::settings::READER)
     }
 
     fn run(&self, ctx: &ModuleCtx, diags: &mut Vec<Diag>) {

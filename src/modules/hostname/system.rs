@@ -122,6 +122,10 @@ impl Module for UpdateHostname {
         "update_hostname"
     }
 
+    fn reader(&self) -> Option<&'static Reader> {
+        Some(&super::settings::READER)
+    }
+
     fn run(&self, ctx: &ModuleCtx, diags: &mut Vec<Diag>) {
         let Some(Wanted { name, create, .. }) = wanted(ctx, diags) else {
             return;

@@ -7,11 +7,13 @@
 
 mod devices;
 mod read;
+mod shape;
 mod swap_file;
 
 pub use read::{read, Mount, Settings, Swap, SwapSize};
 
 use super::{Module, ModuleCtx};
+use crate::config::reader::Reader;
 use crate::disk;
 use crate::error::Diag;
 use crate::reason::Reason;
@@ -29,9 +31,21 @@ const DEFAULT_OPTIONS: &str = "defaults,nofail";
 /// An fstab line's fields: `[spec, file, type, options, freq, passno]`.
 type Fields = [Option<String>; 6];
 
+/// Its keys' shapes and typed reader, for `ember schema`.
+pub static READER: Reader = Reader {
+    shapes: shape::SHAPES,
+    read: |cfg, d| {
+        read(cfg, d);
+    },
+};
+
 impl Module for Mounts {
     fn name(&self) -> &'static str {
         "mounts"
+    }
+
+    fn reader(&self) -> Option<&'static Reader> {
+        Some(&READER)
     }
     fn run(&self, ctx: &ModuleCtx, diags: &mut Vec<Diag>) {
         let settings = read(ctx.cfg, diags);

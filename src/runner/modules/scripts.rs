@@ -5,6 +5,8 @@
 //! the next one still runs. <https://docs.cloud-init.io/en/latest/reference/modules.html>
 
 use super::{once, runcmd, Guard, ModCtx, RunnerModule};
+use crate::config::reader::Reader;
+use crate::config::shape::{list, Fields, Shape};
 use crate::error::Diag;
 use crate::handoff::ScriptRef;
 use crate::reason::Reason;
@@ -71,21 +73,59 @@ impl RunnerModule for Vendor {
         false
     }
     fn run(&self, ctx: &ModCtx, cfg: &Value, diags: &mut Vec<Diag>) {
-        let enabled = cfg.pointer("/vendor_data/enabled");
-        let off = matches!(enabled, Some(Value::Bool(false)))
-            || enabled
-                .and_then(Value::as_str)
-                .is_some_and(|s| s.eq_ignore_ascii_case("false"));
-        if off {
-            return;
+        if vendor_enabled(cfg, diags) {
+            run_refs(ctx, "scripts_vendor", &ctx.handoff.vendor_scripts, diags);
         }
-        if cfg.pointer("/vendor_data/prefix").is_some() {
-            let msg = "vendor_data.prefix not supported yet: scripts run without it";
-            diags.push(Diag::warning(Reason::UnsupportedKey, msg).key("vendor_data.prefix"));
-        }
-        run_refs(ctx, "scripts_vendor", &ctx.handoff.vendor_scripts, diags);
+    }
+    fn reader(&self) -> Option<&'static Reader> {
+        Some(&VENDOR_READER)
     }
 }
+
+/// `vendor_data` as scripts_vendor reads it: whether vendor scripts run (`enabled: false`, or
+/// the deprecated string `"false"`, turns them off). `prefix` is not supported yet: a warning.
+pub fn vendor_enabled(cfg: &Value, diags: &mut Vec<Diag>) -> bool {
+    let enabled = cfg.pointer("/vendor_data/enabled");
+    let off = matches!(enabled, Some(Value::Bool(false)))
+        || enabled
+            .and_then(Value::as_str)
+            .is_some_and(|s| s.eq_ignore_ascii_case("false"));
+    if !off && cfg.pointer("/vendor_data/prefix").is_some() {
+        let msg = "vendor_data.prefix not supported yet: scripts run without it";
+        diags.push(Diag::warning(Reason::UnsupportedKey, msg).key("vendor_data.prefix"));
+    }
+    !off
+}
+
+/// `vendor_data`'s shape and reader, for `ember schema`.
+pub static VENDOR_READER: Reader = Reader {
+    shapes: &[("vendor_data", VENDOR_DATA)],
+    read: |cfg, d| {
+        vendor_enabled(cfg, d);
+    },
+};
+
+/// After cloud-init's schema: `enabled` a boolean (a string is deprecated), `prefix` a command.
+const VENDOR_DATA: Shape = Shape::Map(&Fields {
+    fields: &[
+        (
+            "enabled",
+            Shape::OneOf(&[
+                Shape::Bool,
+                Shape::Deprecated(&Shape::Str, "use true or false"),
+            ]),
+        ),
+        (
+            "prefix",
+            Shape::OneOf(&[
+                list(&Shape::OneOf(&[Shape::Str, Shape::Int]), 0),
+                Shape::Str,
+            ]),
+        ),
+    ],
+    required: &[],
+    open: false,
+});
 
 /// Folders of the image's scripts, cloud-init's and then ember's own; the module's own
 /// semaphore gives the frequency.
