@@ -52,7 +52,8 @@ pub struct InstanceData {
     /// Problems with single files, recorded by the fetch stage; not kept.
     #[serde(skip)]
     pub diags: Vec<Diag>,
-    /// Work worth its own line in status.json (an ephemeral lease per NIC tried); not kept.
+    /// Work worth its own line in status.json (NoCloud's lease per NIC tried for a seedfrom
+    /// URL); not kept.
     #[serde(skip)]
     pub steps: Vec<crate::status::Step>,
     /// Cloud-config the platform supplies (cloud-init's `get_config_obj`: Azure's default

@@ -1,7 +1,9 @@
 //! Datasources: one folder each (everything only that cloud has: its detection rule, fetch,
 //! network config, protocol helpers) behind one small trait that finds evidence and returns
-//! data, never writes; `common/` holds what clouds share. Adding a cloud is its folder, a `mod`
-//! line and a row in `DATASOURCES`.
+//! data, never writes (`Env` has nothing to write through); `common/` holds what clouds share.
+//! The network a fetch needs is the stage's `Link`: a datasource declares its service and reads
+//! through it, and tells the platform how it went only in `report`, over the same link.
+//! Adding a cloud is its folder, a `mod` line and a row in `DATASOURCES`.
 
 pub mod azure;
 pub mod choose;
@@ -10,6 +12,7 @@ pub mod digitalocean;
 pub mod ec2;
 pub mod gce;
 pub mod instance;
+pub mod link;
 pub mod nocloud;
 pub mod openstack;
 
@@ -19,6 +22,7 @@ use crate::detect::Facts;
 use crate::error::Diag;
 use crate::status::Evidence;
 pub use instance::{InstanceData, PublicKey};
+pub use link::Link;
 
 pub trait Datasource: Sync {
     /// ember's short name, also cloud-init's `cloud_name`/`platform`: `nocloud`.
@@ -32,14 +36,30 @@ pub trait Datasource: Sync {
     }
     /// Local evidence that this datasource applies; empty when it does not. No network.
     fn detect(&self, env: &Env, facts: &Facts) -> Vec<Evidence>;
-    /// Reads the data. `Err` when nothing usable was found; problems with single files are
-    /// reported in `InstanceData::diags` while the rest is used.
-    fn fetch(&self, env: &Env, facts: &Facts) -> Result<InstanceData, Diag>;
+    /// Reads the data, reaching a network service only through `link` (the stage's: it makes
+    /// a lease when one is needed and lets it go after `report`). `Err` when nothing usable was
+    /// found; problems with single files are reported in `InstanceData::diags` while the rest
+    /// is used.
+    fn fetch(&self, env: &Env, facts: &Facts, link: &mut Link) -> Result<InstanceData, Diag>;
+    /// Tells the platform how the fetch ended (the data built, or the error that stopped it),
+    /// over the way its service answered (`link`, still up; it cannot make another). The
+    /// stage calls it after `fetch` when `link` says a report is due. Nothing by default.
+    fn report(&self, _env: &Env, _link: &Link, _outcome: Result<&InstanceData, &Diag>) -> Reported {
+        Reported::default()
+    }
     /// The data's public ssh keys, as cloud-init's `get_public_ssh_keys`: meta-data's
     /// `public-keys` for the default user, unless the cloud keeps keys its own way.
     fn public_keys(&self, data: &InstanceData) -> Vec<PublicKey> {
         PublicKey::from_meta_data(&data.meta_data)
     }
+}
+
+/// What a report cost and what went wrong with it.
+#[derive(Debug, Default)]
+pub struct Reported {
+    /// Requests sent, counted with the fetch's.
+    pub reads: u32,
+    pub diags: Vec<Diag>,
 }
 
 /// The evidence a network datasource takes besides its own: its name in `ds=` on the command

@@ -1,9 +1,13 @@
-//! The fetch stage: the chosen datasource reads its data; the result goes to `fetched.json`
-//! (0600: it holds user-data) for the local stage.
+//! The fetch stage: the chosen datasource reads its data, through the stage's link when it
+//! needs a metadata service, and tells the platform how that went while the link is still up;
+//! then the link is let go. The result goes to `fetched.json` (0600: it holds user-data) for
+//! the local stage.
 
-use crate::context::Ctx;
-use crate::datasource::{self, InstanceData};
+use crate::context::{Ctx, Env};
+use crate::datasource::{self, Datasource, InstanceData, Link, Reported};
 use crate::detect::Detection;
+use crate::detect::Facts;
+use crate::error::Diag;
 use crate::paths::RunPaths;
 use crate::record::Recorder;
 use crate::state::instance_cache;
@@ -32,31 +36,67 @@ pub fn run(ctx: &Ctx, detection: &Detection) -> Status {
     else {
         return rec.finish(StageState::Skipped);
     };
-    let result = rec.step(&format!("datasource {}", ds.name()), |_| {
-        ds.fetch(&ctx.env(), &detection.facts)
+    let env = ctx.env();
+    let mut link = Link::default();
+    let (result, reported) = rec.step(&format!("datasource {}", ds.name()), |_| {
+        fetch_and_report(ds, &env, &detection.facts, &mut link)
     });
+    let closed = link.close();
     match result {
         Ok(mut data) => {
             data.public_keys = ds.public_keys(&data);
+            data.reads += reported.reads;
             rec.record_all(std::mem::take(&mut data.diags));
+            rec.record_all(reported.diags);
+            rec.record_all(closed.warnings);
             rec.status.datasource_detail = Some(data.detail.clone());
             if let Some(step) = rec.stage().steps.last_mut() {
                 step.result = format!("ok ({} reads)", data.reads);
             }
             let steps = std::mem::take(&mut data.steps);
             rec.stage().steps.extend(steps);
-            let spec = crate::root::FileSpec::mode(0o600);
-            let fill = |file: &mut std::fs::File| {
-                let mut out = std::io::BufWriter::with_capacity(64 << 10, file);
-                serde_json::to_writer(&mut out, &data)?;
-                std::io::Write::flush(&mut out)
-            };
-            if let Err(e) = rec.run.write_file_with(RunPaths::FETCHED, &spec, fill) {
-                rec.record(crate::error::Diag::error(e.code(), e.to_string()));
-            }
+            rec.stage().steps.extend(closed.steps);
+            keep(&mut rec, &data);
         }
-        Err(diag) if diag.file.is_some() => rec.record(diag),
-        Err(diag) => rec.record(diag.file(format!("datasource {}", ds.name()))),
+        Err(diag) => {
+            let diag = match diag.file {
+                Some(_) => diag,
+                None => diag.file(format!("datasource {}", ds.name())),
+            };
+            rec.record(diag);
+            rec.record_all(reported.diags);
+            rec.record_all(closed.warnings);
+            rec.stage().steps.extend(closed.steps);
+        }
     }
     rec.finish(StageState::Done)
+}
+
+/// The datasource reads; when the platform waits to hear how that went, it is told over the
+/// link the data came by, before the stage lets the link go.
+fn fetch_and_report(
+    ds: &dyn Datasource,
+    env: &Env,
+    facts: &Facts,
+    link: &mut Link,
+) -> (Result<InstanceData, Diag>, Reported) {
+    let result = ds.fetch(env, facts, link);
+    let reported = match link.report_due() {
+        true => ds.report(env, link, result.as_ref()),
+        false => Reported::default(),
+    };
+    (result, reported)
+}
+
+/// `fetched.json` for the local stage.
+fn keep(rec: &mut Recorder, data: &InstanceData) {
+    let spec = crate::root::FileSpec::mode(0o600);
+    let fill = |file: &mut std::fs::File| {
+        let mut out = std::io::BufWriter::with_capacity(64 << 10, file);
+        serde_json::to_writer(&mut out, data)?;
+        std::io::Write::flush(&mut out)
+    };
+    if let Err(e) = rec.run.write_file_with(RunPaths::FETCHED, &spec, fill) {
+        rec.record(Diag::error(e.code(), e.to_string()));
+    }
 }

@@ -3,7 +3,8 @@
 //! (`ember.metadata-url=`, `ember.azure.wireserver=`), DMI in the host tree: the default user
 //! with the password only as a hash, keys, host name, custom data, network config, the
 //! sanitized ovf-env.xml for the agent, the ready report; the api-version fallback; a later
-//! boot without the DVD; a broken ovf-env.xml reported NotReady; IMDS down; weak DMI refused.
+//! boot without the DVD; a broken ovf-env.xml, or IMDS garbage with no ovf-env.xml, reported
+//! NotReady; IMDS down or unreachable (ovf-env.xml alone); weak DMI refused.
 
 use crate::common;
 use crate::common::emulator;
@@ -101,6 +102,19 @@ fn provisions_from_media_imds_and_reports_ready() {
         paths[0].starts_with("/metadata/instance?api-version=2021-08-01&extended=true"),
         "{paths:?}"
     );
+    // The report follows the IMDS read, and its requests count with the fetch's (and the
+    // media's one read).
+    let wire_from = paths
+        .iter()
+        .position(|p| p.starts_with("/machine"))
+        .unwrap();
+    assert!(
+        paths[wire_from..].iter().all(|p| p.starts_with("/machine")),
+        "{paths:?}"
+    );
+    let steps = status["stages"]["fetch"]["steps"].to_string();
+    let reads = format!("ok ({} reads)", paths.len() + 1);
+    assert!(steps.contains(&reads), "{reads}: {steps}");
     for secret in [md::PASSWORD, "custom-data-secret-77b2", "imds-user-data"] {
         m.assert_secret_not_world_readable(secret);
         assert!(!stderr(&out).contains(secret), "secret on stderr");
@@ -230,4 +244,26 @@ fn imds_unreachable_provisions_from_ovf_env_alone() {
         m.status()["instance_id"],
         md::SYSTEM_UUID.to_ascii_lowercase()
     );
+}
+
+#[test]
+fn imds_garbage_without_ovf_env_is_reported_not_ready() {
+    let server = md::start_with_wire();
+    server.set(
+        "/metadata/instance?api-version=2021-08-01&extended=true",
+        vec![Answer::Body(200, b"<html>proxy</html>".to_vec())],
+    );
+    let m = azure_machine("azure-garbage-alone", &server);
+    let out = m.initrd("all");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let reports = wire_posts(&server);
+    assert_eq!(reports.len(), 1, "{reports:?}");
+    assert!(
+        reports[0].contains("<State>NotReady</State>")
+            && reports[0].contains("ember: metadata-invalid: "),
+        "{}",
+        reports[0]
+    );
+    assert!(!reports[0].contains("proxy"), "{}", reports[0]);
+    assert!(m.status()["instance_id"].is_null());
 }

@@ -1,8 +1,9 @@
 //! Microsoft Azure: detected from the chassis asset tag Azure gives every VM (ds-identify's
 //! test) or a seed directory; read from the provisioning media (ovf-env.xml on the attached
 //! UDF or ISO9660 DVD, read in-process; on later boots the sanitized copy the first boot left
-//! in /var/lib/waagent) and from IMDS through ember's own DHCP lease; then the VM is reported
-//! ready to the wireserver (its address from DHCP option 245), or NotReady with the reason.
+//! in /var/lib/waagent) and from IMDS through the fetch stage's link (ember's own DHCP lease
+//! when no route goes there); then, in `report`, over the same link, the VM is reported ready
+//! to the wireserver (its address from DHCP option 245), or NotReady with the reason.
 //! Into `InstanceData` as cloud-init's DataSourceAzure has it: the DMI system UUID as instance
 //! id, host name, keys, user-data (custom data, else IMDS userData), the default user with the
 //! password only as a hash, the IMDS network config, and the resource disk as `ephemeral0`.
@@ -14,12 +15,13 @@ mod config;
 mod disk;
 mod imds;
 pub mod ovf;
+mod ready;
 pub mod wireserver;
 
 use crate::context::Env;
-use crate::datasource::common::over_lease::{self, METADATA_V4};
 use crate::datasource::common::seed_volume::{seed_devices, Media, SeedVolume};
-use crate::datasource::{Datasource, InstanceData};
+use crate::datasource::link::{Link, Service};
+use crate::datasource::{Datasource, InstanceData, Reported};
 use crate::detect::{dmi::Dmi, Facts};
 use crate::error::Diag;
 use crate::fetch::Fetcher;
@@ -28,8 +30,6 @@ use crate::status::Evidence;
 use config::{apply_network_config, nic_driver, ovf_keys, platform_config};
 use ovf::Ovf;
 use serde_json::{json, Value};
-use std::time::{Duration, Instant};
-use wireserver::Health;
 
 pub struct Azure;
 
@@ -42,8 +42,6 @@ const SEED_DIR: &str = "/var/lib/cloud/seed/azure";
 /// The agent's directory: the sanitized copy lives here, and is read when the DVD is gone.
 const AGENT_DIR: &str = "/var/lib/waagent";
 const DEFAULT_RETRIES: u32 = 10;
-/// The least time the ready report gets, after the reads.
-const REPORT_BUDGET: Duration = Duration::from_secs(10);
 
 /// Where ovf-env.xml was found, and whether this is the provisioning media itself.
 struct OvfSource {
@@ -89,7 +87,7 @@ impl Datasource for Azure {
         ev
     }
 
-    fn fetch(&self, env: &Env, facts: &Facts) -> Result<InstanceData, Diag> {
+    fn fetch(&self, env: &Env, facts: &Facts, link: &mut Link) -> Result<InstanceData, Diag> {
         let mut data = InstanceData {
             datasource: "azure".into(),
             platform: Some("azure".into()),
@@ -116,12 +114,14 @@ impl Datasource for Azure {
         let (request, deadline, retries) =
             crate::datasource::common::metadata_get::timing(env, "Azure", DEFAULT_RETRIES);
         let fetcher = Fetcher::with_deadline(env, request, deadline);
-        let report = must_report(env, facts, source.as_ref());
-        let read = |d: &mut InstanceData, option_245, wait_until| {
+        let mut imds_service = Service::metadata(env, vec![base.clone()], request, deadline);
+        imds_service.lease.site_options = vec![wireserver::DHCP_OPTION];
+        imds_service.awaits_report = ready::due(env, facts, source.as_ref());
+        let result = link.reach(env, &imds_service, &mut data, |d, via| {
             let req = imds::Request {
                 fetcher: &fetcher,
                 base: &base,
-                wait_until,
+                wait_until: via.wait_until,
                 retries,
                 max_bytes: env.limits().file_bytes,
             };
@@ -135,44 +135,10 @@ impl Datasource for Azure {
                 Err(e) => return Err(e),
                 Ok(doc) => Some(doc),
             };
-            let built = build(env, facts, source.as_ref(), ovf.as_ref(), imds.as_ref(), d);
-            if report {
-                // Its own deadline: a slow IMDS must not leave the platform without an answer.
-                let budget = (request * 3).max(REPORT_BUDGET);
-                let fetcher = Fetcher::with_deadline(env, request, Instant::now() + budget);
-                let wire = wireserver::base_url(env.cmdline, option_245);
-                let health = match &built {
-                    Ok(()) => Health::Ready,
-                    // A diag's message names keys and lines, never a value.
-                    Err(e) => Health::NotReady {
-                        description: format!("ember: {}: {}", e.code, e.message),
-                    },
-                };
-                if let Err(e) = wireserver::report(&fetcher, &wire, &health, &mut d.reads) {
-                    d.diags.push(e);
-                }
-            }
-            built
-        };
-        let result = if over_lease::needed(env, &base) {
-            use crate::network::ephemeral::{fallback_candidates, Options};
-            let mut opts = Options::new(deadline);
-            opts.metadata = Some(METADATA_V4);
-            opts.site_options = vec![wireserver::DHCP_OPTION];
-            let share = (request * 2).max(Duration::from_secs(5));
-            let nics = fallback_candidates(env.host);
-            over_lease::over_lease_with(&nics, opts, imds::UNREACHABLE, &mut data, |d, l| {
-                read(
-                    d,
-                    wireserver::from_lease(l),
-                    (Instant::now() + share).min(deadline),
-                )
-            })
-        } else {
-            read(&mut data, None, deadline)
-        };
-        // No IMDS on any NIC: ovf-env.xml alone provisions, as in cloud-init (nothing can be
-        // reported without a network).
+            build(env, facts, source.as_ref(), ovf.as_ref(), imds.as_ref(), d)
+        });
+        // No IMDS on any NIC: ovf-env.xml alone provisions, as in cloud-init (nothing is
+        // reported: no link answered).
         let result = match result {
             Err(e) if e.code == imds::UNREACHABLE && matches!(ovf, Some(Ok(_))) => {
                 data.diags.push(e);
@@ -184,6 +150,10 @@ impl Datasource for Azure {
         data.diags = early_diags;
         data.reads += early_reads;
         result.map(|()| data)
+    }
+
+    fn report(&self, env: &Env, link: &Link, outcome: Result<&InstanceData, &Diag>) -> Reported {
+        ready::report(env, link, outcome)
     }
 }
 
@@ -228,19 +198,6 @@ fn find_ovf(env: &Env, facts: &Facts, diags: &mut Vec<Diag>, reads: &mut u32) ->
         }
     }
     None
-}
-
-/// Ready is reported while provisioning: the media is there, or the instance is new.
-fn must_report(env: &Env, facts: &Facts, source: Option<&OvfSource>) -> bool {
-    if source.is_some_and(|s| s.media) {
-        return true;
-    }
-    let previous = env
-        .target
-        .as_ref()
-        .copied()
-        .and_then(crate::state::previous_instance_id);
-    previous.is_none_or(|p| Some(p) != instance_id(env, facts, None))
 }
 
 /// cloud-init's instance id: the DMI system UUID in lower case, keeping the previous boot's

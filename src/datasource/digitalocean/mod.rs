@@ -12,7 +12,7 @@ mod network;
 
 use crate::context::Env;
 use crate::datasource::common::metadata_get::{self, Get};
-use crate::datasource::common::over_lease::{self, METADATA_V4};
+use crate::datasource::link::{Link, Service};
 use crate::datasource::{Datasource, InstanceData};
 use crate::detect::{dmi::Dmi, Facts};
 use crate::error::Diag;
@@ -59,7 +59,7 @@ impl Datasource for DigitalOcean {
         crate::datasource::selection_evidence(env, facts, self, droplet)
     }
 
-    fn fetch(&self, env: &Env, facts: &Facts) -> Result<InstanceData, Diag> {
+    fn fetch(&self, env: &Env, facts: &Facts, link: &mut Link) -> Result<InstanceData, Diag> {
         let mut data = InstanceData {
             datasource: "digitalocean".into(),
             ..InstanceData::default()
@@ -72,43 +72,36 @@ impl Datasource for DigitalOcean {
             metadata_get::timing(env, "DigitalOcean", DEFAULT_RETRIES);
         let fetcher = Fetcher::with_deadline(env, request, deadline);
         let serial = droplet(&facts.dmi).flatten();
-        let read = |d: &mut InstanceData| {
+        let mut service = Service::metadata(env, vec![base.clone()], request, deadline);
+        // cloud-init's way on a droplet: no DHCP, a link-local address on the first NIC.
+        service.lease.dhcp = false;
+        service.lease.link_local = true;
+        by_ifindex(env.host, &mut service.nics);
+        service.share = None;
+        let result = link.reach(env, &service, &mut data, |d, via| {
             let get = Get {
                 url: &format!("{base}/{DOCUMENT}"),
                 headers: &[],
                 require: None,
-                wait_until: deadline,
+                wait_until: via.wait_until,
                 retries,
                 max_bytes: env.limits().file_bytes,
                 unreachable: UNREACHABLE,
             };
             read(env, &fetcher, &get, serial.as_deref(), d)
-        };
-        let result = if over_lease::needed(env, &base) {
-            use crate::network::ephemeral::Options;
-            let mut opts = Options::new(deadline);
-            opts.metadata = Some(METADATA_V4);
-            // cloud-init's way on a droplet: no DHCP, a link-local address on the first NIC.
-            opts.dhcp = false;
-            opts.link_local = true;
-            over_lease::over_lease(&first_nics(env.host), opts, UNREACHABLE, &mut data, read)
-        } else {
-            read(&mut data)
-        };
+        });
         result.map(|()| data)
     }
 }
 
-/// The physical NICs by interface index, the lowest (cloud-init's only choice) first.
-fn first_nics(host: &crate::host::Host) -> Vec<String> {
-    let mut nics = crate::network::ephemeral::fallback_candidates(host);
+/// The NICs by interface index, the lowest (cloud-init's only choice) first.
+fn by_ifindex(host: &crate::host::Host, nics: &mut [String]) {
     let index = |n: &String| {
         let path = host.path(&format!("/sys/class/net/{n}/ifindex"));
         let text = std::fs::read_to_string(path).unwrap_or_default();
         text.trim().parse::<u32>().unwrap_or(u32::MAX)
     };
     nics.sort_by_key(index);
-    nics
 }
 
 fn read(

@@ -11,7 +11,7 @@ mod imds;
 pub mod network;
 
 use crate::context::Env;
-use crate::datasource::common::over_lease::{self, METADATA_V4};
+use crate::datasource::link::{Link, Service, Via};
 use crate::datasource::{Datasource, InstanceData};
 use crate::detect::{dmi::Dmi, Facts};
 use crate::error::Diag;
@@ -23,7 +23,6 @@ use imds::{Imds, Settings};
 use network::NicMeta;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
-use std::time::{Duration, Instant};
 
 pub struct Ec2;
 
@@ -54,7 +53,7 @@ impl Datasource for Ec2 {
         crate::datasource::selection_evidence(env, facts, self, aws)
     }
 
-    fn fetch(&self, env: &Env, facts: &Facts) -> Result<InstanceData, Diag> {
+    fn fetch(&self, env: &Env, facts: &Facts, link: &mut Link) -> Result<InstanceData, Diag> {
         let mut data = InstanceData {
             datasource: "ec2".into(),
             // cloud-init's names: AWS, or a compatible cloud it cannot name.
@@ -69,11 +68,12 @@ impl Datasource for Ec2 {
             ..InstanceData::default()
         };
         let s = imds_settings(env, facts);
-        let result = if over_lease::needs_lease(env.host, &s.bases) {
-            over_ephemeral(env, &s, &mut data)
-        } else {
-            read(env, &s, &mut data)
-        };
+        let mut service = Service::metadata(env, s.bases.clone(), s.request_timeout, s.deadline);
+        // An IPv6-only subnet: a NIC without DHCPv4 comes up by SLAAC.
+        service.lease.slaac = true;
+        let result = link.reach(env, &service, &mut data, |attempt, via| {
+            read(env, &over(&s, via), attempt)
+        });
         result.map(|()| data)
     }
 }
@@ -109,31 +109,15 @@ fn imds_settings(env: &Env, facts: &Facts) -> Settings {
     }
 }
 
-/// The service through ember's own lease, NIC by NIC until one reaches it; the lease is gone
-/// again afterwards. A NIC without DHCPv4 comes up by SLAAC and is asked at the IPv6 bases.
-fn over_ephemeral(env: &Env, s: &Settings, data: &mut InstanceData) -> Result<(), Diag> {
-    use crate::network::ephemeral::{fallback_candidates, Options};
-    let mut opts = Options::new(s.deadline);
-    opts.metadata = Some(METADATA_V4);
-    opts.slaac = true;
-    opts.proc = env.host.path("/proc");
-    let nics = fallback_candidates(env.host);
-    over_lease::over_lease_with(
-        &nics,
-        opts,
-        Reason::MetadataUnreachable,
-        data,
-        |attempt, lease| {
-            // Each NIC gets a share of the wait, so a dead first NIC leaves time for the next.
-            let share = (s.request_timeout * 2).max(Duration::from_secs(5));
-            let per_nic = Settings {
-                bases: bases_for(&s.bases, lease.slaac.is_some()),
-                wait_until: (Instant::now() + share).min(s.deadline),
-                ..*s
-            };
-            read(env, &per_nic, attempt)
-        },
-    )
+/// The settings for one way to the service: over a SLAAC lease only the IPv6 bases are
+/// asked, and no longer than the way's wait.
+fn over(s: &Settings, via: &Via) -> Settings {
+    let slaac = via.lease.is_some_and(|l| l.slaac.is_some());
+    Settings {
+        bases: bases_for(&s.bases, slaac),
+        wait_until: via.wait_until,
+        ..*s
+    }
 }
 
 /// The bases worth asking over a lease: on a SLAAC link only the IPv6 ones (an IPv4 address

@@ -13,7 +13,7 @@ pub(crate) mod keys;
 
 use crate::context::Env;
 use crate::datasource::common::metadata_get::{self, Get};
-use crate::datasource::common::over_lease::{self, METADATA_V4};
+use crate::datasource::link::{Link, Service};
 use crate::datasource::{Datasource, InstanceData, PublicKey};
 use crate::detect::{dmi::Dmi, Facts};
 use crate::error::Diag;
@@ -23,7 +23,7 @@ use crate::secret::Secret;
 use crate::status::Evidence;
 use base64::Engine as _;
 use serde_json::{json, Map, Value};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 pub struct Gce;
 
@@ -82,7 +82,7 @@ impl Datasource for Gce {
         keys::from_meta_data(&data.meta_data)
     }
 
-    fn fetch(&self, env: &Env, _facts: &Facts) -> Result<InstanceData, Diag> {
+    fn fetch(&self, env: &Env, _facts: &Facts, link: &mut Link) -> Result<InstanceData, Diag> {
         let mut data = InstanceData {
             datasource: "gce".into(),
             ..InstanceData::default()
@@ -93,21 +93,10 @@ impl Datasource for Gce {
             .to_string();
         let (request, deadline, retries) = metadata_get::timing(env, "GCE", DEFAULT_RETRIES);
         let fetcher = Fetcher::with_deadline(env, request, deadline);
-        let read_until =
-            |d: &mut InstanceData, wait_until| read(env, &fetcher, &base, wait_until, retries, d);
-        let result = if over_lease::needed(env, &base) {
-            use crate::network::ephemeral::{fallback_candidates, Options};
-            let mut opts = Options::new(deadline);
-            opts.metadata = Some(METADATA_V4);
-            // Each NIC gets a share of the wait, so a dead first NIC leaves time for the next.
-            let share = (request * 2).max(Duration::from_secs(5));
-            let nics = fallback_candidates(env.host);
-            over_lease::over_lease(&nics, opts, UNREACHABLE, &mut data, |d| {
-                read_until(d, (Instant::now() + share).min(deadline))
-            })
-        } else {
-            read_until(&mut data, deadline)
-        };
+        let service = Service::metadata(env, vec![base.clone()], request, deadline);
+        let result = link.reach(env, &service, &mut data, |d, via| {
+            read(env, &fetcher, &base, via.wait_until, retries, d)
+        });
         result.map(|()| data)
     }
 }

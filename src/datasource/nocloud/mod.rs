@@ -8,7 +8,7 @@ use crate::config::merge::merge_replace;
 use crate::context::Env;
 use crate::datasource::common::seed::{self, FileRead, RawSeed};
 use crate::datasource::common::seed_volume::{self, Media, SeedVolume};
-use crate::datasource::{Datasource, InstanceData};
+use crate::datasource::{Datasource, InstanceData, Link};
 use crate::detect::blockdev::LabelledDevice;
 use crate::detect::Facts;
 use crate::error::Diag;
@@ -104,7 +104,9 @@ impl Datasource for NoCloud {
         ev
     }
 
-    fn fetch(&self, env: &Env, facts: &Facts) -> Result<InstanceData, Diag> {
+    /// A seedfrom URL without a default route is read over a lease of its own (not `_link`,
+    /// which reaches link-local metadata services).
+    fn fetch(&self, env: &Env, facts: &Facts, _link: &mut Link) -> Result<InstanceData, Diag> {
         Collector::new(env, facts).run()
     }
 }

@@ -10,8 +10,8 @@ mod files;
 mod http;
 
 use crate::context::Env;
-use crate::datasource::common::over_lease::{self, METADATA_V4};
 use crate::datasource::common::seed_volume::{seed_devices, Media, SeedVolume};
+use crate::datasource::link::{Link, Service as LinkService};
 use crate::datasource::{Datasource, InstanceData};
 use crate::detect::blockdev::LabelledDevice;
 use crate::detect::dmi::Dmi;
@@ -21,9 +21,8 @@ use crate::fetch::Fetcher;
 use crate::reason::Reason;
 use crate::status::Evidence;
 use files::choose_version;
-use http::{Service, Settings, UNREACHABLE};
+use http::{Service, Settings};
 use serde_json::Value;
-use std::time::{Duration, Instant};
 
 pub struct ConfigDrive;
 pub struct OpenStack;
@@ -73,7 +72,7 @@ impl Datasource for ConfigDrive {
         ev
     }
 
-    fn fetch(&self, env: &Env, facts: &Facts) -> Result<InstanceData, Diag> {
+    fn fetch(&self, env: &Env, facts: &Facts, _link: &mut Link) -> Result<InstanceData, Diag> {
         let mut last = Diag::error(Reason::NoSeed, format!("no volume labelled {LABEL}"));
         for dev in drives(facts) {
             match read_drive(env, dev) {
@@ -144,17 +143,21 @@ impl Datasource for OpenStack {
         crate::datasource::selection_evidence(env, facts, self, nova)
     }
 
-    fn fetch(&self, env: &Env, _facts: &Facts) -> Result<InstanceData, Diag> {
+    fn fetch(&self, env: &Env, _facts: &Facts, link: &mut Link) -> Result<InstanceData, Diag> {
         let mut data = InstanceData {
             datasource: "openstack".into(),
             ..InstanceData::default()
         };
         let s = service_settings(env);
-        let result = if over_lease::needs_lease(env.host, &s.bases) {
-            over_ephemeral(env, &s, &mut data)
-        } else {
-            read_service(env, &s, &mut data)
-        };
+        let service = LinkService::metadata(env, s.bases.clone(), s.request_timeout, s.deadline);
+        let result = link.reach(env, &service, &mut data, |attempt, via| {
+            let s = Settings {
+                bases: s.bases.clone(),
+                wait_until: via.wait_until,
+                ..s
+            };
+            read_service(env, &s, attempt)
+        });
         result.map(|()| data)
     }
 }
@@ -188,25 +191,6 @@ fn service_settings(env: &Env) -> Settings {
         retries,
         max_bytes: limits.file_bytes,
     }
-}
-
-/// The service through ember's own lease, NIC by NIC until one reaches it; the lease is gone
-/// again afterwards.
-fn over_ephemeral(env: &Env, s: &Settings, data: &mut InstanceData) -> Result<(), Diag> {
-    use crate::network::ephemeral::{fallback_candidates, Options};
-    let mut opts = Options::new(s.deadline);
-    opts.metadata = Some(METADATA_V4);
-    let nics = fallback_candidates(env.host);
-    over_lease::over_lease(&nics, opts, UNREACHABLE, data, |attempt| {
-        // Each NIC gets a share of the wait, so a dead first NIC leaves time for the next.
-        let share = (s.request_timeout * 2).max(Duration::from_secs(5));
-        let per_nic = Settings {
-            bases: s.bases.clone(),
-            wait_until: (Instant::now() + share).min(s.deadline),
-            ..*s
-        };
-        read_service(env, &per_nic, attempt)
-    })
 }
 
 /// Everything ember uses from the service, into `data`.
