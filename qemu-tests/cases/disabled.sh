@@ -2,7 +2,7 @@
 # ember-initrd (it only reads the command line), nothing is written to the target, and
 # `cloud-init status --wait` answers disabled at once.
 make_busybox_root "$CASE_DIR/root"
-make_iso_seed "$EMBER_REPO/qemu-tests/seeds/basic" "$CASE_DIR/seed.iso"
+make_iso_seed "$EMBER_REPO/tests/fixtures/seeds/basic" "$CASE_DIR/seed.iso"
 for word in cloud-init=disabled ember=disabled; do
     make_disk "$CASE_DIR/root" "$CASE_DIR/$word.img"
     disk_extract "$CASE_DIR/$word.img" "$CASE_DIR/before"

@@ -12,7 +12,7 @@ truncate -s 64M "$CASE_DIR/kept.img"
 mkfs.ext4 -q -L kept "$CASE_DIR/kept.img"
 kept_uuid=$(blkid -p -o value -s UUID "$CASE_DIR/kept.img")
 mkdir -p "$CASE_DIR/seed"
-cp "$EMBER_REPO/qemu-tests/seeds/basic/meta-data" "$CASE_DIR/seed/"
+cp "$EMBER_REPO/tests/fixtures/seeds/basic/meta-data" "$CASE_DIR/seed/"
 cat >"$CASE_DIR/seed/user-data" <<'UD'
 #cloud-config
 device_aliases: {data: /dev/vdb}

@@ -7,7 +7,7 @@ add_host_tool "$CASE_DIR/root" /sbin/resize2fs
 DISK=$CASE_DIR/disk.img
 make_disk "$CASE_DIR/root" "$DISK" 256
 truncate -s 2G "$DISK"
-make_iso_seed "$EMBER_REPO/qemu-tests/seeds/basic" "$CASE_DIR/seed.iso"
+make_iso_seed "$EMBER_REPO/tests/fixtures/seeds/basic" "$CASE_DIR/seed.iso"
 
 boot_case first --disk "$DISK" --cdrom "$CASE_DIR/seed.iso" --append "root=/dev/vda1 ro"
 console_has 'growpart: /dev/vda1 grown from 254 MiB to 204[0-9] MiB'

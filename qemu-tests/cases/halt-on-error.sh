@@ -1,7 +1,7 @@
 # `ember.on-error=halt` with broken user-data: the initramfs stops the boot (powers off)
 # instead of pivoting; without it the same seed boots (broken-userdata).
 busybox_disk
-make_iso_seed "$EMBER_REPO/qemu-tests/seeds/broken" "$CASE_DIR/seed.iso"
+make_iso_seed "$EMBER_REPO/tests/fixtures/seeds/broken" "$CASE_DIR/seed.iso"
 rc=0
 WORK=$CASE_DIR boot boot --disk "$DISK" --cdrom "$CASE_DIR/seed.iso" \
     --append "root=/dev/vda1 ro ember.on-error=halt" || rc=$?

@@ -4,7 +4,7 @@
 # the first MAC gives way to the fallback (DHCP) matched by the new NIC's MAC.
 busybox_disk
 mkdir -p "$CASE_DIR/first-seed"
-cp "$EMBER_REPO"/qemu-tests/seeds/basic/* "$CASE_DIR/first-seed/"
+cp "$EMBER_REPO"/tests/fixtures/seeds/basic/* "$CASE_DIR/first-seed/"
 cat >"$CASE_DIR/first-seed/network-config" <<'NET'
 version: 2
 ethernets:
@@ -13,7 +13,7 @@ ethernets:
     addresses: [192.0.2.10/24]
 NET
 make_iso_seed "$CASE_DIR/first-seed" "$CASE_DIR/first.iso"
-make_iso_seed "$EMBER_REPO/qemu-tests/seeds/second" "$CASE_DIR/second.iso"
+make_iso_seed "$EMBER_REPO/tests/fixtures/seeds/second" "$CASE_DIR/second.iso"
 disk=$DISK
 lan=/etc/systemd/network/10-cloud-init-lan.network
 boot_case first --disk "$disk" --cdrom "$CASE_DIR/first.iso" --mac 52:54:00:00:00:01 \

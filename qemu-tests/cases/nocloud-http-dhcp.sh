@@ -2,7 +2,7 @@
 # own DHCP client (no udhcpc, no `ip` binary), fetches the seed, and takes the lease down again
 # before the pivot, so the booted system finds the link without an address.
 busybox_disk
-serve_seed "$EMBER_REPO/qemu-tests/seeds/basic"
+serve_seed "$EMBER_REPO/tests/fixtures/seeds/basic"
 boot_case boot --disk "$DISK" --net "$SEED_PORT" \
     --append "root=/dev/vda1 ro ds=nocloud;s=http://169.254.169.254/seed/"
 disk=$DISK

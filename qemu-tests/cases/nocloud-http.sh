@@ -1,7 +1,7 @@
 # `ds=nocloud;s=http://169.254.169.254/seed/` over the network: the initramfs brings the NIC
 # up (ip=dhcp), QEMU forwards 169.254.169.254:80 to a loopback web server holding the seed.
 busybox_disk
-serve_seed "$EMBER_REPO/qemu-tests/seeds/basic"
+serve_seed "$EMBER_REPO/tests/fixtures/seeds/basic"
 boot_case boot --disk "$DISK" --net "$SEED_PORT" \
     --append "root=/dev/vda1 ro ip=dhcp ds=nocloud;s=http://169.254.169.254/seed/"
 disk=$DISK

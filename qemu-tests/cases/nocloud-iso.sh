@@ -1,7 +1,7 @@
 # NoCloud from an ISO9660 `cidata` seed on the CD drive: provisioned in the initramfs (users,
 # keys, files, hostname), the runner's stages run after the pivot, status says done.
 busybox_disk
-make_iso_seed "$EMBER_REPO/qemu-tests/seeds/basic" "$CASE_DIR/seed.iso"
+make_iso_seed "$EMBER_REPO/tests/fixtures/seeds/basic" "$CASE_DIR/seed.iso"
 boot_case boot --disk "$DISK" --cdrom "$CASE_DIR/seed.iso" --append "root=/dev/vda1 ro"
 disk=$DISK
 console_has 'ember-initramfs: .* ember done'

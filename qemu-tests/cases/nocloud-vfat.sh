@@ -1,6 +1,6 @@
 # NoCloud from a VFAT `CIDATA` seed on a second virtio disk.
 busybox_disk
-make_vfat_seed "$EMBER_REPO/qemu-tests/seeds/basic" "$CASE_DIR/seed.img"
+make_vfat_seed "$EMBER_REPO/tests/fixtures/seeds/basic" "$CASE_DIR/seed.img"
 boot_case boot --disk "$DISK" --disk-ro "$CASE_DIR/seed.img" --append "root=/dev/vda1 ro"
 disk=$DISK
 console_has 'status: done'

@@ -4,7 +4,7 @@
 # same disk boots normally and must end fully provisioned (status done, files with their
 # content and modes, runcmd once), with no temporary file of ember's left behind.
 busybox_disk
-make_iso_seed "$EMBER_REPO/qemu-tests/seeds/basic" "$CASE_DIR/seed.iso"
+make_iso_seed "$EMBER_REPO/tests/fixtures/seeds/basic" "$CASE_DIR/seed.iso"
 cp --sparse=always "$DISK" "$CASE_DIR/pristine.img"
 
 # cut_at NAME DISK PATTERN DELAY: boots DISK and kills that boot's QEMU DELAY seconds after

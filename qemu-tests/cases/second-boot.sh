@@ -1,7 +1,7 @@
 # The same instance boots again: per-instance work (users, runcmd) is not redone, per-boot
 # work (bootcmd) is; status is done both times.
 busybox_disk
-make_iso_seed "$EMBER_REPO/qemu-tests/seeds/basic" "$CASE_DIR/seed.iso"
+make_iso_seed "$EMBER_REPO/tests/fixtures/seeds/basic" "$CASE_DIR/seed.iso"
 disk=$DISK
 boot_case first --disk "$disk" --cdrom "$CASE_DIR/seed.iso" --append "root=/dev/vda1 ro"
 console_has 'status: done'

@@ -64,7 +64,7 @@ generator_case() {
         fail "$kind could not build an initramfs: $(tail -n 5 "$CASE_DIR/initrd.img.log")"
     make_busybox_root "$CASE_DIR/root"
     make_disk "$CASE_DIR/root" "$disk"
-    make_iso_seed "$EMBER_REPO/qemu-tests/seeds/basic" "$CASE_DIR/seed.iso"
+    make_iso_seed "$EMBER_REPO/tests/fixtures/seeds/basic" "$CASE_DIR/seed.iso"
     boot_case boot --initrd "$CASE_DIR/initrd.img" --disk "$disk" --cdrom "$CASE_DIR/seed.iso" \
         --memory 1024 --timeout 120 --append "root=/dev/vda1 ro"
     console_lacks 'ember-initramfs:'

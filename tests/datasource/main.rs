@@ -8,6 +8,7 @@ mod common;
 mod azure;
 mod azure_wireserver;
 mod boots;
+mod canonical_seeds;
 mod config_sources;
 mod digitalocean;
 mod ec2;
