@@ -1,5 +1,6 @@
 //! A small language for what a cloud-config value may be (type, enum values, nested mappings),
-//! written as `static` tables in `rules`, and the checker that walks a value against one. It
+//! written as `const` tables in each module's files (and `schema::rules` for the keys no module
+//! owns), and the checker that walks a value against one. It
 //! covers the part of JSON Schema that cloud-init's cloud-config schema uses; messages name the
 //! expected shape and never quote the value.
 

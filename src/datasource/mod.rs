@@ -36,8 +36,9 @@ pub trait Datasource: Sync {
     }
     /// Local evidence that this datasource applies; empty when it does not. No network.
     fn detect(&self, env: &Env, facts: &Facts) -> Vec<Evidence>;
-    /// Reads the data, reaching a network service only through `link` (the stage's: it makes
-    /// a lease when one is needed and lets it go after `report`). `Err` when nothing usable was
+    /// Reads the data, reaching a link-local service through `link` (the stage's: it makes a
+    /// lease when one is needed and lets it go after `report`; NoCloud's `seedfrom` still makes
+    /// its own, which needs a default route rather than the metadata address). `Err` when nothing usable was
     /// found; problems with single files are reported in `InstanceData::diags` while the rest
     /// is used.
     fn fetch(&self, env: &Env, facts: &Facts, link: &mut Link) -> Result<InstanceData, Diag>;

@@ -156,7 +156,8 @@ fn users_entry(key: String, u: &Value, diags: &mut Vec<Diag>) -> Option<(String,
     Some((key, name.to_string(), pw))
 }
 
-/// The declarative shapes of `chpasswd` and `ssh_pwauth`, after cloud-init's schema.
+/// The declarative shape of `chpasswd`, after cloud-init's schema (`ssh_pwauth`'s is the ssh
+/// module's, which applies it).
 mod shape {
     use crate::config::shape::{list, Fields, Lit, Shape};
     use Shape::*;
@@ -188,8 +189,6 @@ mod shape {
         required: &[],
         open: false,
     });
-
-    pub const SSH_PWAUTH: Shape = OneOf(&[Bool, Deprecated(&Str, "use true or false")]);
 }
 
 /// Its keys' shapes and typed reader, for `ember schema`.
@@ -197,11 +196,9 @@ pub static READER: Reader = Reader {
     shapes: &[
         ("chpasswd", shape::CHPASSWD),
         ("password", crate::config::shape::Shape::Str),
-        ("ssh_pwauth", shape::SSH_PWAUTH),
     ],
     read: |cfg, d| {
         read(cfg, d);
-        super::ssh::pwauth(cfg, d);
     },
 };
 

@@ -28,14 +28,17 @@ pub fn shape_of(key: &str) -> Option<&'static Shape> {
         .or_else(|| rules::shape_of(key))
 }
 
-/// Runs the reader of every module whose keys `cfg` has, once each, and keeps its diagnostics,
+/// Runs the reader of every module whose keys (or keys it declares a shape for) `cfg` has,
+/// once each, and keeps its diagnostics,
 /// less those under a key whose shape already failed (reported once) and those that depend on
 /// the machine (the image's default user), which a check of one file cannot know.
 pub fn check(cfg: &Value, shape_failed: &[&str], out: &mut Vec<Diag>) {
     let mut ran: Vec<*const Reader> = Vec::new();
     for (name, reader) in readers() {
         let keys = module_specs::find(name).map_or(&[][..], |s| s.keys);
-        if !keys.iter().any(|k| cfg.get(k).is_some()) || ran.contains(&(reader as *const _)) {
+        let shaped = reader.shapes.iter().map(|(k, _)| k);
+        let reads = keys.iter().chain(shaped).any(|k| cfg.get(k).is_some());
+        if !reads || ran.contains(&(reader as *const _)) {
             continue;
         }
         ran.push(reader);

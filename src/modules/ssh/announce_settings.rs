@@ -1,18 +1,13 @@
-//! How the host keys are made known, as the ssh module reads it: on the console
-//! (keys_to_console's `ssh.emit_keys_to_console` and blacklists) and to the datasource
-//! (`ssh_publish_hostkeys`, read but not acted on here).
+//! How the host keys are shown on the console, as the ssh module reads it (keys_to_console's
+//! `ssh.emit_keys_to_console` and blacklists). A value it cannot use is a warning and the
+//! default stands: the console blocks are informative, and a mistake in them must not fail
+//! the module (`ember schema` still reports it as the error cloud-init's schema calls it).
+//! `ssh_publish_hostkeys` is not read: no datasource publishes from the initramfs.
 
-use super::{bool_value, string_list};
-use crate::error::Diag;
+use super::string_items;
+use crate::error::{Diag, Severity};
 use crate::reason::Reason;
 use serde_json::{Map, Value};
-
-/// `ssh_publish_hostkeys`, with cloud-init's defaults (enabled, nothing left out).
-#[derive(Debug, PartialEq)]
-pub struct Publish {
-    pub enabled: bool,
-    pub blacklist: Vec<String>,
-}
 
 /// What keys_to_console prints: `ssh.emit_keys_to_console` and the two blacklists (key type
 /// names such as `ssh-dss`).
@@ -24,7 +19,7 @@ pub struct Console {
 }
 
 /// The mapping at `key`, warning of fields other than `fields`; None when absent, null or
-/// not a mapping (an error).
+/// not a mapping (a warning).
 fn mapping<'a>(
     cfg: &'a Value,
     key: &str,
@@ -35,7 +30,7 @@ fn mapping<'a>(
         Value::Null => return None,
         Value::Object(map) => map,
         _ => {
-            diags.push(Diag::error(Reason::WrongType, "must be a mapping").key(key));
+            diags.push(Diag::warning(Reason::WrongType, "must be a mapping").key(key));
             return None;
         }
     };
@@ -46,23 +41,7 @@ fn mapping<'a>(
     Some(map)
 }
 
-/// `ssh_publish_hostkeys` as cc_ssh reads it: `enabled` a boolean, `blacklist` key types.
-pub fn publish(cfg: &Value, diags: &mut Vec<Diag>) -> Publish {
-    let key = "ssh_publish_hostkeys";
-    let Some(map) = mapping(cfg, key, &["enabled", "blacklist"], diags) else {
-        return Publish {
-            enabled: true,
-            blacklist: Vec::new(),
-        };
-    };
-    let enabled = map.get("enabled");
-    Publish {
-        enabled: bool_value(enabled, &format!("{key}.enabled"), true, diags),
-        blacklist: string_list(map.get("blacklist"), &format!("{key}.blacklist"), diags),
-    }
-}
-
-/// Only `false` turns the console blocks off; any other value but `true` is an error and
+/// Only `false` turns the console blocks off; any other value but `true` is a warning and
 /// leaves them on, since hiding fingerprints on a guess would cost a user their check.
 fn emit_keys(cfg: &Value, diags: &mut Vec<Diag>) -> bool {
     let field = "emit_keys_to_console";
@@ -71,7 +50,7 @@ fn emit_keys(cfg: &Value, diags: &mut Vec<Diag>) -> bool {
         None | Some(Value::Null) => true,
         Some(Value::Bool(b)) => *b,
         Some(_) => {
-            let d = Diag::error(Reason::WrongType, "must be true or false");
+            let d = Diag::warning(Reason::WrongType, "must be true or false");
             diags.push(d.key(format!("ssh.{field}")));
             true
         }
@@ -80,11 +59,33 @@ fn emit_keys(cfg: &Value, diags: &mut Vec<Diag>) -> bool {
 
 /// keys_to_console's settings.
 pub fn console(cfg: &Value, diags: &mut Vec<Diag>) -> Console {
-    let list = |key: &str, diags: &mut Vec<Diag>| string_list(cfg.get(key), key, diags);
+    let list = |key: &str, diags: &mut Vec<Diag>| blacklist(cfg.get(key), key, diags);
     Console {
         emit: emit_keys(cfg, diags),
         fp_blacklist: list("ssh_fp_console_blacklist", diags),
         key_blacklist: list("ssh_key_console_blacklist", diags),
+    }
+}
+
+/// A blacklist as cloud-init's `get_cfg_option_list` reads it: a list of names, or one name.
+fn blacklist(value: Option<&Value>, key: &str, diags: &mut Vec<Diag>) -> Vec<String> {
+    match value {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::String(s)) => vec![s.clone()],
+        Some(Value::Array(items)) => {
+            let mut found = Vec::new();
+            let names = string_items(items, key, &mut found);
+            diags.extend(found.into_iter().map(|mut d| {
+                d.severity = Severity::Warning;
+                d
+            }));
+            names.into_iter().map(|(s, _)| s).collect()
+        }
+        Some(_) => {
+            let msg = "must be a list of key types";
+            diags.push(Diag::warning(Reason::WrongType, msg).key(key));
+            Vec::new()
+        }
     }
 }
 
@@ -99,11 +100,38 @@ mod tests {
         let mut diags = Vec::new();
         assert!(console(&cfg, &mut diags).emit);
         assert_eq!(keys_and_codes(&diags), [("ssh.emit", "unknown-key")]);
-        let cfg = json!({"ssh_publish_hostkeys": {"enable": false}});
+    }
+
+    /// A mistake in what the console shows warns and leaves the default: it never fails the
+    /// module. One name is a one-item list, as cloud-init reads it.
+    #[test]
+    fn console_mistakes_warn() {
+        let cfg = json!({"ssh_fp_console_blacklist": "ssh-rsa"});
         let mut diags = Vec::new();
-        assert!(publish(&cfg, &mut diags).enabled);
-        let want = [("ssh_publish_hostkeys.enable", "unknown-key")];
-        assert_eq!(keys_and_codes(&diags), want);
+        assert_eq!(console(&cfg, &mut diags).fp_blacklist, ["ssh-rsa"]);
+        assert!(diags.is_empty());
+        let cases = [
+            (json!({"ssh": "quiet"}), "ssh"),
+            (
+                json!({"ssh": {"emit_keys_to_console": "no"}}),
+                "ssh.emit_keys_to_console",
+            ),
+            (
+                json!({"ssh_key_console_blacklist": {}}),
+                "ssh_key_console_blacklist",
+            ),
+            (
+                json!({"ssh_key_console_blacklist": [1]}),
+                "ssh_key_console_blacklist.0",
+            ),
+        ];
+        for (cfg, key) in cases {
+            let mut diags = Vec::new();
+            let shown = console(&cfg, &mut diags);
+            assert!(shown.emit && shown.key_blacklist.is_empty(), "{cfg}");
+            assert_eq!(keys_and_codes(&diags), [(key, "wrong-type")], "{cfg}");
+            assert!(!diags[0].is_error(), "{cfg}");
+        }
     }
 
     fn keys_and_codes(diags: &[Diag]) -> Vec<(&str, &str)> {

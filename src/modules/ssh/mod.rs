@@ -7,7 +7,7 @@
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#ssh>
 
 mod announce_settings;
-pub use announce_settings::{Console, Publish};
+pub use announce_settings::Console;
 mod authkeys;
 pub use authkeys::default_user;
 mod console;

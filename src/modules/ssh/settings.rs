@@ -1,8 +1,10 @@
-//! The ssh module's one reader: every cloud-config key the module owns, read into `Settings`
+//! The ssh module's one reader: the cloud-config keys the module acts on, read into `Settings`
 //! with a diagnostic (naming its key path) for each problem, the default standing in for a
-//! value that cannot be used. The boot acts on `Settings` only.
+//! value that cannot be used. The boot acts on `Settings` only. `ssh_quiet_keygen` and
+//! `ssh_publish_hostkeys` are not read (nothing here acts on them); `ember schema` checks
+//! their shapes.
 
-use super::announce_settings::{self, Console, Publish};
+use super::announce_settings::{self, Console};
 use super::authkeys::DISABLE_ROOT_OPTS;
 use super::hostkey_settings::{self, HostKeys};
 use super::{cfg_bool, pwauth, string_list};
@@ -17,10 +19,6 @@ pub struct Settings {
     pub delete_image_keys: bool,
     /// `ssh_keys`, or else `ssh_genkeytypes`.
     pub host_keys: HostKeys,
-    /// `ssh_quiet_keygen`. Nothing to quiet here: keys are made in-process or by the runner.
-    pub quiet_keygen: bool,
-    /// `ssh_publish_hostkeys`. Not acted on: no datasource publishes from the initramfs.
-    pub publish: Publish,
     /// `allow_public_ssh_keys`: the meta-data's public keys are installed too.
     pub allow_public_keys: bool,
     /// `ssh_authorized_keys`, trimmed, blank ones left out.
@@ -48,8 +46,6 @@ pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> Settings {
     Settings {
         delete_image_keys: cfg_bool(cfg, "ssh_deletekeys", true, diags),
         host_keys: hostkey_settings::read(cfg, diags),
-        quiet_keygen: cfg_bool(cfg, "ssh_quiet_keygen", false, diags),
-        publish: announce_settings::publish(cfg, diags),
         allow_public_keys: cfg_bool(cfg, "allow_public_ssh_keys", true, diags),
         authorized_keys: authorized_keys(cfg, diags),
         disable_root: cfg_bool(cfg, "disable_root", true, diags),
@@ -105,15 +101,7 @@ mod tests {
         let (s, diags) = read_all(json!({}));
         assert!(diags.is_empty(), "{diags:?}");
         assert!(s.delete_image_keys && s.allow_public_keys && s.disable_root);
-        assert!(!s.quiet_keygen);
         assert!(matches!(s.host_keys, HostKeys::Generate(ref t) if t.len() == 3));
-        assert_eq!(
-            s.publish,
-            Publish {
-                enabled: true,
-                blacklist: vec![]
-            }
-        );
         assert!(s.authorized_keys.is_empty());
         assert_eq!(s.disable_root_opts, DISABLE_ROOT_OPTS);
         let console = Console {
@@ -130,8 +118,6 @@ mod tests {
         let cfg = json!({
             "ssh_deletekeys": "no",
             "ssh_keys": {"rsa_public": "ssh-rsa AAAA x"},
-            "ssh_quiet_keygen": true,
-            "ssh_publish_hostkeys": {"enabled": false, "blacklist": ["dsa"]},
             "allow_public_ssh_keys": 0,
             "ssh_authorized_keys": ["  ssh-ed25519 AAAA a@b ", " "],
             "disable_root": false,
@@ -144,15 +130,7 @@ mod tests {
         let (s, diags) = read_all(cfg);
         assert!(diags.is_empty(), "{diags:?}");
         assert!(!s.delete_image_keys && !s.allow_public_keys && !s.disable_root);
-        assert!(s.quiet_keygen);
         assert!(matches!(s.host_keys, HostKeys::Given(ref k) if k.len() == 1));
-        assert_eq!(
-            s.publish,
-            Publish {
-                enabled: false,
-                blacklist: vec!["dsa".into()]
-            }
-        );
         assert_eq!(s.authorized_keys, ["ssh-ed25519 AAAA a@b"]);
         assert_eq!(s.disable_root_opts, "no-pty");
         let console = Console {
@@ -168,19 +146,6 @@ mod tests {
     fn a_wrong_type_names_its_key_and_the_default_stands() {
         let cases = [
             (json!({"ssh_deletekeys": [1]}), "ssh_deletekeys"),
-            (json!({"ssh_quiet_keygen": "maybe"}), "ssh_quiet_keygen"),
-            (
-                json!({"ssh_publish_hostkeys": true}),
-                "ssh_publish_hostkeys",
-            ),
-            (
-                json!({"ssh_publish_hostkeys": {"enabled": {}}}),
-                "ssh_publish_hostkeys.enabled",
-            ),
-            (
-                json!({"ssh_publish_hostkeys": {"blacklist": "dsa"}}),
-                "ssh_publish_hostkeys.blacklist",
-            ),
             (
                 json!({"allow_public_ssh_keys": "sometimes"}),
                 "allow_public_ssh_keys",
@@ -195,19 +160,6 @@ mod tests {
             ),
             (json!({"disable_root": {}}), "disable_root"),
             (json!({"disable_root_opts": 1}), "disable_root_opts"),
-            (json!({"ssh": "quiet"}), "ssh"),
-            (
-                json!({"ssh": {"emit_keys_to_console": "no"}}),
-                "ssh.emit_keys_to_console",
-            ),
-            (
-                json!({"ssh_fp_console_blacklist": "ssh-rsa"}),
-                "ssh_fp_console_blacklist",
-            ),
-            (
-                json!({"ssh_key_console_blacklist": [1]}),
-                "ssh_key_console_blacklist.0",
-            ),
         ];
         let (defaults, _) = read_all(json!({}));
         for (cfg, key) in cases {

@@ -54,6 +54,11 @@ pub const SHAPES: &[(&str, Shape)] = &[
     ("ssh", CONSOLE),
     ("ssh_key_console_blacklist", STRINGS),
     ("ssh_fp_console_blacklist", STRINGS),
+    // cloud-init's set_passwords owns it; ember applies it here, with the sshd config.
+    (
+        "ssh_pwauth",
+        OneOf(&[Bool, Deprecated(&Str, "use true or false")]),
+    ),
 ];
 
 #[cfg(test)]

@@ -9,11 +9,10 @@ use crate::error::Diag;
 use crate::reason::Reason;
 use serde_json::{Map, Value};
 
-/// One item as given: content still encoded, borrowed from the config.
-#[derive(Debug)]
+/// One item as given: content still encoded, borrowed from the config. `Debug` leaves the
+/// content out (it may be a secret).
 pub struct Item<'v> {
-    /// Its place in the list (the append journal's key) and its key path, `write_files.3`.
-    pub index: usize,
+    /// Its key path, `write_files.3`.
     pub key: String,
     pub path: &'v str,
     pub content: &'v str,
@@ -102,9 +101,24 @@ pub fn item<'v>(index: usize, value: &'v Value, diags: &mut Vec<Diag>) -> Option
         append,
         defer,
         source,
-        index,
         key,
     })
+}
+
+impl std::fmt::Debug for Item<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Item")
+            .field("key", &self.key)
+            .field("path", &self.path)
+            .field("content", &format_args!("<{} bytes>", self.content.len()))
+            .field("encoding", &self.encoding)
+            .field("permissions", &format_args!("{:o}", self.permissions))
+            .field("owner", &self.owner)
+            .field("append", &self.append)
+            .field("defer", &self.defer)
+            .field("source", &self.source)
+            .finish()
+    }
 }
 
 fn path<'v>(map: &'v Map<String, Value>, key: &str, errors: &mut Vec<Diag>) -> Option<&'v str> {

@@ -6,6 +6,8 @@
 //! `fqdn` the `fqdn` key, else that name when it has a domain.
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#phone-home>
 
+mod shape;
+
 use super::distro::which;
 use super::{ModCtx, RunnerModule};
 use crate::config::reader::Reader;
@@ -150,35 +152,6 @@ pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> Option<Settings> {
         post,
         tries,
     })
-}
-
-/// The declarative shape of `phone_home`, after cloud-init's schema.
-mod shape {
-    use crate::config::shape::{list, Fields, Lit, Shape};
-    use Shape::*;
-
-    pub const PHONE_HOME_FIELDS: &[Lit] = &[
-        Lit::S("pub_key_dsa"),
-        Lit::S("pub_key_rsa"),
-        Lit::S("pub_key_ecdsa"),
-        Lit::S("pub_key_ed25519"),
-        Lit::S("instance_id"),
-        Lit::S("hostname"),
-        Lit::S("fqdn"),
-    ];
-    pub const PHONE_HOME: Shape = Map(&Fields {
-        fields: &[
-            ("url", Str),
-            (
-                "post",
-                OneOf(&[Lit(&[Lit::S("all")]), list(&Lit(PHONE_HOME_FIELDS), 0)]),
-            ),
-            // cloud-init's module takes int() of it: digits in a string too (its schema does not).
-            ("tries", OneOf(&[Int, Str])),
-        ],
-        required: &["url"],
-        open: false,
-    });
 }
 
 /// Its keys' shapes and typed reader, for `ember schema`.
