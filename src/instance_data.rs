@@ -81,7 +81,9 @@ pub fn distro(target: Option<&Root>) -> (String, String, String) {
 }
 
 fn md_str<'a>(md: &'a Value, key: &str) -> Option<&'a str> {
-    md.get(key).and_then(Value::as_str).filter(|s| !s.is_empty())
+    md.get(key)
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
 }
 
 /// cloud-init's `availability_zone`: the datasource's own (Azure's fault domain, EC2's
@@ -167,7 +169,11 @@ fn ds_tree(data: &InstanceData) -> Value {
     for (key, value) in &data.ds.extra {
         ds.insert(key.clone(), value.clone());
     }
-    let md_key = if data.ds.crawled { "meta-data" } else { "meta_data" };
+    let md_key = if data.ds.crawled {
+        "meta-data"
+    } else {
+        "meta_data"
+    };
     ds.insert(md_key.into(), data.meta_data.clone());
     Value::Object(ds)
 }
@@ -334,7 +340,10 @@ mod tests {
         let v = v1(&d);
         assert_eq!(v["availability_zone"], "us-east-1b");
         assert_eq!(v["local_hostname"], "ip-10-0-1-5");
-        assert_eq!((&v["cloud_name"], &v["cloud_id"]), (&json!("mycloud"), &json!("mycloud")));
+        assert_eq!(
+            (&v["cloud_name"], &v["cloud_id"]),
+            (&json!("mycloud"), &json!("mycloud"))
+        );
         assert_eq!(v["region"], Value::Null);
         // An address as host name; no zone at all.
         let v = v1(&data(json!({"local-hostname": "10.1.2.3"})));
@@ -347,7 +356,10 @@ mod tests {
         (d.cloud_name, d.region) = (Some("aws".into()), Some("cn-north-1".into()));
         d.availability_zone = Some("cn-north-1a".into());
         let v = v1(&d);
-        assert_eq!((&v["cloud_id"], &v["availability_zone"]), (&json!("aws-china"), &json!("cn-north-1a")));
+        assert_eq!(
+            (&v["cloud_id"], &v["availability_zone"]),
+            (&json!("aws-china"), &json!("cn-north-1a"))
+        );
         d.region = Some("us-gov-west-1".into());
         assert_eq!(cloud_id(&d), "aws-gov");
         (d.cloud_name, d.region) = (Some("azure".into()), Some("chinaeast2".into()));
@@ -360,10 +372,16 @@ mod tests {
     fn ds_keeps_a_crawled_tree_as_cloud_init_does() {
         let mut d = data(json!({"instance-id": "i-1"}));
         d.ds.crawled = true;
-        d.ds.extra.insert("dynamic".into(), json!({"instance-identity": {"document": {"region": "r"}}}));
+        d.ds.extra.insert(
+            "dynamic".into(),
+            json!({"instance-identity": {"document": {"region": "r"}}}),
+        );
         let ds = &build(&d, &Value::Null, &Value::Null, None)["ds"];
         assert_eq!(ds["meta-data"]["instance-id"], "i-1");
-        assert_eq!(ds["dynamic"]["instance-identity"]["document"]["region"], "r");
+        assert_eq!(
+            ds["dynamic"]["instance-identity"]["document"]["region"],
+            "r"
+        );
         assert!(ds.get("meta_data").is_none() && ds["_doc"].is_string());
     }
 }

@@ -204,7 +204,10 @@ fn instance_data_has_the_keys_scripts_read() {
     ] {
         assert_eq!(v1[key], want, "v1.{key} in {v1}");
     }
-    assert!(v1["subplatform"].as_str().unwrap().starts_with("metadata ("));
+    assert!(v1["subplatform"]
+        .as_str()
+        .unwrap()
+        .starts_with("metadata ("));
     // A template reads them by their jinja names.
     assert_eq!(
         m.target_file("etc/where").trim(),
@@ -212,10 +215,15 @@ fn instance_data_has_the_keys_scripts_read() {
     );
     let sensitive = m.run.join("cloud-init/instance-data-sensitive.json");
     let mode = std::fs::metadata(&sensitive).unwrap().permissions();
-    assert_eq!(std::os::unix::fs::PermissionsExt::mode(&mode) & 0o777, 0o600);
+    assert_eq!(
+        std::os::unix::fs::PermissionsExt::mode(&mode) & 0o777,
+        0o600
+    );
     let paths: Vec<String> = server.requests().iter().map(|r| r.path.clone()).collect();
     assert!(
-        !paths.iter().any(|p| p.contains("iam") || p.contains("security-credentials")),
+        !paths
+            .iter()
+            .any(|p| p.contains("iam") || p.contains("security-credentials")),
         "credentials are never fetched: {paths:?}"
     );
     m.assert_secret_not_world_readable("iam-secret-51c2");

@@ -214,7 +214,9 @@ fn read_from(env: &Env, imds: &mut Imds, data: &mut InstanceData) -> Result<(), 
     }
     let zone = match zone {
         Some(z) => Some(z),
-        None => imds.get(&format!("{MD}/placement/availability-zone"))?.map(text),
+        None => imds
+            .get(&format!("{MD}/placement/availability-zone"))?
+            .map(text),
     };
     if let Some(z) = zone.filter(|z| !z.is_empty()) {
         if data.region.is_none() {
