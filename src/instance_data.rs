@@ -1,11 +1,12 @@
-//! cloud-init's instance-data.json: the `v1` keys every platform shares, `ds` with the raw
-//! meta-data, the merged config, and system facts. The sensitive copy (0600) has everything;
-//! the world-readable one has the sensitive keys replaced, as cloud-init does.
+//! cloud-init's instance-data.json: the `v1` keys every platform shares (derived from the
+//! datasource's meta-data by cloud-init's rules), `ds` with the raw meta-data, the merged
+//! config, and system facts. The sensitive copy (0600) has everything; the world-readable one
+//! has the sensitive keys replaced, as cloud-init does.
 //! <https://docs.cloud-init.io/en/latest/explanation/instancedata.html>
 
 use crate::datasource::InstanceData;
 use crate::root::Root;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 /// The keys naming no particular user: what every platform gives the default user.
 fn default_user_keys(data: &InstanceData) -> Vec<&str> {
@@ -15,15 +16,51 @@ fn default_user_keys(data: &InstanceData) -> Vec<&str> {
 
 pub const REDACTED: &str = "redacted for non-root user";
 
-/// Paths (`/`-separated, as cloud-init lists them in `sensitive_keys`) whose values are
-/// secrets: redacted in the world-readable copy. Datasources that serve credentials in their
-/// meta-data (EC2's `security-credentials`) are covered by the `ds/meta_data/...` entries.
-const SENSITIVE_KEYS: [&str; 4] = [
+/// cloud-init's sensitive keys: a value is redacted in the world-readable copy when its key's
+/// name or its whole `/`-separated path is one of these, compared without case. EC2's
+/// `iam/security-credentials`, GCE's `instance-data/user-data` are caught by name. `password`
+/// is ember's own (a platform password in meta-data, as CloudStack serves one).
+const SENSITIVE_KEYS: [&str; 11] = [
+    "combined_cloud_config",
     "merged_cfg",
     "merged_system_cfg",
-    "ds/meta_data/security-credentials",
-    "ds/meta_data/password",
+    "security-credentials",
+    "userdata",
+    "user-data",
+    "user_data",
+    "vendordata",
+    "vendor-data",
+    // A path, not a name: the top-level `vendor_data` config key is not a secret.
+    "ds/vendor_data",
+    "password",
 ];
+
+fn is_sensitive(key: &str, path: &str) -> bool {
+    let (key, path) = (key.to_ascii_lowercase(), path.to_ascii_lowercase());
+    SENSITIVE_KEYS.iter().any(|s| *s == key || *s == path)
+}
+
+/// Every sensitive path in `v`, sorted: instance data's `sensitive_keys`.
+fn sensitive_paths(v: &Value, path: &str, out: &mut Vec<String>) {
+    let Value::Object(map) = v else { return };
+    for (key, child) in map {
+        let at = join(path, key);
+        if is_sensitive(key, &at) {
+            out.push(at.clone());
+        }
+        sensitive_paths(child, &at, out);
+    }
+}
+
+fn join(path: &str, key: &str) -> String {
+    match path {
+        "" => key.to_string(),
+        _ => format!("{path}/{key}"),
+    }
+}
+
+/// cloud-init's note on `ds`.
+const DS_DOC: &str = "EXPERIMENTAL: The structure and format of content scoped under the 'ds' key may change in subsequent releases of cloud-init.";
 
 /// The distribution as /etc/os-release in the target says: (id, version_id, codename).
 pub fn distro(target: Option<&Root>) -> (String, String, String) {
@@ -43,6 +80,104 @@ pub fn distro(target: Option<&Root>) -> (String, String, String) {
     (field("ID"), field("VERSION_ID"), field("VERSION_CODENAME"))
 }
 
+fn md_str<'a>(md: &'a Value, key: &str) -> Option<&'a str> {
+    md.get(key)
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+}
+
+/// cloud-init's `availability_zone`: the datasource's own (Azure's fault domain, EC2's
+/// identity document), else meta-data's `availability-zone`, `availability_zone`, then
+/// `placement/availability-zone`.
+fn availability_zone(data: &InstanceData) -> Value {
+    if let Some(zone) = &data.availability_zone {
+        return json!(zone);
+    }
+    let md = &data.meta_data;
+    let top = ["availability-zone", "availability_zone"]
+        .iter()
+        .find_map(|k| md.get(*k).filter(|v| !v.is_null() && *v != ""));
+    let placed = || md.get("placement")?.get("availability-zone");
+    top.or_else(placed).cloned().unwrap_or(Value::Null)
+}
+
+/// cloud-init's `region`: the datasource's own, else meta-data's `region`.
+fn region(data: &InstanceData) -> Value {
+    match &data.region {
+        Some(r) => json!(r),
+        None => data.meta_data.get("region").cloned().unwrap_or(Value::Null),
+    }
+}
+
+/// cloud-init's `platform`: the datasource's where it is not its name.
+fn platform(data: &InstanceData) -> &str {
+    data.platform.as_deref().unwrap_or(&data.datasource)
+}
+
+/// cloud-init's `cloud_name`: the datasource's own, else meta-data's `cloud-name`, else the
+/// platform; lowercase.
+fn cloud_name(data: &InstanceData) -> String {
+    let from_md = || md_str(&data.meta_data, "cloud-name");
+    let name = data.cloud_name.as_deref().or_else(from_md);
+    name.unwrap_or(platform(data)).to_lowercase()
+}
+
+/// cloud-init's `cloud_id` (`canonical_cloud_id`): the cloud's name, made `aws-china`,
+/// `aws-gov` or `azure-china` by the region; the platform when the cloud is unknown.
+pub fn cloud_id(data: &InstanceData) -> String {
+    let name = cloud_name(data);
+    let region = region(data);
+    let region = region.as_str().unwrap_or("");
+    let by_region = [
+        ("cn-", "aws-china", "aws"),
+        ("us-gov-", "aws-gov", "aws"),
+        ("china", "azure-china", "azure"),
+    ];
+    let special = by_region
+        .iter()
+        .find(|(prefix, _, cloud)| region.starts_with(prefix) && name == *cloud);
+    match special {
+        Some((_, id, _)) => id.to_string(),
+        None if name == "unknown" => platform(data).to_string(),
+        None => name,
+    }
+}
+
+/// cloud-init's `local_hostname` (`get_hostname`): the first label of meta-data's
+/// `local-hostname` (an IPv4 address becomes `ip-10-0-0-1`); without one, the system's
+/// name, which in the initramfs is the target's /etc/hostname.
+fn v1_hostname(data: &InstanceData, target: Option<&Root>) -> String {
+    if let Some(name) = md_str(&data.meta_data, "local-hostname") {
+        if name.parse::<std::net::Ipv4Addr>().is_ok() {
+            return format!("ip-{}", name.replace('.', "-"));
+        }
+        return name.split('.').next().unwrap_or(name).to_string();
+    }
+    let system = target
+        .and_then(|r| r.read_file("/etc/hostname", 4096).ok().flatten())
+        .map(|b| String::from_utf8_lossy(&b).trim().to_string())
+        .filter(|h| !h.is_empty());
+    let system = system.unwrap_or_else(|| "localhost".into());
+    system.split('.').next().unwrap_or("localhost").to_string()
+}
+
+/// `ds`: the meta-data (under `meta-data` for a datasource whose tree cloud-init keeps as
+/// crawled, as EC2's) and what the datasource keeps beside it (EC2's identity document).
+fn ds_tree(data: &InstanceData) -> Value {
+    let mut ds = Map::new();
+    ds.insert("_doc".into(), json!(DS_DOC));
+    for (key, value) in &data.ds.extra {
+        ds.insert(key.clone(), value.clone());
+    }
+    let md_key = if data.ds.crawled {
+        "meta-data"
+    } else {
+        "meta_data"
+    };
+    ds.insert(md_key.into(), data.meta_data.clone());
+    Value::Object(ds)
+}
+
 /// Builds the sensitive document; `redact` makes the world-readable one from it.
 pub fn build(
     data: &InstanceData,
@@ -54,21 +189,15 @@ pub fn build(
     let text = |s: &std::ffi::CStr| s.to_string_lossy().into_owned();
     let (release, machine) = (text(uname.release()), text(uname.machine()));
     let (distro, version, codename) = distro(target);
-    let md = &data.meta_data;
-    let hostname = data.local_hostname().map(str::to_string);
-    let zone = md
-        .get("availability-zone")
-        .or_else(|| md.get("availability_zone"))
-        .cloned();
-    let region = md.get("region").cloned().unwrap_or(Value::Null);
-    let platform = format!("Linux-{release}-{machine}");
-    let ds_platform = data.platform.as_deref().unwrap_or(&data.datasource);
-    let cloud_name = data.cloud_name.as_deref().unwrap_or(ds_platform);
+    let hostname = v1_hostname(data, target);
+    let zone = availability_zone(data);
+    let system_platform = format!("Linux-{release}-{machine}");
+    let cloud_name = cloud_name(data);
     let v1 = json!({
         "_beta_keys": ["subplatform"],
         "availability_zone": zone.clone(),
         "availability-zone": zone,
-        "cloud_id": cloud_name,
+        "cloud_id": cloud_id(data),
         "cloud_name": cloud_name,
         "cloud-name": cloud_name,
         "distro": distro,
@@ -80,30 +209,34 @@ pub fn build(
         "local_hostname": hostname.clone(),
         "local-hostname": hostname,
         "machine": machine,
-        "platform": ds_platform,
+        "platform": platform(data),
         "public_ssh_keys": default_user_keys(data),
         "python_version": Value::Null,
-        "region": region,
+        "region": region(data),
         "subplatform": data.subplatform,
-        "system_platform": platform,
+        "system_platform": system_platform,
         "variant": distro,
     });
-    json!({
+    let mut doc = json!({
         "_doc": "ember writes this file in cloud-init's layout; keys under 'ds' follow the datasource",
         "base64_encoded_keys": [],
-        "ds": { "meta_data": md },
+        "ds": ds_tree(data),
         "merged_cfg": merged_cfg,
         "merged_system_cfg": system_cfg,
-        "sensitive_keys": SENSITIVE_KEYS,
         "sys_info": {
             "dist": [distro, version, codename],
-            "platform": platform,
+            "platform": system_platform,
             "python": Value::Null,
             "uname": [text(uname.sysname()), text(uname.nodename()), release, text(uname.version()), machine],
             "variant": distro,
         },
         "v1": v1,
-    })
+    });
+    let mut found = Vec::new();
+    sensitive_paths(&doc, "", &mut found);
+    found.sort();
+    doc["sensitive_keys"] = json!(found);
+    doc
 }
 
 /// Instance data built with a null `merged_cfg`, serialized with `merged` in its place: the
@@ -143,20 +276,10 @@ fn redact_below(v: &Value, path: &str) -> Value {
         return v.clone();
     };
     let fields = map.iter().map(|(key, child)| {
-        let at = if path.is_empty() {
-            key.clone()
-        } else {
-            format!("{path}/{key}")
-        };
-        let out = if SENSITIVE_KEYS.contains(&at.as_str()) {
-            Value::String(REDACTED.into())
-        } else if SENSITIVE_KEYS
-            .iter()
-            .any(|s| s.starts_with(&format!("{at}/")))
-        {
-            redact_below(child, &at)
-        } else {
-            child.clone()
+        let at = join(path, key);
+        let out = match is_sensitive(key, &at) {
+            true => Value::String(REDACTED.into()),
+            false => redact_below(child, &at),
         };
         (key.clone(), out)
     });
@@ -167,26 +290,98 @@ fn redact_below(v: &Value, path: &str) -> Value {
 mod tests {
     use super::*;
 
-    #[test]
-    fn redaction_hides_merged_config() {
-        let d = InstanceData {
+    fn data(md: Value) -> InstanceData {
+        InstanceData {
             datasource: "nocloud".into(),
             instance_id: "iid-1".into(),
-            meta_data: json!({"local-hostname": "h1", "instance-id": "iid-1"}),
+            meta_data: md,
             ..InstanceData::default()
-        };
+        }
+    }
+
+    #[test]
+    fn redaction_by_name_or_path_without_case() {
+        let d = data(json!({"local-hostname": "h1", "instance-id": "iid-1",
+            "iam": {"security-credentials": {"role": {"Token": "hunter2"}}},
+            "instance-data": {"User-Data": "hunter2", "role": "web"}}));
         let cfg = json!({"password": "hunter2"});
-        let full = build(&d, &cfg, &json!({}), None);
+        let full = build(&d, &cfg, &json!({"vendor_data": {"enabled": true}}), None);
         assert_eq!(full["v1"]["instance_id"], "iid-1");
         assert_eq!(full["v1"]["local-hostname"], "h1");
         assert_eq!(full["merged_cfg"]["password"], "hunter2");
-        let mut full = full;
-        full["ds"]["meta_data"]["security-credentials"] = json!({"Token": "hunter2"});
         let public = redact(&full);
         assert_eq!(public["merged_cfg"], REDACTED);
-        assert_eq!(public["ds"]["meta_data"]["security-credentials"], REDACTED);
-        assert_eq!(public["ds"]["meta_data"]["local-hostname"], "h1");
+        let md = &public["ds"]["meta_data"];
+        assert_eq!(md["iam"]["security-credentials"], REDACTED);
+        assert_eq!(md["instance-data"]["User-Data"], REDACTED);
+        assert_eq!(md["instance-data"]["role"], "web");
+        assert_eq!(md["local-hostname"], "h1");
         assert!(!public.to_string().contains("hunter2"));
         assert_eq!(public["v1"], full["v1"]);
+        let listed = full["sensitive_keys"].as_array().unwrap();
+        for want in [
+            "ds/meta_data/iam/security-credentials",
+            "ds/meta_data/instance-data/User-Data",
+            "merged_cfg",
+            "merged_system_cfg",
+        ] {
+            assert!(listed.contains(&json!(want)), "{want} in {listed:?}");
+        }
+        // Only the path `ds/vendor_data` is secret, not a config key of that name.
+        assert!(!listed.contains(&json!("merged_system_cfg/vendor_data")));
+    }
+
+    #[test]
+    fn v1_keys_by_cloud_init_rules() {
+        let v1 = |d: &InstanceData| build(d, &Value::Null, &Value::Null, None)["v1"].clone();
+        // The zone from placement, the host name's first label.
+        let d = data(json!({"local-hostname": "ip-10-0-1-5.ec2.internal",
+            "placement": {"availability-zone": "us-east-1b"}, "cloud-name": "MyCloud"}));
+        let v = v1(&d);
+        assert_eq!(v["availability_zone"], "us-east-1b");
+        assert_eq!(v["local_hostname"], "ip-10-0-1-5");
+        assert_eq!(
+            (&v["cloud_name"], &v["cloud_id"]),
+            (&json!("mycloud"), &json!("mycloud"))
+        );
+        assert_eq!(v["region"], Value::Null);
+        // An address as host name; no zone at all.
+        let v = v1(&data(json!({"local-hostname": "10.1.2.3"})));
+        assert_eq!(v["local_hostname"], "ip-10-1-2-3");
+        assert_eq!(v["availability_zone"], Value::Null);
+        // No host name: the system's.
+        assert_eq!(v1(&data(json!({})))["local_hostname"], "localhost");
+        // The datasource's own region and zone; cloud ids by region.
+        let mut d = data(json!({"availability-zone": "ignored"}));
+        (d.cloud_name, d.region) = (Some("aws".into()), Some("cn-north-1".into()));
+        d.availability_zone = Some("cn-north-1a".into());
+        let v = v1(&d);
+        assert_eq!(
+            (&v["cloud_id"], &v["availability_zone"]),
+            (&json!("aws-china"), &json!("cn-north-1a"))
+        );
+        d.region = Some("us-gov-west-1".into());
+        assert_eq!(cloud_id(&d), "aws-gov");
+        (d.cloud_name, d.region) = (Some("azure".into()), Some("chinaeast2".into()));
+        assert_eq!(cloud_id(&d), "azure-china");
+        (d.cloud_name, d.platform) = (Some("unknown".into()), Some("ec2".into()));
+        assert_eq!(cloud_id(&d), "ec2");
+    }
+
+    #[test]
+    fn ds_keeps_a_crawled_tree_as_cloud_init_does() {
+        let mut d = data(json!({"instance-id": "i-1"}));
+        d.ds.crawled = true;
+        d.ds.extra.insert(
+            "dynamic".into(),
+            json!({"instance-identity": {"document": {"region": "r"}}}),
+        );
+        let ds = &build(&d, &Value::Null, &Value::Null, None)["ds"];
+        assert_eq!(ds["meta-data"]["instance-id"], "i-1");
+        assert_eq!(
+            ds["dynamic"]["instance-identity"]["document"]["region"],
+            "r"
+        );
+        assert!(ds.get("meta_data").is_none() && ds["_doc"].is_string());
     }
 }

@@ -64,6 +64,31 @@ pub struct InstanceData {
     /// Files the platform's own agent expects in the target (Azure's sanitized ovf-env.xml).
     #[serde(default)]
     pub files: Vec<PlatformFile>,
+    /// cloud-init's `region` and `availability_zone` where the datasource has its own rule
+    /// for them (EC2's identity document, Azure's IMDS); else they come from meta-data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub region: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub availability_zone: Option<String>,
+    /// What instance data's `ds` holds besides the meta-data.
+    #[serde(default)]
+    pub ds: DsTree,
+    /// The None datasource standing in after the listed ones found nothing: a cached
+    /// instance is kept over it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fallback: bool,
+}
+
+/// instance-data.json's `ds` besides the meta-data, as cloud-init keeps it per datasource.
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct DsTree {
+    /// The meta-data goes under `meta-data`, as cloud-init keeps a crawled tree (EC2), not
+    /// `meta_data`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub crawled: bool,
+    /// Trees beside it: EC2's `dynamic` (the identity document), OpenStack's `network_json`.
+    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    pub extra: serde_json::Map<String, Value>,
 }
 
 /// A file for the target, written with the instance's other data on every boot it was read.

@@ -14,6 +14,7 @@ pub mod gce;
 pub mod instance;
 pub mod link;
 pub mod nocloud;
+pub mod none;
 pub mod openstack;
 
 use crate::context::Env;
@@ -103,7 +104,8 @@ pub(crate) fn selection_evidence(
     ev
 }
 
-/// In cloud-init's default `datasource_list` order: the first with evidence is chosen.
+/// In cloud-init's default `datasource_list` order, None last: the first with evidence is
+/// chosen.
 pub const DATASOURCES: &[&dyn Datasource] = &[
     &nocloud::NoCloud,
     &openstack::ConfigDrive,
@@ -112,6 +114,8 @@ pub const DATASOURCES: &[&dyn Datasource] = &[
     &gce::Gce,
     &openstack::OpenStack,
     &ec2::Ec2,
+    // Last: it has evidence only when named, and stands in for the rest.
+    &none::NoneDs,
 ];
 
 /// The datasource named so, by ember's or cloud-init's name (`ec2`, `Ec2`).

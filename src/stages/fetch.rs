@@ -59,14 +59,25 @@ pub fn run(ctx: &Ctx, detection: &Detection) -> Status {
             keep(&mut rec, &data);
         }
         Err(diag) => {
-            let diag = match diag.file {
+            let mut diag = match diag.file {
                 Some(_) => diag,
                 None => diag.file(format!("datasource {}", ds.name())),
             };
+            // The image lists None: cloud-init goes on to it, so the failure is not the
+            // boot's end (a cached instance is still kept over it, see `stages::instance`).
+            let none = datasource::none::is_fallback(&env).then(|| {
+                diag.severity = crate::error::Severity::Warning;
+                datasource::none::data(&env, true)
+            });
             rec.record(diag);
             rec.record_all(reported.diags);
             rec.record_all(closed.warnings);
             rec.stage().steps.extend(closed.steps);
+            if let Some(mut data) = none {
+                rec.record_all(std::mem::take(&mut data.diags));
+                rec.status.datasource_detail = Some(data.detail.clone());
+                keep(&mut rec, &data);
+            }
         }
     }
     rec.finish(StageState::Done)

@@ -236,12 +236,8 @@ pub fn record(
     let mut run = RunWriter::new(ctx.limits().run_bytes);
     run.json(rec, RunPaths::HANDOFF, &handoff, 0o600);
     drop(handoff);
-    // cloud-init's cloud-id: the cloud's name, else the platform's, else the datasource's.
-    let id = data
-        .cloud_name
-        .as_deref()
-        .or(data.platform.as_deref())
-        .unwrap_or(&data.datasource);
+    // cloud-init's cloud-id, as instance data's `v1.cloud_id` has it (`aws-china`).
+    let id = instance_data::cloud_id(data);
     let cloud_id = format!("cloud-id-{id}");
     rec.write_run(
         &format!("{}/{cloud_id}", RunPaths::CLOUD_INIT_DIR),

@@ -83,6 +83,24 @@ fn provisions_from_media_imds_and_reports_ready() {
         text.contains("REDACTED") && text.contains("<CustomData>"),
         "{text}"
     );
+    // cloud-init's instance data: IMDS under ds.meta_data.imds, its user-data left out; the
+    // region and zone as cloud-init reads them from it.
+    let idata = m.json("cloud-init/instance-data.json");
+    let v1 = &idata["v1"];
+    for (key, want) in [
+        ("region", "westeurope"),
+        ("availability_zone", "0"),
+        ("cloud_id", "azure"),
+        ("cloud_name", "azure"),
+        ("platform", "azure"),
+        ("instance_id", iid.as_str()),
+        ("local_hostname", md::HOSTNAME),
+    ] {
+        assert_eq!(v1[key], want, "v1.{key} in {v1}");
+    }
+    let imds = &idata["ds"]["meta_data"]["imds"]["compute"];
+    assert_eq!(imds["vmSize"], "Standard_B1s", "{imds}");
+    assert!(imds.get("userData").is_none(), "{imds}");
     // The network config from IMDS, matched by MAC, the second address static.
     let net = m.run_file("ember/network-config.json");
     assert!(

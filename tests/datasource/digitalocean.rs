@@ -87,6 +87,18 @@ fn provisions_a_droplet_with_its_network() {
     );
     let idata = m.json("ember/instance-data.json");
     assert_eq!(idata["v1"]["availability_zone"], "nyc3", "{idata}");
+    let v1 = &idata["v1"];
+    // cloud-init's DigitalOcean: the region is the zone, v1.region stays null.
+    assert_eq!(v1["region"], serde_json::Value::Null, "{v1}");
+    for (key, want) in [
+        ("cloud_id", "digitalocean"),
+        ("platform", "digitalocean"),
+        ("local_hostname", "sample-droplet"),
+    ] {
+        assert_eq!(v1[key], want, "v1.{key} in {v1}");
+    }
+    // user-data stays out of the world-readable copy; the sensitive one is root's.
+    assert!(!idata.to_string().contains("user_data"), "{idata}");
     // cloud-init's v1 conversion: eth0 public with its gateway, the anchor address without,
     // IPv6 with its prefix, eth1 private without a gateway, the droplet's nameservers.
     let net = networkd_files(&m);

@@ -131,7 +131,7 @@ fn provisions_from_imdsv2_with_two_nics() {
     assert_eq!(idata["v1"]["region"], "us-west-2");
     assert_eq!(idata["v1"]["availability_zone"], "us-west-2b");
     assert_eq!(
-        idata["ds"]["meta_data"]["public-keys"]["my-public-key"][0],
+        idata["ds"]["meta-data"]["public-keys"]["my-public-key"][0],
         imds::KEY0
     );
     // The network: both NICs by MAC, metrics by device number, the secondary address with
@@ -154,15 +154,100 @@ fn provisions_from_imdsv2_with_two_nics() {
     assert_imdsv2_only(&server);
     let reqs = server.requests();
     let paths: Vec<&str> = reqs.iter().map(|r| r.path.as_str()).collect();
-    assert_eq!(reqs.len(), 20, "{paths:?}");
+    assert_eq!(reqs.len(), 22, "{paths:?}");
     assert!(!paths.iter().any(|p| p.ends_with("/hostname")), "{paths:?}");
     let steps = status["stages"]["fetch"]["steps"].to_string();
-    assert!(steps.contains("ok (20 reads)"), "{steps}");
+    assert!(steps.contains("ok (22 reads)"), "{steps}");
     assert_secrets_kept(&m, &server, &out);
     eprintln!(
         "ec2 emulator: {} requests, ember-initrd all in {took:?}",
         reqs.len()
     );
+}
+
+/// The keys scripts and templates read, in cloud-init's layout: the meta-data tree as
+/// crawled (`ds["meta-data"]`), the identity document under `ds.dynamic`, and the `v1` keys
+/// derived from them; IAM credentials never asked for, the sensitive copy root's only.
+#[test]
+fn instance_data_has_the_keys_scripts_read() {
+    let server = imds::start();
+    let template = "## template: jinja\n#cloud-config\nwrite_files:\n  - path: /etc/where\n    content: \"{{ ds.meta_data.public_ipv4 }} {{ ds.meta_data.local_ipv4 }} {{ v1.availability_zone }} {{ ds.dynamic.instance_identity.document.accountId }}\"\n";
+    server.set("/latest/user-data", vec![ok(template)]);
+    let m = aws_machine("ec2-idata", &server);
+    let out = m.initrd("all");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let idata = m.json("cloud-init/instance-data.json");
+    let md = &idata["ds"]["meta-data"];
+    for (key, want) in [
+        ("local-ipv4", "10.0.1.5"),
+        ("public-ipv4", imds::PUBLIC_IPV4),
+        ("public-hostname", imds::PUBLIC_HOSTNAME),
+        ("mac", imds::MAC0),
+        ("instance-type", "t3.micro"),
+        ("ami-id", "ami-0abcdef1234567890"),
+        ("instance-id", imds::INSTANCE_ID),
+    ] {
+        assert_eq!(md[key], want, "ds.meta-data.{key} in {md}");
+    }
+    assert_eq!(md["placement"]["availability-zone"], "us-west-2b");
+    let doc = &idata["ds"]["dynamic"]["instance-identity"]["document"];
+    assert_eq!(doc["accountId"], "123456789012", "{doc}");
+    let v1 = &idata["v1"];
+    for (key, want) in [
+        ("availability_zone", "us-west-2b"),
+        ("region", "us-west-2"),
+        ("instance_id", imds::INSTANCE_ID),
+        ("cloud_id", "aws"),
+        ("cloud_name", "aws"),
+        ("platform", "ec2"),
+        ("local_hostname", "ip-10-0-1-5"),
+    ] {
+        assert_eq!(v1[key], want, "v1.{key} in {v1}");
+    }
+    assert!(v1["subplatform"]
+        .as_str()
+        .unwrap()
+        .starts_with("metadata ("));
+    // A template reads them by their jinja names.
+    assert_eq!(
+        m.target_file("etc/where").trim(),
+        format!("{} 10.0.1.5 us-west-2b 123456789012", imds::PUBLIC_IPV4)
+    );
+    let sensitive = m.run.join("cloud-init/instance-data-sensitive.json");
+    let mode = std::fs::metadata(&sensitive).unwrap().permissions();
+    assert_eq!(
+        std::os::unix::fs::PermissionsExt::mode(&mode) & 0o777,
+        0o600
+    );
+    let paths: Vec<String> = server.requests().iter().map(|r| r.path.clone()).collect();
+    assert!(
+        !paths
+            .iter()
+            .any(|p| p.contains("iam") || p.contains("security-credentials")),
+        "credentials are never fetched: {paths:?}"
+    );
+    m.assert_secret_not_world_readable("iam-secret-51c2");
+}
+
+/// A compatible cloud without an identity document: the leaves are asked for instead, the
+/// region is the zone without its letter.
+#[test]
+fn without_an_identity_document_the_leaves_are_read() {
+    let server = imds::start();
+    let doc = "/latest/dynamic/instance-identity/document";
+    server.set(doc, vec![status(404)]);
+    let m = aws_machine("ec2-noidentity", &server);
+    let out = m.initrd("all");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let idata = m.json("ember/instance-data.json");
+    let md = &idata["ds"]["meta-data"];
+    assert_eq!(md["instance-type"], "t3.micro", "{md}");
+    assert_eq!(md["ami-id"], "ami-0abcdef1234567890", "{md}");
+    assert_eq!(md["local-ipv4"], "10.0.1.5", "{md}");
+    assert_eq!(md["placement"]["availability-zone"], "us-west-2b", "{md}");
+    assert_eq!(idata["v1"]["region"], "us-west-2");
+    assert_eq!(idata["v1"]["availability_zone"], "us-west-2b");
+    assert!(idata["ds"].get("dynamic").is_none(), "{}", idata["ds"]);
 }
 
 #[test]

@@ -75,6 +75,20 @@ fn provisions_from_one_recursive_request() {
     let idata = m.json("ember/instance-data.json");
     assert_eq!(idata["v1"]["availability_zone"], "us-central1-a", "{idata}");
     assert_eq!(idata["v1"]["region"], "us-central1", "{idata}");
+    let v1 = &idata["v1"];
+    let short = md::HOSTNAME.split('.').next().unwrap();
+    for (key, want) in [
+        ("cloud_id", "gce"),
+        ("cloud_name", "gce"),
+        ("platform", "gce"),
+        ("local_hostname", short),
+    ] {
+        assert_eq!(v1[key], want, "v1.{key} in {v1}");
+    }
+    assert!(
+        v1["instance_id"].is_string() && v1["public_ssh_keys"].is_array(),
+        "{v1}"
+    );
     // One request, with the header; the count in status.json.
     let reqs = server.requests();
     assert_eq!(reqs.len(), 1, "{reqs:?}");

@@ -16,4 +16,5 @@ mod gce;
 mod http_seed;
 mod https_seed;
 mod nocloud;
+mod none;
 mod openstack;

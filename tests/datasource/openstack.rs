@@ -119,6 +119,18 @@ fn check_provisioned(m: &Machine, subplatform: &str) {
     assert_eq!(idata["v1"]["availability_zone"], "nova");
     assert_eq!(idata["ds"]["meta_data"]["local-hostname"], nova::HOSTNAME);
     assert_eq!(idata["ds"]["meta_data"]["meta"]["role"], "webserver");
+    // network_data.json as cloud-init keeps it; the v1 keys it derives.
+    let links = &idata["ds"]["network_json"]["links"];
+    assert!(
+        links.as_array().is_some_and(|l| !l.is_empty()),
+        "{}",
+        idata["ds"]
+    );
+    let v1 = &idata["v1"];
+    assert_eq!(v1["cloud_id"], "openstack", "{v1}");
+    assert_eq!(v1["region"], serde_json::Value::Null, "{v1}");
+    let short = nova::HOSTNAME.split('.').next().unwrap();
+    assert_eq!(v1["local_hostname"], short, "{v1}");
     assert_eq!(m.target_file("etc/hostname").trim(), "os-test");
     let keys = m.target_file("home/admin/.ssh/authorized_keys");
     assert!(keys.contains(nova::KEY), "{keys}");

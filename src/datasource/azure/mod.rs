@@ -288,9 +288,10 @@ fn build(
     }
     if let Some(doc) = imds {
         md["imds"] = imds::without_user_data(doc);
-        if let Some(loc) = doc.pointer("/compute/location") {
-            md["region"] = loc.clone();
-        }
+        // cloud-init's region and zone on Azure: the location and the fault domain.
+        let compute = |key: &str| doc.get("compute")?.get(key)?.as_str().map(str::to_string);
+        data.region = compute("location");
+        data.availability_zone = compute("platformFaultDomain");
     }
     data.meta_data = md;
     data.user_data = match ovf.and_then(|o| o.custom_data.clone()) {

@@ -1,9 +1,12 @@
 //! Amazon EC2 and EC2-compatible clouds: detected from DMI (or named on the command line or
 //! alone in the image's `datasource_list`), read from the instance metadata service over
 //! IMDSv2, reaching it through ember's own DHCP lease when no route does (or, on an IPv6-only
-//! subnet, through the kernel's SLAAC and the IPv6 address of the service). Only what ember
-//! uses is fetched: the identity document, instance id, host name, public keys, user-data and
-//! the per-MAC network metadata, not the whole tree.
+//! subnet, through the kernel's SLAAC and the IPv6 address of the service). Not the whole
+//! tree, one request per leaf as cloud-init crawls it: the identity document, instance id,
+//! host name, public keys, user-data, the per-MAC network metadata, and the leaves scripts
+//! and templates read (`public-ipv4`, `public-hostname`; `instance-type`, `ami-id`,
+//! `local-ipv4`, `placement/availability-zone` and `mac` only where the identity document or
+//! the per-MAC data do not already say them).
 //! <https://docs.cloud-init.io/en/latest/reference/datasources/ec2.html>
 
 mod dmi;
@@ -186,20 +189,40 @@ fn read_from(env: &Env, imds: &mut Imds, data: &mut InstanceData) -> Result<(), 
             .get(&format!("{MD}/hostname"))?
             .and_then(|h| md.insert("hostname".into(), json!(text(h)))),
     };
+    // cloud-init's zone and region on AWS: the identity document's, else the zone from
+    // placement and the region without its last letter.
     let zone = from_doc("availabilityZone");
-    let region = from_doc("region");
-    if zone.is_some() || region.is_some() {
-        md.insert("availability-zone".into(), json!(zone));
-        md.insert("region".into(), json!(region));
-        md.insert(
-            "placement".into(),
-            json!({"availability-zone": zone, "region": region}),
-        );
-    }
-    for (doc_key, md_key) in [("instanceType", "instance-type"), ("imageId", "ami-id")] {
-        if let Some(v) = from_doc(doc_key) {
-            md.insert(md_key.into(), json!(v));
+    data.region = from_doc("region");
+    data.availability_zone = zone.clone();
+    // The leaves scripts and templates read (`ds.meta_data.local_ipv4`). Where the identity
+    // document already says the same, it is not asked again.
+    let leaves = [
+        ("instance-type", from_doc("instanceType")),
+        ("ami-id", from_doc("imageId")),
+        ("local-ipv4", from_doc("privateIp")),
+        ("public-ipv4", None),
+        ("public-hostname", None),
+    ];
+    for (leaf, known) in leaves {
+        let value = match known {
+            Some(v) => Some(v),
+            None => imds.get(&format!("{MD}/{leaf}"))?.map(text),
+        };
+        if let Some(v) = value.filter(|v| !v.is_empty()) {
+            md.insert(leaf.into(), json!(v));
         }
+    }
+    let zone = match zone {
+        Some(z) => Some(z),
+        None => imds
+            .get(&format!("{MD}/placement/availability-zone"))?
+            .map(text),
+    };
+    if let Some(z) = zone.filter(|z| !z.is_empty()) {
+        if data.region.is_none() {
+            data.region = z.get(..z.len() - 1).map(str::to_string);
+        }
+        md.insert("placement".into(), json!({"availability-zone": z}));
     }
     let keys = public_keys(imds)?;
     if !keys.is_empty() {
@@ -222,6 +245,11 @@ fn read_from(env: &Env, imds: &mut Imds, data: &mut InstanceData) -> Result<(), 
         let names = crate::network::fallback::names_by_mac(env.host);
         let cfg = network::convert(&macs, &names, full);
         data.network_config = Some(("ec2 metadata: network/interfaces/macs".into(), cfg));
+        // The instance's `mac` is its device 0's.
+        let primary = macs.iter().find(|(_, m)| m.device_number == Some(0));
+        if let Some((mac, _)) = primary {
+            md.insert("mac".into(), json!(mac));
+        }
         md.insert(
             "network".into(),
             json!({"interfaces": {"macs": macs_json(&macs)}}),
@@ -231,6 +259,17 @@ fn read_from(env: &Env, imds: &mut Imds, data: &mut InstanceData) -> Result<(), 
     let version = if imds.v2() { "IMDSv2" } else { "IMDSv1" };
     data.detail = format!("DataSourceEc2 [{base}][{version}]");
     data.subplatform = format!("metadata ({base})");
+    if !md.contains_key("mac") {
+        if let Some(mac) = imds.get(&format!("{MD}/mac"))?.map(text) {
+            md.insert("mac".into(), json!(mac));
+        }
+    }
+    if let Some(doc) = identity {
+        let dynamic = json!({"instance-identity": {"document": doc}});
+        data.ds.extra.insert("dynamic".into(), dynamic);
+    }
+    // cloud-init keeps EC2's tree as crawled: `ds["meta-data"]`.
+    data.ds.crawled = true;
     data.instance_id = id;
     data.meta_data = Value::Object(md);
     Ok(())

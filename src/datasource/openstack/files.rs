@@ -170,7 +170,11 @@ pub fn apply(
     if let Some(bytes) = files.network_data {
         let name = file("network_data.json");
         match parse_json(&bytes, &name) {
-            Ok(v @ Value::Object(_)) => data.network_config = Some((name, v)),
+            Ok(v @ Value::Object(_)) => {
+                // cloud-init keeps it in instance data as `ds.network_json`.
+                data.ds.extra.insert("network_json".into(), v.clone());
+                data.network_config = Some((name, v))
+            }
             Ok(_) => data
                 .diags
                 .push(Diag::warning(Reason::WrongType, "must be a JSON object").file(name)),

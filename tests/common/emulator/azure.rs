@@ -36,6 +36,7 @@ pub fn document() -> Value {
             "osProfile": {"adminUsername": ADMIN, "computerName": HOSTNAME,
                           "disablePasswordAuthentication": "true"},
             "osType": "Linux",
+            "platformFaultDomain": "0",
             "publicKeys": [{"keyData": KEY, "path": "/home/azureuser/.ssh/authorized_keys"}],
             "userData": ud,
             "vmId": VM_ID,

@@ -17,6 +17,10 @@ pub const MAC1: &str = "0e:03:ce:48:33:e3";
 pub const KEY0: &str = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIEc2KeyZeroForTestsOnly my-public-key";
 pub const KEY1: &str = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIEc2KeyOneForTestsOnlyX other-key";
 pub const USER_DATA: &str = "#cloud-config\nwrite_files:\n  - path: /etc/ec2-secret\n    content: user-data-secret-7f3a\n    permissions: '0600'\n";
+pub const PUBLIC_IPV4: &str = "54.214.1.5";
+pub const PUBLIC_HOSTNAME: &str = "ec2-54-214-1-5.us-west-2.compute.amazonaws.com";
+/// A role's credentials, as IMDS serves them: never to reach a world-readable file.
+pub const CREDENTIALS: &str = r#"{"Code": "Success", "AccessKeyId": "ASIAEXAMPLE", "SecretAccessKey": "iam-secret-51c2", "Token": "iam-token-51c2"}"#;
 pub const IDENTITY: &str = r#"{
   "accountId" : "123456789012",
   "architecture" : "x86_64",
@@ -97,6 +101,19 @@ fn fixture() -> HashMap<String, String> {
         "0=my-public-key\n1=other-key",
     );
     put(&format!("{md}/public-keys/0/openssh-key"), KEY0);
+    // The leaves the identity document repeats, and those it does not.
+    put(&format!("{md}/local-ipv4"), "10.0.1.5");
+    put(&format!("{md}/mac"), MAC0);
+    put(&format!("{md}/instance-type"), "t3.micro");
+    put(&format!("{md}/ami-id"), "ami-0abcdef1234567890");
+    put(&format!("{md}/placement/availability-zone"), "us-west-2b");
+    put(&format!("{md}/placement/region"), "us-west-2");
+    put(&format!("{md}/public-ipv4"), PUBLIC_IPV4);
+    put(&format!("{md}/public-hostname"), PUBLIC_HOSTNAME);
+    put(
+        &format!("{md}/iam/security-credentials/web-role"),
+        CREDENTIALS,
+    );
     put(&format!("{md}/public-keys/1/openssh-key"), KEY1);
     put("/latest/user-data", USER_DATA);
     let macs = format!("{md}/network/interfaces/macs");
