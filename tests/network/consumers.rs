@@ -304,13 +304,13 @@ fn netplan_generate_takes_every_file() {
 
 /// Every interface an ENI file defines.
 fn eni_interfaces(content: &str) -> Vec<String> {
-    let mut names: Vec<String> = content
-        .lines()
-        .filter_map(|l| l.strip_prefix("iface "))
-        .filter_map(|l| l.split_whitespace().next())
-        .map(str::to_string)
-        .collect();
-    names.dedup();
+    let mut names: Vec<String> = Vec::new();
+    let stanzas = content.lines().filter_map(|l| l.strip_prefix("iface "));
+    for name in stanzas.filter_map(|l| l.split_whitespace().next()) {
+        if !names.iter().any(|n| n == name) {
+            names.push(name.to_string());
+        }
+    }
     names
 }
 
