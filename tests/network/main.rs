@@ -1,4 +1,5 @@
-//! Networking: network configs parsed, the renderers against golden trees (`tests/golden/`),
+//! Networking: network configs parsed, the renderers against golden trees (`tests/golden/`)
+//! and judged by their consumers (libnm, netplan, ifup),
 //! the local stage's network step, `net-convert`, the ephemeral DHCP and SLAAC clients in real
 //! network namespaces, and no listening sockets.
 
@@ -7,6 +8,7 @@ mod common;
 mod golden;
 
 mod apply;
+mod consumers;
 mod convert;
 mod ephemeral_dhcp;
 mod ephemeral_slaac;

@@ -15,8 +15,10 @@
 mod ip;
 #[path = "nm_keyfile.rs"]
 mod keyfile;
+#[path = "nm_values.rs"]
+mod values;
 
-use super::eni::util::{bond_options, ifname, kernel_name, owner, secs, warn, word};
+use super::eni::util::{bond_options, ifname, kernel_name, owner, warn, word};
 use super::Rendered;
 use crate::network::model::{Interface, Kind, Network, Route};
 use ip::ip;
@@ -102,12 +104,27 @@ pub fn render(net: &Network) -> Rendered {
         );
         device(&mut kf, net, i, &uuid_of, &mut out);
         if let Some((m, "bridge")) = master[k] {
-            if let Kind::Bridge { params, .. } = &net.interfaces[m].kind {
-                if let Some(p) = params.port_priority.get(&i.id) {
-                    kf.set("bridge-port", "priority", p);
-                }
-                if let Some(c) = params.path_cost.get(&i.id) {
-                    kf.set("bridge-port", "path-cost", c);
+            // libnm wants the section on every port, its values or not.
+            kf.section("bridge-port");
+            let b = &net.interfaces[m];
+            if let Kind::Bridge { params, .. } = &b.kind {
+                let port = [
+                    (
+                        "priority",
+                        "port-priority",
+                        params.port_priority.get(&i.id),
+                        63,
+                    ),
+                    ("path-cost", "path-cost", params.path_cost.get(&i.id), 65535),
+                ];
+                for (key, name, v, hi) in port {
+                    let lo = u32::from(key == "path-cost");
+                    let name = format!("{name}.{}", i.id);
+                    if let Some(v) =
+                        v.and_then(|v| values::ranged(&name, *v, (lo, hi), &b.id, &mut out))
+                    {
+                        kf.set("bridge-port", key, v);
+                    }
                 }
             }
         }
@@ -210,7 +227,8 @@ fn device(
                 let x = net.interface(id).and_then(|x| kernel_name(net, x));
                 Some(x.unwrap_or(id).to_string())
             };
-            for (key, value) in bond_options(params, &i.id, &name_of, out) {
+            let opts = bond_options(params, &i.id, &name_of, out);
+            for (key, value) in values::bond(opts, &i.id, out) {
                 kf.set("bond", key, value);
             }
         }
@@ -219,7 +237,10 @@ fn device(
             if let Some(stp) = p.stp {
                 kf.set("bridge", "stp", stp);
             }
-            if let Some(prio) = p.priority {
+            if let Some(prio) = p
+                .priority
+                .and_then(|v| values::ranged("priority", v, (0, 65535), &i.id, out))
+            {
                 kf.set("bridge", "priority", prio);
             }
             let times = [
@@ -229,8 +250,8 @@ fn device(
                 ("ageing-time", p.ageing_time_ms),
             ];
             for (key, ms) in times {
-                if let Some(ms) = ms {
-                    kf.set("bridge", key, secs(ms));
+                if let Some(s) = ms.and_then(|ms| values::bridge_time(p, key, ms, &i.id, out)) {
+                    kf.set("bridge", key, s);
                 }
             }
             if let Some(mac) = &i.mac_address {

@@ -26,7 +26,8 @@ pub(super) fn ip(
     } else {
         "disabled"
     };
-    // `None`: no method, NetworkManager's default (auto), as cloud-init leaves it.
+    // `None`: no method, NetworkManager's default (auto), as cloud-init leaves it; written
+    // only when the section has other keys (below).
     let m6 = match i.ipv6 {
         Some(Ipv6Auto::Dhcp6Stateful) => Some("dhcp"),
         Some(Ipv6Auto::Dhcp6) if i.accept_ra == Some(false) => Some("dhcp"),
@@ -179,6 +180,12 @@ pub(super) fn ip(
             };
             dhcp_overrides(kf, sec, overrides, &i.id, key, out);
         }
+    }
+    // Resolvers, routes or rules of IPv6 on an interface that sets no IPv6 addressing: libnm
+    // refuses a section without a method, so it gets the one NetworkManager gives a profile
+    // without the section (automatic, and may fail).
+    if m6.is_none() && kf.has("ipv6") {
+        kf.set_first("ipv6", &[("method", "auto"), ("may-fail", "true")]);
     }
 }
 

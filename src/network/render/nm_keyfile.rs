@@ -55,6 +55,19 @@ impl Keyfile {
         self.section(section).push((key.into(), value.to_string()));
     }
 
+    /// Whether the section is there.
+    pub(crate) fn has(&self, name: &str) -> bool {
+        self.sections.iter().any(|(s, _)| *s == name)
+    }
+
+    /// Sets `keys` first in their section, in their order.
+    pub(crate) fn set_first(&mut self, section: &'static str, keys: &[(&str, &str)]) {
+        let at = self.section(section);
+        for (n, (k, v)) in keys.iter().enumerate() {
+            at.insert(n, (k.to_string(), v.to_string()));
+        }
+    }
+
     /// `header`, then each section and its `key=value` lines, each section followed by an
     /// empty line.
     pub(crate) fn text(&self, header: &str) -> String {
