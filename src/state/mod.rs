@@ -4,6 +4,8 @@
 //! kept too, because tools read it.
 
 pub mod instance_cache;
+mod md5;
+pub mod urlcache;
 
 use crate::error::Diag;
 use crate::reason::Reason;

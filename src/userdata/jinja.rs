@@ -380,6 +380,7 @@ mod tests {
                 urls: &urls,
                 parse_yaml: &json_yaml,
                 instance_data: &idata,
+                once_cache: &crate::userdata::NoOnceCache,
             };
             crate::userdata::process(t.as_bytes(), "user-data", &ctx)
         };
