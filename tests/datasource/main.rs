@@ -17,3 +17,4 @@ mod http_seed;
 mod https_seed;
 mod nocloud;
 mod openstack;
+mod templates;

@@ -4,6 +4,7 @@
 mod formats;
 mod include;
 mod mime;
+mod pycompat;
 
 use super::*;
 use crate::fetch::FetchError;
