@@ -79,6 +79,7 @@ pub fn userdata(data: &[u8]) {
         urls: &NoUrls,
         parse_yaml: &parse,
         instance_data: &instance_data,
+        once_cache: &crate::userdata::NoOnceCache,
     };
     let _ = crate::userdata::process(data, "user-data", &ctx);
 }

@@ -13,7 +13,8 @@ use crate::fetch::Fetcher;
 use crate::instance_data;
 use crate::reason::Reason;
 use crate::record::Recorder;
-use crate::root::Root;
+use crate::root::{ReadOnly, Root};
+use crate::state::urlcache;
 use crate::status::{StageState, Status};
 use crate::userdata::{self, NamedDoc, Processed};
 use crate::yaml;
@@ -81,11 +82,16 @@ fn process_all(
     let parse = |text: &str| yaml::parse(text, limits);
     let instance_data =
         instance_data::build(&chosen.data, system_cfg, system_cfg, ctx.target.as_ref());
+    let once_cache = OnceCache {
+        root: target,
+        instance_id: &chosen.data.instance_id,
+    };
     let ud_ctx = userdata::Context {
         limits,
         urls: &fetcher,
         parse_yaml: &parse,
         instance_data: &instance_data,
+        once_cache: &once_cache,
     };
     let data = &chosen.data;
     let allow_userdata = system_cfg.get("allow_userdata") != Some(&Value::Bool(false));
@@ -133,6 +139,23 @@ fn process_all(
         config,
         user,
         vendor,
+    }
+}
+
+/// The instance's `#include-once` cache in the target, written as soon as a URL is fetched
+/// (as cloud-init does), so even a boot that stops later does not fetch it again.
+struct OnceCache<'a> {
+    root: &'a Root,
+    instance_id: &'a str,
+}
+
+impl userdata::OnceCache for OnceCache<'_> {
+    fn get(&self, url: &str, max_bytes: u64) -> Result<Option<Vec<u8>>, String> {
+        urlcache::read(ReadOnly::new(self.root), self.instance_id, url, max_bytes)
+            .map_err(|e| e.to_string())
+    }
+    fn put(&self, url: &str, content: &[u8]) -> Result<(), String> {
+        urlcache::write(self.root, self.instance_id, url, content).map_err(|e| e.to_string())
     }
 }
 

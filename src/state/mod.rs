@@ -1,9 +1,11 @@
 //! Per-instance state in the target root: the instance id (untrusted input, so checked and
-//! encoded before it names a directory), first-boot detection, and module semaphores.
-//! ember's own state lives under /var/lib/ember; cloud-init's layout under /var/lib/cloud is
-//! kept too, because tools read it.
+//! encoded before it names a directory), first-boot detection, module semaphores, and the
+//! `#include-once` cache (`urlcache`). ember's own state lives under /var/lib/ember;
+//! cloud-init's layout under /var/lib/cloud is kept too, because tools read it.
 
 pub mod instance_cache;
+mod md5;
+pub mod urlcache;
 
 use crate::error::Diag;
 use crate::reason::Reason;

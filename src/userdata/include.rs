@@ -60,37 +60,76 @@ impl Run<'_, '_> {
             return;
         }
         let left = self.ctx.limits.include_bytes.saturating_sub(self.included);
-        let too_large = |run: &mut Self| {
-            let msg = format!("include of {shown} exceeds the include byte limit; skipped");
-            let d = Diag::error(Reason::BudgetExceeded, msg).file(run.source);
-            run.diag(d.budget("include_bytes"));
-        };
         if left == 0 {
-            return too_large(self);
+            return self.include_too_large(&shown);
         }
         if !self.deeper(&format!("include of {shown}")) {
             return;
         }
-        match self.ctx.urls.read(url, left) {
-            Ok(data) if data.len() as u64 > left => too_large(self),
-            Ok(data) => {
+        match self.include_content(url, once, left, &shown) {
+            Some(data) if data.len() as u64 > left => self.include_too_large(&shown),
+            Some(data) => {
                 self.included += data.len() as u64;
-                if once && !self.out.include_once_urls.iter().any(|u| u == url) {
-                    self.out.include_once_urls.push(url.to_string());
-                }
                 self.chain.push(url.to_string());
                 self.blob(&data);
                 self.chain.pop();
             }
-            Err(FetchError::TooLarge { .. }) => too_large(self),
+            None => {}
+        }
+        self.depth -= 1;
+    }
+
+    fn include_too_large(&mut self, shown: &str) {
+        let msg = format!("include of {shown} exceeds the include byte limit; skipped");
+        let d = Diag::error(Reason::BudgetExceeded, msg).file(self.source);
+        self.diag(d.budget("include_bytes"));
+    }
+
+    /// What `url` includes: under `#include-once` the instance's cached copy when there is
+    /// one, else fetched (and, under `#include-once`, cached for later boots, as cloud-init
+    /// does). `None` once the reason there is nothing has been reported.
+    fn include_content(
+        &mut self,
+        url: &str,
+        once: bool,
+        left: u64,
+        shown: &str,
+    ) -> Option<Vec<u8>> {
+        if once {
+            match self.ctx.once_cache.get(url, left) {
+                Ok(Some(data)) => return Some(data),
+                Ok(None) => {}
+                Err(why) => {
+                    let msg =
+                        format!("cached include-once content of {shown}: {why}; fetched again");
+                    self.diag(Diag::warning(Reason::ReadFailed, msg).file(self.source));
+                }
+            }
+        }
+        match self.ctx.urls.read(url, left) {
+            Ok(data) => {
+                if once && data.len() as u64 <= left {
+                    if let Err(why) = self.ctx.once_cache.put(url, &data) {
+                        let msg = format!(
+                            "include-once content of {shown} not cached: {why}; a later boot fetches it again"
+                        );
+                        self.diag(Diag::warning(Reason::WriteFailed, msg).file(self.source));
+                    }
+                }
+                Some(data)
+            }
+            Err(FetchError::TooLarge { .. }) => {
+                self.include_too_large(shown);
+                None
+            }
             Err(e) => {
                 // reason() redacts any URL it quotes, the asked one included.
                 let why = e.reason();
                 let msg = format!("include of {shown} failed: {why}");
                 self.diag(Diag::error(Reason::FetchFailed, msg).file(self.source));
+                None
             }
         }
-        self.depth -= 1;
     }
 
     /// `#cloud-config-archive`: a YAML list of `{type, content, filename, ...}` or strings.

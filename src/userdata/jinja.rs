@@ -64,6 +64,9 @@ pub fn render(
         env.set_syntax(syntax);
     }
     env.set_undefined_behavior(UndefinedBehavior::Lenient);
+    // Jinja2 templates call Python's str and dict methods (`.split('.')[0]`, `.lower()`,
+    // `.get()`); minijinja has none of its own. They pay fuel for what they create.
+    env.set_unknown_method_callback(minijinja_contrib::pycompat::unknown_method_callback);
     env.set_fuel(Some(limits.template_fuel));
     let printed_undefined = Arc::new(AtomicUsize::new(0));
     let counter = Arc::clone(&printed_undefined);
@@ -380,6 +383,7 @@ mod tests {
                 urls: &urls,
                 parse_yaml: &json_yaml,
                 instance_data: &idata,
+                once_cache: &crate::userdata::NoOnceCache,
             };
             crate::userdata::process(t.as_bytes(), "user-data", &ctx)
         };

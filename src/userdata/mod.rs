@@ -30,6 +30,30 @@ pub struct Context<'a> {
     pub parse_yaml: &'a dyn Fn(&str) -> Result<crate::yaml::Doc, crate::yaml::YamlError>,
     /// cloud-init's instance-data.json shape (`{"v1": {...}, "ds": {...}, ...}`).
     pub instance_data: &'a Value,
+    /// Where `#include-once` content is kept between boots of the instance.
+    pub once_cache: &'a dyn OnceCache,
+}
+
+/// The instance's `#include-once` cache (cloud-init's `urlcache`): a URL read under
+/// `#include-once` is fetched once per instance, and later boots read it from here.
+/// Errors are messages naming the cache file, never the URL or the content.
+pub trait OnceCache {
+    /// The content cached for `url`, if any, at most `max_bytes`.
+    fn get(&self, url: &str, max_bytes: u64) -> Result<Option<Vec<u8>>, String>;
+    /// Keeps `content`, just fetched from `url`, for the instance's later boots.
+    fn put(&self, url: &str, content: &[u8]) -> Result<(), String>;
+}
+
+/// No cache: every `#include-once` is fetched (where there is no instance to keep it for).
+pub struct NoOnceCache;
+
+impl OnceCache for NoOnceCache {
+    fn get(&self, _: &str, _: u64) -> Result<Option<Vec<u8>>, String> {
+        Ok(None)
+    }
+    fn put(&self, _: &str, _: &[u8]) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// When a script runs: `text/x-shellscript` is per-instance; the `-per-*` types say.
@@ -85,15 +109,6 @@ pub struct Processed {
     pub boothooks: Vec<Part>,
     /// Unknown types, `text/part-handler` and undetectable parts, kept and reported.
     pub unhandled: Vec<Part>,
-    /// Full URLs read under `#include-once`, in first-read order, without duplicates.
-    ///
-    /// Sensitive: they are the URLs exactly as written, so their query strings and user
-    /// info may carry tokens or passwords. Never log, print or write them anywhere but a
-    /// root-only (0600) cache; in messages use `crate::redact::redact_url`. Meant for the runner,
-    /// which will cache the content of each per instance so a later boot reads it from the
-    /// cache instead of fetching it again (cloud-init's `#include-once`); nothing reads
-    /// them yet. `Debug` shows only their count.
-    pub include_once_urls: Vec<String>,
     pub diags: Vec<Diag>,
 }
 
@@ -106,7 +121,6 @@ impl fmt::Debug for Processed {
             .field("scripts", &self.scripts)
             .field("boothooks", &self.boothooks)
             .field("unhandled", &self.unhandled)
-            .field("include_once_urls", &self.include_once_urls.len())
             .field("diags", &self.diags)
             .finish()
     }

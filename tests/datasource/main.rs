@@ -18,3 +18,4 @@ mod https_seed;
 mod nocloud;
 mod none;
 mod openstack;
+mod templates;

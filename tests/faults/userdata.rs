@@ -100,3 +100,68 @@ fn stored_scripts(m: &Machine) -> Vec<Vec<u8>> {
     files.sort();
     files.iter().map(|p| std::fs::read(p).unwrap()).collect()
 }
+
+/// Expected: content read under `#include-once` is fetched on the instance's first boot only
+/// and kept 0600 under the instance's `data/urlcache` (cloud-init's place and name: the MD5
+/// of the URL); a later boot of the same instance reads the cache, with no request and no
+/// error although the URL now fails; a new instance fetches it again.
+#[test]
+fn include_once_is_fetched_once_per_instance() {
+    let path = "/once?token=SECRET_once_8c1d";
+    let body = "#cloud-config\ntimezone: Etc/UTC\nbootcmd: [echo tok_once_8c1d]\n";
+    let web = Web::start(|_| vec![(path, body.to_string())]);
+    let ud = format!("#include-once\n{}\n", web.url(path));
+    let m = machine("include-once", ud.as_bytes());
+    let boot = |m: &Machine| {
+        let out = m.initrd("all");
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert!(m.diags().is_empty(), "{:#?}", m.diags());
+        let merged = m.json("cloud-init/combined-cloud-config.json");
+        assert_eq!(
+            merged["timezone"], "Etc/UTC",
+            "the included config is applied"
+        );
+    };
+    boot(&m);
+    assert_eq!(web.count(path), 1);
+    let cache = m
+        .target
+        .join("var/lib/cloud/instances/i-faults/data/urlcache");
+    let url_md5 = {
+        let out = std::process::Command::new("md5sum")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .and_then(|mut c| {
+                use std::io::Write;
+                c.stdin
+                    .take()
+                    .unwrap()
+                    .write_all(web.url(path).as_bytes())?;
+                c.wait_with_output()
+            })
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()[..32].to_string()
+    };
+    let cached = cache.join(&url_md5);
+    assert_eq!(std::fs::read_to_string(&cached).unwrap(), body);
+    assert_eq!(Machine::mode(&cached), 0o600);
+    m.assert_secret_not_world_readable("tok_once_8c1d");
+    m.assert_secret_not_world_readable("SECRET_once_8c1d");
+
+    // The same instance boots again (a fresh /run): the cache answers, the server is not asked.
+    std::fs::remove_dir_all(&m.run).unwrap();
+    boot(&m);
+    assert_eq!(web.count(path), 1, "a later boot reads the cache");
+
+    // A new instance on the same disk fetches again.
+    std::fs::remove_dir_all(&m.run).unwrap();
+    let meta = "instance-id: i-faults-2\nlocal-hostname: faults\n";
+    m.write(&m.target, &format!("{SEED_DIR}/meta-data"), meta.as_bytes());
+    boot(&m);
+    assert_eq!(web.count(path), 2, "a new instance fetches again");
+    let again = m
+        .target
+        .join("var/lib/cloud/instances/i-faults-2/data/urlcache");
+    assert!(again.join(&url_md5).is_file());
+}

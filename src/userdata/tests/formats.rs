@@ -287,6 +287,7 @@ fn yaml_budget_is_passed_on() {
         urls: &urls,
         parse_yaml: &parse,
         instance_data: &idata,
+        once_cache: &NoOnceCache,
     };
     let p = process(b"#cloud-config\n{}", "vendor-data", &ctx);
     let d = &p.diags[0];

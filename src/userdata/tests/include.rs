@@ -3,6 +3,7 @@
 use super::*;
 use crate::userdata::include::redact_url;
 use serde_json::json;
+use std::collections::HashMap;
 
 fn with_urls(data: &str, urls: &FakeUrls, limits: &Limits) -> Processed {
     run_with(data.as_bytes(), limits, urls)
@@ -28,22 +29,99 @@ fn include_fetches_each_url_in_order() {
         names,
         ["user-data part 1 (part-001)", "user-data part 3 (part-003)"]
     );
-    assert!(p.include_once_urls.is_empty());
+}
+
+/// An in-memory `OnceCache`; `broken` makes every read and write fail.
+#[derive(Default)]
+struct MemCache {
+    map: std::cell::RefCell<HashMap<String, Vec<u8>>>,
+    broken: bool,
+}
+
+impl OnceCache for MemCache {
+    fn get(&self, url: &str, _: u64) -> Result<Option<Vec<u8>>, String> {
+        if self.broken {
+            return Err("cannot read /cache/x: Permission denied".into());
+        }
+        Ok(self.map.borrow().get(url).cloned())
+    }
+    fn put(&self, url: &str, content: &[u8]) -> Result<(), String> {
+        if self.broken {
+            return Err("cannot write /cache/x: Read-only file system".into());
+        }
+        self.map.borrow_mut().insert(url.into(), content.into());
+        Ok(())
+    }
+}
+
+const ONCE: &str = "#include-once\nhttp://h/a?t=SECRET\n#include http://h/b\n";
+
+#[test]
+fn include_once_is_cached_and_read_from_the_cache_later() {
+    let urls = FakeUrls::with(&[
+        ("http://h/a?t=SECRET", "#cloud-config\n{\"a\": 1}"),
+        ("http://h/b", "#cloud-config\n{\"b\": 1}"),
+    ]);
+    let cache = MemCache::default();
+    let p = run_cached(ONCE.as_bytes(), &Limits::default(), &urls, &cache);
+    assert!(p.diags.is_empty(), "{:?}", p.diags);
+    assert_eq!(p.cloud_config, json!({"a": 1, "b": 1}));
+    // Only the include-once URL is kept; a plain #include is fetched every time.
+    let kept: Vec<String> = cache.map.borrow().keys().cloned().collect();
+    assert_eq!(kept, ["http://h/a?t=SECRET"]);
+
+    // A later boot: the one-time URL is gone, the cache still has it.
+    let later = FakeUrls::with(&[("http://h/b", "#cloud-config\n{\"b\": 2}")]);
+    let p = run_cached(ONCE.as_bytes(), &Limits::default(), &later, &cache);
+    assert!(p.diags.is_empty(), "{:?}", p.diags);
+    assert_eq!(p.cloud_config, json!({"a": 1, "b": 2}));
+
+    // Without the cache (a new instance), it is fetched again, and now fails.
+    let p = run_cached(
+        ONCE.as_bytes(),
+        &Limits::default(),
+        &later,
+        &MemCache::default(),
+    );
+    assert_eq!(codes(&p), ["fetch-failed"]);
 }
 
 #[test]
-fn include_once_urls_are_reported() {
+fn a_broken_cache_warns_and_the_include_is_still_used() {
     let urls = FakeUrls::with(&[
-        ("http://h/a?t=1", "#!/bin/sh\n"),
-        ("http://h/b", "#!/bin/sh\n"),
+        ("http://h/a?t=SECRET", "#cloud-config\n{\"a\": 1}"),
+        ("http://h/b", "#cloud-config\n{\"b\": 1}"),
     ]);
-    let p = with_urls(
-        "#include-once\nhttp://h/a?t=1\n#include http://h/b\n",
+    let cache = MemCache {
+        broken: true,
+        ..MemCache::default()
+    };
+    let p = run_cached(ONCE.as_bytes(), &Limits::default(), &urls, &cache);
+    assert_eq!(codes(&p), ["read-failed", "write-failed"]);
+    assert!(p.diags.iter().all(|d| !d.is_error()), "{:?}", p.diags);
+    assert!(p.diags[0].message.contains("/cache/x"), "{}", p.diags[0]);
+    assert_eq!(p.cloud_config, json!({"a": 1, "b": 1}));
+}
+
+#[test]
+fn a_cached_include_counts_against_the_include_budget() {
+    let cache = MemCache::default();
+    cache
+        .map
+        .borrow_mut()
+        .insert("http://h/a?t=SECRET".into(), vec![b' '; 100]);
+    let limits = Limits {
+        include_bytes: 50,
+        ..Limits::default()
+    };
+    let urls = FakeUrls::default();
+    let p = run_cached(
+        b"#include-once http://h/a?t=SECRET\n",
+        &limits,
         &urls,
-        &Limits::default(),
+        &cache,
     );
-    assert_eq!(p.include_once_urls, ["http://h/a?t=1"]);
-    assert_eq!(p.scripts.len(), 2);
+    assert_eq!(codes(&p), ["budget-exceeded"]);
 }
 
 #[test]

@@ -4,6 +4,7 @@
 mod formats;
 mod include;
 mod mime;
+mod pycompat;
 
 use super::*;
 use crate::fetch::FetchError;
@@ -79,12 +80,23 @@ pub fn instance_data() -> Value {
 /// Processes `data` and checks that no diagnostic quotes the word `SECRET`, which tests
 /// put into every payload.
 pub fn run_with(data: &[u8], limits: &Limits, urls: &FakeUrls) -> Processed {
+    run_cached(data, limits, urls, &NoOnceCache)
+}
+
+/// `run_with`, keeping `#include-once` content in `cache`.
+pub fn run_cached(
+    data: &[u8],
+    limits: &Limits,
+    urls: &FakeUrls,
+    cache: &dyn OnceCache,
+) -> Processed {
     let idata = instance_data();
     let ctx = Context {
         limits,
         urls,
         parse_yaml: &json_yaml,
         instance_data: &idata,
+        once_cache: cache,
     };
     let out = process(data, "user-data", &ctx);
     for d in &out.diags {
