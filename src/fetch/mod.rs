@@ -95,6 +95,12 @@ pub fn fuzz_response(data: &[u8]) {
     http::fuzz(data)
 }
 
+/// Fuzz entry (src/fuzz.rs): a DNS answer read as the resolver reads one.
+#[doc(hidden)]
+pub fn fuzz_dns(data: &[u8]) {
+    dns::fuzz(data)
+}
+
 pub use crate::redact::redact_url;
 
 /// Attempts per URL for errors worth retrying (connection failures, timeouts, 5xx).

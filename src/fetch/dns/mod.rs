@@ -129,5 +129,16 @@ fn ask_all(servers: &[IpAddr], name: &str, deadline: Instant) -> Result<Answer, 
     Err(tried.join("; "))
 }
 
+/// Fuzz entry: `data` as the answer to its own question (id and name), of either type.
+pub(super) fn fuzz(data: &[u8]) {
+    let id = data
+        .get(..2)
+        .map_or(0, |b| u16::from_be_bytes([b[0], b[1]]));
+    let asked = wire::name(data, 12).map_or_else(|| "seed.example".into(), |(n, _)| n);
+    for qtype in [wire::A, wire::AAAA] {
+        let _ = wire::answer(data, id, &asked, qtype);
+    }
+}
+
 #[cfg(test)]
 mod tests;
