@@ -1,7 +1,8 @@
 //! One server asked for one name: the A and AAAA queries sent together over one UDP socket
 //! (connected, so only that server's datagrams arrive; the kernel picks a random source port),
 //! random ids, answers matched by id and question, and a truncated answer asked again over
-//! TCP. Everything ends by the caller's `until`.
+//! TCP; or both over TCP (`ask_tcp`) where UDP went unanswered. Everything ends by the
+//! caller's `until`.
 
 use super::wire::{self, Answer, A, AAAA};
 use std::io::{self, Read, Write};
@@ -99,6 +100,19 @@ pub fn ask(server: SocketAddr, name: &str, until: Instant) -> Result<Answer, Str
     combine(got)
 }
 
+/// `ask` over TCP only, one connection per type: for a server whose UDP went unanswered (a
+/// network that drops UDP, such as QEMU's restricted user network, still carries TCP, which
+/// every DNS server speaks, RFC 7766).
+pub fn ask_tcp(server: SocketAddr, name: &str, until: Instant) -> Result<Answer, String> {
+    let ids = random_ids();
+    let mut got = [None, None];
+    for (i, t) in [A, AAAA].into_iter().enumerate() {
+        let q = wire::query(ids[i], name, t).ok_or("not a valid host name")?;
+        got[i] = Some(over_tcp(server, &q, ids[i], name, t, until));
+    }
+    combine(got)
+}
+
 /// Both families' answers as one: any addresses (IPv4 first), else NXDOMAIN, else "no
 /// address" when both said so, else the first failure.
 fn combine(got: [Option<Result<Answer, String>>; 2]) -> Result<Answer, String> {
@@ -130,7 +144,7 @@ fn over_tcp(
     qtype: u16,
     until: Instant,
 ) -> Result<Answer, String> {
-    let tcp = |e: io::Error| format!("truncated over UDP, then over TCP: {}", why(e));
+    let tcp = |e: io::Error| format!("over TCP: {}", why(e));
     let mut s = TcpStream::connect_timeout(&server, left(until).map_err(tcp)?).map_err(tcp)?;
     s.set_write_timeout(Some(left(until).map_err(tcp)?))
         .map_err(tcp)?;

@@ -273,6 +273,33 @@ fn a_truncated_answer_is_asked_again_over_tcp() {
     assert_eq!(got, Answer::Addresses(vec!["10.9.8.7".parse().unwrap()]));
 }
 
+/// A DNS server over TCP only, answering `n` connections of one query each.
+fn tcp_server(n: usize, data_a: [u8; 4]) -> SocketAddr {
+    let tcp = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = tcp.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for s in tcp.incoming().take(n) {
+            let mut s = s.unwrap();
+            let mut len = [0u8; 2];
+            s.read_exact(&mut len).unwrap();
+            let mut q = vec![0u8; u16::from_be_bytes(len) as usize];
+            s.read_exact(&mut q).unwrap();
+            let a = reply(&q, 0x0180, &data_a, &[]);
+            let mut out = (a.len() as u16).to_be_bytes().to_vec();
+            out.extend_from_slice(&a);
+            s.write_all(&out).unwrap();
+        }
+    });
+    addr
+}
+
+#[test]
+fn a_server_that_takes_only_tcp_answers_ask_tcp() {
+    let server = tcp_server(2, [10, 4, 4, 4]);
+    let got = ask_tcp(server, "seed.example", soon()).unwrap();
+    assert_eq!(got, Answer::Addresses(vec!["10.4.4.4".parse().unwrap()]));
+}
+
 #[test]
 fn silence_ends_at_the_deadline_and_errors_say_why() {
     let silent = udp_server(2, |_| Vec::new());
@@ -311,8 +338,13 @@ fn hosts_first_and_no_server_is_said_plainly() {
     std::fs::create_dir_all(dir.join("etc")).unwrap();
     std::fs::write(dir.join("etc/hosts"), "10.3.3.3 seed.example\n").unwrap();
     let r = Resolver::new(&Host::new(&dir), &[]);
-    let got = r.resolve("Seed.Example.", soon()).unwrap();
+    let got = r.resolve("Seed.Example", soon()).unwrap();
     assert_eq!(got, vec![IpAddr::from([10, 3, 3, 3])]);
+    // A resolver remembers: gone from the file, still known.
+    std::fs::write(dir.join("etc/hosts"), "").unwrap();
+    assert_eq!(r.resolve("seed.example", soon()).unwrap(), got);
+    let fresh = Resolver::new(&Host::new(&dir), &[]);
+    assert!(fresh.resolve("seed.example", soon()).is_err());
     let err = r.resolve("other.example", soon()).unwrap_err();
     assert!(!err.retry);
     assert_eq!(
