@@ -116,7 +116,7 @@ impl DsHint {
         let mut out = self.name.clone();
         for (k, v) in &self.settings {
             let v = if k == "seedfrom" {
-                crate::fetch::redact_url(v)
+                crate::redact::redact_url(v)
             } else {
                 v.clone()
             };

@@ -26,6 +26,7 @@ pub const TARGETS: &[Target] = &[
     ("proc_ipv6", crate::network::ephemeral::slaac::fuzz),
     ("ovf_env", ovf_env),
     ("http_response", crate::fetch::fuzz_response),
+    ("dns_answer", crate::fetch::fuzz_dns),
 ];
 
 /// The kernel command line and everything ember reads from it.

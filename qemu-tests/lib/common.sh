@@ -136,15 +136,16 @@ free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
 
-# boot NAME [--disk F]… [--cdrom F] [--net PORT] [--ssh PORT] [--mac MAC] [--append ARGS]
-#      [--initrd F] [--timeout S] [--memory MIB] [--smbios SPEC]
+# boot NAME [--disk F]… [--cdrom F] [--net PORT] [--dns PORT] [--ssh PORT] [--mac MAC]
+#      [--append ARGS] [--initrd F] [--timeout S] [--memory MIB] [--smbios SPEC]
 # Boots the kernel under TCG with the serial console in $WORK/NAME.console. QEMU's user
 # network is always restricted; --net PORT forwards the guest's 169.254.169.254:80 to the
-# loopback port, --ssh PORT forwards loopback PORT to the guest's port 22; --mac gives the NIC
+# loopback port, --dns PORT the guest's TCP to 169.254.169.53:53 (a restricted network drops
+# UDP, and QEMU's own DNS would ask the host's resolver), --ssh PORT forwards loopback PORT to the guest's port 22; --mac gives the NIC
 # that MAC (and a NIC on a restricted network with nothing forwarded when neither is asked).
 # Returns QEMU's status (124 on timeout). BOOT_SECONDS holds the wall time.
 boot() {
-    local name=$1 timeout=60 append="" initrd=${INITRD:-} net="" ssh="" mac="" args=() started
+    local name=$1 timeout=60 append="" initrd=${INITRD:-} net="" dns="" ssh="" mac="" args=() started
     shift
     while [ $# -gt 0 ]; do
         case "$1" in
@@ -152,6 +153,7 @@ boot() {
             --disk-ro) args+=(-drive "file=$2,format=raw,if=virtio,readonly=on"); shift 2 ;;
             --cdrom) args+=(-drive "file=$2,media=cdrom,if=ide,readonly=on"); shift 2 ;;
             --net) net=$2; shift 2 ;;
+            --dns) dns=$2; shift 2 ;;
             --ssh) ssh=$2; shift 2 ;;
             --mac) mac=$2; shift 2 ;;
             --append) append=$2; shift 2 ;;
@@ -162,9 +164,10 @@ boot() {
             *) die "boot: unknown option $1" ;;
         esac
     done
-    if [ -n "$net$ssh$mac" ]; then
+    if [ -n "$net$dns$ssh$mac" ]; then
         local netdev="user,id=n0,restrict=on,net=169.254.169.0/24,host=169.254.169.2,dhcpstart=169.254.169.15"
         [ -z "$net" ] || netdev+=",guestfwd=tcp:169.254.169.254:80-cmd:socat - TCP:127.0.0.1:$net"
+        [ -z "$dns" ] || netdev+=",guestfwd=tcp:169.254.169.53:53-cmd:socat - TCP:127.0.0.1:$dns"
         [ -z "$ssh" ] || netdev+=",hostfwd=tcp:127.0.0.1:$ssh-:22"
         # shellcheck disable=SC2054 # QEMU's own comma-separated option syntax
         args+=(-netdev "$netdev" -device "virtio-net-pci,netdev=n0${mac:+,mac=$mac}")

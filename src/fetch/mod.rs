@@ -1,6 +1,7 @@
 //! Reading a URL with a size budget and deadlines: `file://` and plain paths (under the host
 //! prefix), and http(s) with retries. Never through a proxy from the environment.
 
+mod dns;
 mod http;
 #[cfg(test)]
 mod tests;
@@ -94,6 +95,12 @@ pub fn fuzz_response(data: &[u8]) {
     http::fuzz(data)
 }
 
+/// Fuzz entry (src/fuzz.rs): a DNS answer read as the resolver reads one.
+#[doc(hidden)]
+pub fn fuzz_dns(data: &[u8]) {
+    dns::fuzz(data)
+}
+
 pub use crate::redact::redact_url;
 
 /// Attempts per URL for errors worth retrying (connection failures, timeouts, 5xx).
@@ -116,6 +123,7 @@ pub struct Fetcher {
     deadline: Instant,
     /// Built on the first https request, from the CA bundle found then.
     tls: OnceLock<Result<Arc<rustls::ClientConfig>, String>>,
+    dns: dns::Resolver,
 }
 
 /// A request that was answered: any status, and the body of a 2xx.
@@ -145,6 +153,7 @@ impl Fetcher {
             request_timeout,
             deadline,
             tls: OnceLock::new(),
+            dns: dns::Resolver::new(env.host, env.cmdline),
         }
     }
 
@@ -220,7 +229,7 @@ impl Fetcher {
                 .clone()
         };
         let deadline = Instant::now() + self.request_timeout.min(left);
-        match http::exchange(out, max_bytes, deadline, &tls) {
+        match http::exchange(out, max_bytes, deadline, &tls, &self.dns) {
             Ok((status, got, body)) => Ok((Response { status, body }, got)),
             Err(http::Error::TooLarge) => Err(FetchError::TooLarge {
                 url: url.into(),
@@ -281,7 +290,7 @@ impl Fetcher {
                 url: url.into(),
                 reason: self.explain(reason),
             };
-            match http::get(url, headers, max_bytes, deadline, &tls) {
+            match http::get(url, headers, max_bytes, deadline, &tls, &self.dns) {
                 Ok(body) => return Ok(body),
                 Err(http::Error::NotFound) => return Err(FetchError::NotFound { url: url.into() }),
                 Err(http::Error::TooLarge) => {

@@ -274,6 +274,11 @@ fn reply(text: &'static str) -> Answer {
     })
 }
 
+/// A resolver with no files and no command line: these tests name hosts by address.
+fn no_dns() -> super::dns::Resolver {
+    super::dns::Resolver::new(&crate::host::Host::new("/nonexistent"), &[])
+}
+
 fn no_tls() -> Result<Arc<rustls::ClientConfig>, String> {
     Err("no tls here".into())
 }
@@ -290,14 +295,17 @@ fn loopback_redirects_only_without_headers() {
         reply("HTTP/1.1 301 Moved\r\nLocation: http://127.0.0.1:1/\r\n\r\n"),
     ]);
     let base = format!("http://127.0.0.1:{port}/a");
-    assert_eq!(http::get(&base, &[], 10, soon(), &no_tls).unwrap(), b"ok");
+    assert_eq!(
+        http::get(&base, &[], 10, soon(), &no_tls, &no_dns()).unwrap(),
+        b"ok"
+    );
     assert!(rx.recv().unwrap().starts_with("GET /a HTTP/1.1\r\n"));
     assert!(rx
         .recv()
         .unwrap()
         .starts_with("GET /b/../next?x HTTP/1.1\r\n"));
     let token = [("X-Token".to_string(), "secret".to_string())];
-    let reason = failed(http::get(&base, &token, 10, soon(), &no_tls));
+    let reason = failed(http::get(&base, &token, 10, soon(), &no_tls, &no_dns()));
     assert!(reason.starts_with("HTTP status 301"), "{reason}");
     assert!(rx.recv().unwrap().contains("X-Token: secret\r\n"));
 }
@@ -311,7 +319,7 @@ fn loopback_statuses() {
         reply("HTTP/1.1 403 No\r\n\r\n"),
     ]);
     let u = format!("http://127.0.0.1:{port}/");
-    let get = || http::get(&u, &[], 10, soon(), &no_tls);
+    let get = || http::get(&u, &[], 10, soon(), &no_tls, &no_dns());
     assert_eq!(get(), Err(Error::NotFound));
     assert_eq!(get(), Err(Error::NotFound));
     assert_eq!(get(), Err(Error::Transient("HTTP status 503".into())));
@@ -342,7 +350,14 @@ fn a_slow_drip_server_cannot_hold_a_request_past_its_deadline() {
     let u = format!("http://127.0.0.1:{port}/");
     for _ in 0..2 {
         let start = Instant::now();
-        let got = http::get(&u, &[], 10_000, start + Duration::from_millis(300), &no_tls);
+        let got = http::get(
+            &u,
+            &[],
+            10_000,
+            start + Duration::from_millis(300),
+            &no_tls,
+            &no_dns(),
+        );
         let took = start.elapsed();
         assert_eq!(got, Err(Error::Transient("timed out".into())));
         assert!(took >= Duration::from_millis(300), "{took:?}");
@@ -388,7 +403,7 @@ fn a_body_goes_with_its_length_and_is_not_redirected() {
         headers: &[("Content-Type".into(), "text/xml; charset=utf-8".into())],
         body: b"<Health/>",
     };
-    let (status, _, _) = http::exchange(&out, 10, soon(), &no_tls).unwrap();
+    let (status, _, _) = http::exchange(&out, 10, soon(), &no_tls, &no_dns()).unwrap();
     assert_eq!(status, 307, "answered, not followed");
     let (head, body) = rx.recv().unwrap();
     assert!(

@@ -40,6 +40,19 @@ fn all<'a>(params: &'a [String], key: &'a str) -> impl Iterator<Item = (String, 
         .map(move |(i, v)| (format!("{key}.{i}"), v))
 }
 
+/// The DNS servers the command line names: `nameserver=`, then the DNS fields of each `ip=`,
+/// once each (the name resolver's last resort in the initramfs).
+pub fn nameservers(params: &[String]) -> Vec<IpAddr> {
+    let net = parse(params, &mut Reader::new("cmdline", None));
+    let mut out = net.dns.nameservers;
+    for ns in net.interfaces.iter().flat_map(|i| &i.dns.nameservers) {
+        if !out.contains(ns) {
+            out.push(*ns);
+        }
+    }
+    out
+}
+
 pub(super) fn parse(params: &[String], rd: &mut Reader) -> Network {
     let mut net = Network {
         format: Format::Cmdline,

@@ -88,3 +88,96 @@ impl Drop for Link {
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
+
+/// A process started in a namespace, killed (by its PID) and reaped when dropped.
+pub struct Process(pub std::process::Child);
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+impl Link {
+    /// dnsmasq on the server's end at `net.1/24`, answering DNS (port 53, no upstream: it
+    /// knows only what `options` give it, `--log-queries` into `dnsmasq.log`) and, with
+    /// `dhcp`, DHCP (option 6 is then its own address). Returns once it listens.
+    pub fn dns_server(&self, net: &str, dhcp: bool, options: &[&str]) -> Process {
+        use std::process::Stdio;
+        use std::time::{Duration, Instant};
+        let addr = format!("{net}.1/24");
+        ip(&[
+            "-n",
+            &self.server_ns,
+            "addr",
+            "add",
+            &addr,
+            "dev",
+            &self.server,
+        ]);
+        let log = self.dir.join("dnsmasq.log");
+        let mut cmd = Command::new("ip");
+        cmd.args(["netns", "exec", &self.server_ns, "dnsmasq", "--no-daemon"])
+            .args([
+                "--conf-file=/dev/null",
+                "--no-resolv",
+                "--no-hosts",
+                "--log-queries",
+            ])
+            .arg(format!("--interface={}", self.server))
+            .args(["--bind-interfaces", "--port=53", "--no-ping"])
+            .arg(format!(
+                "--pid-file={}",
+                self.dir.join("dnsmasq.pid").display()
+            ))
+            .arg(format!(
+                "--dhcp-leasefile={}",
+                self.dir.join("leases").display()
+            ))
+            .args(options)
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&log).unwrap());
+        if dhcp {
+            cmd.arg(format!("--dhcp-range={net}.100,{net}.150,255.255.255.0,1h"));
+        }
+        let child = Process(cmd.spawn().unwrap());
+        let start = Instant::now();
+        let ready = if dhcp {
+            "DHCP, sockets bound"
+        } else {
+            "started, version"
+        };
+        while !std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .contains(ready)
+        {
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "dnsmasq: {log:?}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        child
+    }
+
+    /// The DNS server's log so far.
+    pub fn dns_log(&self) -> String {
+        std::fs::read_to_string(self.dir.join("dnsmasq.log")).unwrap_or_default()
+    }
+
+    /// A TCP listener bound to `addr` inside the server's namespace: a thread enters it just
+    /// to bind; the listener stays there.
+    pub fn listen_in_server(&self, addr: &str) -> std::net::TcpListener {
+        use std::os::fd::AsFd;
+        let ns = std::fs::File::open(format!("/run/netns/{}", self.server_ns)).unwrap();
+        let addr = addr.to_string();
+        std::thread::spawn(move || {
+            let kind = rustix::thread::LinkNameSpaceType::Network;
+            rustix::thread::move_into_link_name_space(ns.as_fd(), Some(kind)).unwrap();
+            std::net::TcpListener::bind(addr).unwrap()
+        })
+        .join()
+        .unwrap()
+    }
+}

@@ -11,6 +11,7 @@ mod boots;
 mod canonical_seeds;
 mod config_sources;
 mod digitalocean;
+mod dns_seed;
 mod ec2;
 mod gce;
 mod http_seed;

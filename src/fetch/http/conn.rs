@@ -1,13 +1,15 @@
-//! The connection: TCP (resolving a name when the URL has one), TLS over rustls with the ring
-//! provider, and the one deadline that bounds connect, TLS, request and every read. Kept
+//! The connection: TCP (a name resolved by ember's own resolver, `fetch/dns`), TLS over rustls
+//! with the ring provider, and the one deadline that bounds resolving, connect, TLS, request
+//! and every read. Kept
 //! apart so the only code touching sockets and certificates is here, and a slow-drip server
 //! meets the deadline in one place (`Timed`).
 
 use super::url::{Host, Url};
 use super::{failed, Error};
+use crate::fetch::dns::Resolver;
 use rustls::pki_types::{CertificateDer, ServerName};
 use std::io::{self, Read, Write};
-use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
+use std::net::{SocketAddr, TcpStream};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -51,18 +53,22 @@ pub(super) fn connect(
     url: &Url,
     deadline: Instant,
     tls: &dyn Fn() -> Result<Arc<rustls::ClientConfig>, String>,
+    dns: &Resolver,
 ) -> Result<Box<dyn Stream>, Error> {
-    let addrs: Vec<SocketAddr> = match &url.host {
-        Host::Ip(ip) => vec![SocketAddr::new(*ip, url.port)],
-        Host::Name(name) => (name.as_str(), url.port)
-            .to_socket_addrs()
-            .map_err(|e| Error::Transient(format!("resolving the host: {e}")))?
-            .collect(),
+    let addrs = match &url.host {
+        Host::Ip(ip) => vec![*ip],
+        Host::Name(name) => dns.resolve(name, deadline).map_err(|f| match f.retry {
+            true => Error::Transient(f.reason),
+            false => failed(f.reason),
+        })?,
     };
     let mut last = Error::Transient("the host has no address".into());
     let mut tcp = None;
-    for addr in addrs {
-        match TcpStream::connect_timeout(&addr, left(deadline)?) {
+    for (i, ip) in addrs.iter().enumerate() {
+        // An equal share of what is left for each address still to try, so a silent first
+        // one leaves time for the next.
+        let share = left(deadline)? / (addrs.len() - i) as u32;
+        match TcpStream::connect_timeout(&SocketAddr::new(*ip, url.port), share) {
             Ok(s) => {
                 tcp = Some(s);
                 break;

@@ -13,6 +13,7 @@ mod conn;
 mod response;
 mod url;
 
+use super::dns::Resolver;
 use base64::Engine as _;
 use conn::{connect, Stream};
 use std::io::{self, BufReader, Write};
@@ -65,10 +66,11 @@ pub(super) fn get(
     max_bytes: u64,
     deadline: Instant,
     tls: &dyn Fn() -> Result<Arc<rustls::ClientConfig>, String>,
+    dns: &Resolver,
 ) -> Result<Vec<u8>, Error> {
     let mut url = Url::parse(url)?;
     for _ in 0..=MAX_REDIRECTS {
-        let (head, mut stream) = send("GET", &url, headers, &[], deadline, tls)?;
+        let (head, mut stream) = send("GET", &url, headers, &[], deadline, tls, dns)?;
         match head.status {
             200..=299 => return read_body(&mut stream, &head, max_bytes),
             301 | 302 | 303 | 307 | 308 if headers.is_empty() => {
@@ -106,10 +108,11 @@ pub(super) fn exchange(
     max_bytes: u64,
     deadline: Instant,
     tls: &dyn Fn() -> Result<Arc<rustls::ClientConfig>, String>,
+    dns: &Resolver,
 ) -> Result<(u16, Headers, Vec<u8>), Error> {
     let mut url = Url::parse(out.url)?;
     for _ in 0..=MAX_REDIRECTS {
-        let (head, mut stream) = send(out.method, &url, out.headers, out.body, deadline, tls)?;
+        let (head, mut stream) = send(out.method, &url, out.headers, out.body, deadline, tls, dns)?;
         match head.status {
             200..=299 => {
                 let body = read_body(&mut stream, &head, max_bytes)?;
@@ -141,9 +144,10 @@ fn send(
     body: &[u8],
     deadline: Instant,
     tls: &dyn Fn() -> Result<Arc<rustls::ClientConfig>, String>,
+    dns: &Resolver,
 ) -> Result<(Head, BufReader<Box<dyn Stream>>), Error> {
     let req = request(method, url, headers, body.len())?;
-    let mut stream = BufReader::new(connect(url, deadline, tls)?);
+    let mut stream = BufReader::new(connect(url, deadline, tls, dns)?);
     stream.get_mut().write_all(&req)?;
     stream.get_mut().write_all(body)?;
     stream.get_mut().flush()?;

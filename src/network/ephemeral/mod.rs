@@ -45,6 +45,26 @@ use std::time::{Duration, Instant};
 pub use nics::fallback_candidates;
 pub use session::Session;
 
+/// The DNS servers (option 6) and domain (option 15) of the lease a session holds now: ember's
+/// name resolver (src/fetch/dns) asks them first, since nothing writes a resolv.conf for a
+/// lease ember made itself. Process-wide because the lease is: its address and routes are the
+/// kernel's, seen by every request while it is up.
+static LEASE_DNS: std::sync::Mutex<Option<LeaseDns>> = std::sync::Mutex::new(None);
+
+/// The lease's DNS servers and domain.
+pub type LeaseDns = (Vec<Ipv4Addr>, Option<String>);
+
+/// The DNS servers and domain of the lease up now, if any.
+pub fn lease_dns() -> Option<LeaseDns> {
+    LEASE_DNS.lock().map_or(None, |l| l.clone())
+}
+
+fn set_lease_dns(dns: Option<LeaseDns>) {
+    if let Ok(mut l) = LEASE_DNS.lock() {
+        *l = dns;
+    }
+}
+
 /// What a datasource asks of a session.
 #[derive(Clone, Debug)]
 pub struct Options {

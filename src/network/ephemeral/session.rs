@@ -5,7 +5,7 @@
 
 use super::client::{self, Failure, Ignored, Lease, RawTransport};
 use super::netlink::{Address, Netlink, RouteSpec};
-use super::{linklocal, plan_routes, slaac, Attempt, Error, Options};
+use super::{linklocal, plan_routes, set_lease_dns, slaac, Attempt, Error, Options};
 use rustix::io::Errno;
 use std::net::Ipv4Addr;
 use std::time::{Duration, Instant};
@@ -172,6 +172,7 @@ impl Session {
         let Some(mut active) = self.current.take() else {
             return Vec::new();
         };
+        set_lease_dns(None);
         let failed = active.applied.teardown(&mut self.nl);
         self.record[active.attempt]
             .warnings
@@ -212,6 +213,7 @@ impl Session {
                     attempt.server = lease.server;
                     attempt.lease_seconds = lease.lease_seconds;
                     self.record.push(attempt);
+                    set_lease_dns(Some((lease.dns.clone(), lease.domain.clone())));
                     self.current = Some(Active {
                         lease,
                         applied,
