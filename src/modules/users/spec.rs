@@ -186,6 +186,9 @@ const KNOWN: &[&str] = &[
     "no_log_init",
 ];
 
+/// Keys renamed from the spelling written: `(new, old)`.
+type Renamed = Vec<(String, String)>;
+
 /// cloud-init reads every key of a user with `-` as `_`, so the old spellings
 /// (`ssh-authorized-keys`, `lock-passwd`, `no-create-home`, ...) still work, deprecated. A copy
 /// with them renamed, each with a deprecation, and the renamings `(new, old)`; `None` when
@@ -195,7 +198,7 @@ fn hyphenated(
     m: &Map<String, Value>,
     key: &str,
     diags: &mut Vec<Diag>,
-) -> Option<(Map<String, Value>, Vec<(String, String)>)> {
+) -> Option<(Map<String, Value>, Renamed)> {
     let old: Vec<&String> = m
         .keys()
         .filter(|f| f.contains('-') && KNOWN.contains(&f.replace('-', "_").as_str()))
