@@ -392,6 +392,26 @@ pub fn canonical(name: &str) -> String {
     name.strip_prefix("cc_").unwrap_or(name).to_string()
 }
 
+/// Modules older cloud-init releases had and current ones dropped, which the cloud.cfg of
+/// older images still lists (Debian 12's 22.4 lists migrator, refresh_rmc_and_interface and
+/// rightscale_userdata): a list naming one skips it quietly, as those releases' own modules
+/// did nothing on a machine that needed none of them.
+const REMOVED: &[&str] = &[
+    "emit_upstart",
+    "migrator",
+    "refresh_rmc_and_interface",
+    "rightscale_userdata",
+    "snap_config",
+    "snappy",
+    "ubuntu_advantage",
+    "ubuntu_init_switch",
+];
+
+/// True for the name (in any spelling `canonical` takes) of a module cloud-init dropped.
+pub fn is_removed(name: &str) -> bool {
+    REMOVED.contains(&canonical(name).as_str())
+}
+
 /// The module named `name`, in any spelling `canonical` takes.
 pub fn find(name: &str) -> Option<&'static Spec> {
     let name = canonical(name);
@@ -448,6 +468,11 @@ mod tests {
             Some("power_state_change")
         );
         assert!(find("no_such_module").is_none());
+        assert!(
+            REMOVED.iter().all(|r| find(r).is_none()),
+            "removed yet in the table"
+        );
+        assert!(is_removed("cc_rightscale-userdata") && !is_removed("runcmd"));
     }
 
     #[test]
@@ -457,6 +482,40 @@ mod tests {
                 assert!(crate::config::known_keys::is_known(k), "{}: {k}", s.name);
             }
         }
+    }
+
+    /// The README names the modules that run with no key of their own, those ember has and
+    /// those it lacks, as this table says.
+    #[test]
+    fn readme_lists_the_modules_that_run_without_keys() {
+        let readme = include_str!("../README.md");
+        let start = readme
+            .find("**Run with no key.**")
+            .expect("the README's paragraph");
+        let para = &readme[start..];
+        let para = &para[..para.find("\n\n").unwrap_or(para.len())];
+        let (has, lacks) = para.split_once("ember lacks").expect("two sentences");
+        let named = |text: &str| {
+            let mut v: Vec<String> = text
+                .split('`')
+                .skip(1)
+                .step_by(2)
+                .map(str::to_string)
+                .collect();
+            v.sort();
+            v
+        };
+        let want = |ember: bool| {
+            let mut v: Vec<String> = MODULES
+                .iter()
+                .filter(|s| s.listed && s.without_keys && s.ember == ember)
+                .map(|s| s.name.to_string())
+                .collect();
+            v.sort();
+            v
+        };
+        assert_eq!(named(has), want(true));
+        assert_eq!(named(lacks), want(false));
     }
 
     #[test]

@@ -93,6 +93,9 @@ fn read_list(
             continue;
         };
         let Some(spec) = module_specs::find(name) else {
+            if module_specs::is_removed(name) {
+                continue;
+            }
             let name = crate::redact::printable_up_to(name.trim(), 64);
             let msg = format!("unknown module '{name}': skipped");
             diags.push(Diag::warning(Reason::ModuleUnknown, msg).key(at));

@@ -84,11 +84,12 @@ fn lists_decide_what_runs_in_which_order() {
 }
 
 /// Unknown names, unknown frequencies and unreadable items: a warning naming the item, the
-/// rest of the list kept; a list that is no list: a warning, and the default list.
+/// rest of the list kept; a list that is no list: a warning, and the default list. Modules
+/// cloud-init dropped, which older images' lists name, are skipped quietly.
 #[test]
 fn bad_items_are_warnings_naming_the_item() {
     let cfg = json!({
-        "cloud_init_modules": ["growpart", "no_such_module", ["resizefs", "weekly"], 5, {"frequency": "always"}, "", null, []],
+        "cloud_init_modules": ["growpart", "no_such_module", ["resizefs", "weekly"], 5, {"frequency": "always"}, "", null, [], "migrator", "rightscale-userdata"],
         "cloud_final_modules": "final_message"
     });
     let (planned, diags) = names(&cfg);
