@@ -52,6 +52,10 @@ pub struct Spec {
     /// Whether cloud-init's default lists (debian variant) carry it: ember's stages run these
     /// in this table's order unless the image lists its own.
     pub listed: bool,
+    /// Whether cloud-init runs it when the config has none of its keys (its
+    /// `activate_by_schema_keys` is empty): it acts on defaults, meta-data or the machine. A
+    /// runner module without it is skipped when the handoff carries none of its keys.
+    pub without_keys: bool,
     /// Whether ember has it yet.
     pub ember: bool,
 }
@@ -102,6 +106,7 @@ const fn m(
         keys,
         distros: ALL,
         listed: true,
+        without_keys: false,
         ember: false,
     }
 }
@@ -122,6 +127,12 @@ impl Spec {
     const fn on(self, distros: &'static [&'static str]) -> Spec {
         Spec { distros, ..self }
     }
+    const fn without_keys(self) -> Spec {
+        Spec {
+            without_keys: true,
+            ..self
+        }
+    }
 }
 
 use Stage::{Config, Final, Init, Local};
@@ -130,11 +141,15 @@ use Stage::{Config, Final, Init, Local};
 /// lists do not carry.
 pub const MODULES: &[Spec] = &[
     // cloud_init_modules
-    m("seed_random", Local, PerInstance, &["random_seed"]),
+    m("seed_random", Local, PerInstance, &["random_seed"]).without_keys(),
     m("bootcmd", Init, PerBoot, &["bootcmd"]).ember(),
     m("write_files", Local, PerInstance, &["write_files"]).ember(),
-    m("growpart", Local, PerBoot, &["growpart"]).ember(),
-    m("resizefs", Local, PerBoot, &["resize_rootfs"]).ember(),
+    m("growpart", Local, PerBoot, &["growpart"])
+        .ember()
+        .without_keys(),
+    m("resizefs", Local, PerBoot, &["resize_rootfs"])
+        .ember()
+        .without_keys(),
     m(
         "disk_setup",
         Local,
@@ -148,9 +163,14 @@ pub const MODULES: &[Spec] = &[
         PerInstance,
         &["mounts", "swap", "mount_default_fields"],
     )
-    .ember(),
-    m("set_hostname", Local, PerInstance, HOSTNAME_KEYS).ember(),
-    m("update_hostname", Local, PerBoot, HOSTNAME_KEYS).ember(),
+    .ember()
+    .without_keys(),
+    m("set_hostname", Local, PerInstance, HOSTNAME_KEYS)
+        .ember()
+        .without_keys(),
+    m("update_hostname", Local, PerBoot, HOSTNAME_KEYS)
+        .ember()
+        .without_keys(),
     m(
         "update_etc_hosts",
         Local,
@@ -166,15 +186,19 @@ pub const MODULES: &[Spec] = &[
         PerInstance,
         &["users", "groups", "user"],
     )
-    .ember(),
-    m("ssh", Local, PerInstance, SSH_KEYS).ember(),
+    .ember()
+    .without_keys(),
+    m("ssh", Local, PerInstance, SSH_KEYS)
+        .ember()
+        .without_keys(),
     m(
         "set_passwords",
         Local,
         PerInstance,
         &["chpasswd", "password", "ssh_pwauth"],
     )
-    .ember(),
+    .ember()
+    .without_keys(),
     // cloud_config_modules
     m("wireguard", Config, PerInstance, &["wireguard"])
         .on(UBUNTU)
@@ -184,21 +208,24 @@ pub const MODULES: &[Spec] = &[
         .on(UBUNTU)
         .unlisted(),
     m("ssh_import_id", Config, PerInstance, &["ssh_import_id"])
-        .on(&["alpine", "cos", "debian", "ubuntu"]),
+        .on(&["alpine", "cos", "debian", "ubuntu"])
+        .without_keys(),
     m("keyboard", Config, PerInstance, &["keyboard"]),
     m(
         "locale",
         Config,
         PerInstance,
         &["locale", "locale_configfile"],
-    ),
+    )
+    .without_keys(),
     m(
         "grub_dpkg",
         Config,
         PerInstance,
         &["grub_dpkg", "grub-dpkg"],
     )
-    .on(DEBIAN),
+    .on(DEBIAN)
+    .without_keys(),
     m("apt_pipelining", Config, PerInstance, &["apt_pipelining"]).on(DEBIAN),
     m(
         "apt_configure",
@@ -206,7 +233,8 @@ pub const MODULES: &[Spec] = &[
         PerInstance,
         &["apt", "apt_preserve_sources_list"],
     )
-    .on(DEBIAN),
+    .on(DEBIAN)
+    .without_keys(),
     m(
         "ubuntu_pro",
         Config,
@@ -268,18 +296,29 @@ pub const MODULES: &[Spec] = &[
     m("ansible", Final, PerInstance, &["ansible"]),
     m("mcollective", Final, PerInstance, &["mcollective"]),
     m("salt_minion", Final, PerInstance, &["salt_minion"]),
-    m("reset_rmc", Final, PerInstance, &[]),
-    m("scripts_vendor", Final, PerInstance, &["vendor_data"]).ember(),
-    m("scripts_per_once", Final, PerOnce, &[]).ember(),
-    m("scripts_per_boot", Final, PerBoot, &[]).ember(),
-    m("scripts_per_instance", Final, PerInstance, &[]).ember(),
-    m("scripts_user", Final, PerInstance, &[]).ember(),
+    m("reset_rmc", Final, PerInstance, &[]).without_keys(),
+    m("scripts_vendor", Final, PerInstance, &["vendor_data"])
+        .ember()
+        .without_keys(),
+    m("scripts_per_once", Final, PerOnce, &[])
+        .ember()
+        .without_keys(),
+    m("scripts_per_boot", Final, PerBoot, &[])
+        .ember()
+        .without_keys(),
+    m("scripts_per_instance", Final, PerInstance, &[])
+        .ember()
+        .without_keys(),
+    m("scripts_user", Final, PerInstance, &[])
+        .ember()
+        .without_keys(),
     m(
         "ssh_authkey_fingerprints",
         Final,
         PerInstance,
         &["no_ssh_fingerprints", "authkey_hash"],
-    ),
+    )
+    .without_keys(),
     m(
         "keys_to_console",
         Final,
@@ -289,8 +328,9 @@ pub const MODULES: &[Spec] = &[
             "ssh_fp_console_blacklist",
             "ssh_key_console_blacklist",
         ],
-    ),
-    m("install_hotplug", Final, PerInstance, &["updates"]),
+    )
+    .without_keys(),
+    m("install_hotplug", Final, PerInstance, &["updates"]).without_keys(),
     // hostname and fqdn: what it posts under those names.
     m(
         "phone_home",
@@ -299,7 +339,9 @@ pub const MODULES: &[Spec] = &[
         &["phone_home", "hostname", "fqdn"],
     )
     .ember(),
-    m("final_message", Final, PerBoot, &["final_message"]).ember(),
+    m("final_message", Final, PerBoot, &["final_message"])
+        .ember()
+        .without_keys(),
     m("power_state_change", Final, PerInstance, &["power_state"]).ember(),
     // Not in cloud-init's default lists for any distro.
     m(
@@ -342,10 +384,32 @@ const PACKAGE_KEYS: &[&str] = &[
     "apt_reboot_if_required",
 ];
 
-/// A module's name as the table writes it: cloud.cfg may write `cc_` before it and dashes for
-/// underscores (`cc_power-state-change`).
+/// A module's name as the table writes it: cloud.cfg may write `cc_` before it, `.py` after it
+/// and dashes for underscores (`cc_power-state-change`).
 pub fn canonical(name: &str) -> String {
-    name.replace('-', "_").trim_start_matches("cc_").to_string()
+    let name = name.trim().replace('-', "_");
+    let name = name.strip_suffix(".py").unwrap_or(&name);
+    name.strip_prefix("cc_").unwrap_or(name).to_string()
+}
+
+/// Modules older cloud-init releases had and current ones dropped, which the cloud.cfg of
+/// older images still lists (Debian 12's 22.4 lists migrator, refresh_rmc_and_interface and
+/// rightscale_userdata): a list naming one skips it quietly, as those releases' own modules
+/// did nothing on a machine that needed none of them.
+const REMOVED: &[&str] = &[
+    "emit_upstart",
+    "migrator",
+    "refresh_rmc_and_interface",
+    "rightscale_userdata",
+    "snap_config",
+    "snappy",
+    "ubuntu_advantage",
+    "ubuntu_init_switch",
+];
+
+/// True for the name (in any spelling `canonical` takes) of a module cloud-init dropped.
+pub fn is_removed(name: &str) -> bool {
+    REMOVED.contains(&canonical(name).as_str())
 }
 
 /// The module named `name`, in any spelling `canonical` takes.
@@ -360,12 +424,24 @@ pub fn in_initramfs(name: &str) -> bool {
     find(name).is_some_and(|s| s.stage == Stage::Local && s.ember)
 }
 
-/// The modules ember runs in `stage` by default: those of cloud-init's default lists it has,
-/// in order. (A module it lacks is reported by the local stage, which knows the key's line.)
-pub fn default_list(stage: Stage) -> impl Iterator<Item = &'static Spec> {
+impl Spec {
+    /// The stage of cloud-init's list that carries it: `Init` (`cloud_init_modules`) for the
+    /// initramfs's modules and the early unit's, else its own.
+    pub fn list_stage(&self) -> Stage {
+        match self.stage {
+            Stage::Local | Stage::Init => Stage::Init,
+            other => other,
+        }
+    }
+}
+
+/// The modules ember runs by default from cloud-init's list for `list_stage` (`Init`, `Config`
+/// or `Final`): those of cloud-init's default list it has, in order. (A module it lacks is
+/// reported by the local stage, which knows the key's line.)
+pub fn default_list(list_stage: Stage) -> impl Iterator<Item = &'static Spec> {
     MODULES
         .iter()
-        .filter(move |s| s.stage == stage && s.listed && s.ember)
+        .filter(move |s| s.list_stage() == list_stage && s.listed && s.ember)
 }
 
 /// True for a key that only modules ember lacks read: the local stage warns about it, with its
@@ -386,11 +462,17 @@ mod tests {
             assert_eq!(find(s.name).map(|f| f.name), Some(s.name));
         }
         assert_eq!(find("cc_runcmd").map(|s| s.name), Some("runcmd"));
+        assert_eq!(find(" cc_runcmd.py").map(|s| s.name), Some("runcmd"));
         assert_eq!(
             find("power-state-change").map(|s| s.name),
             Some("power_state_change")
         );
         assert!(find("no_such_module").is_none());
+        assert!(
+            REMOVED.iter().all(|r| find(r).is_none()),
+            "removed yet in the table"
+        );
+        assert!(is_removed("cc_rightscale-userdata") && !is_removed("runcmd"));
     }
 
     #[test]
@@ -400,6 +482,40 @@ mod tests {
                 assert!(crate::config::known_keys::is_known(k), "{}: {k}", s.name);
             }
         }
+    }
+
+    /// The README names the modules that run with no key of their own, those ember has and
+    /// those it lacks, as this table says.
+    #[test]
+    fn readme_lists_the_modules_that_run_without_keys() {
+        let readme = include_str!("../README.md");
+        let start = readme
+            .find("**Run with no key.**")
+            .expect("the README's paragraph");
+        let para = &readme[start..];
+        let para = &para[..para.find("\n\n").unwrap_or(para.len())];
+        let (has, lacks) = para.split_once("ember lacks").expect("two sentences");
+        let named = |text: &str| {
+            let mut v: Vec<String> = text
+                .split('`')
+                .skip(1)
+                .step_by(2)
+                .map(str::to_string)
+                .collect();
+            v.sort();
+            v
+        };
+        let want = |ember: bool| {
+            let mut v: Vec<String> = MODULES
+                .iter()
+                .filter(|s| s.listed && s.without_keys && s.ember == ember)
+                .map(|s| s.name.to_string())
+                .collect();
+            v.sort();
+            v
+        };
+        assert_eq!(named(has), want(true));
+        assert_eq!(named(lacks), want(false));
     }
 
     #[test]

@@ -116,7 +116,7 @@ reasons! {
     FetchDeadline = "fetch-deadline",
     /// A fetch failed for good (retries used up, or a refusal).
     FetchFailed = "fetch-failed",
-    /// A module frequency ember does not know; once-per-instance is used.
+    /// A module frequency ember does not know; the module's own is used.
     FrequencyUnknown = "frequency-unknown",
     /// fs_setup: the device already holds a filesystem; left alone.
     FsInUse = "fs-in-use",
@@ -192,6 +192,8 @@ reasons! {
     MissingKey = "missing-key",
     /// fs_setup: making the filesystem failed.
     MkfsFailed = "mkfs-failed",
+    /// A module list names a module cloud-init does not have; the item is skipped.
+    ModuleUnknown = "module-unknown",
     /// A module ember does not have yet; its keys are not applied.
     ModuleUnsupported = "module-unsupported",
     /// mounts: the device does not exist.

@@ -10,6 +10,7 @@ use crate::reason::Reason;
 use crate::root::Root;
 use crate::yaml;
 use serde_json::Value;
+use std::collections::BTreeMap;
 
 /// Largest image config file read; image configs are a few KiB.
 const MAX_CFG_BYTES: u64 = 4 * 1024 * 1024;
@@ -23,6 +24,8 @@ pub struct ImageConfig {
     pub diags: Vec<Diag>,
     /// Budgets: defaults, overridden by `ember: {limits: {...}}`.
     pub limits: Limits,
+    /// Each top-level key with the last file that set it, for diagnostics about its value.
+    origins: BTreeMap<String, String>,
 }
 
 /// Where the files are read from: a target root that has them, else the host.
@@ -102,7 +105,12 @@ pub fn load(target: Option<&Root>, host: &Host) -> ImageConfig {
             continue;
         };
         match yaml::parse(text, &parse_limits) {
-            Ok(doc) if doc.value.is_object() => merge_replace(&mut cfg.value, doc.value),
+            Ok(doc) if doc.value.is_object() => {
+                for key in doc.value.as_object().into_iter().flat_map(|m| m.keys()) {
+                    cfg.origins.insert(key.clone(), path.clone());
+                }
+                merge_replace(&mut cfg.value, doc.value)
+            }
             Ok(doc) if doc.value.is_null() => {}
             Ok(_) => cfg
                 .diags
@@ -128,6 +136,11 @@ fn limits_from(value: &Value, diags: &mut Vec<Diag>) -> Limits {
 }
 
 impl ImageConfig {
+    /// The last file that set top-level `key` (`/etc/cloud/cloud.cfg.d/90-x.cfg`).
+    pub fn origin(&self, key: &str) -> Option<&str> {
+        self.origins.get(key).map(String::as_str)
+    }
+
     /// `datasource_list` as written (cloud-init names such as `NoCloud`), if the image sets it.
     pub fn datasource_list(&self) -> Option<Vec<String>> {
         let list = self.value.get("datasource_list")?;

@@ -51,6 +51,16 @@ pub fn check(cfg: &Value, shape_failed: &[&str], out: &mut Vec<Diag>) {
                 .filter(|d| !shape_failed.contains(&top_key(d))),
         );
     }
+    // The module lists, read as the boot reads them (unknown names, unknown frequencies).
+    if crate::plan::LISTS.iter().any(|(k, _)| cfg.get(k).is_some()) {
+        let mut diags = Vec::new();
+        crate::plan::modules(cfg, &mut diags);
+        out.extend(
+            diags
+                .into_iter()
+                .filter(|d| !shape_failed.contains(&top_key(d))),
+        );
+    }
 }
 
 /// The top-level key a diagnostic's key path starts with.

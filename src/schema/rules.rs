@@ -3,10 +3,23 @@
 //! files (its `Reader`); keys of modules ember lacks are reported as not checked.
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html>
 
-use crate::config::shape::{list, Shape};
+use crate::config::shape::{list, Fields, Shape};
 use Shape::*;
 
-const MODULE_LIST: Shape = list(&OneOf(&[Str, list(&Str, 1)]), 0);
+/// A module list's items: a name, `[name, frequency, args...]` or `{name, frequency, args}`.
+/// The names and frequencies are checked by the boot's own reading of the lists (`plan`).
+const MODULE_LIST: Shape = list(
+    &OneOf(&[
+        Str,
+        list(&Any, 1),
+        Map(&Fields {
+            fields: &[("name", Str), ("frequency", Str), ("args", Any)],
+            required: &["name"],
+            open: false,
+        }),
+    ]),
+    0,
+);
 
 /// Every key this table describes, with its shape.
 pub static TOP: &[(&str, Shape)] = &[

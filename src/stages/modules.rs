@@ -1,4 +1,5 @@
-//! Runs the local stage's modules in order, each as a timed step, each under its semaphore:
+//! Runs the local stage's modules that the module lists ask for (`plan`), in the lists' order
+//! and with their frequencies, each as a timed step, each under its semaphore:
 //! a module is marked done only when it finished without error (and after its outputs are
 //! synced, see `Semaphores::mark_all_done`), so an interrupted or failed one runs again next boot.
 
@@ -6,11 +7,12 @@ use super::instance::Chosen;
 use crate::context::Ctx;
 use crate::error::Diag;
 use crate::instance_data;
-use crate::module_specs;
-use crate::modules::{ModuleCtx, LOCAL};
+use crate::module_specs::Stage;
+use crate::modules::{Module, ModuleCtx, LOCAL};
+use crate::plan;
 use crate::record::Recorder;
 use crate::root::Root;
-use crate::state::{encode_instance_id, Frequency, Semaphores};
+use crate::state::{encode_instance_id, Semaphores};
 use serde_json::Value;
 
 /// This boot's id, for per-boot semaphores.
@@ -42,10 +44,23 @@ pub fn run(ctx: &Ctx, rec: &mut Recorder, root: &Root, chosen: &Chosen, cfg: &Va
         target_path: &ctx.target_path,
         cmdline: &ctx.cmdline,
     };
-    let mut succeeded = Vec::new();
+    let mut list_diags = Vec::new();
+    let planned = plan::modules(cfg, &mut list_diags);
+    rec.record_all(list_diags.into_iter().map(|d| {
+        let file = list_file(ctx, cfg, &d);
+        d.file(file)
+    }));
     for module in LOCAL {
+        if !planned.iter().any(|p| p.spec.name == module.name()) {
+            let step = format!("module {}", module.name());
+            rec.skipped(&step, "skipped (not in the module lists)".into());
+        }
+    }
+    let mut succeeded = Vec::new();
+    let local = planned.iter().filter(|p| p.stage == Stage::Local);
+    // A module ember lacks has no row in LOCAL: its keys are warned about with their lines.
+    for (module, freq) in local.filter_map(|p| Some((find(p.spec.name)?, p.frequency))) {
         let name = module.name();
-        let freq = module_specs::find(name).map_or(Frequency::PerInstance, |s| s.frequency);
         let step = format!("module {name}");
         if let Some(result) = sems.skip(name, freq, |d| rec.record(d)) {
             rec.skipped(&step, result);
@@ -68,5 +83,20 @@ pub fn run(ctx: &Ctx, rec: &mut Recorder, root: &Root, chosen: &Chosen, cfg: &Va
     // instance-id marker at the end of the stage).
     if let Err(e) = sems.mark_all_done(&succeeded) {
         rec.record(Diag::error(e.code(), e.to_string()).file("module semaphores"));
+    }
+}
+
+fn find(name: &str) -> Option<&'static dyn Module> {
+    LOCAL.iter().copied().find(|m| m.name() == name)
+}
+
+/// Where a module list came from: the image's file that set it, when the merged config holds
+/// the image's list, else the instance's cloud-config.
+fn list_file(ctx: &Ctx, cfg: &Value, d: &Diag) -> String {
+    let path = d.key.as_deref().unwrap_or_default();
+    let key = path.split('.').next().unwrap_or(path);
+    match ctx.image.origin(key) {
+        Some(file) if ctx.image.value.get(key) == cfg.get(key) => file.to_string(),
+        _ => "user-data or vendor-data".to_string(),
     }
 }

@@ -253,6 +253,46 @@ fn existing_user_is_updated_not_duplicated() {
         .contains("\nexisting ALL=(ALL) ALL\n"));
 }
 
+/// The old hyphenated spellings cloud-init still reads act at boot (the user can log in), each
+/// with a deprecation naming it as written.
+#[test]
+fn hyphenated_user_keys_act_with_a_deprecation() {
+    if !is_root() {
+        return;
+    }
+    let ud = "#cloud-config\nusers:\n  - name: carol\n    ssh-authorized-keys: [ssh-ed25519 AAAAcarol carol@x]\n    lock-passwd: false\n    no-user-group: true\n    sudo: [\"ALL=(ALL) ALL\"]\n";
+    let m = machine("users-hyphen", ud);
+    m.initrd("all");
+    assert_eq!(errors(&m), Vec::<serde_json::Value>::new());
+    assert_eq!(
+        m.target_file("home/carol/.ssh/authorized_keys"),
+        "ssh-ed25519 AAAAcarol carol@x\n"
+    );
+    let passwd = m.target_file("etc/passwd");
+    assert!(
+        passwd.contains("\ncarol:x:1001:100:"),
+        "no user group: {passwd}"
+    );
+    assert!(m
+        .target_file("etc/sudoers.d/90-cloud-init-users")
+        .contains("\ncarol ALL=(ALL) ALL\n"));
+    let mut deprecated: Vec<String> = m
+        .diags()
+        .iter()
+        .filter(|d| d["severity"] == "deprecated")
+        .filter_map(|d| Some(d["key"].as_str()?.to_string()))
+        .collect();
+    deprecated.sort();
+    assert_eq!(
+        deprecated,
+        [
+            "users.0.lock-passwd",
+            "users.0.no-user-group",
+            "users.0.ssh-authorized-keys"
+        ]
+    );
+}
+
 #[test]
 fn system_users_and_no_create_home() {
     if !is_root() {

@@ -5,6 +5,7 @@
 mod common;
 
 mod end_to_end;
+mod module_lists;
 mod more;
 mod stages;
 mod tools;

@@ -579,3 +579,35 @@ fn an_interrupted_runcmd_is_reported_not_repeated() {
     assert!(out.status.success(), "{}", text(&out));
     assert!(!m.lines("/order.log").contains(&"runcmd".to_string()));
 }
+
+/// As cloud-init: a module that acts with no key of its own (final_message, the script
+/// modules) runs with none; one that acts only on its keys (timezone, runcmd) is skipped.
+#[test]
+fn modules_that_need_no_key_run_without_one() {
+    if cannot_chroot() {
+        return;
+    }
+    let m = machine("nokey");
+    m.boot_modules(json!([
+        module("timezone", "config", "once-per-instance", json!({})),
+        module("runcmd", "config", "once-per-instance", json!({})),
+        module("scripts_per_boot", "final", "always", json!({})),
+        module("final_message", "final", "always", json!({})),
+    ]));
+    let out = m.all("b1");
+    assert!(out.status.success(), "{}", text(&out));
+    let st = m.status();
+    assert_eq!(
+        step_result(&st, "config", "module timezone"),
+        "skipped (no config)"
+    );
+    assert_eq!(
+        step_result(&st, "config", "module runcmd"),
+        "skipped (no config)"
+    );
+    for name in ["module scripts_per_boot", "module final_message"] {
+        let result = step_result(&st, "final", name);
+        assert!(!result.starts_with("skipped"), "{name}: {result}");
+    }
+    assert!(text(&out).contains("finished at"), "{}", text(&out));
+}

@@ -22,7 +22,8 @@ pub fn sudo(m: &Map<String, Value>, key: &str, diags: &mut Vec<Diag>) -> Vec<Str
             return Vec::new();
         }
         Some(Value::String(s)) => vec![s.clone()],
-        Some(Value::Array(a)) if a.iter().all(Value::is_string) => a
+        // A null rule adds nothing (cloud-init's schema takes it).
+        Some(Value::Array(a)) if a.iter().all(|v| v.is_string() || v.is_null()) => a
             .iter()
             .filter_map(|v| Some(v.as_str()?.to_string()))
             .collect(),

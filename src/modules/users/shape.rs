@@ -39,7 +39,6 @@ const USER_FIELDS: &[(&str, Shape)] = &[
     ),
     ("homedir", Str),
     ("inactive", Str),
-    ("lock-passwd", Deprecated(&Bool, "use lock_passwd")),
     ("lock_passwd", Bool),
     ("no_create_home", Bool),
     ("no_log_init", Bool),
@@ -63,10 +62,37 @@ const USER_FIELDS: &[(&str, Shape)] = &[
         OneOf(&[
             Str,
             Null,
+            list(&OneOf(&[Str, Null]), 0),
             Deprecated(&Bool, "use a sudo rule string, or leave sudo out"),
         ]),
     ),
     ("uid", OneOf(&[Int, Deprecated(&Str, "use an integer uid")])),
+    // The old spellings cloud-init still reads (it turns every `-` of a user key into `_`),
+    // deprecated since 18.3 (ssh-authorized-keys), 22.3 (lock-passwd) or 24.2 (the others).
+    ("lock-passwd", Deprecated(&Bool, "use lock_passwd")),
+    ("no-create-home", Deprecated(&Bool, "use no_create_home")),
+    ("no-log-init", Deprecated(&Bool, "use no_log_init")),
+    ("no-user-group", Deprecated(&Bool, "use no_user_group")),
+    ("hashed-passwd", Deprecated(&Str, "use hashed_passwd")),
+    (
+        "plain-text-passwd",
+        Deprecated(&Str, "use plain_text_passwd"),
+    ),
+    ("create-groups", Deprecated(&Bool, "use create_groups")),
+    ("primary-group", Deprecated(&Str, "use primary_group")),
+    ("selinux-user", Deprecated(&Str, "use selinux_user")),
+    (
+        "ssh-authorized-keys",
+        Deprecated(&list(&Str, 1), "use ssh_authorized_keys"),
+    ),
+    (
+        "ssh-import-id",
+        Deprecated(&list(&Str, 1), "use ssh_import_id"),
+    ),
+    (
+        "ssh-redirect-user",
+        Deprecated(&Bool, "use ssh_redirect_user"),
+    ),
 ];
 
 /// `users`: a comma-separated string, a list of names, argv-like lists or mappings, or a

@@ -186,24 +186,73 @@ const KNOWN: &[&str] = &[
     "no_log_init",
 ];
 
+/// Keys renamed from the spelling written: `(new, old)`.
+type Renamed = Vec<(String, String)>;
+
+/// cloud-init reads every key of a user with `-` as `_`, so the old spellings
+/// (`ssh-authorized-keys`, `lock-passwd`, `no-create-home`, ...) still work, deprecated. A copy
+/// with them renamed, each with a deprecation, and the renamings `(new, old)`; `None` when
+/// there are none. Where both spellings are given, the `_` one wins. A hyphenated key that is
+/// no user key stays as it is (an unknown key).
+fn hyphenated(
+    m: &Map<String, Value>,
+    key: &str,
+    diags: &mut Vec<Diag>,
+) -> Option<(Map<String, Value>, Renamed)> {
+    let old: Vec<&String> = m
+        .keys()
+        .filter(|f| f.contains('-') && KNOWN.contains(&f.replace('-', "_").as_str()))
+        .collect();
+    if old.is_empty() {
+        return None;
+    }
+    let (mut copy, mut renamed) = (m.clone(), Vec::new());
+    for f in old {
+        let new = f.replace('-', "_");
+        let msg = format!("deprecated spelling: use {new}");
+        diags.push(Diag::deprecated(Reason::Deprecated, msg).key(format!("{key}.{f}")));
+        if let Some(v) = copy.remove(f.as_str()) {
+            if !copy.contains_key(&new) {
+                copy.insert(new.clone(), v);
+                renamed.push((new, f.clone()));
+            }
+        }
+    }
+    Some((copy, renamed))
+}
+
+/// Diagnostics about a renamed key name it as the user wrote it.
+fn spelled_as_written(diags: &mut [Diag], key: &str, renamed: &[(String, String)]) {
+    for d in diags {
+        let Some(path) = d.key.as_deref() else {
+            continue;
+        };
+        for (new, old) in renamed {
+            let at = format!("{key}.{new}");
+            if let Some(rest) = path
+                .strip_prefix(&at)
+                .filter(|r| r.is_empty() || r.starts_with('.'))
+            {
+                d.key = Some(format!("{key}.{old}{rest}"));
+                break;
+            }
+        }
+    }
+}
+
 /// One user mapping; `None` (with an Error) when it cannot be applied at all.
 fn user(key: &str, m: &Map<String, Value>, diags: &mut Vec<Diag>) -> Option<UserSpec> {
+    let start = diags.len();
+    let (normalized, renamed) = hyphenated(m, key, diags).unzip();
+    let m = normalized.as_ref().unwrap_or(m);
+    let u = user_fields(key, m, diags);
+    spelled_as_written(&mut diags[start..], key, &renamed.unwrap_or_default());
+    u
+}
+
+fn user_fields(key: &str, m: &Map<String, Value>, diags: &mut Vec<Diag>) -> Option<UserSpec> {
     let before = diags.iter().filter(|d| d.is_error()).count();
     let k = |f: &str| format!("{key}.{f}");
-    // cloud-init still honours the old spelling `lock-passwd`, deprecated; `lock_passwd` wins.
-    let normalized;
-    let m = match m.get("lock-passwd") {
-        Some(v) => {
-            let msg = "deprecated spelling: use lock_passwd";
-            diags.push(Diag::deprecated(Reason::Deprecated, msg).key(k("lock-passwd")));
-            let mut copy = m.clone();
-            copy.remove("lock-passwd");
-            copy.entry("lock_passwd").or_insert_with(|| v.clone());
-            normalized = copy;
-            &normalized
-        }
-        None => m,
-    };
     let name = str_at(m, "name", key, diags);
     let Some(name) = name else {
         if !diags.iter().skip(before).any(|d| d.is_error()) {
@@ -368,5 +417,57 @@ mod mapping_form_tests {
         let m = json!({"name": "erin", "lock-passwd": false, "lock_passwd": true});
         let u = user("users.0", m.as_object().unwrap(), &mut Vec::new()).unwrap();
         assert!(u.lock_passwd);
+    }
+
+    /// Every hyphenated user key cloud-init still reads works at boot, with a deprecation
+    /// naming it; a hyphenated key that is no user key is an unknown key.
+    #[test]
+    fn hyphenated_user_keys_are_read_deprecated() {
+        let m = json!({
+            "name": "erin",
+            "ssh-authorized-keys": ["ssh-ed25519 AAAAerin erin@x"],
+            "no-create-home": true,
+            "no-user-group": true,
+            "create-groups": false,
+            "primary-group": "users",
+            "hashed-passwd": "$6$salt$hash",
+            "home-dir": "/x"
+        });
+        let mut diags = Vec::new();
+        let u = user("users.0", m.as_object().unwrap(), &mut diags).unwrap();
+        assert_eq!(u.keys, ["ssh-ed25519 AAAAerin erin@x"]);
+        assert!(u.no_create_home && u.no_user_group && !u.create_groups);
+        assert_eq!(u.primary_group.as_deref(), Some("users"));
+        assert!(u.hashed_passwd.is_some());
+        let mut deprecated: Vec<&str> = diags
+            .iter()
+            .filter(|d| d.severity == crate::error::Severity::Deprecated)
+            .filter_map(|d| d.key.as_deref())
+            .collect();
+        deprecated.sort_unstable();
+        assert_eq!(
+            deprecated,
+            [
+                "users.0.create-groups",
+                "users.0.hashed-passwd",
+                "users.0.no-create-home",
+                "users.0.no-user-group",
+                "users.0.primary-group",
+                "users.0.ssh-authorized-keys"
+            ]
+        );
+        let unknown: Vec<_> = diags
+            .iter()
+            .filter(|d| d.code == Reason::UnknownKey)
+            .collect();
+        assert_eq!(unknown.len(), 1, "{diags:?}");
+        assert_eq!(unknown[0].key.as_deref(), Some("users.0.home-dir"));
+        // A problem with a renamed key names it as written.
+        let m = json!({"name": "erin", "primary-group": 5, "ssh-import-id": ["gh:erin"]});
+        let mut diags = Vec::new();
+        assert!(user("users.0", m.as_object().unwrap(), &mut diags).is_none());
+        let keys: Vec<_> = diags.iter().filter_map(|d| d.key.as_deref()).collect();
+        assert!(keys.contains(&"users.0.primary-group"), "{diags:?}");
+        assert!(!keys.iter().any(|k| k.contains('_')), "{diags:?}");
     }
 }

@@ -48,9 +48,6 @@ impl RunnerModule for FinalMessage {
     fn reader(&self) -> Option<&'static Reader> {
         Some(&READER)
     }
-    fn needs_config(&self) -> bool {
-        false
-    }
     fn run(&self, ctx: &ModCtx, cfg: &Value, diags: &mut Vec<Diag>) {
         let given = read(cfg, diags);
         let template = if given.is_empty() { DEFAULT } else { &given };

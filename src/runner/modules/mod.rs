@@ -23,6 +23,7 @@ use super::exec::Exec;
 use crate::config::reader::Reader;
 use crate::error::Diag;
 use crate::handoff::{Handoff, ModuleCall};
+use crate::module_specs;
 use crate::reason::Reason;
 use crate::record::Recorder;
 use crate::root::Root;
@@ -65,12 +66,14 @@ pub trait RunnerModule: Sync {
     fn guard(&self) -> Guard {
         Guard::Idempotent
     }
-    /// Whether the module has nothing to do unless the handoff carries config keys for it.
-    fn needs_config(&self) -> bool {
-        true
-    }
     /// Applies the module; problems go to `diags` (an error fails this module only).
     fn run(&self, ctx: &ModCtx, cfg: &Value, diags: &mut Vec<Diag>);
+    /// Applies a `PerItem` module at the frequency the module lists give it (its items' own
+    /// frequencies, unless that says every boot). Others implement `run` alone.
+    fn run_at(&self, ctx: &ModCtx, cfg: &Value, freq: Frequency, diags: &mut Vec<Diag>) {
+        let _ = freq;
+        self.run(ctx, cfg, diags)
+    }
     /// The shapes of its keys and its typed reader, for `ember schema`. `None` for a module
     /// with no keys, or whose keys another module's reader reads.
     fn reader(&self) -> Option<&'static Reader> {
@@ -109,20 +112,23 @@ pub fn run_stage(rec: &mut Recorder, ctx: &ModCtx, stage: &str, prefix: &str) {
             rec.skipped(&label, result);
             continue;
         };
-        if module.needs_config() && !has_config {
+        let spec = module_specs::find(&call.name);
+        // As cloud-init: a module that acts only on its keys is skipped without them.
+        if !spec.is_some_and(|s| s.without_keys) && !has_config {
             rec.skipped(&label, "skipped (no config)".into());
             continue;
         }
+        let own = spec.map_or(Frequency::PerInstance, |s| s.frequency);
         let freq = match Frequency::parse(&call.frequency) {
             Some(f) => f,
             None => {
-                let d = Diag::warning(
-                    Reason::FrequencyUnknown,
-                    "unknown frequency; once-per-instance used",
-                )
-                .file(label.clone());
+                let msg = format!(
+                    "unknown frequency; the module's own ({}) is used",
+                    own.cloud_init_name()
+                );
+                let d = Diag::warning(Reason::FrequencyUnknown, msg).file(label.clone());
                 rec.record(d);
-                Frequency::PerInstance
+                own
             }
         };
         if module.guard() != Guard::PerItem {
@@ -186,7 +192,7 @@ fn run_guarded(
     diags: &mut Vec<Diag>,
 ) {
     match module.guard() {
-        Guard::PerItem => module.run(ctx, cfg, diags),
+        Guard::PerItem => module.run_at(ctx, cfg, freq, diags),
         Guard::AtMostOnce => {
             once(ctx, module.name(), freq, diags, |d| module.run(ctx, cfg, d));
         }

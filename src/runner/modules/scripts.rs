@@ -22,12 +22,28 @@ pub fn run_script(ctx: &ModCtx, path: &str, env: &[(&str, &str)], diags: &mut Ve
     }
 }
 
-/// Each script at most once per its own frequency, under `<module>.<file name>` (the names
-/// are unique in their directory: ember-initrd makes them so).
-fn run_refs(ctx: &ModCtx, module: &str, refs: &[ScriptRef], diags: &mut Vec<Diag>) {
+/// A script's frequency: its own, but every boot when the module lists say
+/// `[scripts_user, always]` (cloud-init's module then runs its whole folder each boot).
+fn item_frequency(own: Frequency, module: Frequency) -> Frequency {
+    match module {
+        Frequency::PerBoot => Frequency::PerBoot,
+        _ => own,
+    }
+}
+
+/// Each script at most once per its frequency, under `<module>.<file name>` (the names are
+/// unique in their directory: ember-initrd makes them so).
+fn run_refs(
+    ctx: &ModCtx,
+    module: &str,
+    module_freq: Frequency,
+    refs: &[ScriptRef],
+    diags: &mut Vec<Diag>,
+) {
     for s in refs {
         let base = s.path.rsplit('/').next().unwrap_or(&s.path);
-        let freq = Frequency::parse(&s.frequency).unwrap_or(Frequency::PerInstance);
+        let own = Frequency::parse(&s.frequency).unwrap_or(Frequency::PerInstance);
+        let freq = item_frequency(own, module_freq);
         once(ctx, &format!("{module}.{base}"), freq, diags, |d| {
             run_script(ctx, &s.path, &[], d)
         });
@@ -43,16 +59,22 @@ impl RunnerModule for User {
     fn guard(&self) -> Guard {
         Guard::PerItem
     }
-    fn needs_config(&self) -> bool {
-        false
+    fn run(&self, ctx: &ModCtx, cfg: &Value, diags: &mut Vec<Diag>) {
+        self.run_at(ctx, cfg, Frequency::PerInstance, diags)
     }
     /// The handoff's order, then runcmd: cloud-init runs its scripts folder in name order,
     /// where `runcmd` sorts after ember-initrd's `part-NNN` names.
-    fn run(&self, ctx: &ModCtx, _cfg: &Value, diags: &mut Vec<Diag>) {
-        run_refs(ctx, "scripts_user", &ctx.handoff.scripts, diags);
+    fn run_at(&self, ctx: &ModCtx, _cfg: &Value, module_freq: Frequency, diags: &mut Vec<Diag>) {
+        run_refs(
+            ctx,
+            "scripts_user",
+            module_freq,
+            &ctx.handoff.scripts,
+            diags,
+        );
         let rc = runcmd::script_path(ctx);
         if ctx.root.exists(&rc) {
-            let freq = Frequency::PerInstance;
+            let freq = item_frequency(Frequency::PerInstance, module_freq);
             once(ctx, "scripts_user.runcmd", freq, diags, |d| {
                 run_script(ctx, &rc, &[], d)
             });
@@ -69,12 +91,13 @@ impl RunnerModule for Vendor {
     fn guard(&self) -> Guard {
         Guard::PerItem
     }
-    fn needs_config(&self) -> bool {
-        false
-    }
     fn run(&self, ctx: &ModCtx, cfg: &Value, diags: &mut Vec<Diag>) {
+        self.run_at(ctx, cfg, Frequency::PerInstance, diags)
+    }
+    fn run_at(&self, ctx: &ModCtx, cfg: &Value, module_freq: Frequency, diags: &mut Vec<Diag>) {
         if vendor_enabled(cfg, diags) {
-            run_refs(ctx, "scripts_vendor", &ctx.handoff.vendor_scripts, diags);
+            let refs = &ctx.handoff.vendor_scripts;
+            run_refs(ctx, "scripts_vendor", module_freq, refs, diags);
         }
     }
     fn reader(&self) -> Option<&'static Reader> {
@@ -162,9 +185,6 @@ impl RunnerModule for Folder {
     }
     fn guard(&self) -> Guard {
         Guard::AtMostOnce
-    }
-    fn needs_config(&self) -> bool {
-        false
     }
     fn run(&self, ctx: &ModCtx, _cfg: &Value, diags: &mut Vec<Diag>) {
         for dir in self.dirs {

@@ -18,11 +18,6 @@ impl RunnerModule for WriteFilesDeferred {
         "write_files_deferred"
     }
 
-    /// The list ember-initrd left decides, not the handoff's config.
-    fn needs_config(&self) -> bool {
-        false
-    }
-
     fn run(&self, ctx: &ModCtx, _cfg: &Value, diags: &mut Vec<Diag>) {
         let data = match ctx.root.read_file(DEFERRED_PATH, MAX_BYTES) {
             Ok(Some(data)) => data,
