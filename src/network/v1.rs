@@ -190,10 +190,14 @@ fn bond(
     let members = members(id, e, "bond_interfaces", path, rd, refs);
     let ppath = join(path, "params");
     let mut b = BondParams::default();
+    let mut arp = Vec::new();
     for (k, x) in params.into_iter().flatten() {
         let p = join(&ppath, k);
         match params::v1_bond_name(k) {
             Some(name) => {
+                if params::is_arp(name) {
+                    arp.push(p.clone());
+                }
                 params::bond(&mut b, name, x, p, id, rd, refs);
             }
             // ifupdown's placeholder: the members are `bond_interfaces`.
@@ -201,6 +205,7 @@ fn bond(
             None => rd.warn(UNSUPPORTED, &p, "bond parameter not supported, ignored"),
         }
     }
+    params::drop_unusable_arp(&mut b, &arp, rd);
     Kind::Bond { members, params: b }
 }
 

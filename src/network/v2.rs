@@ -68,7 +68,36 @@ pub(super) fn parse(map: &Obj, base: &str, rd: &mut Reader) -> Network {
         }
     }
     refs.check(&net, rd);
+    drop_from_passthrough(&mut net);
     net
+}
+
+/// What the model dropped leaves the v2 netplan gets too: ARP parameters of bonds whose
+/// mode cannot use them.
+fn drop_from_passthrough(net: &mut Network) {
+    let Some(bonds) = net
+        .netplan
+        .as_mut()
+        .and_then(|v| v.get_mut("bonds"))
+        .and_then(Value::as_object_mut)
+    else {
+        return;
+    };
+    for iface in &net.interfaces {
+        let Kind::Bond { params: b, .. } = &iface.kind else {
+            continue;
+        };
+        if params::arp_usable(b) {
+            continue;
+        }
+        let given = bonds
+            .get_mut(&iface.id)
+            .and_then(|d| d.get_mut("parameters"))
+            .and_then(Value::as_object_mut);
+        if let Some(p) = given {
+            p.retain(|k, _| !params::is_arp(k));
+        }
+    }
 }
 
 fn device(
@@ -199,12 +228,17 @@ fn common(iface: &mut Interface, key: &str, v: &Value, p: &str, rd: &mut Reader)
 
 fn bond_params(id: &str, v: &Value, path: &str, rd: &mut Reader, refs: &mut Refs) -> BondParams {
     let mut b = BondParams::default();
+    let mut arp = Vec::new();
     for (k, x) in rd.map(v, path).into_iter().flatten() {
         let p = join(path, k);
+        if params::is_arp(k) {
+            arp.push(p.clone());
+        }
         if !params::bond(&mut b, k, x, p.clone(), id, rd, refs) {
             rd.unknown(&p);
         }
     }
+    params::drop_unusable_arp(&mut b, &arp, rd);
     b
 }
 

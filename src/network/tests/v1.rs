@@ -368,3 +368,60 @@ config:
     let e = bad("version: 1\nconfig: {type: physical}\n");
     assert_eq!(error_at(&e, "config").message, "expected a list");
 }
+
+/// Expected: ARP monitoring on an 802.3ad bond (by name and by the kernel's number 6,
+/// balance-alb) is dropped with a warning at each ARP key, in either spelling; an
+/// active-backup bond keeps it.
+#[test]
+fn arp_monitoring_is_dropped_where_the_bond_mode_cannot_use_it() {
+    let p = ok(r#"version: 1
+config:
+  - {type: physical, name: eth0}
+  - {type: physical, name: eth1}
+  - {type: physical, name: eth2}
+  - type: bond
+    name: bond0
+    bond_interfaces: [eth0]
+    params: {bond-mode: 802.3ad, bond-arp-interval: 100, bond_arp_ip_target: 10.0.0.1, bond-arp_validate: all, bond-miimon: 100}
+  - type: bond
+    name: bond1
+    bond_interfaces: [eth1]
+    params: {bond-mode: 6, bond-arp-all-targets: any}
+  - type: bond
+    name: bond2
+    bond_interfaces: [eth2]
+    params: {bond-mode: active-backup, bond-arp-interval: 100, bond-arp-ip-target: 10.0.0.1}
+"#);
+    let params = |id: &str| match &p.model.interface(id).unwrap().kind {
+        Kind::Bond { params, .. } => params.clone(),
+        k => panic!("{k:?}"),
+    };
+    let b0 = params("bond0");
+    assert_eq!(b0.arp_interval_ms, None);
+    assert!(b0.arp_ip_targets.is_empty() && b0.arp_validate.is_none());
+    assert_eq!(b0.mii_monitor_interval_ms, Some(100));
+    assert_eq!(params("bond1").arp_all_targets, None);
+    let b2 = params("bond2");
+    assert_eq!(b2.arp_interval_ms, Some(100));
+    assert_eq!(b2.arp_ip_targets.len(), 1);
+    let arp: Vec<&str> = p
+        .warnings
+        .iter()
+        .filter(|d| d.message.contains("ARP monitoring"))
+        .map(|d| d.key.as_deref().unwrap_or(""))
+        .collect();
+    assert_eq!(
+        arp,
+        [
+            "config.3.params.bond-arp-interval",
+            "config.3.params.bond-arp_validate",
+            "config.3.params.bond_arp_ip_target",
+            "config.4.params.bond-arp-all-targets",
+        ]
+    );
+    assert!(
+        p.warnings[0].message.contains("802.3ad"),
+        "{:?}",
+        p.warnings
+    );
+}

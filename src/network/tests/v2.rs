@@ -188,7 +188,7 @@ bonds:
     interfaces: [eno1, eno2]
     macaddress: "0a:00:00:00:00:01"
     parameters:
-      mode: 802.3ad
+      mode: balance-xor
       lacp-rate: fast
       mii-monitor-interval: 100
       min-links: 1
@@ -244,7 +244,7 @@ vlans:
         panic!()
     };
     assert_eq!(members, &["eno1", "eno2"]);
-    assert_eq!(b.mode.as_deref(), Some("802.3ad"));
+    assert_eq!(b.mode.as_deref(), Some("balance-xor"));
     assert_eq!(b.lacp_rate.as_deref(), Some("fast"));
     assert_eq!(b.mii_monitor_interval_ms, Some(100));
     assert_eq!((b.min_links, b.all_members_active), (Some(1), Some(false)));
@@ -557,4 +557,41 @@ bridges:
     at("bridges.br0.parameters.forward-delay");
     at("bridges.br0.parameters.stp");
     assert!(warned(&d).contains(&"ethernets.b.addresses.0.10.0.0.5/24.colour"));
+}
+
+/// Expected: a balance-tlb bond's ARP parameters are dropped with a warning naming each key.
+#[test]
+fn arp_monitoring_is_dropped_on_a_balance_tlb_bond() {
+    let p = ok(r#"version: 2
+ethernets: {eth0: {}}
+bonds:
+  bond0:
+    interfaces: [eth0]
+    parameters: {mode: balance-tlb, arp-interval: 2s, arp-ip-targets: [10.0.0.1], arp-validate: all, mii-monitor-interval: 100}
+"#);
+    let Kind::Bond { params: b, .. } = &p.model.interface("bond0").unwrap().kind else {
+        panic!()
+    };
+    assert_eq!((b.arp_interval_ms, b.arp_validate.as_deref()), (None, None));
+    assert!(b.arp_ip_targets.is_empty());
+    assert_eq!(b.mii_monitor_interval_ms, Some(100));
+    let keys = warned(&p.warnings);
+    for k in ["arp-interval", "arp-ip-targets", "arp-validate"] {
+        assert!(
+            keys.contains(&format!("bonds.bond0.parameters.{k}").as_str()),
+            "{keys:?}"
+        );
+    }
+}
+
+/// Expected: netplan gets the v2 input without the ARP parameters the model dropped.
+#[test]
+fn dropped_arp_parameters_leave_the_passthrough_too() {
+    let p = ok("version: 2
+ethernets: {eth0: {}}
+bonds:
+  bond0: {interfaces: [eth0], parameters: {mode: 802.3ad, arp-interval: 100, lacp-rate: fast}}
+");
+    let given = &p.model.netplan.as_ref().unwrap()["bonds"]["bond0"]["parameters"];
+    assert_eq!(given, &json!({"mode": "802.3ad", "lacp-rate": "fast"}));
 }
