@@ -168,7 +168,7 @@ pub(super) fn parse(v: &Value, macs: &BTreeMap<String, String>, rd: &mut Reader)
     if let Some(services) = top.get("services") {
         net.dns.nameservers = dns(services, "services", rd);
     }
-    refs.check(&net, rd);
+    refs.check(&mut net, rd);
     net
 }
 

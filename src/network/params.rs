@@ -219,7 +219,10 @@ pub(super) fn vlan(
     let vid = match obj.get(id_key) {
         Some(v) => rd.num(v, &join(path, id_key), 0, 4094),
         None => {
-            rd.error(path, format!("a vlan needs `{id_key}`"));
+            rd.error(
+                &join(path, id_key),
+                format!("missing: a vlan needs `{id_key}`"),
+            );
             None
         }
     };
@@ -233,7 +236,10 @@ pub(super) fn vlan(
             link
         }
         None => {
-            rd.error(path, format!("a vlan needs `{link_key}`"));
+            rd.error(
+                &join(path, link_key),
+                format!("missing: a vlan needs `{link_key}`"),
+            );
             None
         }
     };

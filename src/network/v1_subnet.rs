@@ -68,7 +68,8 @@ pub(super) fn route(e: &Obj, path: &str, rd: &mut Reader) -> Option<Route> {
     } else if e.contains_key("network") {
         "network"
     } else {
-        rd.error(path, "a route needs a `destination` (or `network`)");
+        let msg = "missing: a route needs a `destination` (or `network`)";
+        rd.error(&join(path, "destination"), msg);
         return None;
     };
     let to = network(e, key, path, rd)?;
@@ -112,7 +113,7 @@ pub(super) fn subnet(iface: &mut Interface, s: &Obj, path: &str, rd: &mut Reader
     let tpath = join(path, "type");
     let Some(ty) = s.get("type").and_then(|t| rd.string(t, &tpath)) else {
         if !s.contains_key("type") {
-            rd.error(path, "a subnet needs a `type`");
+            rd.error(&tpath, "missing: a subnet needs a `type`");
         }
         return;
     };
@@ -141,7 +142,10 @@ pub(super) fn subnet(iface: &mut Interface, s: &Obj, path: &str, rd: &mut Reader
         "ipv6_dhcpv6-stateful" => auto6(Ipv6Auto::Dhcp6Stateful, rd),
         "static" | "static6" => {
             if !s.contains_key("address") {
-                rd.error(path, "a static subnet needs an `address`");
+                rd.error(
+                    &join(path, "address"),
+                    "missing: a static subnet needs an `address`",
+                );
             } else if let Some(c) = network(s, "address", path, rd) {
                 iface.addresses.push(Address {
                     ip: c.ip,
@@ -151,7 +155,10 @@ pub(super) fn subnet(iface: &mut Interface, s: &Obj, path: &str, rd: &mut Reader
                 });
             }
             if let Some(gw) = s.get("gateway") {
-                gateway(iface, gw, &join(path, "gateway"), rd);
+                // A gateway that is no address is left out alone: the address still works.
+                let (p, mark) = (join(path, "gateway"), rd.mark());
+                gateway(iface, gw, &p, rd);
+                rd.skip(mark, &p, "this gateway");
             }
         }
         "manual" => {}
@@ -168,9 +175,10 @@ pub(super) fn subnet(iface: &mut Interface, s: &Obj, path: &str, rd: &mut Reader
     if let Some(v) = s.get("routes") {
         let rpath = join(path, "routes");
         for (i, r) in rd.list(v, &rpath).iter().enumerate() {
-            let p = join(&rpath, i);
-            if let Some(r) = rd.map(r, &p) {
-                iface.routes.extend(route(r, &p, rd));
+            let (p, mark) = (join(&rpath, i), rd.mark());
+            let r = rd.map(r, &p).and_then(|r| route(r, &p, rd));
+            if !rd.skip(mark, &p, "this route") {
+                iface.routes.extend(r);
             }
         }
     }

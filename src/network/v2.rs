@@ -4,6 +4,7 @@
 //! renderer writes through unchanged.
 //! <https://docs.cloud-init.io/en/latest/reference/network-config-format-v2.html>
 
+use super::devices;
 use super::model::{
     BondParams, BridgeParams, Format, Interface, Ipv6Auto, Kind, LinkLocal, Match, Network,
 };
@@ -15,7 +16,7 @@ use std::net::IpAddr;
 
 type Obj = Map<String, Value>;
 
-const SECTIONS: [&str; 4] = ["ethernets", "bonds", "bridges", "vlans"];
+pub(super) const SECTIONS: [&str; 4] = ["ethernets", "bonds", "bridges", "vlans"];
 
 /// Device types netplan knows and ember's renderers do not.
 const PASSED_THROUGH: [&str; 8] = [
@@ -58,29 +59,45 @@ pub(super) fn parse(map: &Obj, base: &str, rd: &mut Reader) -> Network {
         };
         for (id, dev) in devices {
             let path = join(&path, id);
-            let Some(dev) = rd.map(dev, &path) else {
-                continue;
-            };
-            if let Some(iface) = device(section, id, dev, &path, rd, &mut refs) {
-                refs.paths.push(path);
-                net.interfaces.push(iface);
+            // A device with a problem is skipped, as cloud-init skips an invalid entry.
+            let (mark, refs_mark) = (rd.mark(), refs.mark());
+            devices::refuse_key_controls(id, dev, &path, rd);
+            let iface = rd
+                .map(dev, &path)
+                .and_then(|dev| device(section, id, dev, &path, rd, &mut refs));
+            let skipped = rd.skip(mark, &path, "this device");
+            match iface {
+                Some(iface) if !skipped => {
+                    refs.paths.push(path);
+                    net.interfaces.push(iface);
+                }
+                _ => refs.forget(refs_mark),
             }
         }
     }
-    refs.check(&net, rd);
-    drop_from_passthrough(&mut net);
+    refs.check(&mut net, rd);
+    trim_passthrough(&mut net);
     net
 }
 
-/// What the model dropped leaves the v2 netplan gets too: ARP parameters of bonds whose
-/// mode cannot use them.
-fn drop_from_passthrough(net: &mut Network) {
-    let Some(bonds) = net
-        .netplan
-        .as_mut()
-        .and_then(|v| v.get_mut("bonds"))
-        .and_then(Value::as_object_mut)
-    else {
+/// What the model left out, the v2 netplan gets without too (netplan would refuse the whole
+/// file for one bad device): the devices skipped, and ARP parameters of bonds whose mode
+/// cannot use them.
+fn trim_passthrough(net: &mut Network) {
+    let Some(Value::Object(v2)) = net.netplan.as_mut() else {
+        return;
+    };
+    for (n, section) in SECTIONS.iter().enumerate() {
+        let Some(Value::Object(devices)) = v2.get_mut(*section) else {
+            continue;
+        };
+        devices.retain(|id, _| {
+            net.interfaces
+                .iter()
+                .any(|i| i.id == *id && section_of(&i.kind) == n)
+        });
+    }
+    let Some(Value::Object(bonds)) = v2.get_mut("bonds") else {
         return;
     };
     for iface in &net.interfaces {
@@ -97,6 +114,16 @@ fn drop_from_passthrough(net: &mut Network) {
         if let Some(p) = given {
             p.retain(|k, _| !params::is_arp(k));
         }
+    }
+}
+
+/// The index in [`SECTIONS`] of a device of this kind.
+fn section_of(kind: &Kind) -> usize {
+    match kind {
+        Kind::Physical { .. } => 0,
+        Kind::Bond { .. } => 1,
+        Kind::Bridge { .. } => 2,
+        Kind::Vlan { .. } => 3,
     }
 }
 

@@ -1,4 +1,4 @@
-use super::{bad, error_at, ok, warned};
+use super::{bad, error_at, ok, refused, warned};
 use crate::network::model::*;
 use std::net::IpAddr;
 
@@ -313,7 +313,6 @@ config:
   - type: bond
     name: bond0
     bond_interfaces: [eth0, eth8]
-    params: {bond-mode: round-robin}
   - type: bridge
     name: br0
     params: {bridge_stp: sometimes, bridge_pathcost: ["eth0"]}
@@ -322,11 +321,13 @@ config:
   - {type: vlan, name: vlan7, vlan_id: 7}
   - {type: physical, name: averyveryverylongname}
   - {type: physical}
-  - {type: nameserver, address: [not-an-ip], interface: eth4}
+  - {type: nameserver, address: [not-an-ip]}
   - {type: route, gateway: 10.0.0.1}
   - {type: route, destination: "2001:db8::/32", gateway: 10.0.0.1}
   - {type: tunnel, name: tun0}
   - {name: eth1}
+  - {type: bond, name: bond1, bond_interfaces: [], params: {bond-mode: round-robin}}
+  - {type: nameserver, address: 10.0.0.53, interface: eth4}
 "#);
     let at = |key: &str| error_at(&d, key);
     assert!(at("config.0.mac_address").message.contains("MAC"));
@@ -336,11 +337,14 @@ config:
         .message
         .contains("out of range"));
     assert_eq!(at("config.0.subnets.0.address").line, Some(9));
-    assert!(at("config.0.subnets.1")
+    assert!(at("config.0.subnets.1.address")
         .message
         .contains("needs an `address`"));
+    assert_eq!(at("config.0.subnets.1.address").line, Some(10));
     assert_eq!(at("config.0.subnets.2.type").message, "unknown subnet type");
-    assert!(at("config.0.subnets.3").message.contains("needs a `type`"));
+    assert!(at("config.0.subnets.3.type")
+        .message
+        .contains("needs a `type`"));
     assert!(at("config.0.subnets.4.netmask")
         .message
         .contains("contiguous"));
@@ -348,24 +352,28 @@ config:
     assert!(at("config.1.bond_interfaces.1")
         .message
         .contains("not defined"));
-    at("config.1.params.bond-mode");
     assert!(at("config.2.bridge_interfaces").message.contains("missing"));
     at("config.2.params.bridge_stp");
     at("config.2.params.bridge_pathcost.0");
     assert!(at("config.3.vlan_link").message.contains("not defined"));
     at("config.4.vlan_id");
-    assert!(at("config.5").message.contains("vlan_link"));
+    assert!(at("config.5.vlan_link").message.contains("vlan_link"));
     assert!(at("config.6.name").message.contains("15 characters"));
-    assert!(at("config.7").message.contains("needs a `name`"));
+    assert!(at("config.7.name").message.contains("needs a `name`"));
     at("config.8.address.0");
-    assert!(at("config.8.interface").message.contains("not defined"));
-    assert!(at("config.9").message.contains("destination"));
+    assert!(at("config.9.destination").message.contains("destination"));
     assert!(at("config.10.gateway").message.contains("family"));
     assert_eq!(at("config.11.type").message, "unknown type");
-    assert!(at("config.12").message.contains("needs a `type`"));
-    let e = bad("version: 1\n");
+    assert!(at("config.12.type").message.contains("needs a `type`"));
+    at("config.13.params.bond-mode");
+    assert!(at("config.14.interface").message.contains("not defined"));
+    // Every entry was skipped, each named: nothing usable is left.
+    assert!(d
+        .iter()
+        .any(|d| d.is_error() && d.message.contains("no usable interface")));
+    let e = refused("version: 1\n");
     assert!(error_at(&e, "config").message.contains("missing"));
-    let e = bad("version: 1\nconfig: {type: physical}\n");
+    let e = refused("version: 1\nconfig: {type: physical}\n");
     assert_eq!(error_at(&e, "config").message, "expected a list");
 }
 
@@ -424,4 +432,64 @@ config:
         "{:?}",
         p.warnings
     );
+}
+
+/// Expected (cloud-init's skip of an invalid command): a physical without `name`, a vlan
+/// without `vlan_id`, a route without `destination`, a nameserver without `address`, a
+/// subnet route without `destination` and a vlan on a skipped NIC are each skipped with a
+/// warning naming the missing key and its entry's line; a subnet gateway that is no address is
+/// left out alone; everything else is kept.
+#[test]
+fn an_invalid_entry_is_skipped_and_the_rest_is_used() {
+    let p = ok(r#"version: 1
+config:
+  - type: physical
+    name: eth0
+    subnets:
+      - type: static
+        address: 10.0.0.5/24
+        gateway: not-an-address
+        routes:
+          - {gateway: 10.0.0.1}
+          - {destination: 10.7.0.0/16, gateway: 10.0.0.1}
+      - {type: dhcp6}
+  - {type: physical, mac_address: "52:54:00:00:00:01"}
+  - {type: vlan, name: eth0.5, vlan_link: eth0}
+  - {type: route, gateway: 10.0.0.1}
+  - {type: nameserver, search: [example.org]}
+  - {type: nameserver, address: 10.0.0.53}
+  - {type: physical, name: eth1, mac_address: "52:54:00:00:00:zz"}
+  - {type: vlan, name: eth1.7, vlan_link: eth1, vlan_id: 7}
+  - {type: route, destination: 10.8.0.0/16, gateway: 10.0.0.1}
+"#);
+    let net = &p.model;
+    let ids: Vec<&str> = net.interfaces.iter().map(|i| i.id.as_str()).collect();
+    assert_eq!(ids, ["eth0"]);
+    let eth0 = &net.interfaces[0];
+    assert_eq!(eth0.addresses.len(), 1);
+    assert_eq!(eth0.gateway4, None);
+    assert_eq!(eth0.ipv6, Some(Ipv6Auto::Dhcp6));
+    assert_eq!(eth0.routes.len(), 1);
+    assert_eq!(net.routes.len(), 1);
+    assert_eq!(net.dns.nameservers, [ip("10.0.0.53")]);
+    let at = |key: &str| {
+        p.warnings
+            .iter()
+            .find(|d| d.key.as_deref() == Some(key))
+            .unwrap_or_else(|| panic!("no warning at {key}: {:#?}", p.warnings))
+    };
+    assert_eq!(at("config.0.subnets.0.gateway").line, Some(8));
+    assert_eq!(at("config.0.subnets.0.routes.0.destination").line, Some(10));
+    assert_eq!(at("config.1.name").line, Some(13));
+    assert!(at("config.1.name").message.contains("`name`"));
+    assert_eq!(at("config.2.vlan_id").line, Some(14));
+    assert_eq!(at("config.3.destination").line, Some(15));
+    assert_eq!(at("config.4.address").line, Some(16));
+    assert!(at("config.7.vlan_link").message.contains("skipped"));
+    for skipped in [
+        "config.1", "config.2", "config.3", "config.4", "config.6", "config.7",
+    ] {
+        assert!(at(skipped).message.contains("is skipped"), "{skipped}");
+    }
+    assert!(p.warnings.iter().all(|d| !d.is_error()));
 }
