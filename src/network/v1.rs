@@ -174,10 +174,13 @@ fn device(ty: &str, e: &Obj, path: &str, rd: &mut Reader, refs: &mut Refs) -> Op
     };
     let mut iface = Interface::new(name, kind);
     iface.mac_address = mac;
+    // Before the subnets: an IPv4 subnet's `mtu` wins over the device's.
+    if let Some(v) = e.get("mtu").filter(|v| !v.is_null()) {
+        iface.mtu = rd.num(v, &join(path, "mtu"), 68, 65535);
+    }
     for (k, v) in e {
         let p = join(path, k);
         match k.as_str() {
-            "mtu" if !v.is_null() => iface.mtu = rd.num(v, &p, 68, 65535),
             "accept-ra" => iface.accept_ra = rd.bool(v, &p),
             "wakeonlan" => iface.wakeonlan = rd.bool(v, &p).unwrap_or(false),
             "keep_configuration" => iface.keep_configuration = rd.bool(v, &p).unwrap_or(false),

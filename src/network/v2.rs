@@ -229,6 +229,7 @@ fn common(iface: &mut Interface, key: &str, v: &Value, p: &str, rd: &mut Reader)
         "nameservers" => iface.dns = nameservers(v, p, rd),
         "macaddress" => iface.mac_address = rd.mac(v, p),
         "mtu" => iface.mtu = rd.num(v, p, 68, 65535),
+        "ipv6-mtu" => iface.ipv6_mtu = rd.num(v, p, 1280, 65535),
         "optional" => iface.optional = rd.bool(v, p).unwrap_or(false),
         "wakeonlan" => iface.wakeonlan = rd.bool(v, p).unwrap_or(false),
         "critical" => iface.keep_configuration = rd.bool(v, p).unwrap_or(false),

@@ -18,7 +18,9 @@ mod lines;
 pub(crate) mod util;
 
 use super::Rendered;
-use crate::network::model::{Address, DhcpOverrides, Interface, Ipv6Auto, Kind, Network, Route};
+use crate::network::model::{
+    Address, Control, DhcpOverrides, Interface, Ipv6Auto, Kind, Network, Route,
+};
 use lines::{route, udev_rules};
 use std::net::IpAddr;
 use util::{bond_options, holds, ifname, kernel_name, owner, secs, warn, word, HEADER};
@@ -150,15 +152,31 @@ pub fn render(net: &Network) -> Rendered {
             }
         }
         // ifenslave wants members and bonds brought up by `auto`; other unaddressed
-        // devices are brought up by what uses them.
+        // devices are brought up by what uses them. v1's `control` says otherwise, as
+        // cloud-init writes it: `allow-hotplug`, or only a comment for `manual`.
         let auto = !manual || master[k].is_some() || matches!(iface.kind, Kind::Bond { .. });
+        let verb = match iface.control {
+            Some(Control::Hotplug) => Some(format!("allow-hotplug {name}")),
+            Some(Control::Manual) => Some(format!("# control-manual {name}")),
+            Some(Control::Auto) | None => auto.then(|| format!("auto {name}")),
+        };
+        if let Some(mtu) = iface.ipv6_mtu {
+            // ifupdown's inet6 `mtu` is the IPv6 MTU.
+            match st.iter_mut().find(|s| s.inet6) {
+                Some(s) => s.lines.push(format!("mtu {mtu}")),
+                None => warn(
+                    &mut out,
+                    &iface.id,
+                    "ipv6-mtu",
+                    "needs IPv6 addressing in ENI",
+                ),
+            }
+        }
         for (n, s) in st.into_iter().enumerate() {
             let mut lines = Vec::new();
             let (mut own, mut extra) = (s.lines, Vec::new());
             if n == 0 {
-                if auto {
-                    lines.push(format!("auto {name}"));
-                }
+                lines.extend(verb.clone());
                 extra = std::mem::take(&mut attrs);
                 extra.extend(s.opts);
             } else {

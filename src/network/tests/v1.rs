@@ -493,3 +493,41 @@ config:
     }
     assert!(p.warnings.iter().all(|d| !d.is_error()));
 }
+
+/// Expected: a subnet's `control` is the interface's (a different second one is a warning);
+/// an IPv4 subnet's `mtu` is the device's (over the device's own, with a warning), an IPv6
+/// subnet's (static6, dhcp6, SLAAC) the IPv6 MTU; a `manual` subnet asks for no address.
+#[test]
+fn subnet_control_and_mtu() {
+    let p = ok(r#"version: 1
+config:
+  - type: physical
+    name: eth0
+    mtu: 1500
+    subnets:
+      - {type: static, address: 10.0.0.2/24, mtu: 9000, control: hotplug}
+      - {type: static6, address: "2001:db8::2/64", mtu: 1400, control: manual}
+  - type: physical
+    name: eth1
+    subnets: [{type: manual, control: manual}, {type: ipv6_slaac, mtu: 1280}]
+  - {type: physical, name: eth2, subnets: [{type: dhcp}]}
+"#);
+    let net = &p.model;
+    let eth0 = net.interface("eth0").unwrap();
+    assert_eq!((eth0.mtu, eth0.ipv6_mtu), (Some(9000), Some(1400)));
+    assert_eq!(eth0.control, Some(Control::Hotplug));
+    let eth1 = net.interface("eth1").unwrap();
+    assert_eq!(eth1.control, Some(Control::Manual));
+    assert_eq!((eth1.mtu, eth1.ipv6_mtu), (None, Some(1280)));
+    assert_eq!(net.interface("eth2").unwrap().control, None);
+    let keys = warned(&p.warnings);
+    assert_eq!(
+        keys,
+        ["config.0.subnets.0.mtu", "config.0.subnets.1.control"],
+        "{:#?}",
+        p.warnings
+    );
+    let d = bad("version: 1\nconfig:\n  - {type: physical, name: eth0, subnets: [{type: dhcp6, mtu: 1000}, {type: dhcp, control: sometimes}]}\n");
+    error_at(&d, "config.0.subnets.0.mtu");
+    error_at(&d, "config.0.subnets.1.control");
+}

@@ -636,3 +636,13 @@ vlans:
         .iter()
         .any(|d| d.is_error() && d.message.contains("no usable")));
 }
+
+/// Expected: v2 `ipv6-mtu` is the model's IPv6 MTU, at least IPv6's minimum of 1280.
+#[test]
+fn ipv6_mtu() {
+    let p = ok("version: 2\nethernets: {eth0: {dhcp6: true, ipv6-mtu: 1400}}\n");
+    assert_eq!(p.model.interface("eth0").unwrap().ipv6_mtu, Some(1400));
+    assert!(p.warnings.is_empty(), "{:#?}", p.warnings);
+    let d = bad("version: 2\nethernets: {eth0: {ipv6-mtu: 1000}}\n");
+    error_at(&d, "ethernets.eth0.ipv6-mtu");
+}
