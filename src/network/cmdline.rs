@@ -85,7 +85,9 @@ pub(super) fn parse(params: &[String], rd: &mut Reader) -> Network {
             Err(_) => rd.error(&path, "not an IP address"),
         }
     }
-    super::devices::check(&net, &[], rd);
+    for (_, path, msg) in super::devices::problems(&net, &[]) {
+        rd.error(&path, msg);
+    }
     if value(params, "rd.peerdns") == Some("0") {
         for iface in &mut net.interfaces {
             iface.dhcp4_overrides.use_dns = Some(false);

@@ -5,6 +5,7 @@
 
 use super::model::{Kind, Network};
 use super::read::Reader;
+use serde_json::Value;
 
 /// Longest interface id (a file name part for a matched NIC, which the kernel never sees).
 const ID_MAX: usize = 64;
@@ -21,13 +22,17 @@ fn word_ok(word: &str) -> bool {
     !matches!(word, "" | "." | "..") && word.bytes().all(|b| b.is_ascii_graphic() && b != b'/')
 }
 
-/// Names and the device graph of `net`; `paths` holds each interface's key path, by index.
-pub(crate) fn check(net: &Network, paths: &[String], rd: &mut Reader) {
+/// The problems with names and the device graph of `net`, each as (interface index, key
+/// path, message); `paths` holds each interface's key path, by index. Of a cycle, its first
+/// device is named (the others then refer to a skipped device).
+pub(crate) fn problems(net: &Network, paths: &[String]) -> Vec<(usize, String, String)> {
     let path_of = |i: usize| paths.get(i).cloned().unwrap_or_else(|| "ip".to_string());
+    let mut out = Vec::new();
     for (i, iface) in net.interfaces.iter().enumerate() {
         let path = path_of(i);
         if iface.id.len() > ID_MAX || !word_ok(&iface.id) {
-            rd.error(&path, "not a usable interface id (1-64 printable characters, no blank or `/`, not `.` or `..`)");
+            let msg = "not a usable interface id (1-64 printable characters, no blank or `/`, not `.` or `..`)";
+            out.push((i, path, msg.to_string()));
             continue;
         }
         if let Some(name) = iface.device_name().filter(|n| !kernel_name_ok(n)) {
@@ -36,15 +41,15 @@ pub(crate) fn check(net: &Network, paths: &[String], rd: &mut Reader) {
             } else {
                 format!("{path}.set-name")
             };
-            rd.error(&at, "not a valid interface name (1-15 printable characters, no blank, `/` or `:`, not `.` or `..`)");
+            let msg = "not a valid interface name (1-15 printable characters, no blank, `/` or `:`, not `.` or `..`)";
+            out.push((i, at, msg.to_string()));
+            continue;
         }
         if let Kind::Physical { matching, .. } = &iface.kind {
             let names = matching.name.iter().chain(&matching.driver);
             if names.clone().any(|n| n.len() > ID_MAX || !word_ok(n)) {
-                rd.error(
-                    &format!("{}.match", path_of(i)),
-                    "a name or driver to match holds a blank, `/` or a control character",
-                );
+                let msg = "a name or driver to match holds a blank, `/` or a control character";
+                out.push((i, format!("{}.match", path_of(i)), msg.to_string()));
             }
         }
     }
@@ -55,8 +60,9 @@ pub(crate) fn check(net: &Network, paths: &[String], rd: &mut Reader) {
             .position(|i| i.id == cycle[0])
             .unwrap_or(0);
         let msg = format!("devices hold each other in a cycle: {}", cycle.join(" -> "));
-        rd.error(&path_of(first), msg);
+        out.push((first, path_of(first), msg));
     }
+    out
 }
 
 /// The interfaces a bond, bridge or vlan is made of (members, ports, the vlan's link).
@@ -119,10 +125,33 @@ fn cycles(net: &Network) -> Vec<Vec<String>> {
     out
 }
 
+/// Every key and string of a mapping but those under `entries` (read entry by entry, so an
+/// entry with one is skipped alone): see [`refuse_controls`].
+pub(crate) fn refuse_controls_but(value: &Value, path: &str, entries: &[&str], rd: &mut Reader) {
+    match value {
+        Value::Object(map) => {
+            for (key, item) in map {
+                if !entries.contains(&key.as_str()) {
+                    refuse_key_controls(key, item, &super::read::join(path, key), rd);
+                }
+            }
+        }
+        _ => refuse_controls(value, path, rd),
+    }
+}
+
+/// A key (a v2 device id) and its value: see [`refuse_controls`].
+pub(crate) fn refuse_key_controls(key: &str, value: &Value, at: &str, rd: &mut Reader) {
+    if key.chars().any(char::is_control) {
+        rd.error(at, "this key holds a control character (a line break?)");
+    } else {
+        refuse_controls(value, at, rd);
+    }
+}
+
 /// Every key and string of the input: a control character (a line break above all) would end
 /// a rendered line early and could start a section of its own, so it is refused where it is.
-pub(crate) fn refuse_controls(value: &serde_json::Value, path: &str, rd: &mut Reader) {
-    use serde_json::Value;
+pub(crate) fn refuse_controls(value: &Value, path: &str, rd: &mut Reader) {
     let has_control = |s: &str| s.chars().any(char::is_control);
     match value {
         Value::String(s) if has_control(s) => {
@@ -138,12 +167,7 @@ pub(crate) fn refuse_controls(value: &serde_json::Value, path: &str, rd: &mut Re
         }
         Value::Object(map) => {
             for (key, item) in map {
-                let at = super::read::join(path, key);
-                if has_control(key) {
-                    rd.error(&at, "this key holds a control character (a line break?)");
-                } else {
-                    refuse_controls(item, &at, rd);
-                }
+                refuse_key_controls(key, item, &super::read::join(path, key), rd);
             }
         }
         _ => {}

@@ -55,7 +55,9 @@ pub struct Parsed {
     pub warnings: Vec<Diag>,
 }
 
-/// Parses `input`; `source` names it in diagnostics (`/dev/sr0: network-config`). On error,
+/// Parses `input`; `source` names it in diagnostics (`/dev/sr0: network-config`). As
+/// cloud-init does, an invalid v1 or v2 entry (a device, a subnet, a route, a nameserver) is
+/// skipped with warnings and the rest is used. On error (the config as a whole is unusable),
 /// every problem found is returned (errors and warnings), each naming its key path and, for
 /// YAML input, its line.
 pub fn parse(source: &str, input: Input) -> Result<Parsed, Vec<Diag>> {
@@ -75,7 +77,13 @@ pub fn parse(source: &str, input: Input) -> Result<Parsed, Vec<Diag>> {
     };
     let mut rd = Reader::new(source, lines);
     let (value, base) = unwrap(value);
-    devices::refuse_controls(value, base, &mut rd);
+    // The entries are checked one by one, so that one with a control character is skipped.
+    let entries: &[&str] = match value.get("version").and_then(Value::as_u64) {
+        Some(1) => &["config"],
+        Some(2) => &v2::SECTIONS,
+        _ => &[],
+    };
+    devices::refuse_controls_but(value, base, entries, &mut rd);
     let Some(map) = rd.map(value, base) else {
         return finish(Network::default(), rd);
     };
@@ -113,7 +121,13 @@ pub fn parse_network_data(
     finish(model, rd)
 }
 
-fn finish(model: Network, rd: Reader) -> Result<Parsed, Vec<Diag>> {
+fn finish(model: Network, mut rd: Reader) -> Result<Parsed, Vec<Diag>> {
+    // Entries were skipped and no interface is left: nothing of the config is usable (the
+    // boot then renders the fallback, as cloud-init would have nothing to render).
+    if rd.skipped > 0 && model.interfaces.is_empty() {
+        let msg = "no usable interface is left once the invalid entries are skipped";
+        rd.error("", msg);
+    }
     if rd.has_errors() {
         Err(rd.diags)
     } else {

@@ -63,6 +63,12 @@ pub struct Interface {
     pub mac_address: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mtu: Option<u32>,
+    /// The IPv6 MTU (v2 `ipv6-mtu`, the `mtu` of a v1 IPv6 subnet).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ipv6_mtu: Option<u32>,
+    /// How it is brought up (v1 subnets' `control`); `None`: at boot.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub control: Option<Control>,
     #[serde(default, skip_serializing_if = "is_false")]
     pub dhcp4: bool,
     /// How IPv6 is configured beyond static addresses; `None`: static and link-local only.
@@ -110,6 +116,8 @@ impl Interface {
             kind,
             mac_address: None,
             mtu: None,
+            ipv6_mtu: None,
+            control: None,
             dhcp4: false,
             ipv6: None,
             addresses: Vec::new(),
@@ -204,6 +212,18 @@ impl Match {
     pub fn is_empty(&self) -> bool {
         self.name.is_none() && self.macaddress.is_none() && self.driver.is_empty()
     }
+}
+
+/// When an interface is brought up, as v1's subnet `control` says (ifupdown's words).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Control {
+    /// At boot (`auto`): the default.
+    Auto,
+    /// When the device appears (`allow-hotplug`).
+    Hotplug,
+    /// Only when asked for (`ifup`).
+    Manual,
 }
 
 /// IPv6 autoconfiguration modes.

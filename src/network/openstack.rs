@@ -168,7 +168,7 @@ pub(super) fn parse(v: &Value, macs: &BTreeMap<String, String>, rd: &mut Reader)
     if let Some(services) = top.get("services") {
         net.dns.nameservers = dns(services, "services", rd);
     }
-    refs.check(&net, rd);
+    refs.check(&mut net, rd);
     net
 }
 
@@ -223,6 +223,7 @@ fn physical(
 /// `bond_mode`, `bond_miimon`, `bond_xmit_hash_policy`, … (members are filled in later).
 fn bond(l: &Map<String, Value>, path: &str, rd: &mut Reader) -> Kind {
     let mut bp = super::model::BondParams::default();
+    let mut arp = Vec::new();
     for (k, v) in l {
         let p = join(path, k);
         if k == "bond_links" || !k.starts_with("bond_") {
@@ -230,11 +231,15 @@ fn bond(l: &Map<String, Value>, path: &str, rd: &mut Reader) -> Kind {
         }
         match params::v1_bond_name(k) {
             Some(name) => {
+                if params::is_arp(name) {
+                    arp.push(p.clone());
+                }
                 params::bond(&mut bp, name, v, p, "", rd, &mut Refs::default());
             }
             None => rd.warn(UNSUPPORTED, &p, "bond parameter not supported, ignored"),
         }
     }
+    params::drop_unusable_arp(&mut bp, &arp, rd);
     Kind::Bond {
         members: Vec::new(),
         params: bp,

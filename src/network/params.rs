@@ -2,7 +2,7 @@
 //! to these first, so each parameter is checked in one place.
 
 use super::model::{BondParams, BridgeParams, Kind};
-use super::read::{join, Reader, RefKind, Refs};
+use super::read::{join, Reader, RefKind, Refs, UNSUPPORTED};
 use serde_json::Value;
 use std::net::IpAddr;
 
@@ -68,6 +68,38 @@ pub(super) fn v1_bond_name(key: &str) -> Option<&'static str> {
         .iter()
         .find(|(v1, _)| *v1 == name)
         .map(|(_, v2)| *v2)
+}
+
+/// Bond modes that cannot monitor links by ARP: the kernel refuses `arp_interval` and
+/// `arp_validate` there, and libnm refuses a keyfile that has them.
+const NO_ARP_MODES: [&str; 3] = ["802.3ad", "balance-tlb", "balance-alb"];
+
+/// Whether the bond's mode can monitor links by ARP.
+pub(super) fn arp_usable(b: &BondParams) -> bool {
+    !b.mode.as_deref().is_some_and(|m| NO_ARP_MODES.contains(&m))
+}
+
+/// Whether `key` (netplan's name) is a parameter of ARP monitoring only.
+pub(super) fn is_arp(key: &str) -> bool {
+    key.starts_with("arp-")
+}
+
+/// Drops the ARP-monitor parameters of a bond whose mode cannot use them, with a warning at
+/// each key given (`arp` holds their key paths). Done once here, so no renderer writes them.
+pub(super) fn drop_unusable_arp(b: &mut BondParams, arp: &[String], rd: &mut Reader) {
+    let Some(mode) = b.mode.as_deref().filter(|_| !arp_usable(b)) else {
+        return;
+    };
+    let msg = format!(
+        "ARP monitoring does not apply to bond mode {mode} (the kernel refuses it): dropped"
+    );
+    for p in arp {
+        rd.warn(UNSUPPORTED, p, msg.clone());
+    }
+    b.arp_interval_ms = None;
+    b.arp_ip_targets.clear();
+    b.arp_validate = None;
+    b.arp_all_targets = None;
 }
 
 /// Sets the bond parameter `key` (netplan's name) from `x`; false when `key` is not one.
@@ -187,7 +219,10 @@ pub(super) fn vlan(
     let vid = match obj.get(id_key) {
         Some(v) => rd.num(v, &join(path, id_key), 0, 4094),
         None => {
-            rd.error(path, format!("a vlan needs `{id_key}`"));
+            rd.error(
+                &join(path, id_key),
+                format!("missing: a vlan needs `{id_key}`"),
+            );
             None
         }
     };
@@ -201,7 +236,10 @@ pub(super) fn vlan(
             link
         }
         None => {
-            rd.error(path, format!("a vlan needs `{link_key}`"));
+            rd.error(
+                &join(path, link_key),
+                format!("missing: a vlan needs `{link_key}`"),
+            );
             None
         }
     };

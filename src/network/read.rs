@@ -29,6 +29,8 @@ pub(crate) struct Reader<'a> {
     file: &'a str,
     lines: Option<&'a BTreeMap<String, u32>>,
     pub(crate) diags: Vec<Diag>,
+    /// How many entries were skipped for their problems.
+    pub(crate) skipped: usize,
 }
 
 impl<'a> Reader<'a> {
@@ -37,7 +39,32 @@ impl<'a> Reader<'a> {
             file,
             lines,
             diags: Vec::new(),
+            skipped: 0,
         }
+    }
+
+    /// Where an entry's diagnostics begin, for [`Reader::skip`].
+    pub(crate) fn mark(&self) -> usize {
+        self.diags.len()
+    }
+
+    /// Whether the entry at `path` read since `mark` had an error: then, as cloud-init skips
+    /// an invalid entry and renders the rest, its errors become warnings and one more says
+    /// that `what` is skipped.
+    pub(crate) fn skip(&mut self, mark: usize, path: &str, what: &str) -> bool {
+        let mut failed = false;
+        for d in &mut self.diags[mark..] {
+            if d.is_error() {
+                d.severity = crate::error::Severity::Warning;
+                failed = true;
+            }
+        }
+        if failed {
+            self.skipped += 1;
+            let msg = format!("{what} is skipped for the problem above; the rest is used");
+            self.warn(INVALID, path, msg);
+        }
+        failed
     }
 
     /// The line of `path`, or of the nearest enclosing key that has one.
@@ -263,44 +290,127 @@ pub(crate) enum RefKind {
 pub(crate) struct Refs {
     /// The key path of each interface of the model, by index.
     pub(crate) paths: Vec<String>,
-    /// (key path, referenced id, referencing id, kind)
-    refs: Vec<(String, String, String, RefKind)>,
+    refs: Vec<Ref>,
+}
+
+struct Ref {
+    path: String,
+    /// The interface referred to.
+    id: String,
+    /// The referring interface's id, and its index (the interface being read when the
+    /// reference was added); none for a nameserver entry.
+    from: String,
+    owner: Option<usize>,
+    kind: RefKind,
 }
 
 impl Refs {
+    /// Records a reference from the interface being read (`from`; empty for an entry that is
+    /// no interface).
     pub(crate) fn add(&mut self, path: String, id: &str, from: &str, kind: RefKind) {
-        self.refs
-            .push((path, id.to_string(), from.to_string(), kind));
+        self.refs.push(Ref {
+            path,
+            id: id.to_string(),
+            from: from.to_string(),
+            owner: (!from.is_empty()).then_some(self.paths.len()),
+            kind,
+        });
     }
 
-    /// Every id is defined once, every reference names a defined interface other than its own,
-    /// and no interface is a member of two bonds or bridges. (Linear searches: a config has
-    /// at most a few hundred interfaces, and a map would cost more code than it saves time.)
-    pub(crate) fn check(&self, net: &Network, rd: &mut Reader) {
-        let ifaces = &net.interfaces;
-        for (i, iface) in ifaces.iter().enumerate() {
-            if ifaces[..i].iter().any(|o| o.id == iface.id) {
-                let path = self.paths.get(i).map_or("", String::as_str);
-                rd.error(path, "this id is defined twice");
+    /// How many references there are, to forget those of a skipped entry.
+    pub(crate) fn mark(&self) -> usize {
+        self.refs.len()
+    }
+
+    pub(crate) fn forget(&mut self, mark: usize) {
+        self.refs.truncate(mark);
+    }
+
+    /// Every id is defined once, every reference names a defined interface other than its
+    /// own, no interface is a member of two bonds or bridges, names are usable and devices
+    /// form no cycle ([`super::devices::problems`]). An interface with such a problem is
+    /// skipped with a warning, as cloud-init skips an invalid entry, and the checks run again
+    /// on the rest (a vlan on a skipped NIC goes next). A nameserver entry naming no
+    /// interface is skipped alone. (Linear searches: a config has at most a few hundred
+    /// interfaces, and a map would cost more code than it saves time.)
+    pub(crate) fn check(&mut self, net: &mut Network, rd: &mut Reader) {
+        loop {
+            let bad = self.problems(net, rd);
+            if bad.is_empty() {
+                return;
             }
-        }
-        let mut owner: Vec<(&str, &str)> = Vec::new();
-        for (path, id, from, kind) in &self.refs {
-            if !ifaces.iter().any(|o| o.id == *id) {
-                rd.error(path, "names an interface that is not defined");
-            } else if id == from {
-                rd.error(path, "an interface cannot refer to itself");
-            } else if *kind == RefKind::Member {
-                match owner.iter().find(|(m, _)| m == id) {
-                    Some((_, prev)) if prev != from => rd.error(
-                        path,
-                        "this interface is already a member of another bond or bridge",
-                    ),
-                    Some(_) => {}
-                    None => owner.push((id, from)),
+            let mut gone: Vec<usize> = Vec::new();
+            for (k, path, msg) in bad {
+                rd.warn(INVALID, &path, msg);
+                if !gone.contains(&k) {
+                    gone.push(k);
+                }
+            }
+            gone.sort_unstable();
+            for &k in &gone {
+                rd.skipped += 1;
+                let msg = "this interface is skipped for the problem above; the rest is used";
+                rd.warn(INVALID, &self.paths[k], msg);
+            }
+            for &k in gone.iter().rev() {
+                net.interfaces.remove(k);
+                self.paths.remove(k);
+            }
+            self.refs
+                .retain(|r| r.owner.is_none_or(|o| !gone.contains(&o)));
+            for r in &mut self.refs {
+                if let Some(o) = &mut r.owner {
+                    *o -= gone.iter().filter(|&&g| g < *o).count();
                 }
             }
         }
-        super::devices::check(net, &self.paths, rd);
+    }
+
+    /// The problems of one round, each as (interface index, key path, message); those of
+    /// nameserver entries are warned here, and their references dropped.
+    fn problems(&mut self, net: &Network, rd: &mut Reader) -> Vec<(usize, String, String)> {
+        let ifaces = &net.interfaces;
+        let mut bad = Vec::new();
+        for (i, iface) in ifaces.iter().enumerate() {
+            if ifaces[..i].iter().any(|o| o.id == iface.id) {
+                let msg = "this id is defined twice".to_string();
+                bad.push((i, self.paths[i].clone(), msg));
+            }
+        }
+        let mut owner: Vec<(&str, &str)> = Vec::new();
+        let mut dropped = Vec::new();
+        for (n, r) in self.refs.iter().enumerate() {
+            let msg = if !ifaces.iter().any(|o| o.id == r.id) {
+                "names an interface that is not defined (or was skipped)"
+            } else if r.id == r.from {
+                "an interface cannot refer to itself"
+            } else if r.kind == RefKind::Member {
+                match owner.iter().find(|(m, _)| *m == r.id) {
+                    Some((_, prev)) if *prev != r.from => {
+                        "this interface is already a member of another bond or bridge"
+                    }
+                    Some(_) => continue,
+                    None => {
+                        owner.push((&r.id, &r.from));
+                        continue;
+                    }
+                }
+            } else {
+                continue;
+            };
+            match r.owner {
+                Some(k) => bad.push((k, r.path.clone(), msg.to_string())),
+                None => {
+                    rd.skipped += 1;
+                    rd.warn(INVALID, &r.path, format!("{msg}: this entry is skipped"));
+                    dropped.push(n);
+                }
+            }
+        }
+        for n in dropped.into_iter().rev() {
+            self.refs.remove(n);
+        }
+        bad.extend(super::devices::problems(net, &self.paths));
+        bad
     }
 }

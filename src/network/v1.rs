@@ -3,6 +3,7 @@
 //! their interface (addresses, DHCP and IPv6 modes, gateways, DNS, routes).
 //! <https://docs.cloud-init.io/en/latest/reference/network-config-format-v1.html>
 
+use super::devices;
 use super::model::{BondParams, BridgeParams, Dns, Format, Interface, Kind, Match, Network};
 use super::params;
 use super::read::{join, Reader, RefKind, Refs, UNSUPPORTED};
@@ -24,6 +25,17 @@ const DEVICE_KEYS: [&str; 9] = [
     "params",
 ];
 
+/// What one `config` entry adds.
+// One lives at a time: boxing the interface would buy nothing.
+#[allow(clippy::large_enum_variant)]
+enum Entry {
+    Device(Interface),
+    /// Resolvers for the interface named at the key path, or global ones.
+    Nameserver(Option<(String, String)>, Dns),
+    Route(super::model::Route),
+    Nothing,
+}
+
 pub(super) fn parse(map: &Obj, base: &str, rd: &mut Reader) -> Network {
     let mut net = Network {
         format: Format::V1,
@@ -42,52 +54,30 @@ pub(super) fn parse(map: &Obj, base: &str, rd: &mut Reader) -> Network {
         rd.error(&cpath, "missing: a version 1 config needs a `config` list");
         return net;
     };
-    for (i, entry) in rd.list(config, &cpath).iter().enumerate() {
+    for (i, e) in rd.list(config, &cpath).iter().enumerate() {
         let path = join(&cpath, i);
-        let Some(e) = rd.map(entry, &path) else {
+        // An entry with a problem is skipped, as cloud-init skips an invalid command.
+        let (mark, refs_mark) = (rd.mark(), refs.mark());
+        devices::refuse_controls(e, &path, rd);
+        let entry = rd
+            .map(e, &path)
+            .map_or(Entry::Nothing, |e| entry(e, &path, rd, &mut refs));
+        if rd.skip(mark, &path, "this entry") {
+            refs.forget(refs_mark);
             continue;
-        };
-        let tpath = join(&path, "type");
-        let Some(ty) = e.get("type").and_then(|t| rd.string(t, &tpath)) else {
-            if !e.contains_key("type") {
-                rd.error(&path, "an entry needs a `type`");
+        }
+        match entry {
+            Entry::Device(iface) => {
+                refs.paths.push(path);
+                net.interfaces.push(iface);
             }
-            continue;
-        };
-        match ty.as_str() {
-            "physical" | "infiniband" | "bond" | "bridge" | "vlan" => {
-                if let Some(iface) = device(&ty, e, &path, rd, &mut refs) {
-                    refs.paths.push(path);
-                    net.interfaces.push(iface);
-                }
-            }
-            "nameserver" => {
-                let dns = nameserver(e, &path, rd);
-                match e.get("interface") {
-                    Some(v) => {
-                        let p = join(&path, "interface");
-                        if let Some(name) = rd.string(v, &p) {
-                            refs.add(p.clone(), &name, "", RefKind::Other);
-                            iface_dns.push((p, name, dns));
-                        }
-                    }
-                    None => extend_dns(&mut net.dns, dns),
-                }
-            }
-            "route" => {
-                for (k, _) in e {
-                    let known = ["type", "destination", "network", "netmask", "prefix"];
-                    if !known.contains(&k.as_str()) && k != "gateway" && k != "metric" {
-                        rd.unknown(&join(&path, k));
-                    }
-                }
-                net.routes.extend(route(e, &path, rd));
-            }
-            "loopback" => rd.warn(UNSUPPORTED, &tpath, "loopback entries are ignored"),
-            _ => rd.error(&tpath, "unknown type"),
+            Entry::Nameserver(Some((p, name)), dns) => iface_dns.push((p, name, dns)),
+            Entry::Nameserver(None, dns) => extend_dns(&mut net.dns, dns),
+            Entry::Route(r) => net.routes.push(r),
+            Entry::Nothing => {}
         }
     }
-    refs.check(&net, rd);
+    refs.check(&mut net, rd);
     for (_, name, dns) in iface_dns {
         if let Some(iface) = net.interfaces.iter_mut().find(|i| i.id == name) {
             extend_dns(&mut iface.dns, dns);
@@ -96,11 +86,57 @@ pub(super) fn parse(map: &Obj, base: &str, rd: &mut Reader) -> Network {
     net
 }
 
+fn entry(e: &Obj, path: &str, rd: &mut Reader, refs: &mut Refs) -> Entry {
+    let tpath = join(path, "type");
+    let Some(ty) = e.get("type").and_then(|t| rd.string(t, &tpath)) else {
+        if !e.contains_key("type") {
+            rd.error(&tpath, "missing: an entry needs a `type`");
+        }
+        return Entry::Nothing;
+    };
+    match ty.as_str() {
+        "physical" | "infiniband" | "bond" | "bridge" | "vlan" => {
+            device(&ty, e, path, rd, refs).map_or(Entry::Nothing, Entry::Device)
+        }
+        "nameserver" => {
+            let dns = nameserver(e, path, rd);
+            let Some(v) = e.get("interface") else {
+                return Entry::Nameserver(None, dns);
+            };
+            let p = join(path, "interface");
+            match rd.string(v, &p) {
+                Some(name) => {
+                    refs.add(p.clone(), &name, "", RefKind::Other);
+                    Entry::Nameserver(Some((p, name)), dns)
+                }
+                None => Entry::Nothing,
+            }
+        }
+        "route" => {
+            for (k, _) in e {
+                let known = ["type", "destination", "network", "netmask", "prefix"];
+                if !known.contains(&k.as_str()) && k != "gateway" && k != "metric" {
+                    rd.unknown(&join(path, k));
+                }
+            }
+            route(e, path, rd).map_or(Entry::Nothing, Entry::Route)
+        }
+        "loopback" => {
+            rd.warn(UNSUPPORTED, &tpath, "loopback entries are ignored");
+            Entry::Nothing
+        }
+        _ => {
+            rd.error(&tpath, "unknown type");
+            Entry::Nothing
+        }
+    }
+}
+
 fn device(ty: &str, e: &Obj, path: &str, rd: &mut Reader, refs: &mut Refs) -> Option<Interface> {
     let npath = join(path, "name");
     let Some(name) = e.get("name").and_then(|n| rd.string(n, &npath)) else {
         if !e.contains_key("name") {
-            rd.error(path, "a device needs a `name`");
+            rd.error(&npath, "missing: a device needs a `name`");
         }
         return None;
     };
@@ -138,18 +174,26 @@ fn device(ty: &str, e: &Obj, path: &str, rd: &mut Reader, refs: &mut Refs) -> Op
     };
     let mut iface = Interface::new(name, kind);
     iface.mac_address = mac;
+    // Before the subnets: an IPv4 subnet's `mtu` wins over the device's.
+    if let Some(v) = e.get("mtu").filter(|v| !v.is_null()) {
+        iface.mtu = rd.num(v, &join(path, "mtu"), 68, 65535);
+    }
     for (k, v) in e {
         let p = join(path, k);
         match k.as_str() {
-            "mtu" if !v.is_null() => iface.mtu = rd.num(v, &p, 68, 65535),
             "accept-ra" => iface.accept_ra = rd.bool(v, &p),
             "wakeonlan" => iface.wakeonlan = rd.bool(v, &p).unwrap_or(false),
             "keep_configuration" => iface.keep_configuration = rd.bool(v, &p).unwrap_or(false),
             "subnets" => {
                 for (i, s) in rd.list(v, &p).iter().enumerate() {
                     let sp = join(&p, i);
+                    // A subnet with a problem is skipped alone, and leaves nothing behind.
+                    let (mark, before) = (rd.mark(), iface.clone());
                     if let Some(s) = rd.map(s, &sp) {
                         subnet(&mut iface, s, &sp, rd);
+                    }
+                    if rd.skip(mark, &sp, "this subnet") {
+                        iface = before;
                     }
                 }
             }
@@ -190,10 +234,14 @@ fn bond(
     let members = members(id, e, "bond_interfaces", path, rd, refs);
     let ppath = join(path, "params");
     let mut b = BondParams::default();
+    let mut arp = Vec::new();
     for (k, x) in params.into_iter().flatten() {
         let p = join(&ppath, k);
         match params::v1_bond_name(k) {
             Some(name) => {
+                if params::is_arp(name) {
+                    arp.push(p.clone());
+                }
                 params::bond(&mut b, name, x, p, id, rd, refs);
             }
             // ifupdown's placeholder: the members are `bond_interfaces`.
@@ -201,6 +249,7 @@ fn bond(
             None => rd.warn(UNSUPPORTED, &p, "bond parameter not supported, ignored"),
         }
     }
+    params::drop_unusable_arp(&mut b, &arp, rd);
     Kind::Bond { members, params: b }
 }
 
@@ -268,7 +317,10 @@ fn nameserver(e: &Obj, path: &str, rd: &mut Reader) -> Dns {
         }
     }
     if !e.contains_key("address") {
-        rd.error(path, "a nameserver entry needs an `address`");
+        rd.error(
+            &join(path, "address"),
+            "missing: a nameserver entry needs an `address`",
+        );
     }
     dns
 }

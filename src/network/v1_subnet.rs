@@ -2,7 +2,8 @@
 //! DHCP and IPv6 modes, gateways, DNS and routes; and v1's route entries.
 
 use super::addr;
-use super::model::{Address, Cidr, Dns, Interface, Ipv6Auto, Route};
+use super::model::{Address, Cidr, Control, Dns, Interface, Ipv6Auto, Route};
+use super::params::one_of;
 use super::read::{join, Reader, UNSUPPORTED};
 use serde_json::{Map, Value};
 use std::net::IpAddr;
@@ -68,7 +69,8 @@ pub(super) fn route(e: &Obj, path: &str, rd: &mut Reader) -> Option<Route> {
     } else if e.contains_key("network") {
         "network"
     } else {
-        rd.error(path, "a route needs a `destination` (or `network`)");
+        let msg = "missing: a route needs a `destination` (or `network`)";
+        rd.error(&join(path, "destination"), msg);
         return None;
     };
     let to = network(e, key, path, rd)?;
@@ -86,7 +88,8 @@ pub(super) fn route(e: &Obj, path: &str, rd: &mut Reader) -> Option<Route> {
     Some(r)
 }
 
-const SUBNET_KEYS: [&str; 13] = [
+const SUBNET_KEYS: [&str; 14] = [
+    "mtu",
     "type",
     "address",
     "netmask",
@@ -112,13 +115,16 @@ pub(super) fn subnet(iface: &mut Interface, s: &Obj, path: &str, rd: &mut Reader
     let tpath = join(path, "type");
     let Some(ty) = s.get("type").and_then(|t| rd.string(t, &tpath)) else {
         if !s.contains_key("type") {
-            rd.error(path, "a subnet needs a `type`");
+            rd.error(&tpath, "missing: a subnet needs a `type`");
         }
         return;
     };
     let metric = s
         .get("metric")
         .and_then(|m| rd.num(m, &join(path, "metric"), 0, u32::MAX));
+    if let Some(c) = s.get("control") {
+        control(iface, c, &join(path, "control"), rd);
+    }
     let mut auto6 = |mode: Ipv6Auto, rd: &mut Reader| match iface.ipv6 {
         Some(prev) if prev != mode => rd.warn(
             UNSUPPORTED,
@@ -141,7 +147,10 @@ pub(super) fn subnet(iface: &mut Interface, s: &Obj, path: &str, rd: &mut Reader
         "ipv6_dhcpv6-stateful" => auto6(Ipv6Auto::Dhcp6Stateful, rd),
         "static" | "static6" => {
             if !s.contains_key("address") {
-                rd.error(path, "a static subnet needs an `address`");
+                rd.error(
+                    &join(path, "address"),
+                    "missing: a static subnet needs an `address`",
+                );
             } else if let Some(c) = network(s, "address", path, rd) {
                 iface.addresses.push(Address {
                     ip: c.ip,
@@ -151,11 +160,18 @@ pub(super) fn subnet(iface: &mut Interface, s: &Obj, path: &str, rd: &mut Reader
                 });
             }
             if let Some(gw) = s.get("gateway") {
-                gateway(iface, gw, &join(path, "gateway"), rd);
+                // A gateway that is no address is left out alone: the address still works.
+                let (p, mark) = (join(path, "gateway"), rd.mark());
+                gateway(iface, gw, &p, rd);
+                rd.skip(mark, &p, "this gateway");
             }
         }
         "manual" => {}
         _ => rd.error(&tpath, "unknown subnet type"),
+    }
+    if let Some(m) = s.get("mtu").filter(|m| !m.is_null()) {
+        let ipv6 = ty.contains('6') || iface.addresses.last().is_some_and(|a| a.ip.is_ipv6());
+        subnet_mtu(iface, m, ipv6, &join(path, "mtu"), rd);
     }
     let mut dns = Dns::default();
     if let Some(v) = s.get("dns_nameservers") {
@@ -168,9 +184,10 @@ pub(super) fn subnet(iface: &mut Interface, s: &Obj, path: &str, rd: &mut Reader
     if let Some(v) = s.get("routes") {
         let rpath = join(path, "routes");
         for (i, r) in rd.list(v, &rpath).iter().enumerate() {
-            let p = join(&rpath, i);
-            if let Some(r) = rd.map(r, &p) {
-                iface.routes.extend(route(r, &p, rd));
+            let (p, mark) = (join(&rpath, i), rd.mark());
+            let r = rd.map(r, &p).and_then(|r| route(r, &p, rd));
+            if !rd.skip(mark, &p, "this route") {
+                iface.routes.extend(r);
             }
         }
     }
@@ -191,4 +208,38 @@ fn gateway(iface: &mut Interface, v: &Value, p: &str, rd: &mut Reader) {
             "a second default gateway on one interface, ignored",
         );
     }
+}
+
+/// A subnet's `control`: one per interface (ifupdown brings up a device, not a subnet); a
+/// different second one is ignored with a warning.
+fn control(iface: &mut Interface, v: &Value, p: &str, rd: &mut Reader) {
+    let c = match one_of(v, p, rd, &["auto", "hotplug", "manual"]).as_deref() {
+        Some("hotplug") => Control::Hotplug,
+        Some("manual") => Control::Manual,
+        Some(_) => Control::Auto,
+        None => return,
+    };
+    if *iface.control.get_or_insert(c) != c {
+        let msg = "a second control on one interface, ignored";
+        rd.warn(UNSUPPORTED, p, msg);
+    }
+}
+
+/// A subnet's `mtu`: an IPv6 subnet's is the IPv6 MTU, an IPv4 subnet's the device's (it
+/// wins over the device's own `mtu`, as in cloud-init, with a warning when they differ).
+fn subnet_mtu(iface: &mut Interface, v: &Value, ipv6: bool, p: &str, rd: &mut Reader) {
+    let min = if ipv6 { 1280 } else { 68 };
+    let Some(mtu) = rd.num(v, p, min, 65535) else {
+        return;
+    };
+    let slot = if ipv6 {
+        &mut iface.ipv6_mtu
+    } else {
+        &mut iface.mtu
+    };
+    if slot.is_some_and(|m| m != mtu) {
+        let msg = "differs from the MTU given before: this subnet's is used";
+        rd.warn(UNSUPPORTED, p, msg);
+    }
+    *slot = Some(mtu);
 }

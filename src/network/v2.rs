@@ -4,6 +4,7 @@
 //! renderer writes through unchanged.
 //! <https://docs.cloud-init.io/en/latest/reference/network-config-format-v2.html>
 
+use super::devices;
 use super::model::{
     BondParams, BridgeParams, Format, Interface, Ipv6Auto, Kind, LinkLocal, Match, Network,
 };
@@ -15,7 +16,7 @@ use std::net::IpAddr;
 
 type Obj = Map<String, Value>;
 
-const SECTIONS: [&str; 4] = ["ethernets", "bonds", "bridges", "vlans"];
+pub(super) const SECTIONS: [&str; 4] = ["ethernets", "bonds", "bridges", "vlans"];
 
 /// Device types netplan knows and ember's renderers do not.
 const PASSED_THROUGH: [&str; 8] = [
@@ -58,17 +59,72 @@ pub(super) fn parse(map: &Obj, base: &str, rd: &mut Reader) -> Network {
         };
         for (id, dev) in devices {
             let path = join(&path, id);
-            let Some(dev) = rd.map(dev, &path) else {
-                continue;
-            };
-            if let Some(iface) = device(section, id, dev, &path, rd, &mut refs) {
-                refs.paths.push(path);
-                net.interfaces.push(iface);
+            // A device with a problem is skipped, as cloud-init skips an invalid entry.
+            let (mark, refs_mark) = (rd.mark(), refs.mark());
+            devices::refuse_key_controls(id, dev, &path, rd);
+            let iface = rd
+                .map(dev, &path)
+                .and_then(|dev| device(section, id, dev, &path, rd, &mut refs));
+            let skipped = rd.skip(mark, &path, "this device");
+            match iface {
+                Some(iface) if !skipped => {
+                    refs.paths.push(path);
+                    net.interfaces.push(iface);
+                }
+                _ => refs.forget(refs_mark),
             }
         }
     }
-    refs.check(&net, rd);
+    refs.check(&mut net, rd);
+    trim_passthrough(&mut net);
     net
+}
+
+/// What the model left out, the v2 netplan gets without too (netplan would refuse the whole
+/// file for one bad device): the devices skipped, and ARP parameters of bonds whose mode
+/// cannot use them.
+fn trim_passthrough(net: &mut Network) {
+    let Some(Value::Object(v2)) = net.netplan.as_mut() else {
+        return;
+    };
+    for (n, section) in SECTIONS.iter().enumerate() {
+        let Some(Value::Object(devices)) = v2.get_mut(*section) else {
+            continue;
+        };
+        devices.retain(|id, _| {
+            net.interfaces
+                .iter()
+                .any(|i| i.id == *id && section_of(&i.kind) == n)
+        });
+    }
+    let Some(Value::Object(bonds)) = v2.get_mut("bonds") else {
+        return;
+    };
+    for iface in &net.interfaces {
+        let Kind::Bond { params: b, .. } = &iface.kind else {
+            continue;
+        };
+        if params::arp_usable(b) {
+            continue;
+        }
+        let given = bonds
+            .get_mut(&iface.id)
+            .and_then(|d| d.get_mut("parameters"))
+            .and_then(Value::as_object_mut);
+        if let Some(p) = given {
+            p.retain(|k, _| !params::is_arp(k));
+        }
+    }
+}
+
+/// The index in [`SECTIONS`] of a device of this kind.
+fn section_of(kind: &Kind) -> usize {
+    match kind {
+        Kind::Physical { .. } => 0,
+        Kind::Bond { .. } => 1,
+        Kind::Bridge { .. } => 2,
+        Kind::Vlan { .. } => 3,
+    }
 }
 
 fn device(
@@ -173,6 +229,7 @@ fn common(iface: &mut Interface, key: &str, v: &Value, p: &str, rd: &mut Reader)
         "nameservers" => iface.dns = nameservers(v, p, rd),
         "macaddress" => iface.mac_address = rd.mac(v, p),
         "mtu" => iface.mtu = rd.num(v, p, 68, 65535),
+        "ipv6-mtu" => iface.ipv6_mtu = rd.num(v, p, 1280, 65535),
         "optional" => iface.optional = rd.bool(v, p).unwrap_or(false),
         "wakeonlan" => iface.wakeonlan = rd.bool(v, p).unwrap_or(false),
         "critical" => iface.keep_configuration = rd.bool(v, p).unwrap_or(false),
@@ -199,12 +256,17 @@ fn common(iface: &mut Interface, key: &str, v: &Value, p: &str, rd: &mut Reader)
 
 fn bond_params(id: &str, v: &Value, path: &str, rd: &mut Reader, refs: &mut Refs) -> BondParams {
     let mut b = BondParams::default();
+    let mut arp = Vec::new();
     for (k, x) in rd.map(v, path).into_iter().flatten() {
         let p = join(path, k);
+        if params::is_arp(k) {
+            arp.push(p.clone());
+        }
         if !params::bond(&mut b, k, x, p.clone(), id, rd, refs) {
             rd.unknown(&p);
         }
     }
+    params::drop_unusable_arp(&mut b, &arp, rd);
     b
 }
 

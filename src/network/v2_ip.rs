@@ -106,7 +106,7 @@ pub(super) fn routes(v: &Value, path: &str, rd: &mut Reader) -> Vec<Route> {
             }),
             Some(t) => rd.cidr_or_host(t, &join(&p, "to")),
             None => {
-                rd.error(&p, "a route needs `to`");
+                rd.error(&join(&p, "to"), "missing: a route needs `to`");
                 None
             }
         };

@@ -115,13 +115,19 @@ fn render(
     cfg: &Value,
 ) -> Option<(String, Vec<String>)> {
     let source = network["source"].as_str().unwrap_or("fallback");
-    let model: Option<Network> = if source == "fallback" {
-        fallback::config(&ctx.host)
-    } else {
-        // No model: the config did not parse, and its errors are in the status already.
-        network
-            .get("model")
-            .and_then(|m| Network::deserialize(m).ok())
+    let given = network
+        .get("model")
+        .and_then(|m| Network::deserialize(m).ok());
+    let model: Option<Network> = match given {
+        _ if source == "fallback" => fallback::config(&ctx.host),
+        Some(model) => Some(model),
+        // No model: the config was wholly unusable (its problems are in the status already).
+        // Like cloud-init, the machine still gets the fallback rather than no network.
+        None => {
+            let msg = "the network config is unusable (see its problems): the fallback network is rendered instead";
+            rec.record(Diag::warning(Reason::NetworkConfigInvalid, msg).file(source.to_string()));
+            fallback::config(&ctx.host)
+        }
     };
     // No NIC for the fallback: nothing was asked for, so nothing to say.
     let model = model?;

@@ -8,7 +8,7 @@
 //! is not among the host's devices; ember never uses the name the initramfs gave a device.
 //! A NIC matched only by driver or by a name glob cannot be named: it is left out with a
 //! warning (cloud-init writes a stanza for a device named like the id, which never comes up).
-//! What ifupdown cannot express (routing policy, route tables, address labels, most DHCP
+//! What ifupdown cannot express (routing policy, address labels, most DHCP
 //! overrides) is a warning naming the interface and the key.
 //! <https://docs.cloud-init.io/en/latest/reference/network-config.html#network-output-policy>
 
@@ -18,7 +18,9 @@ mod lines;
 pub(crate) mod util;
 
 use super::Rendered;
-use crate::network::model::{Address, DhcpOverrides, Interface, Ipv6Auto, Kind, Network, Route};
+use crate::network::model::{
+    Address, Control, DhcpOverrides, Interface, Ipv6Auto, Kind, Network, Route,
+};
 use lines::{route, udev_rules};
 use std::net::IpAddr;
 use util::{bond_options, holds, ifname, kernel_name, owner, secs, warn, word, HEADER};
@@ -139,31 +141,42 @@ pub fn render(net: &Network) -> Rendered {
             .lines
             .extend(dns_lines(&iface.dns, &iface.id, &mut out));
         for r in iface.routes.iter().chain(global[k].iter().copied()) {
-            if let Some(cmd) = route(r, name, &iface.id, &mut out) {
+            if let Some(lines) = route(r, Some(name), &iface.id, &mut out) {
                 // In the stanza that brings up the gateway's subnet, else its family's first.
                 let at = st
                     .iter()
                     .position(|s| matches!((s.address, r.via), (Some(a), Some(v)) if holds(a, v)))
                     .or_else(|| st.iter().position(|s| s.inet6 == r.to.ip.is_ipv6()))
                     .unwrap_or(0);
-                st[at]
-                    .routes
-                    .push(format!("    post-up route add{cmd} || true"));
-                st[at]
-                    .routes
-                    .push(format!("    pre-down route del{cmd} || true"));
+                st[at].routes.extend(lines);
             }
         }
         // ifenslave wants members and bonds brought up by `auto`; other unaddressed
-        // devices are brought up by what uses them.
+        // devices are brought up by what uses them. v1's `control` says otherwise, as
+        // cloud-init writes it: `allow-hotplug`, or only a comment for `manual`.
         let auto = !manual || master[k].is_some() || matches!(iface.kind, Kind::Bond { .. });
+        let verb = match iface.control {
+            Some(Control::Hotplug) => Some(format!("allow-hotplug {name}")),
+            Some(Control::Manual) => Some(format!("# control-manual {name}")),
+            Some(Control::Auto) | None => auto.then(|| format!("auto {name}")),
+        };
+        if let Some(mtu) = iface.ipv6_mtu {
+            // ifupdown's inet6 `mtu` is the IPv6 MTU.
+            match st.iter_mut().find(|s| s.inet6) {
+                Some(s) => s.lines.push(format!("mtu {mtu}")),
+                None => warn(
+                    &mut out,
+                    &iface.id,
+                    "ipv6-mtu",
+                    "needs IPv6 addressing in ENI",
+                ),
+            }
+        }
         for (n, s) in st.into_iter().enumerate() {
             let mut lines = Vec::new();
             let (mut own, mut extra) = (s.lines, Vec::new());
             if n == 0 {
-                if auto {
-                    lines.push(format!("auto {name}"));
-                }
+                lines.extend(verb.clone());
                 extra = std::mem::take(&mut attrs);
                 extra.extend(s.opts);
             } else {
@@ -183,9 +196,8 @@ pub fn render(net: &Network) -> Rendered {
     // as that stanza's.
     let last = sections.len() - 1;
     for r in loose {
-        if let Some(cmd) = route(r, "lo", "routes", &mut out) {
-            sections[last].push(format!("    post-up route add{cmd} || true"));
-            sections[last].push(format!("    pre-down route del{cmd} || true"));
+        if let Some(lines) = route(r, None, "routes", &mut out) {
+            sections[last].extend(lines);
         }
     }
     let body: Vec<String> = sections.iter().map(|s| s.join("\n")).collect();

@@ -1,42 +1,89 @@
-//! Lines of the interfaces file that stand alone: `route add` commands for routes, and the
-//! udev rules that name NICs matched by MAC.
+//! Lines of the interfaces file that stand alone: the `ip route` commands (iproute2, which
+//! Debian installs; net-tools' `route` it does not) that add and remove routes, and the udev
+//! rules that name NICs matched by MAC.
 
 use super::util::{warn, word};
 use crate::network::model::{Kind, Network, Route};
 use crate::network::render::Rendered;
 
-/// The arguments of `route add` for `r` on device `dev`, as cloud-init writes them; `None`
-/// (with a warning) for a route type `route` cannot add.
-pub(super) fn route(r: &Route, dev: &str, id: &str, out: &mut Rendered) -> Option<String> {
-    if r.kind.as_deref().is_some_and(|k| k != "unicast") {
-        warn(
-            out,
-            id,
-            "routes",
-            "a route of this type is not expressed in ENI; left out",
-        );
+/// Route types that have no next hop: no `via`, no device.
+const NO_NEXT_HOP: [&str; 4] = ["blackhole", "unreachable", "prohibit", "throw"];
+/// Route types iproute2 knows by name (netplan's list).
+const TYPES: [&str; 11] = [
+    "unicast",
+    "anycast",
+    "blackhole",
+    "broadcast",
+    "local",
+    "multicast",
+    "nat",
+    "prohibit",
+    "throw",
+    "unreachable",
+    "xresolve",
+];
+
+/// The `post-up` and `pre-down` lines that add and remove `r` on device `dev` (`None`: a
+/// route tied to no interface, reached through its gateway), with `|| true` as cloud-init
+/// writes them so an existing route does not fail `ifup`; `None` (with a warning) for a type
+/// or scope that is not one iproute2 knows.
+pub(super) fn route(
+    r: &Route,
+    dev: Option<&str>,
+    id: &str,
+    out: &mut Rendered,
+) -> Option<[String; 2]> {
+    let kind = r.kind.as_deref().unwrap_or("unicast");
+    let scope_ok = r
+        .scope
+        .as_deref()
+        .is_none_or(|s| matches!(s, "global" | "link" | "host"));
+    if !TYPES.contains(&kind) || !scope_ok {
+        let msg = "a route type or scope iproute2 does not know; left out";
+        warn(out, id, "routes", msg);
         return None;
     }
-    if r.from.is_some() || r.table.is_some() || r.on_link || r.scope.is_some() || r.mtu.is_some() {
-        let msg = "only to, via and metric of a route are expressed in ENI";
-        warn(out, id, "routes", msg);
+    let hop = !NO_NEXT_HOP.contains(&kind);
+    let mut args = String::new();
+    if kind != "unicast" {
+        args.push_str(&format!(" {kind}"));
     }
-    let v6 = r.to.ip.is_ipv6();
-    let mut cmd = match (r.to.is_default(), v6) {
-        (true, false) => " default".to_string(),
-        (true, true) => " -A inet6 default".to_string(),
-        (false, true) => format!(" -A inet6 {}", r.to),
-        (false, false) if r.to.prefix == 32 => format!(" -host {}", r.to),
-        (false, false) => format!(" -net {}", r.to),
-    };
-    match r.via {
-        Some(via) => cmd.push_str(&format!(" gw {via}")),
-        None => cmd.push_str(&format!(" dev {dev}")),
+    if r.to.is_default() {
+        args.push_str(" default");
+    } else {
+        args.push_str(&format!(" {}", r.to));
+    }
+    if let Some(via) = r.via.filter(|_| hop) {
+        args.push_str(&format!(" via {via}"));
+    }
+    // Without a gateway a route needs its device; loopback stands in as cloud-init's does.
+    let dev = dev.or(r.via.is_none().then_some("lo"));
+    if let Some(dev) = dev.filter(|_| hop).and_then(word) {
+        args.push_str(&format!(" dev {dev}"));
+    }
+    if r.on_link && hop {
+        args.push_str(" onlink");
+    }
+    if let Some(src) = r.from {
+        args.push_str(&format!(" src {src}"));
     }
     if let Some(m) = r.metric {
-        cmd.push_str(&format!(" metric {m}"));
+        args.push_str(&format!(" metric {m}"));
     }
-    Some(cmd)
+    if let Some(t) = r.table {
+        args.push_str(&format!(" table {t}"));
+    }
+    if let Some(s) = &r.scope {
+        args.push_str(&format!(" scope {s}"));
+    }
+    if let Some(m) = r.mtu {
+        args.push_str(&format!(" mtu {m}"));
+    }
+    let ip = if r.to.ip.is_ipv6() { "ip -6" } else { "ip" };
+    Some([
+        format!("    post-up {ip} route add{args} || true"),
+        format!("    pre-down {ip} route del{args} || true"),
+    ])
 }
 
 /// One rule per NIC matched by MAC, naming it as the interfaces file does.

@@ -259,6 +259,7 @@ fn common(iface: &Interface, dns: &Dns, global_routes: &[&Route], d: &mut Obj) {
     }
     text(d, "macaddress", iface.mac_address.as_deref());
     num(d, "mtu", iface.mtu);
+    num(d, "ipv6-mtu", iface.ipv6_mtu);
     flag(d, "optional", iface.optional);
     flag(d, "critical", iface.keep_configuration);
 }

@@ -178,6 +178,7 @@ fn network(
     // SLAAC and stateless DHCPv6 need router advertisements; an explicit accept-ra wins.
     let ra = matches!(iface.ipv6, Some(Ipv6Auto::Slaac | Ipv6Auto::Dhcp6Stateless));
     ini.flag("IPv6AcceptRA", iface.accept_ra.or(ra.then_some(true)));
+    ini.opt("IPv6MTUBytes", iface.ipv6_mtu);
     let mut servers: Vec<IpAddr> = iface.dns.nameservers.clone();
     let mut search: Vec<&str> = Vec::new();
     let global = global_dns.then_some(&net.dns);

@@ -81,6 +81,14 @@ pub(super) fn ip(
                 kf.set(sec, "may-fail", may_fail);
             }
         }
+        if let Some(mtu) = i.ipv6_mtu.filter(|_| six) {
+            // libnm's ipv6.mtu (NetworkManager 1.40 and later).
+            if usable && method.is_some() {
+                kf.set(sec, "mtu", mtu);
+            } else {
+                warn(out, &i.id, "ipv6-mtu", "needs IPv6 addressing in a keyfile");
+            }
+        }
         for (n, a) in addrs.iter().enumerate() {
             kf.set(
                 sec,

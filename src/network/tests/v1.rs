@@ -1,4 +1,4 @@
-use super::{bad, error_at, ok, warned};
+use super::{bad, error_at, ok, refused, warned};
 use crate::network::model::*;
 use std::net::IpAddr;
 
@@ -313,7 +313,6 @@ config:
   - type: bond
     name: bond0
     bond_interfaces: [eth0, eth8]
-    params: {bond-mode: round-robin}
   - type: bridge
     name: br0
     params: {bridge_stp: sometimes, bridge_pathcost: ["eth0"]}
@@ -322,11 +321,13 @@ config:
   - {type: vlan, name: vlan7, vlan_id: 7}
   - {type: physical, name: averyveryverylongname}
   - {type: physical}
-  - {type: nameserver, address: [not-an-ip], interface: eth4}
+  - {type: nameserver, address: [not-an-ip]}
   - {type: route, gateway: 10.0.0.1}
   - {type: route, destination: "2001:db8::/32", gateway: 10.0.0.1}
   - {type: tunnel, name: tun0}
   - {name: eth1}
+  - {type: bond, name: bond1, bond_interfaces: [], params: {bond-mode: round-robin}}
+  - {type: nameserver, address: 10.0.0.53, interface: eth4}
 "#);
     let at = |key: &str| error_at(&d, key);
     assert!(at("config.0.mac_address").message.contains("MAC"));
@@ -336,11 +337,14 @@ config:
         .message
         .contains("out of range"));
     assert_eq!(at("config.0.subnets.0.address").line, Some(9));
-    assert!(at("config.0.subnets.1")
+    assert!(at("config.0.subnets.1.address")
         .message
         .contains("needs an `address`"));
+    assert_eq!(at("config.0.subnets.1.address").line, Some(10));
     assert_eq!(at("config.0.subnets.2.type").message, "unknown subnet type");
-    assert!(at("config.0.subnets.3").message.contains("needs a `type`"));
+    assert!(at("config.0.subnets.3.type")
+        .message
+        .contains("needs a `type`"));
     assert!(at("config.0.subnets.4.netmask")
         .message
         .contains("contiguous"));
@@ -348,23 +352,182 @@ config:
     assert!(at("config.1.bond_interfaces.1")
         .message
         .contains("not defined"));
-    at("config.1.params.bond-mode");
     assert!(at("config.2.bridge_interfaces").message.contains("missing"));
     at("config.2.params.bridge_stp");
     at("config.2.params.bridge_pathcost.0");
     assert!(at("config.3.vlan_link").message.contains("not defined"));
     at("config.4.vlan_id");
-    assert!(at("config.5").message.contains("vlan_link"));
+    assert!(at("config.5.vlan_link").message.contains("vlan_link"));
     assert!(at("config.6.name").message.contains("15 characters"));
-    assert!(at("config.7").message.contains("needs a `name`"));
+    assert!(at("config.7.name").message.contains("needs a `name`"));
     at("config.8.address.0");
-    assert!(at("config.8.interface").message.contains("not defined"));
-    assert!(at("config.9").message.contains("destination"));
+    assert!(at("config.9.destination").message.contains("destination"));
     assert!(at("config.10.gateway").message.contains("family"));
     assert_eq!(at("config.11.type").message, "unknown type");
-    assert!(at("config.12").message.contains("needs a `type`"));
-    let e = bad("version: 1\n");
+    assert!(at("config.12.type").message.contains("needs a `type`"));
+    at("config.13.params.bond-mode");
+    assert!(at("config.14.interface").message.contains("not defined"));
+    // Every entry was skipped, each named: nothing usable is left.
+    assert!(d
+        .iter()
+        .any(|d| d.is_error() && d.message.contains("no usable interface")));
+    let e = refused("version: 1\n");
     assert!(error_at(&e, "config").message.contains("missing"));
-    let e = bad("version: 1\nconfig: {type: physical}\n");
+    let e = refused("version: 1\nconfig: {type: physical}\n");
     assert_eq!(error_at(&e, "config").message, "expected a list");
+}
+
+/// Expected: ARP monitoring on an 802.3ad bond (by name and by the kernel's number 6,
+/// balance-alb) is dropped with a warning at each ARP key, in either spelling; an
+/// active-backup bond keeps it.
+#[test]
+fn arp_monitoring_is_dropped_where_the_bond_mode_cannot_use_it() {
+    let p = ok(r#"version: 1
+config:
+  - {type: physical, name: eth0}
+  - {type: physical, name: eth1}
+  - {type: physical, name: eth2}
+  - type: bond
+    name: bond0
+    bond_interfaces: [eth0]
+    params: {bond-mode: 802.3ad, bond-arp-interval: 100, bond_arp_ip_target: 10.0.0.1, bond-arp_validate: all, bond-miimon: 100}
+  - type: bond
+    name: bond1
+    bond_interfaces: [eth1]
+    params: {bond-mode: 6, bond-arp-all-targets: any}
+  - type: bond
+    name: bond2
+    bond_interfaces: [eth2]
+    params: {bond-mode: active-backup, bond-arp-interval: 100, bond-arp-ip-target: 10.0.0.1}
+"#);
+    let params = |id: &str| match &p.model.interface(id).unwrap().kind {
+        Kind::Bond { params, .. } => params.clone(),
+        k => panic!("{k:?}"),
+    };
+    let b0 = params("bond0");
+    assert_eq!(b0.arp_interval_ms, None);
+    assert!(b0.arp_ip_targets.is_empty() && b0.arp_validate.is_none());
+    assert_eq!(b0.mii_monitor_interval_ms, Some(100));
+    assert_eq!(params("bond1").arp_all_targets, None);
+    let b2 = params("bond2");
+    assert_eq!(b2.arp_interval_ms, Some(100));
+    assert_eq!(b2.arp_ip_targets.len(), 1);
+    let arp: Vec<&str> = p
+        .warnings
+        .iter()
+        .filter(|d| d.message.contains("ARP monitoring"))
+        .map(|d| d.key.as_deref().unwrap_or(""))
+        .collect();
+    assert_eq!(
+        arp,
+        [
+            "config.3.params.bond-arp-interval",
+            "config.3.params.bond-arp_validate",
+            "config.3.params.bond_arp_ip_target",
+            "config.4.params.bond-arp-all-targets",
+        ]
+    );
+    assert!(
+        p.warnings[0].message.contains("802.3ad"),
+        "{:?}",
+        p.warnings
+    );
+}
+
+/// Expected (cloud-init's skip of an invalid command): a physical without `name`, a vlan
+/// without `vlan_id`, a route without `destination`, a nameserver without `address`, a
+/// subnet route without `destination` and a vlan on a skipped NIC are each skipped with a
+/// warning naming the missing key and its entry's line; a subnet gateway that is no address is
+/// left out alone; everything else is kept.
+#[test]
+fn an_invalid_entry_is_skipped_and_the_rest_is_used() {
+    let p = ok(r#"version: 1
+config:
+  - type: physical
+    name: eth0
+    subnets:
+      - type: static
+        address: 10.0.0.5/24
+        gateway: not-an-address
+        routes:
+          - {gateway: 10.0.0.1}
+          - {destination: 10.7.0.0/16, gateway: 10.0.0.1}
+      - {type: dhcp6}
+  - {type: physical, mac_address: "52:54:00:00:00:01"}
+  - {type: vlan, name: eth0.5, vlan_link: eth0}
+  - {type: route, gateway: 10.0.0.1}
+  - {type: nameserver, search: [example.org]}
+  - {type: nameserver, address: 10.0.0.53}
+  - {type: physical, name: eth1, mac_address: "52:54:00:00:00:zz"}
+  - {type: vlan, name: eth1.7, vlan_link: eth1, vlan_id: 7}
+  - {type: route, destination: 10.8.0.0/16, gateway: 10.0.0.1}
+"#);
+    let net = &p.model;
+    let ids: Vec<&str> = net.interfaces.iter().map(|i| i.id.as_str()).collect();
+    assert_eq!(ids, ["eth0"]);
+    let eth0 = &net.interfaces[0];
+    assert_eq!(eth0.addresses.len(), 1);
+    assert_eq!(eth0.gateway4, None);
+    assert_eq!(eth0.ipv6, Some(Ipv6Auto::Dhcp6));
+    assert_eq!(eth0.routes.len(), 1);
+    assert_eq!(net.routes.len(), 1);
+    assert_eq!(net.dns.nameservers, [ip("10.0.0.53")]);
+    let at = |key: &str| {
+        p.warnings
+            .iter()
+            .find(|d| d.key.as_deref() == Some(key))
+            .unwrap_or_else(|| panic!("no warning at {key}: {:#?}", p.warnings))
+    };
+    assert_eq!(at("config.0.subnets.0.gateway").line, Some(8));
+    assert_eq!(at("config.0.subnets.0.routes.0.destination").line, Some(10));
+    assert_eq!(at("config.1.name").line, Some(13));
+    assert!(at("config.1.name").message.contains("`name`"));
+    assert_eq!(at("config.2.vlan_id").line, Some(14));
+    assert_eq!(at("config.3.destination").line, Some(15));
+    assert_eq!(at("config.4.address").line, Some(16));
+    assert!(at("config.7.vlan_link").message.contains("skipped"));
+    for skipped in [
+        "config.1", "config.2", "config.3", "config.4", "config.6", "config.7",
+    ] {
+        assert!(at(skipped).message.contains("is skipped"), "{skipped}");
+    }
+    assert!(p.warnings.iter().all(|d| !d.is_error()));
+}
+
+/// Expected: a subnet's `control` is the interface's (a different second one is a warning);
+/// an IPv4 subnet's `mtu` is the device's (over the device's own, with a warning), an IPv6
+/// subnet's (static6, dhcp6, SLAAC) the IPv6 MTU; a `manual` subnet asks for no address.
+#[test]
+fn subnet_control_and_mtu() {
+    let p = ok(r#"version: 1
+config:
+  - type: physical
+    name: eth0
+    mtu: 1500
+    subnets:
+      - {type: static, address: 10.0.0.2/24, mtu: 9000, control: hotplug}
+      - {type: static6, address: "2001:db8::2/64", mtu: 1400, control: manual}
+  - type: physical
+    name: eth1
+    subnets: [{type: manual, control: manual}, {type: ipv6_slaac, mtu: 1280}]
+  - {type: physical, name: eth2, subnets: [{type: dhcp}]}
+"#);
+    let net = &p.model;
+    let eth0 = net.interface("eth0").unwrap();
+    assert_eq!((eth0.mtu, eth0.ipv6_mtu), (Some(9000), Some(1400)));
+    assert_eq!(eth0.control, Some(Control::Hotplug));
+    let eth1 = net.interface("eth1").unwrap();
+    assert_eq!(eth1.control, Some(Control::Manual));
+    assert_eq!((eth1.mtu, eth1.ipv6_mtu), (None, Some(1280)));
+    assert_eq!(net.interface("eth2").unwrap().control, None);
+    let keys = warned(&p.warnings);
+    assert_eq!(
+        keys,
+        ["config.0.subnets.0.mtu", "config.0.subnets.1.control"],
+        "{:#?}",
+        p.warnings
+    );
+    let d = bad("version: 1\nconfig:\n  - {type: physical, name: eth0, subnets: [{type: dhcp6, mtu: 1000}, {type: dhcp, control: sometimes}]}\n");
+    error_at(&d, "config.0.subnets.0.mtu");
+    error_at(&d, "config.0.subnets.1.control");
 }

@@ -1,4 +1,4 @@
-use super::{bad, error_at, ok, warned};
+use super::{bad, error_at, ok, refused, warned};
 use crate::network::model::*;
 use serde_json::json;
 use std::net::IpAddr;
@@ -188,7 +188,7 @@ bonds:
     interfaces: [eno1, eno2]
     macaddress: "0a:00:00:00:00:01"
     parameters:
-      mode: 802.3ad
+      mode: balance-xor
       lacp-rate: fast
       mii-monitor-interval: 100
       min-links: 1
@@ -244,7 +244,7 @@ vlans:
         panic!()
     };
     assert_eq!(members, &["eno1", "eno2"]);
-    assert_eq!(b.mode.as_deref(), Some("802.3ad"));
+    assert_eq!(b.mode.as_deref(), Some("balance-xor"));
     assert_eq!(b.lacp_rate.as_deref(), Some("fast"));
     assert_eq!(b.mii_monitor_interval_ms, Some(100));
     assert_eq!((b.min_links, b.all_members_active), (Some(1), Some(false)));
@@ -408,13 +408,15 @@ ethernets:
 bonds:
   bond0:
     interfaces: [eth0, eth7]
-    parameters: {primary: eth5, mode: fastest}
+    parameters: {primary: eth5}
   bond1:
     interfaces: [eth0, bond1]
+  bond2: {parameters: {mode: fastest}}
 bridges:
   br0:
     interfaces: [missing]
-    parameters: {path-cost: {nothere: 5}, port-priority: {eth1: 64}}
+    parameters: {path-cost: {nothere: 5}}
+  br1: {parameters: {port-priority: {eth1: 64}}}
 vlans:
   v1: {id: 1, link: nope}
   v2: {id: 4095, link: eth1}
@@ -428,7 +430,7 @@ vlans:
         .message
         .contains("not defined"));
     at("bonds.bond0.parameters.primary");
-    assert!(at("bonds.bond0.parameters.mode")
+    assert!(at("bonds.bond2.parameters.mode")
         .message
         .contains("expected one of"));
     assert!(at("bonds.bond1.interfaces.0")
@@ -437,13 +439,14 @@ vlans:
     assert!(at("bonds.bond1.interfaces.1").message.contains("itself"));
     at("bridges.br0.interfaces.0");
     at("bridges.br0.parameters.path-cost.nothere");
-    assert!(at("bridges.br0.parameters.port-priority.eth1")
+    assert!(at("bridges.br1.parameters.port-priority.eth1")
         .message
         .contains("0 to 63"));
-    assert_eq!(at("vlans.v1.link").line, Some(16));
+    assert_eq!(at("vlans.v1.link").line, Some(18));
     at("vlans.v2.id");
-    assert!(at("vlans.v3").message.contains("needs `id`"));
-    assert!(at("vlans.v4").message.contains("needs `link`"));
+    assert!(at("vlans.v3.id").message.contains("needs `id`"));
+    assert_eq!(at("vlans.v3.id").line, Some(20));
+    assert!(at("vlans.v4.link").message.contains("needs `link`"));
     assert!(at("vlans.eth1").message.contains("defined twice"));
 }
 
@@ -468,7 +471,7 @@ ethernets:
     assert!(at("ethernets.eth0.set-name")
         .message
         .contains("needs a match"));
-    assert!(at("ethernets.eth0.routes.0").message.contains("`to`"));
+    assert!(at("ethernets.eth0.routes.0.to").message.contains("`to`"));
     assert!(at("ethernets.eth0.routes.1.via").message.contains("family"));
     at("ethernets.eth0.routes.2.metric");
     at("ethernets.eth0.routes.2.scope");
@@ -557,4 +560,89 @@ bridges:
     at("bridges.br0.parameters.forward-delay");
     at("bridges.br0.parameters.stp");
     assert!(warned(&d).contains(&"ethernets.b.addresses.0.10.0.0.5/24.colour"));
+}
+
+/// Expected: a balance-tlb bond's ARP parameters are dropped with a warning naming each key.
+#[test]
+fn arp_monitoring_is_dropped_on_a_balance_tlb_bond() {
+    let p = ok(r#"version: 2
+ethernets: {eth0: {}}
+bonds:
+  bond0:
+    interfaces: [eth0]
+    parameters: {mode: balance-tlb, arp-interval: 2s, arp-ip-targets: [10.0.0.1], arp-validate: all, mii-monitor-interval: 100}
+"#);
+    let Kind::Bond { params: b, .. } = &p.model.interface("bond0").unwrap().kind else {
+        panic!()
+    };
+    assert_eq!((b.arp_interval_ms, b.arp_validate.as_deref()), (None, None));
+    assert!(b.arp_ip_targets.is_empty());
+    assert_eq!(b.mii_monitor_interval_ms, Some(100));
+    let keys = warned(&p.warnings);
+    for k in ["arp-interval", "arp-ip-targets", "arp-validate"] {
+        assert!(
+            keys.contains(&format!("bonds.bond0.parameters.{k}").as_str()),
+            "{keys:?}"
+        );
+    }
+}
+
+/// Expected: netplan gets the v2 input without the ARP parameters the model dropped.
+#[test]
+fn dropped_arp_parameters_leave_the_passthrough_too() {
+    let p = ok("version: 2
+ethernets: {eth0: {}}
+bonds:
+  bond0: {interfaces: [eth0], parameters: {mode: 802.3ad, arp-interval: 100, lacp-rate: fast}}
+");
+    let given = &p.model.netplan.as_ref().unwrap()["bonds"]["bond0"]["parameters"];
+    assert_eq!(given, &json!({"mode": "802.3ad", "lacp-rate": "fast"}));
+}
+
+/// Expected: a vlan without `id`, a device whose `gateway4` is no address and one with a
+/// route without `to` are skipped with warnings at their keys, as is a vlan on a skipped
+/// device; the rest is kept, and netplan gets the input without the skipped devices. With
+/// nothing usable left, the config is refused.
+#[test]
+fn an_invalid_device_is_skipped_and_left_out_of_the_passthrough() {
+    let p = ok("version: 2
+ethernets:
+  eth0: {dhcp4: true}
+  eth1: {addresses: [10.1.0.2/24], gateway4: nowhere}
+  eth2: {routes: [{via: 10.2.0.1}]}
+vlans:
+  vlan5: {link: eth0}
+  vlan6: {id: 6, link: eth1}
+  vlan7: {id: 7, link: eth0}
+");
+    let ids: Vec<&str> = p.model.interfaces.iter().map(|i| i.id.as_str()).collect();
+    assert_eq!(ids, ["eth0", "vlan7"]);
+    let keys = warned(&p.warnings);
+    for k in [
+        "ethernets.eth1.gateway4",
+        "ethernets.eth1",
+        "ethernets.eth2.routes.0.to",
+        "vlans.vlan5.id",
+        "vlans.vlan5",
+        "vlans.vlan6.link",
+    ] {
+        assert!(keys.contains(&k), "{k}: {keys:?}");
+    }
+    let v2 = p.model.netplan.as_ref().unwrap();
+    assert_eq!(v2["ethernets"], json!({"eth0": {"dhcp4": true}}));
+    assert_eq!(v2["vlans"], json!({"vlan7": {"id": 7, "link": "eth0"}}));
+    let d = refused("version: 2\nethernets: {eth0: {mtu: huge}}\n");
+    assert!(d
+        .iter()
+        .any(|d| d.is_error() && d.message.contains("no usable")));
+}
+
+/// Expected: v2 `ipv6-mtu` is the model's IPv6 MTU, at least IPv6's minimum of 1280.
+#[test]
+fn ipv6_mtu() {
+    let p = ok("version: 2\nethernets: {eth0: {dhcp6: true, ipv6-mtu: 1400}}\n");
+    assert_eq!(p.model.interface("eth0").unwrap().ipv6_mtu, Some(1400));
+    assert!(p.warnings.is_empty(), "{:#?}", p.warnings);
+    let d = bad("version: 2\nethernets: {eth0: {ipv6-mtu: 1000}}\n");
+    error_at(&d, "ethernets.eth0.ipv6-mtu");
 }
