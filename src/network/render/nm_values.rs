@@ -28,6 +28,7 @@ fn mode_name(m: &str) -> Option<&'static str> {
 
 /// The bond options without those libnm refuses for the bond's mode or for what is missing
 /// beside them (libnm's defaults: balance-rr; MII monitoring unless ARP monitoring is on).
+/// ARP monitoring in a mode that cannot use it is gone already (`params::drop_unusable_arp`).
 pub(super) fn bond(
     mut opts: Vec<(&'static str, String)>,
     id: &str,
@@ -56,11 +57,6 @@ pub(super) fn bond(
         None => "balance-rr",
     };
     let num = |opts: &[(&str, String)], k: &str| get(opts, k).and_then(|v| v.parse::<u64>().ok());
-    if matches!(mode, "balance-tlb" | "balance-alb") && num(&opts, "arp_interval") > Some(0) {
-        let msg = "ARP monitoring does not work in this bond mode; left out";
-        drop(&mut opts, "arp_interval", msg);
-        drop(&mut opts, "arp_ip_target", msg);
-    }
     if !matches!(mode, "active-backup" | "balance-tlb" | "balance-alb") {
         let msg = "a primary member needs mode active-backup, balance-tlb or balance-alb; left out";
         drop(&mut opts, "primary", msg);
@@ -158,19 +154,6 @@ mod tests {
             .map(|d| d.key.clone().unwrap())
             .collect();
         (keys, warned)
-    }
-
-    #[test]
-    fn arp_monitoring_goes_in_the_load_balancing_modes_only() {
-        let arp = [("arp_interval", "100"), ("arp_ip_target", "10.0.0.1")];
-        for mode in ["balance-alb", "6", "balance-tlb"] {
-            let (keys, warned) = kept(&[&[("mode", mode)][..], &arp].concat());
-            assert_eq!(keys, [format!("mode={mode}")]);
-            assert_eq!(warned, ["b0.arp_interval", "b0.arp_ip_target"]);
-        }
-        let (keys, warned) = kept(&[&[("mode", "active-backup")][..], &arp].concat());
-        assert_eq!(keys.len(), 3, "{keys:?}");
-        assert!(warned.is_empty());
     }
 
     #[test]
