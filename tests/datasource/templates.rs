@@ -26,8 +26,8 @@ write_files:
           node-labels: "pool={{ ds.meta_data.get('pool', 'default') }},cloud={{ v1.cloud_name.upper() }}"
           provider-id: "{{ 'nocloud://' ~ v1.instance_id.replace('i-', '') }}"
 runcmd:
-{% if v1.cloud_name.startswith('no') and not v1.local_hostname.endswith('.local') %}
-  - echo "domain {{ '.'.join(v1.local_hostname.split('.')[1:]) }}"
+{% if v1.cloud_name.startswith('no') and not ds.meta_data.local_hostname.endswith('.local') %}
+  - echo "domain {{ '.'.join(ds.meta_data.local_hostname.split('.')[1:]) }}"
 {% endif %}
   - kubeadm join --config /run/kubeadm/kubeadm-join-config.yaml
 "#;
@@ -48,6 +48,9 @@ fn kubeadm_join_template_with_python_methods_renders() {
     let out = m.initrd("all");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(m.diags().is_empty(), "{:#?}", m.diags());
+    // v1.local_hostname is the first label, as cloud-init's get_hostname gives it.
+    let data = m.json("cloud-init/instance-data.json");
+    assert_eq!(data["v1"]["local_hostname"], "Worker-MD-0-7F9");
     let cfg = m.json("cloud-init/combined-cloud-config.json");
     assert_eq!(cfg["hostname"], "Worker-MD-0-7F9");
     assert_eq!(cfg["fqdn"], "worker-md-0-7f9.cluster.example.com");
