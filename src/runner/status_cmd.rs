@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 /// cloud-init polls every 250 ms; so does ember, re-reading status.json each time.
 const POLL: Duration = Duration::from_millis(250);
-const DEFAULT_GRACE_S: f64 = 300.0;
+pub(super) const DEFAULT_GRACE_S: f64 = 300.0;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Format {
@@ -96,7 +96,7 @@ fn read_status(paths: &RunPaths) -> Result<Option<Status>, CliError> {
 
 /// `host` is `--host`: the running system's /proc, where the stages' pids live (whatever
 /// `--target` is), its mounts and its command line.
-fn observe(
+pub(super) fn observe(
     paths: &RunPaths,
     host: &Host,
     grace: f64,
