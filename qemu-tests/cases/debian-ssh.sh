@@ -116,11 +116,11 @@ guest 'for i in $(seq 60); do [ -e /run/ember-test-after-final ] && break; sleep
     for u in ember-final ember-config; do
         echo "$u - $(systemctl show -P ExecMainExitTimestampMonotonic $u.service)"
     done
-    echo "active $(systemctl is-active cloud-init.target cloud-final.service cloud-config.service | tr "\n" " ")"' \
+    echo "active: $(systemctl is-active cloud-init.target cloud-final.service cloud-config.service | tr "\n" " ")"' \
     >"$CASE_DIR/compat-units" 2>&1 || fail "cannot read the cloud-init-ordered units' records"
 guest 'sudo cat /run/ember/status.json' >"$CASE_DIR/ember-status.json" || fail "cannot read status.json"
 cat "$CASE_DIR/compat-units"
-grep -q '^active active active $' "$CASE_DIR/compat-units" ||
+grep -q '^active: active active active $' "$CASE_DIR/compat-units" ||
     fail "cloud-init.target, cloud-final.service or cloud-config.service is not active"
 for pair in final:ember-test-after-final config:ember-test-after-config; do
     stage=${pair%%:*} unit=${pair#*:}
