@@ -402,3 +402,45 @@ fn ember_initrd_is_found_beside_the_runner() {
         );
     }
 }
+
+#[test]
+fn generator_links_stand_ins_only_without_cloud_init() {
+    let d = Dir::new("generator");
+    let root = d.path("root");
+    let compat = root.join("usr/lib/ember/systemd");
+    std::fs::create_dir_all(&compat).unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("dist/systemd");
+    for e in std::fs::read_dir(src.join("cloud-init-compat")).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), compat.join(e.file_name())).unwrap();
+    }
+    let generate = |late: &Path| {
+        let out = common::run(
+            Command::new(src.join("ember-generator"))
+                .args(["/n", "/e"])
+                .arg(late)
+                .env("EMBER_GENERATOR_ROOT", &root),
+        );
+        assert_eq!(code(&out), 0, "{}", common::text(&out));
+    };
+    let late = d.path("late");
+    generate(&late);
+    for unit in [
+        "cloud-final.service",
+        "cloud-config.service",
+        "cloud-init.target",
+    ] {
+        let link = std::fs::read_link(late.join(unit)).unwrap();
+        assert_eq!(link, Path::new("/usr/lib/ember/systemd").join(unit));
+    }
+    let wants = std::fs::read_link(late.join("multi-user.target.wants/cloud-init.target"));
+    assert_eq!(wants.unwrap(), Path::new("../cloud-init.target"));
+
+    // cloud-init installed (or its final unit masked): nothing is linked.
+    let system = root.join("usr/lib/systemd/system");
+    std::fs::create_dir_all(&system).unwrap();
+    std::os::unix::fs::symlink("/dev/null", system.join("cloud-final.service")).unwrap();
+    let late = d.path("late2");
+    generate(&late);
+    assert!(!late.exists(), "stand-ins linked beside cloud-init's units");
+}
