@@ -20,6 +20,24 @@ stamp "root cached at $DEBIAN_ROOT"
 root=$CASE_DIR/root disk=$CASE_DIR/disk.img key=$CASE_DIR/id_ed25519
 debian_image_root "$root" || fail "cannot prepare the image root"
 debian_install_ember "$root"
+# cloud-init's unit names for units written for cloud-init (dist/README.md): ember-generator
+# links ember's stand-ins, as cloud-init is not installed. Two such units record when they ran:
+# one `After=cloud-final.service` wanted by cloud-init.target, one `After=cloud-config.service`
+# wanted by multi-user.target, the forms cloud-init's own documentation and images use.
+install -D -m 0755 "$EMBER_REPO/dist/systemd/ember-generator" \
+    "$root/usr/lib/systemd/system-generators/ember-generator"
+for f in "$EMBER_REPO"/dist/systemd/cloud-init-compat/*; do
+    install -D -m 0644 "$f" "$root/usr/lib/ember/systemd/${f##*/}"
+done
+compat_unit() { # NAME AFTER WANTED_BY
+    mkdir -p "$root/etc/systemd/system/$3.wants"
+    printf '%s\n' '[Unit]' "After=$2" '[Service]' 'Type=oneshot' 'RemainAfterExit=yes' \
+        "ExecStart=/bin/sh -c 'cut -d\" \" -f1 /proc/uptime >/run/$1'" '[Install]' "WantedBy=$3" \
+        >"$root/etc/systemd/system/$1.service"
+    ln -s "/etc/systemd/system/$1.service" "$root/etc/systemd/system/$3.wants/$1.service"
+}
+compat_unit ember-test-after-final cloud-final.service cloud-init.target
+compat_unit ember-test-after-config cloud-config.service multi-user.target
 ssh-keygen -q -t ed25519 -N '' -C tester@ember-debian -f "$key" || fail "ssh-keygen failed"
 debian_seed "$CASE_DIR/seed" "$key.pub"
 make_iso_seed "$CASE_DIR/seed" "$CASE_DIR/seed.iso"
@@ -87,10 +105,41 @@ cat "$CASE_DIR/guest-state"
 [ "$(sed -n '2,4p' "$CASE_DIR/guest-state" | sort -u)" = active ] || fail "an ember unit is not active"
 stamp "status done"
 
+# The units ordered on cloud-init's names started after ember's stage finished, by ember's own
+# record (status.json's `finished`, CLOCK_BOOTTIME, which is CLOCK_MONOTONIC in a VM that never
+# suspended) and by systemd's (the ember unit's exit before the test unit's start).
+# shellcheck disable=SC2016 # expanded in the guest
+guest 'for i in $(seq 60); do [ -e /run/ember-test-after-final ] && break; sleep 1; done
+    for u in ember-test-after-final ember-test-after-config; do
+        echo "$u $(cat /run/$u) $(systemctl show -P ExecMainStartTimestampMonotonic $u.service)"
+    done
+    for u in ember-final ember-config; do
+        echo "$u - $(systemctl show -P ExecMainExitTimestampMonotonic $u.service)"
+    done
+    echo "active: $(systemctl is-active cloud-init.target cloud-final.service cloud-config.service | tr "\n" " ")"' \
+    >"$CASE_DIR/compat-units" 2>&1 || fail "cannot read the cloud-init-ordered units' records"
+guest 'sudo cat /run/ember/status.json' >"$CASE_DIR/ember-status.json" || fail "cannot read status.json"
+cat "$CASE_DIR/compat-units"
+grep -q '^active: active active active $' "$CASE_DIR/compat-units" ||
+    fail "cloud-init.target, cloud-final.service or cloud-config.service is not active"
+for pair in final:ember-test-after-final config:ember-test-after-config; do
+    stage=${pair%%:*} unit=${pair#*:}
+    read -r _ uptime started < <(grep "^$unit " "$CASE_DIR/compat-units")
+    [ "${started:-0}" != 0 ] || fail "$unit did not run (no record)"
+    read -r _ _ exited < <(grep "^ember-$stage " "$CASE_DIR/compat-units")
+    finished=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["stages"][sys.argv[2]]["finished"])' \
+        "$CASE_DIR/ember-status.json" "$stage") || fail "status.json has no finished $stage stage"
+    echo "debian-ssh: $unit started at ${started} us (uptime $uptime); ember's $stage stage finished at $finished s, its unit exited at $exited us"
+    awk -v s="$started" -v f="$finished" -v e="$exited" 'BEGIN { exit !(s / 1e6 > f && s >= e) }' ||
+        fail "$unit started before ember's $stage stage finished"
+done
+stamp "units ordered on cloud-init's names ran after ember's stages"
+
 # Secrets (RELIABILITY rule 1): the seed's password and file content never reach the journal
 # or the console; the journal is the whole boot's and holds ember's units (so it was read).
 guest 'sudo journalctl -b --no-pager' >"$CASE_DIR/journal.txt" 2>&1 || fail "cannot read the journal"
 grep -q 'ember-final' "$CASE_DIR/journal.txt" || fail "the journal has no ember-final lines"
+! grep -qi 'ordering cycle' "$CASE_DIR/journal.txt" || fail "systemd found an ordering cycle (see the journal)"
 for secret in ember-pw-marker-51c9 ember-secret-marker-7f3a; do
     ! grep -qF "$secret" "$CASE_DIR/journal.txt" || fail "a secret of the seed is in the journal"
     ! grep -qF "$secret" "$CONSOLE" || fail "a secret of the seed is on the console"

@@ -5,14 +5,18 @@
 mod analyze;
 mod clean;
 mod clock;
+mod cloud_id;
 mod collect_logs;
+mod devel;
 mod early;
 mod exec;
 mod finish;
+mod make_mime;
 pub mod modules;
 mod net_convert;
 mod output;
 mod query;
+mod render;
 mod schema;
 mod single;
 mod stage_cmd;
@@ -122,82 +126,143 @@ impl fmt::Display for CliError {
 }
 
 /// One subcommand. Adding a command (`run`, `analyze`, `schema`, `clean`) is one row in
-/// `COMMANDS`; the function parses its own flags from the parser it is handed.
-struct Command {
-    name: &'static str,
-    summary: &'static str,
-    run: fn(&mut Ctx, &mut lexopt::Parser) -> Result<i32, CliError>,
+/// `COMMANDS`; the function parses its own flags from the parser it is handed. `-h`/`--help`
+/// anywhere among its arguments prints `usage` and the summary instead, and exits 0.
+pub struct Command {
+    pub name: &'static str,
+    pub summary: &'static str,
+    /// The arguments after the command's name, for `--help`.
+    pub usage: &'static str,
+    pub run: fn(&mut Ctx, &mut lexopt::Parser) -> Result<i32, CliError>,
+}
+
+/// Runs `cmd` on the rest of the command line, or prints its help. `path` is how it was
+/// named (`status`, `devel render`).
+pub fn run_command(
+    ctx: &mut Ctx,
+    cmd: &Command,
+    path: &str,
+    parser: &mut lexopt::Parser,
+) -> Result<i32, CliError> {
+    let rest: Vec<OsString> = parser.raw_args()?.collect();
+    // `devel` has commands of its own: a help after one of them is that command's.
+    let nested = cmd.name == "devel";
+    let asks_help = rest
+        .iter()
+        .take_while(|a| *a != "--" && (!nested || a.to_string_lossy().starts_with('-')))
+        .any(|a| a == "-h" || a == "--help");
+    if asks_help {
+        print!("{}", command_help(&ctx.prog, path, cmd));
+        return Ok(0);
+    }
+    (cmd.run)(ctx, &mut lexopt::Parser::from_args(rest))
+}
+
+fn command_help(prog: &str, path: &str, cmd: &Command) -> String {
+    let name = if path.is_empty() {
+        prog.to_string()
+    } else {
+        format!("{prog} {path}")
+    };
+    format!("usage: {name} {}\n\n{}\n", cmd.usage, cmd.summary).replace(" \n", "\n")
 }
 
 const COMMANDS: &[Command] = &[
     Command {
         name: "status",
         summary: "report ember's (cloud-init's) run status; --wait blocks until done",
+        usage: "[-w|--wait] [-l|--long] [--format tabular|json|yaml] [--timeout S] [--grace S]",
         run: status_cmd::run,
     },
     Command {
         name: "query",
-        summary: "print instance-data values by dotted key",
+        summary: "print instance-data values by dotted key, or a Jinja --format",
+        usage: "[VARNAME] [-a|--all] [-l|--list-keys] [-f|--format TEMPLATE] \
+                [-i|--instance-data FILE] [-u|--user-data FILE] [-v|--vendor-data FILE] [-d|--debug]",
         run: query::run,
+    },
+    Command {
+        name: "cloud-id",
+        summary: "print the cloud id from instance-data.json (also called as cloud-id)",
+        usage: cloud_id::USAGE,
+        run: cloud_id::run,
+    },
+    Command {
+        name: "features",
+        summary: "list the feature flags, as cloud-init's command does",
+        usage: "",
+        run: features,
     },
     Command {
         name: "init",
         summary: "early boot: boothooks, bootcmd, pending host keys and SELinux labels",
+        usage: "",
         run: stage_cmd::init,
     },
     Command {
         name: "modules",
         summary: "run the handoff's modules: --mode config or --mode final",
+        usage: "--mode config|final",
         run: stage_cmd::modules,
     },
     Command {
         name: "config",
         summary: "the config stage (same as modules --mode config)",
+        usage: "",
         run: stage_cmd::config,
     },
     Command {
         name: "final",
         summary: "the final stage (same as modules --mode final)",
+        usage: "",
         run: stage_cmd::final_stage,
     },
     Command {
         name: "analyze",
         summary: "per-stage and per-step times from status.json: show, blame, dump",
+        usage: "show|blame|dump [--infile FILE] [--format text|json]",
         run: analyze::run,
     },
     Command {
         name: "clean",
         summary: "reset the instance so the next boot provisions again (image builders)",
+        usage: "[--logs] [--seed] [--configs all|network|ssh_config] [--machine-id] [--reboot]",
         run: clean::run,
     },
     Command {
         name: "collect-logs",
         summary: "a tarball of status, logs and instance data for bug reports (redacted)",
+        usage: "[--tarfile FILE] [--include-sensitive]",
         run: collect_logs::run,
     },
     Command {
         name: "net-convert",
         summary: "render a network config offline (runs ember-initrd net-convert)",
+        usage: net_convert::USAGE,
         run: net_convert::run,
     },
     Command {
         name: "schema",
         summary: "validate cloud-config: --config-file F | --system [--annotate]",
+        usage: "(-c|--config-file FILE | --system) [--annotate]",
         run: schema::run,
     },
     Command {
         name: "devel",
-        summary: "devel net-convert | schema: cloud-init's older spellings",
-        run: net_convert::devel,
+        summary: "devel net-convert | schema | render | make-mime: cloud-init's devel tools",
+        usage: "net-convert|schema|render|make-mime [options]",
+        run: devel::run,
     },
     Command {
         name: "single",
         summary: "run one module of the handoff now: --name MODULE [--frequency always]",
+        usage: "-n|--name MODULE [--frequency always]",
         run: single::run,
     },
     Command {
         name: "help",
         summary: "print this help",
+        usage: "",
         run: help,
     },
 ];
@@ -234,6 +299,21 @@ fn help(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> {
     Ok(0)
 }
 
+/// cloud-init's `features`: the flags of its `version.FEATURES`, sorted, one per line. ember
+/// reads network config v1 and v2, the two flags cloud-init has.
+const FEATURES: &[&str] = &["NETWORK_CONFIG_V1", "NETWORK_CONFIG_V2"];
+
+fn features(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> {
+    while let Some(arg) = parser.next()? {
+        match global_flag(&arg) {
+            Some(flag) => ctx.set_global(flag, parser)?,
+            None => return Err(arg.unexpected().into()),
+        }
+    }
+    println!("{}", FEATURES.join("\n"));
+    Ok(0)
+}
+
 /// Entry point of the `ember` binary: returns the process exit code.
 pub fn main(args: impl IntoIterator<Item = OsString>) -> i32 {
     let mut parser = lexopt::Parser::from_iter(args);
@@ -241,6 +321,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> i32 {
     let called = parser.bin_name().and_then(|p| Path::new(p).file_name());
     let prog = match called.and_then(|n| n.to_str()) {
         Some("cloud-init") => "cloud-init",
+        Some("cloud-id") => "cloud-id",
         _ => "ember",
     };
     let mut ctx = Ctx {
@@ -249,10 +330,20 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> i32 {
         run: PathBuf::from("/run"),
         host: PathBuf::from("/"),
     };
-    let code = match dispatch(&mut ctx, &mut parser) {
+    let result = if prog == "cloud-id" {
+        // cloud-init installs `cloud-id` as a command of its own: the whole line is its.
+        let cmd = COMMANDS.iter().find(|c| c.name == "cloud-id");
+        cmd.map_or(Ok(1), |c| run_command(&mut ctx, c, "", &mut parser))
+    } else {
+        dispatch(&mut ctx, &mut parser)
+    };
+    let code = match result {
         Ok(code) => code,
         Err(CliError::Usage(msg)) => {
-            eprint!("{}", usage(&ctx.prog));
+            match ctx.prog.as_str() {
+                "cloud-id" => eprintln!("usage: cloud-id {}", cloud_id::USAGE),
+                prog => eprint!("{}", usage(prog)),
+            }
             eprintln!("{}: error: {msg}", ctx.prog);
             EXIT_USAGE
         }
@@ -279,7 +370,7 @@ fn dispatch(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError>
                 let Some(cmd) = COMMANDS.iter().find(|c| c.name == name) else {
                     return Err(CliError::Usage(format!("unknown command '{name}'")));
                 };
-                return (cmd.run)(ctx, parser);
+                return run_command(ctx, cmd, cmd.name, parser);
             }
             other => match global_flag(&other) {
                 Some(flag) => ctx.set_global(flag, parser)?,

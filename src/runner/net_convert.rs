@@ -1,12 +1,15 @@
 //! `ember net-convert` (and cloud-init's `devel net-convert`): the network parsers and
 //! renderers live in ember-initrd, which the runner does not link, so the runner hands the
-//! command to it: `$EMBER_INITRD`, else the copy the initramfs integrations install. `schema`
-//! is handed over the same way (see `schema.rs`).
+//! command to it. `schema`, `devel render` and `query --format` are handed over the same way.
 
 use super::{CliError, Ctx};
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+pub const USAGE: &str = "-k|--kind yaml|v1|v2|network_data.json \
+    -O|--output-kind networkd|netplan|eni|network-manager -d|--directory DIR \
+    [-D|--distro DISTRO] [-m|--mac NAME,MAC]... (-p|--network-data FILE | FILE)";
 
 /// Where `initramfs/install-into-root` puts ember-initrd.
 const INSTALLED: &str = "/usr/lib/ember/ember-initrd";
@@ -16,36 +19,57 @@ pub fn run(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> 
     exec_initrd(ctx, "net-convert", args)
 }
 
-/// `devel net-convert …` and `devel schema …`, the `devel` commands ember answers.
-pub fn devel(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> {
-    let mut args: Vec<OsString> = parser.raw_args()?.collect();
-    match args.first().and_then(|a| a.to_str()) {
-        Some("net-convert") => {
-            args.remove(0);
-            exec_initrd(ctx, "net-convert", args)
+/// Where ember-initrd may be, best first: `$EMBER_INITRD`; beside this binary (a build
+/// directory, an unpacked release, `/usr/bin` when both are installed there); `../lib/ember/`
+/// from it (a `/usr/local` install); the path the initramfs integrations install it at.
+fn initrd_candidates() -> Vec<PathBuf> {
+    if let Some(path) = std::env::var_os("EMBER_INITRD") {
+        return vec![PathBuf::from(path)];
+    }
+    let mut v = Vec::new();
+    // /proc/self/exe: the binary itself, whatever name (cloud-init, cloud-id) called it.
+    if let Some(dir) = std::env::current_exe()
+        .ok()
+        .as_deref()
+        .and_then(Path::parent)
+    {
+        v.push(dir.join("ember-initrd"));
+        if let Some(prefix) = dir.parent() {
+            v.push(prefix.join("lib/ember/ember-initrd"));
         }
-        Some("schema") => {
-            args.remove(0);
-            super::schema::exec(ctx, args)
+    }
+    v.push(PathBuf::from(INSTALLED));
+    v.dedup();
+    v
+}
+
+/// `ember-initrd COMMAND` as a command to run, or why there is none.
+pub(super) fn initrd(ctx: &Ctx, command: &str) -> Result<std::process::Command, CliError> {
+    let tried = initrd_candidates();
+    match tried.iter().find(|p| p.is_file()) {
+        Some(binary) => {
+            let mut cmd = std::process::Command::new(binary);
+            cmd.arg(command);
+            Ok(cmd)
         }
-        _ => Err(CliError::Usage(
-            "devel: the commands are net-convert and schema".into(),
-        )),
+        None => {
+            let list: Vec<String> = tried.iter().map(|p| p.display().to_string()).collect();
+            Err(CliError::Failed(format!(
+                "{} {command} needs ember-initrd (the binary with the parsers), found at none of {}; install it or set EMBER_INITRD",
+                ctx.prog,
+                list.join(", ")
+            )))
+        }
     }
 }
 
 /// Replaces this process with `ember-initrd COMMAND ARGS`; returns only if that failed.
 pub(super) fn exec_initrd(ctx: &Ctx, command: &str, args: Vec<OsString>) -> Result<i32, CliError> {
-    let binary = std::env::var_os("EMBER_INITRD")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(INSTALLED));
-    let err = std::process::Command::new(&binary)
-        .arg(command)
-        .args(args)
-        .exec();
+    let mut cmd = initrd(ctx, command)?;
+    let err = cmd.args(args).exec();
     Err(CliError::Failed(format!(
-        "{} {command} runs {} (the binary with the parsers), which could not be started: {err}; install it or set EMBER_INITRD",
+        "{} {command}: {} could not be started: {err}",
         ctx.prog,
-        binary.display()
+        cmd.get_program().to_string_lossy()
     )))
 }

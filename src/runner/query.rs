@@ -1,8 +1,8 @@
-//! `ember query [KEY] [--all] [--list-keys] [--format '{{ key }}'] [--instance-data FILE]`:
-//! cloud-init's `query` over instance-data.json
+//! `ember query [KEY] [--all] [--list-keys] [--format TEMPLATE] [--instance-data FILE]
+//! [--user-data FILE] [--vendor-data FILE]`: cloud-init's `query` over instance-data.json
 //! (<https://docs.cloud-init.io/en/latest/explanation/instancedata.html>). Root reads the
-//! sensitive copy, others the redacted one. `--format` substitutes `{{ dotted.key }}` only:
-//! the runner carries no Jinja engine.
+//! sensitive copy, others the redacted one. `--format` is a Jinja template, rendered by
+//! ember-initrd (the runner carries no Jinja engine; see `render.rs`).
 
 use super::{global_flag, CliError, Ctx};
 use crate::paths::RunPaths;
@@ -21,6 +21,9 @@ struct Opts {
     list_keys: bool,
     format: Option<String>,
     instance_data: Option<PathBuf>,
+    user_data: Option<PathBuf>,
+    vendor_data: Option<PathBuf>,
+    debug: bool,
 }
 
 fn parse(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<Opts, CliError> {
@@ -31,6 +34,9 @@ fn parse(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<Opts, CliError> {
             Short('l') | Long("list-keys") => o.list_keys = true,
             Short('f') | Long("format") => o.format = Some(parser.value()?.string()?),
             Short('i') | Long("instance-data") => o.instance_data = Some(parser.value()?.into()),
+            Short('u') | Long("user-data") => o.user_data = Some(parser.value()?.into()),
+            Short('v') | Long("vendor-data") => o.vendor_data = Some(parser.value()?.into()),
+            Short('d') | Long("debug") => o.debug = true,
             Value(v) if o.key.is_none() => o.key = Some(v.string()?),
             other => match global_flag(&other) {
                 Some(flag) => ctx.set_global(flag, parser)?,
@@ -43,7 +49,7 @@ fn parse(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<Opts, CliError> {
 
 /// The files to try, best first: cloud-init's copies, then ember's own; the sensitive ones
 /// only for root, as cloud-init does.
-fn candidates(ctx: &Ctx, root: bool) -> Vec<PathBuf> {
+pub(super) fn candidates(ctx: &Ctx, root: bool) -> Vec<PathBuf> {
     let p = ctx.run_paths();
     let mut v = Vec::new();
     if root {
@@ -53,7 +59,7 @@ fn candidates(ctx: &Ctx, root: bool) -> Vec<PathBuf> {
     v
 }
 
-fn load(files: &[PathBuf]) -> Result<Value, CliError> {
+pub(super) fn load(files: &[PathBuf]) -> Result<Value, CliError> {
     let mut denied = None;
     for path in files {
         match crate::regular::read(path.as_ref(), crate::regular::STATE_MAX) {
@@ -91,19 +97,14 @@ pub fn run(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> 
     };
     let mut data = load(&files)?;
     if let Value::Object(m) = &mut data {
-        for (key, value) in private_keys(ctx, root) {
+        for (key, value) in private_keys(ctx, root, &o) {
             m.insert(key.into(), value);
         }
     }
-    let data = with_top_level_aliases(data);
     if let Some(template) = &o.format {
-        let (text, missing) = render(template, &data)?;
-        for name in missing {
-            eprintln!("{}: instance-data has no '{name}'", ctx.prog);
-        }
-        println!("{text}");
-        return Ok(0);
+        return super::render::format(ctx, template, &data, o.debug);
     }
+    let data = with_top_level_aliases(data);
     let value = match &o.key {
         Some(key) => lookup(&data, key).map_err(CliError::Failed)?,
         None => &data,
@@ -174,7 +175,7 @@ fn by_alias<'a>(m: &'a Map<String, Value>, part: &str) -> Option<&'a Value> {
 }
 
 /// Strings as they are; everything else as cloud-init's `json_dumps` (indent 1, sorted keys).
-fn show(v: &Value) -> String {
+pub(super) fn show(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
         _ => {
@@ -185,35 +186,6 @@ fn show(v: &Value) -> String {
             String::from_utf8_lossy(&buf).into_owned()
         }
     }
-}
-
-/// Substitutes each `{{ dotted.key }}`; a missing key renders as cloud-init's
-/// `CI_MISSING_JINJA_VAR/<key>` and is returned for a warning.
-fn render(template: &str, data: &Value) -> Result<(String, Vec<String>), CliError> {
-    if template.contains("{%") || template.contains("{#") {
-        return Err(CliError::Failed(
-            "--format: only {{ key }} substitutions are supported, not Jinja statements".into(),
-        ));
-    }
-    let (mut out, mut missing, mut rest) = (String::new(), Vec::new(), template);
-    while let Some(open) = rest.find("{{") {
-        let Some(close) = rest[open..].find("}}") else {
-            break;
-        };
-        out.push_str(&rest[..open]);
-        let name = rest[open + 2..open + close].trim();
-        match lookup(data, name) {
-            Ok(Value::String(s)) => out.push_str(s),
-            Ok(v) => out.push_str(&v.to_string()),
-            Err(_) => {
-                out.push_str(&format!("CI_MISSING_JINJA_VAR/{name}"));
-                missing.push(name.to_string());
-            }
-        }
-        rest = &rest[open + close + 2..];
-    }
-    out.push_str(rest);
-    Ok((out, missing))
 }
 
 /// `/var/lib/cloud/instance` inside `target`: the link is absolute, so it is read and
@@ -228,12 +200,14 @@ fn instance_dir(target: &std::path::Path) -> PathBuf {
 }
 
 /// The keys cloud-init adds for `query`: user-data and vendor-data as text and the combined
-/// config, read from the instance for root, redacted for everyone else. Absent files give null.
-fn private_keys(ctx: &Ctx, root: bool) -> Vec<(&'static str, Value)> {
+/// config, read from the instance (or `--user-data`/`--vendor-data`) for root, redacted for
+/// everyone else. Absent files give null.
+fn private_keys(ctx: &Ctx, root: bool, o: &Opts) -> Vec<(&'static str, Value)> {
     let instance = instance_dir(&ctx.target);
+    let given = |path: &Option<PathBuf>, name: &str| path.clone().unwrap_or(instance.join(name));
     let keys = [
-        ("userdata", instance.join("user-data.txt")),
-        ("vendordata", instance.join("vendor-data.txt")),
+        ("userdata", given(&o.user_data, "user-data.txt")),
+        ("vendordata", given(&o.vendor_data, "vendor-data.txt")),
         (
             "combined_cloud_config",
             ctx.run_paths().at(RunPaths::CI_COMBINED_CLOUD_CONFIG),
@@ -307,17 +281,5 @@ mod tests {
             show(&json!({"b": [1], "a": null})),
             "{\n \"a\": null,\n \"b\": [\n  1\n ]\n}"
         );
-    }
-
-    #[test]
-    fn renders_substitutions() {
-        let (text, missing) = render(
-            "{{ v1.instance_id }} on {{local_hostname}} {{ x }}",
-            &data(),
-        )
-        .unwrap();
-        assert_eq!(text, "iid-1 on host CI_MISSING_JINJA_VAR/x");
-        assert_eq!(missing, vec!["x".to_string()]);
-        assert!(render("{% if x %}", &data()).is_err());
     }
 }

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 /// cloud-init polls every 250 ms; so does ember, re-reading status.json each time.
 const POLL: Duration = Duration::from_millis(250);
-const DEFAULT_GRACE_S: f64 = 300.0;
+pub(super) const DEFAULT_GRACE_S: f64 = 300.0;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Format {
@@ -31,7 +31,6 @@ struct Opts {
     format: Format,
     timeout: Option<f64>,
     grace: f64,
-    help: bool,
 }
 
 fn seconds(parser: &mut lexopt::Parser, flag: &str) -> Result<f64, CliError> {
@@ -51,7 +50,6 @@ fn parse(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<Opts, CliError> {
         format: Format::Tabular,
         timeout: None,
         grace: DEFAULT_GRACE_S,
-        help: false,
     };
     while let Some(arg) = parser.next()? {
         match arg {
@@ -71,7 +69,6 @@ fn parse(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<Opts, CliError> {
             }
             Long("timeout") => o.timeout = Some(seconds(parser, "--timeout")?),
             Long("grace") => o.grace = seconds(parser, "--grace")?,
-            Short('h') | Long("help") => o.help = true,
             other => match global_flag(&other) {
                 Some(flag) => ctx.set_global(flag, parser)?,
                 None => return Err(other.unexpected().into()),
@@ -96,7 +93,7 @@ fn read_status(paths: &RunPaths) -> Result<Option<Status>, CliError> {
 
 /// `host` is `--host`: the running system's /proc, where the stages' pids live (whatever
 /// `--target` is), its mounts and its command line.
-fn observe(
+pub(super) fn observe(
     paths: &RunPaths,
     host: &Host,
     grace: f64,
@@ -136,14 +133,6 @@ fn cmdline_disabled(host: &Host) -> bool {
 
 pub fn run(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> {
     let o = parse(ctx, parser)?;
-    if o.help {
-        println!(
-            "usage: {} status [-w|--wait] [-l|--long] [--format tabular|json|yaml] \
-             [--timeout SECONDS] [--grace SECONDS]",
-            ctx.prog
-        );
-        return Ok(0);
-    }
     let paths = ctx.run_paths();
     let host = Host::new(&ctx.host);
     let started = Instant::now();

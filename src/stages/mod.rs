@@ -10,6 +10,7 @@ mod modules;
 mod network;
 mod persist;
 mod persist_write;
+mod render_cli;
 
 use crate::context::Ctx;
 use crate::status::Status;

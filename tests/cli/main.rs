@@ -9,3 +9,4 @@ mod man_page;
 mod query;
 mod schema;
 mod status;
+mod tools;

@@ -1,0 +1,58 @@
+//! `ember devel …`, cloud-init's developer tools: `net-convert` and `schema` (older spellings
+//! of the top-level commands), `render` (a user-data template over instance data) and
+//! `make-mime` (a multipart user-data from files).
+
+use super::{global_flag, run_command, CliError, Command, Ctx};
+use lexopt::prelude::*;
+
+const DEVEL: &[Command] = &[
+    Command {
+        name: "net-convert",
+        summary: "render a network config offline (runs ember-initrd net-convert)",
+        usage: super::net_convert::USAGE,
+        run: super::net_convert::run,
+    },
+    Command {
+        name: "schema",
+        summary: "validate cloud-config: --config-file F | --system [--annotate]",
+        usage: "(-c|--config-file FILE | --system) [--annotate]",
+        run: super::schema::run,
+    },
+    Command {
+        name: "render",
+        summary:
+            "render a '## template: jinja' user-data file over instance data, as the boot would",
+        usage: "USER_DATA [-i|--instance-data FILE] [-d|--debug]",
+        run: super::render::devel,
+    },
+    Command {
+        name: "make-mime",
+        summary: "a MIME multipart user-data from files with their content types",
+        usage: super::make_mime::USAGE,
+        run: super::make_mime::run,
+    },
+];
+
+pub fn run(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> {
+    while let Some(arg) = parser.next()? {
+        match arg {
+            Value(name) => {
+                let name = name.string()?;
+                let Some(cmd) = DEVEL.iter().find(|c| c.name == name) else {
+                    return Err(unknown(&format!("unknown devel command '{name}'")));
+                };
+                return run_command(ctx, cmd, &format!("devel {name}"), parser);
+            }
+            other => match global_flag(&other) {
+                Some(flag) => ctx.set_global(flag, parser)?,
+                None => return Err(other.unexpected().into()),
+            },
+        }
+    }
+    Err(unknown("devel: a command is required"))
+}
+
+fn unknown(what: &str) -> CliError {
+    let names: Vec<&str> = DEVEL.iter().map(|c| c.name).collect();
+    CliError::Usage(format!("{what} (one of {})", names.join(", ")))
+}
