@@ -21,14 +21,10 @@ root=$CASE_DIR/root disk=$CASE_DIR/disk.img key=$CASE_DIR/id_ed25519
 debian_image_root "$root" || fail "cannot prepare the image root"
 debian_install_ember "$root"
 # cloud-init's unit names for units written for cloud-init (dist/README.md): ember-generator
-# links ember's stand-ins, as cloud-init is not installed. Two such units record when they ran:
-# one `After=cloud-final.service` wanted by cloud-init.target, one `After=cloud-config.service`
-# wanted by multi-user.target, the forms cloud-init's own documentation and images use.
-install -D -m 0755 "$EMBER_REPO/dist/systemd/ember-generator" \
-    "$root/usr/lib/systemd/system-generators/ember-generator"
-for f in "$EMBER_REPO"/dist/systemd/cloud-init-compat/*; do
-    install -D -m 0644 "$f" "$root/usr/lib/ember/systemd/${f##*/}"
-done
+# (installed above) links ember's stand-ins, as cloud-init is not installed. Two such units
+# record when they ran: one `After=cloud-final.service` wanted by cloud-init.target, one
+# `After=cloud-config.service` wanted by multi-user.target, the forms cloud-init's own
+# documentation and images use.
 compat_unit() { # NAME AFTER WANTED_BY
     mkdir -p "$root/etc/systemd/system/$3.wants"
     printf '%s\n' '[Unit]' "After=$2" '[Service]' 'Type=oneshot' 'RemainAfterExit=yes' \

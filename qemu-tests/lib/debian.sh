@@ -105,7 +105,8 @@ debian_image_root() {
 }
 
 # debian_install_ember ROOT: the runner as /usr/bin/ember and /usr/bin/cloud-init (cloud-init
-# is not installed), cloud-init-per, and dist/systemd's units enabled as dist/README.md says.
+# is not installed), cloud-init-per, and dist/systemd's units enabled as dist/README.md says,
+# with ember-generator and the stand-ins under cloud-init's unit names it links.
 debian_install_ember() {
     local root=$1 unit
     ensure_bins
@@ -116,6 +117,11 @@ debian_install_ember() {
     for unit in ember-init.service ember-config.service ember-final.service; do
         install -m 0644 "$EMBER_REPO/dist/systemd/$unit" "$root/usr/lib/systemd/system/$unit"
         ln -sf "/usr/lib/systemd/system/$unit" "$root/etc/systemd/system/multi-user.target.wants/$unit"
+    done
+    install -D -m 0755 "$EMBER_REPO/dist/systemd/ember-generator" \
+        "$root/usr/lib/systemd/system-generators/ember-generator"
+    for unit in "$EMBER_REPO"/dist/systemd/cloud-init-compat/*; do
+        install -D -m 0644 "$unit" "$root/usr/lib/ember/systemd/${unit##*/}"
     done
 }
 
