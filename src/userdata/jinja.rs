@@ -33,17 +33,19 @@ pub struct TemplateError {
     pub budget: Option<&'static str>,
 }
 
-/// Removes the header line; returns the template body and how many lines were removed.
-pub fn strip_header(text: &str) -> (&str, u32) {
+/// Removes the header line: the template body and how many lines were removed, or `None`
+/// when `text` does not start with the header.
+pub fn strip_header(text: &str) -> Option<(&str, u32)> {
     let trimmed = text.trim_start();
-    if trimmed.to_lowercase().starts_with(HEADER) {
-        let skipped = text[..text.len() - trimmed.len()].matches('\n').count() as u32;
-        return match trimmed.split_once('\n') {
-            Some((_, rest)) => (rest, skipped + 1),
-            None => ("", skipped),
-        };
+    let head = trimmed.get(..HEADER.len())?;
+    if !head.eq_ignore_ascii_case(HEADER) {
+        return None;
     }
-    (text, 0)
+    let skipped = text[..text.len() - trimmed.len()].matches('\n').count() as u32;
+    Some(match trimmed.split_once('\n') {
+        Some((_, rest)) => (rest, skipped + 1),
+        None => ("", skipped),
+    })
 }
 
 /// Renders `template` (header already removed) over `instance_data`, within the
@@ -493,8 +495,14 @@ mod tests {
     fn header_is_stripped() {
         assert_eq!(
             strip_header("## Template: Jinja\n#cloud-config\n"),
-            ("#cloud-config\n", 1)
+            Some(("#cloud-config\n", 1))
         );
-        assert_eq!(strip_header("#cloud-config\n"), ("#cloud-config\n", 0));
+        assert_eq!(
+            strip_header("\n  ## template: jinja"),
+            Some(("", 1)),
+            "a header alone, after a blank line"
+        );
+        assert_eq!(strip_header("#cloud-config\n"), None);
+        assert_eq!(strip_header("## template"), None);
     }
 }
