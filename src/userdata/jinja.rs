@@ -147,7 +147,9 @@ fn join(state: &State, sep: &str, args: &[JinjaValue]) -> Result<JinjaValue, Err
         unpaid: 0,
         refused: None,
     };
-    for (i, item) in items.try_iter()?.enumerate() {
+    // `checked`: an item that is an error (fuel ran out while iterating) stops the join.
+    for (i, item) in items.try_iter()?.checked().enumerate() {
+        let item = item?;
         let written = if i > 0 {
             out.write_str(sep).and_then(|()| write!(out, "{item}"))
         } else {
