@@ -11,8 +11,20 @@ use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-const USAGE: &str = "usage: ember-initrd net-convert --kind yaml|v1|v2|network_data.json \
---output-kind networkd|netplan|eni|network-manager --directory DIR [--mac NAME,MAC]... FILE | --network-data FILE";
+/// The arguments, as `ember net-convert --help` shows them too.
+pub const OPTIONS: &str = "-k|--kind yaml|v1|v2|network_data.json \
+    -O|--output-kind networkd|netplan|eni|network-manager -d|--directory DIR \
+    [-D|--distro DISTRO] [-m|--mac NAME,MAC]... (-p|--network-data FILE | FILE)";
+
+const ABOUT: &str = "\
+Renders a network config as the boot would, into DIR standing for the target root, and prints
+the files written. -D (required by cloud-init's net-convert) is accepted and changes nothing:
+ember writes the same files for every distribution. Exit codes: 0 written (warnings on
+stderr), 1 the config or a write failed, 2 usage error.";
+
+fn usage() -> String {
+    format!("usage: ember-initrd net-convert {OPTIONS}\n\n{ABOUT}")
+}
 
 struct Args {
     kind: String,
@@ -22,7 +34,8 @@ struct Args {
     file: PathBuf,
 }
 
-fn parse_args(args: &[OsString]) -> Result<Args, String> {
+/// The arguments, or `None` for `--help`.
+fn parse_args(args: &[OsString]) -> Result<Option<Args>, String> {
     use lexopt::prelude::*;
     let mut p = lexopt::Parser::from_args(args.iter().cloned());
     let (mut kind, mut stack, mut dir, mut file) = (None, None, None, None);
@@ -56,23 +69,32 @@ fn parse_args(args: &[OsString]) -> Result<Args, String> {
                 file = Some(PathBuf::from(text(&mut p)?))
             }
             Value(v) if file.is_none() => file = Some(PathBuf::from(v)),
+            // cloud-init's flags that change nothing here: ember writes the same files for
+            // every distribution, and its diagnostics are always on stderr.
+            Short('D') | Long("distro") => drop(p.value().map_err(|e| e.to_string())?),
+            Long("debug") => {}
+            Short('h') | Long("help") => return Ok(None),
             other => return Err(other.unexpected().to_string()),
         }
     }
-    Ok(Args {
+    Ok(Some(Args {
         kind: kind.ok_or("--kind is required")?,
         stack: stack.ok_or("--output-kind is required")?,
         dir: dir.ok_or("--directory is required")?,
         macs,
         file: file.ok_or("a network config FILE is required")?,
-    })
+    }))
 }
 
 pub fn main(args: &[OsString]) -> i32 {
     let a = match parse_args(args) {
-        Ok(a) => a,
+        Ok(Some(a)) => a,
+        Ok(None) => {
+            println!("{}", usage());
+            return 0;
+        }
         Err(e) => {
-            eprintln!("ember-initrd net-convert: {e}\n{USAGE}");
+            eprintln!("ember-initrd net-convert: {e}\n{}", usage());
             return 2;
         }
     };
@@ -95,7 +117,10 @@ pub fn main(args: &[OsString]) -> i32 {
             }
         },
         other => {
-            eprintln!("ember-initrd net-convert: unknown --kind {other:?}\n{USAGE}");
+            eprintln!(
+                "ember-initrd net-convert: unknown --kind {other:?}\n{}",
+                usage()
+            );
             return 2;
         }
     };

@@ -167,6 +167,21 @@ fn command_help(prog: &str, path: &str, cmd: &Command) -> String {
     format!("usage: {name} {}\n\n{}\n", cmd.usage, cmd.summary).replace(" \n", "\n")
 }
 
+/// Also `devel` commands, cloud-init's older spelling.
+const NET_CONVERT: Command = Command {
+    name: "net-convert",
+    summary: "render a network config offline (runs ember-initrd net-convert)",
+    usage: net_convert::USAGE,
+    run: net_convert::run,
+};
+
+const SCHEMA: Command = Command {
+    name: "schema",
+    summary: "validate cloud-config: --config-file F | --system [--annotate]",
+    usage: devel::SCHEMA_USAGE,
+    run: schema::run,
+};
+
 const COMMANDS: &[Command] = &[
     Command {
         name: "status",
@@ -235,18 +250,8 @@ const COMMANDS: &[Command] = &[
         usage: "[--tarfile FILE] [--include-sensitive]",
         run: collect_logs::run,
     },
-    Command {
-        name: "net-convert",
-        summary: "render a network config offline (runs ember-initrd net-convert)",
-        usage: net_convert::USAGE,
-        run: net_convert::run,
-    },
-    Command {
-        name: "schema",
-        summary: "validate cloud-config: --config-file F | --system [--annotate]",
-        usage: "(-c|--config-file FILE | --system) [--annotate]",
-        run: schema::run,
-    },
+    NET_CONVERT,
+    SCHEMA,
     Command {
         name: "devel",
         summary: "devel net-convert | schema | render | make-mime: cloud-init's devel tools",

@@ -7,9 +7,7 @@ use std::ffi::OsString;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 
-pub const USAGE: &str = "-k|--kind yaml|v1|v2|network_data.json \
-    -O|--output-kind networkd|netplan|eni|network-manager -d|--directory DIR \
-    [-D|--distro DISTRO] [-m|--mac NAME,MAC]... (-p|--network-data FILE | FILE)";
+pub const USAGE: &str = crate::network::convert::OPTIONS;
 
 /// Where `initramfs/install-into-root` puts ember-initrd.
 const INSTALLED: &str = "/usr/lib/ember/ember-initrd";

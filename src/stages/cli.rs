@@ -69,18 +69,6 @@ fn parse(args: impl Iterator<Item = OsString>) -> Result<Args, String> {
 }
 
 pub fn main(args: impl Iterator<Item = OsString>) -> i32 {
-    // `ember-initrd dhcp --help`: the client's own parser takes help for a bad flag.
-    let args: Vec<OsString> = args.collect();
-    let help = |a: &OsString| a == "-h" || a == "--help";
-    let command = match args.first() {
-        Some(a) if a == "--host" => args.get(2),
-        first => first,
-    };
-    if command.is_some_and(|c| c == "dhcp") && args.iter().any(help) {
-        println!("{DHCP_USAGE}");
-        return 0;
-    }
-    let args = args.into_iter();
     // `ember-initrd dhcp IFACE`: the ephemeral DHCP client on its own, for tests and operators.
     let args = match crate::network::ephemeral::cli::intercept(args) {
         Ok(code) => return code,
@@ -89,7 +77,7 @@ pub fn main(args: impl Iterator<Item = OsString>) -> i32 {
     // `ember-initrd net-convert …`: render a network config offline (image builders).
     let args: Vec<OsString> = args.collect();
     match args.first().and_then(|a| a.to_str()) {
-        Some("net-convert") => return net_convert(&args[1..]),
+        Some("net-convert") => return crate::network::convert::main(&args[1..]),
         Some("render") => return super::render_cli::main(&args[1..]),
         _ => {}
     }
@@ -156,54 +144,6 @@ pub fn main(args: impl Iterator<Item = OsString>) -> i32 {
         _ => super::all(&mut ctx),
     };
     report(&ctx, &status)
-}
-
-const DHCP_USAGE: &str = "\
-usage: ember-initrd [--host DIR] dhcp [IFACE...] [--timeout S] [--per-nic S] [--keep]
-         [--link-local] [--slaac] [--metadata IP] [--site-option CODE]... [--hold-ms N]
-
-Leases an address on each IFACE (default: every NIC with a link) with ember's ephemeral DHCP
-client, prints the leases, and takes them down again unless --keep.";
-
-const NET_CONVERT_USAGE: &str = "\
-usage: ember-initrd net-convert -k|--kind yaml|v1|v2|network_data.json
-         -O|--output-kind networkd|netplan|eni|network-manager -d|--directory DIR
-         [-D|--distro DISTRO] [-m|--mac NAME,MAC]... (-p|--network-data FILE | FILE)
-
-Renders a network config as the boot would, into DIR standing for the target root, and prints
-the files written. -D (required by cloud-init's net-convert) is accepted and changes nothing:
-ember writes the same files for every distribution. Exit codes: 0 written (warnings on
-stderr), 1 the config or a write failed, 2 usage error.";
-
-/// `net-convert`: its help, and cloud-init's `-D DISTRO` and `--debug` taken off before the
-/// network code parses the rest.
-fn net_convert(args: &[OsString]) -> i32 {
-    let mut rest = Vec::new();
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        match arg.to_str().unwrap_or("") {
-            "--" => {
-                rest.push(arg.clone());
-                rest.extend(it.by_ref().cloned());
-            }
-            "-h" | "--help" => {
-                println!("{NET_CONVERT_USAGE}");
-                return 0;
-            }
-            "-D" | "--distro" => {
-                if it.next().is_none() {
-                    eprintln!(
-                        "ember-initrd net-convert: --distro needs a value\n{NET_CONVERT_USAGE}"
-                    );
-                    return 2;
-                }
-            }
-            a if a.starts_with("--distro=") || (a.starts_with("-D") && a.len() > 2) => {}
-            "--debug" => {}
-            _ => rest.push(arg.clone()),
-        }
-    }
-    crate::network::convert::main(&rest)
 }
 
 /// Diagnostics on stderr (never values, only where), and the exit code.

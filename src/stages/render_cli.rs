@@ -99,16 +99,12 @@ fn render(a: &Args) -> Result<i32, String> {
     };
     let (body, skipped) = match a.format {
         Some(_) => (text.as_str(), 0),
-        None => {
-            let (body, skipped) = jinja::strip_header(&text);
-            if !text.trim_start().to_lowercase().starts_with(jinja::HEADER) {
-                return Err(format!(
-                    "{name}: not a template: its first line must be '{}'",
-                    jinja::HEADER
-                ));
-            }
-            (body, skipped)
-        }
+        None => jinja::strip_header(&text).ok_or_else(|| {
+            format!(
+                "{name}: not a template: its first line must be '{}'",
+                jinja::HEADER
+            )
+        })?,
     };
     let limits = Limits::default();
     let rendered = jinja::render(body, &data, &limits).map_err(|e| {
@@ -152,21 +148,12 @@ fn instance_data(path: &std::path::Path) -> Result<Value, String> {
     } else {
         crate::regular::read(path, crate::regular::STATE_MAX).map_err(|e| format!("{name}: {e}"))?
     };
+    // Only serde's category and place: its message can quote the input, which may hold secrets.
     serde_json::from_slice(&bytes).map_err(|e| {
         format!(
-            "{name}: line {}: not valid JSON ({})",
+            "{name}: line {}: not valid JSON ({:?} error)",
             e.line(),
-            json_kind(&e)
+            e.classify()
         )
     })
-}
-
-/// The kind only: serde_json's message can quote the input, which may hold secrets.
-fn json_kind(e: &serde_json::Error) -> &'static str {
-    match e.classify() {
-        serde_json::error::Category::Io => "read error",
-        serde_json::error::Category::Syntax => "syntax error",
-        serde_json::error::Category::Data => "unexpected data",
-        serde_json::error::Category::Eof => "unexpected end",
-    }
 }

@@ -5,10 +5,12 @@
 
 use crate::limits::Limits;
 use base64::Engine as _;
+use minijinja::value::{from_args, Value as JinjaValue};
 use minijinja::{
-    escape_formatter, syntax::SyntaxConfig, Environment, ErrorKind, UndefinedBehavior,
+    escape_formatter, syntax::SyntaxConfig, Environment, Error, ErrorKind, State, UndefinedBehavior,
 };
 use serde_json::{Map, Value};
+use std::fmt::{self, Write as _};
 use std::io;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -31,17 +33,19 @@ pub struct TemplateError {
     pub budget: Option<&'static str>,
 }
 
-/// Removes the header line; returns the template body and how many lines were removed.
-pub fn strip_header(text: &str) -> (&str, u32) {
+/// Removes the header line: the template body and how many lines were removed, or `None`
+/// when `text` does not start with the header.
+pub fn strip_header(text: &str) -> Option<(&str, u32)> {
     let trimmed = text.trim_start();
-    if trimmed.to_lowercase().starts_with(HEADER) {
-        let skipped = text[..text.len() - trimmed.len()].matches('\n').count() as u32;
-        return match trimmed.split_once('\n') {
-            Some((_, rest)) => (rest, skipped + 1),
-            None => ("", skipped),
-        };
+    let head = trimmed.get(..HEADER.len())?;
+    if !head.eq_ignore_ascii_case(HEADER) {
+        return None;
     }
-    (text, 0)
+    let skipped = text[..text.len() - trimmed.len()].matches('\n').count() as u32;
+    Some(match trimmed.split_once('\n') {
+        Some((_, rest)) => (rest, skipped + 1),
+        None => ("", skipped),
+    })
 }
 
 /// Renders `template` (header already removed) over `instance_data`, within the
@@ -66,7 +70,7 @@ pub fn render(
     env.set_undefined_behavior(UndefinedBehavior::Lenient);
     // Jinja2 templates call Python's str and dict methods (`.split('.')[0]`, `.lower()`,
     // `.get()`); minijinja has none of its own. They pay fuel for what they create.
-    env.set_unknown_method_callback(minijinja_contrib::pycompat::unknown_method_callback);
+    env.set_unknown_method_callback(python_methods);
     env.set_fuel(Some(limits.template_fuel));
     let printed_undefined = Arc::new(AtomicUsize::new(0));
     let counter = Arc::clone(&printed_undefined);
@@ -110,6 +114,76 @@ pub fn render(
         undefined = names;
     }
     Ok(Rendered { text, undefined })
+}
+
+/// minijinja-contrib's Python methods, less the two that could allocate without paying:
+/// `str.format` (formats without the render's state, so `'{:>4000000000}'.format('')`
+/// makes a 4 GB string uncharged) is refused like a method that does not exist — the
+/// `format` filter does the same work within the budget — and `str.join` pays for every
+/// byte it writes, not only for the separators.
+fn python_methods(
+    state: &mut State,
+    value: &JinjaValue,
+    method: &str,
+    args: &[JinjaValue],
+) -> Result<JinjaValue, Error> {
+    match (value.as_str(), method) {
+        (Some(_), "format") => Err(Error::new(
+            ErrorKind::UnknownMethod,
+            "str.format is not supported; use the format filter",
+        )),
+        (Some(sep), "join") => join(state, sep, args),
+        _ => minijinja_contrib::pycompat::unknown_method_callback(state, value, method, args),
+    }
+}
+
+/// `sep.join(items)`, charging fuel before each write, so `''.join([big] * n)` runs out of
+/// fuel instead of building n copies first.
+fn join(state: &State, sep: &str, args: &[JinjaValue]) -> Result<JinjaValue, Error> {
+    let (items,): (&JinjaValue,) = from_args(args)?;
+    let mut out = PaidString {
+        state,
+        text: String::new(),
+        unpaid: 0,
+        refused: None,
+    };
+    // `checked`: an item that is an error (fuel ran out while iterating) stops the join.
+    for (i, item) in items.try_iter()?.checked().enumerate() {
+        let item = item?;
+        let written = if i > 0 {
+            out.write_str(sep).and_then(|()| write!(out, "{item}"))
+        } else {
+            write!(out, "{item}")
+        };
+        if written.is_err() {
+            return Err(out
+                .refused
+                .unwrap_or_else(|| Error::from(ErrorKind::WriteFailure)));
+        }
+    }
+    Ok(JinjaValue::from(out.text))
+}
+
+/// A string that pays the render's fuel (one per 64 bytes, as minijinja charges) before it
+/// grows.
+struct PaidString<'a, 'b> {
+    state: &'a State<'b, 'b>,
+    text: String,
+    unpaid: u64,
+    refused: Option<Error>,
+}
+
+impl fmt::Write for PaidString<'_, '_> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.unpaid = self.unpaid.saturating_add(s.len() as u64);
+        if let Err(e) = self.state.consume_fuel(self.unpaid / 64) {
+            self.refused = Some(e);
+            return Err(fmt::Error);
+        }
+        self.unpaid %= 64;
+        self.text.push_str(s);
+        Ok(())
+    }
 }
 
 /// The render's output: refuses (and remembers refusing) any write that would take it past
@@ -423,8 +497,14 @@ mod tests {
     fn header_is_stripped() {
         assert_eq!(
             strip_header("## Template: Jinja\n#cloud-config\n"),
-            ("#cloud-config\n", 1)
+            Some(("#cloud-config\n", 1))
         );
-        assert_eq!(strip_header("#cloud-config\n"), ("#cloud-config\n", 0));
+        assert_eq!(
+            strip_header("\n  ## template: jinja"),
+            Some(("", 1)),
+            "a header alone, after a blank line"
+        );
+        assert_eq!(strip_header("#cloud-config\n"), None);
+        assert_eq!(strip_header("## template"), None);
     }
 }

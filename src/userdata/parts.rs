@@ -256,7 +256,8 @@ impl Run<'_, '_> {
             self.diag(Diag::error(Reason::TemplateError, msg).file(name));
             return;
         };
-        let (body, skipped) = jinja::strip_header(text);
+        // Called for a part whose header said template: the header is there.
+        let (body, skipped) = jinja::strip_header(text).unwrap_or((text, 0));
         let rendered = match jinja::render(body, self.ctx.instance_data, self.ctx.limits) {
             Ok(r) => r,
             Err(e) => {

@@ -308,18 +308,27 @@ fn help_on_every_command_exits_0() {
             );
         }
     }
-    for cmd in ["net-convert", "schema", "render", "dhcp", "detect"] {
-        let out = common::run(Command::new(common::EMBER_INITRD).args([cmd, "--help"]));
+    let initrd_lines: &[&[&str]] = &[
+        &["net-convert", "--help"],
+        &["net-convert", "-k", "yaml", "-h"],
+        &["schema", "--help"],
+        &["render", "--help"],
+        &["dhcp", "--help"],
+        &["--host=/", "dhcp", "-h"],
+        &["detect", "--help"],
+    ];
+    for cmd in initrd_lines {
+        let out = common::run(Command::new(common::EMBER_INITRD).args(*cmd));
         assert_eq!(
             code(&out),
             0,
-            "ember-initrd {cmd} --help: {}",
+            "ember-initrd {cmd:?}: {}",
             common::text(&out)
         );
         // schema's help names the command as `ember schema`, the way users call it.
         assert!(
             stdout(&out).starts_with("usage: ember"),
-            "{cmd}: {}",
+            "{cmd:?}: {}",
             stdout(&out)
         );
     }
@@ -333,9 +342,15 @@ fn net_convert_takes_cloud_inits_distro_flag() {
         "version: 2\nethernets:\n  eth0:\n    dhcp4: true\n",
     );
     let cfg = cfg.to_str().unwrap();
-    for (i, distro) in ["-D debian", "--distro ubuntu", "--distro=rhel", "-Dfedora"]
-        .iter()
-        .enumerate()
+    for (i, distro) in [
+        "-D debian",
+        "--distro ubuntu",
+        "--distro=rhel",
+        "-Dfedora",
+        "--debug -D sles",
+    ]
+    .iter()
+    .enumerate()
     {
         let out_dir = d.path(&format!("out{i}"));
         let mut args = vec![

@@ -13,9 +13,12 @@ use std::net::Ipv4Addr;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-const USAGE: &str =
-    "usage: ember-initrd [--host DIR] dhcp [IFACE...] [--timeout S] [--per-nic S] [--keep] \
-[--link-local] [--slaac] [--metadata IP] [--site-option CODE]... [--hold-ms N]";
+const USAGE: &str = "\
+usage: ember-initrd [--host DIR] dhcp [IFACE...] [--timeout S] [--per-nic S] [--keep]
+         [--link-local] [--slaac] [--metadata IP] [--site-option CODE]... [--hold-ms N]
+
+Leases an address on each IFACE (default: every NIC with a link) with ember's ephemeral DHCP
+client, prints the leases, and takes them down again unless --keep.";
 
 /// Runs `dhcp` when it is the command in `args`; otherwise hands the arguments back for the
 /// stage parser.
@@ -58,7 +61,8 @@ struct Args {
     hold: Duration,
 }
 
-fn parse(args: &[OsString]) -> Result<Args, String> {
+/// The arguments, or `None` for `--help`.
+fn parse(args: &[OsString]) -> Result<Option<Args>, String> {
     use lexopt::prelude::*;
     let mut p = lexopt::Parser::from_args(args.iter().cloned());
     let mut out = Args {
@@ -105,13 +109,14 @@ fn parse(args: &[OsString]) -> Result<Args, String> {
             Long("keep") => out.keep = true,
             Long("link-local") => out.link_local = true,
             Long("slaac") => out.slaac = true,
+            Short('h') | Long("help") => return Ok(None),
             Value(v) => out
                 .nics
                 .push(v.into_string().map_err(|_| "interface name is not UTF-8")?),
             other => return Err(other.unexpected().to_string()),
         }
     }
-    Ok(out)
+    Ok(Some(out))
 }
 
 fn seconds(s: &str, flag: &str) -> Result<Duration, String> {
@@ -123,7 +128,11 @@ fn seconds(s: &str, flag: &str) -> Result<Duration, String> {
 
 fn main(host: &Host, args: &[OsString]) -> i32 {
     let args = match parse(args) {
-        Ok(a) => a,
+        Ok(Some(a)) => a,
+        Ok(None) => {
+            println!("{USAGE}");
+            return 0;
+        }
         Err(e) => {
             eprintln!("ember-initrd dhcp: {e}\n{USAGE}");
             return 2;

@@ -112,6 +112,14 @@ fn unknown_methods_and_budgets() {
     let bomb = "{{ ('x' * 5000).replace('x', 'y' * 5000) }}";
     let e = render(bomb, &data(), &limits).err().unwrap();
     assert_eq!(e.budget, Some("template_fuel"));
+    // str.format pads to any width without paying: 4 GB before the engine could charge it.
+    let bomb = "ok\n{{ '{:>4000000000}'.format('') }}";
+    let e = render(bomb, &data(), &Limits::default()).err().unwrap();
+    assert_eq!((e.what.as_str(), e.line), ("unknown method", Some(2)));
+    // join paid only for separators: 100 000 copies of 100 kB made 10 GB before the charge.
+    let bomb = "{{ ''.join([('x' * 100000)] * 100000) }}";
+    let e = render(bomb, &data(), &Limits::default()).err().unwrap();
+    assert_eq!(e.budget, Some("template_fuel"));
 }
 
 /// A kubeadm join config in the shape Cluster API's kubeadm bootstrap provider writes, with
