@@ -14,6 +14,9 @@ fn default_user_keys(data: &InstanceData) -> Vec<&str> {
     keys.map(|k| k.key.as_str()).collect()
 }
 
+/// The most read of a small system file of the target (os-release, /etc/hosts).
+const SYSTEM_FILE_BYTES: u64 = 64 * 1024;
+
 pub const REDACTED: &str = "redacted for non-root user";
 
 /// cloud-init's sensitive keys: a value is redacted in the world-readable copy when its key's
@@ -65,9 +68,17 @@ const DS_DOC: &str = "EXPERIMENTAL: The structure and format of content scoped u
 /// The distribution as /etc/os-release in the target says: (id, version_id, codename).
 pub fn distro(target: Option<&Root>) -> (String, String, String) {
     let text = target
-        .and_then(|r| r.read_file("/etc/os-release", 64 * 1024).ok().flatten())
+        .and_then(|r| {
+            r.read_file("/etc/os-release", SYSTEM_FILE_BYTES)
+                .ok()
+                .flatten()
+        })
         .or_else(|| {
-            target.and_then(|r| r.read_file("/usr/lib/os-release", 64 * 1024).ok().flatten())
+            target.and_then(|r| {
+                r.read_file("/usr/lib/os-release", SYSTEM_FILE_BYTES)
+                    .ok()
+                    .flatten()
+            })
         })
         .map(|d| String::from_utf8_lossy(&d).into_owned())
         .unwrap_or_default();
@@ -122,43 +133,54 @@ fn cloud_name(data: &InstanceData) -> String {
     name.unwrap_or(platform(data)).to_lowercase()
 }
 
-/// cloud-init's `cloud_id` (`canonical_cloud_id`): the cloud's name, made `aws-china`,
-/// `aws-gov` or `azure-china` by the region; the platform when the cloud is unknown.
-pub fn cloud_id(data: &InstanceData) -> String {
-    let name = cloud_name(data);
-    let region = region(data);
-    let region = region.as_str().unwrap_or("");
-    let by_region = [
-        ("cn-", "aws-china", "aws"),
-        ("us-gov-", "aws-gov", "aws"),
-        ("china", "azure-china", "azure"),
-    ];
-    let special = by_region
+/// cloud-init's value for a `v1` key the datasource did not give.
+pub const UNKNOWN: &str = "unknown";
+
+/// Regions that name another cloud than `cloud_name` says: (region prefix, cloud id, the only
+/// cloud_name it applies to), as cloud-init's table has them.
+const REGION_CLOUDS: &[(&str, &str, &str)] = &[
+    ("cn-", "aws-china", "aws"),
+    ("us-gov-", "aws-gov", "aws"),
+    ("china", "azure-china", "azure"),
+];
+
+/// cloud-init's `canonical_cloud_id`: `cloud_name`, unless the region names a special
+/// partition of that cloud; the platform when even the cloud is unknown. Empty is unknown.
+/// Also `cloud-id`'s rule, reading instance-data.json's `v1`.
+pub fn canonical_cloud_id(cloud_name: &str, region: &str, platform: &str) -> String {
+    let known = |s: &str| !s.is_empty() && s != UNKNOWN;
+    let special = REGION_CLOUDS
         .iter()
-        .find(|(prefix, _, cloud)| region.starts_with(prefix) && name == *cloud);
+        .find(|(prefix, _, only)| region.starts_with(prefix) && cloud_name == *only);
     match special {
         Some((_, id, _)) => id.to_string(),
-        None if name == "unknown" => platform(data).to_string(),
-        None => name,
+        None if known(cloud_name) => cloud_name.to_string(),
+        None if known(platform) => platform.to_string(),
+        None => UNKNOWN.to_string(),
     }
 }
 
-/// cloud-init's `local_hostname` (`get_hostname`): the first label of meta-data's
-/// `local-hostname` (an IPv4 address becomes `ip-10-0-0-1`); without one, the system's
-/// name, which in the initramfs is the target's /etc/hostname.
+/// `v1.cloud_id` of this instance.
+pub fn cloud_id(data: &InstanceData) -> String {
+    let region = region(data);
+    let region = region.as_str().unwrap_or("");
+    canonical_cloud_id(&cloud_name(data), region, platform(data))
+}
+
+/// cloud-init's `local_hostname` (`get_hostname`), by the hostname module's rule: the first
+/// label of meta-data's `local-hostname` (an IPv4 address becomes `ip-10-0-0-1`); without
+/// one, the system's name, which in the initramfs is the target's /etc/hostname (its fqdn
+/// from /etc/hosts).
 fn v1_hostname(data: &InstanceData, target: Option<&Root>) -> String {
-    if let Some(name) = md_str(&data.meta_data, "local-hostname") {
-        if name.parse::<std::net::Ipv4Addr>().is_ok() {
-            return format!("ip-{}", name.replace('.', "-"));
-        }
-        return name.split('.').next().unwrap_or(name).to_string();
-    }
-    let system = target
-        .and_then(|r| r.read_file("/etc/hostname", 4096).ok().flatten())
-        .map(|b| String::from_utf8_lossy(&b).trim().to_string())
-        .filter(|h| !h.is_empty());
-    let system = system.unwrap_or_else(|| "localhost".into());
-    system.split('.').next().unwrap_or("localhost").to_string()
+    use crate::modules::hostname::{self as h, names};
+    let read = |path| target.and_then(|r| h::read_text(r, path, SYSTEM_FILE_BYTES));
+    let (hostname, hosts) = (read(h::ETC_HOSTNAME), read(h::ETC_HOSTS));
+    names::cloud_hostname(&names::Inputs {
+        local_hostname: data.local_hostname(),
+        target_hostname: hostname.as_deref().and_then(h::hostname_in),
+        target_hosts: hosts.as_deref(),
+        ..names::Inputs::default()
+    })
 }
 
 /// `ds`: the meta-data (under `meta-data` for a datasource whose tree cloud-init keeps as
@@ -366,6 +388,44 @@ mod tests {
         assert_eq!(cloud_id(&d), "azure-china");
         (d.cloud_name, d.platform) = (Some("unknown".into()), Some("ec2".into()));
         assert_eq!(cloud_id(&d), "ec2");
+    }
+
+    /// Without a local-hostname, the target's name as the hostname module reads it: comments
+    /// skipped, its fqdn from /etc/hosts, the first label; meta-data's `hostname` otherwise.
+    #[test]
+    fn local_hostname_by_the_hostname_modules_rule() {
+        let dir = std::env::temp_dir().join(format!("ember-idata-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("etc")).unwrap();
+        std::fs::write(dir.join("etc/hostname"), "# set by the image\nbox\n").unwrap();
+        std::fs::write(dir.join("etc/hosts"), "127.0.1.1 box.lan box\n").unwrap();
+        let root = Root::open(&dir).unwrap();
+        let v1 = |d: &InstanceData| build(d, &Value::Null, &Value::Null, Some(&root))["v1"].clone();
+        assert_eq!(v1(&data(json!({})))["local_hostname"], "box");
+        let named = data(json!({"hostname": "web.example.org"}));
+        assert_eq!(v1(&named)["local_hostname"], "web");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn canonical_cloud_id_by_region_partitions_and_fallbacks() {
+        let cases = [
+            (("aws", "us-east-1", "ec2"), "aws"),
+            (("aws", "cn-north-1", "ec2"), "aws-china"),
+            (("aws", "us-gov-west-1", "ec2"), "aws-gov"),
+            (("azure", "chinaeast", "azure"), "azure-china"),
+            // Only the cloud the prefix belongs to is renamed.
+            (("openstack", "cn-north-1", "openstack"), "openstack"),
+            (("nocloud", "", "nocloud"), "nocloud"),
+            (("", "", "lxd"), "lxd"),
+            (("unknown", "", "lxd"), "lxd"),
+            (("", "cn-north-1", "ec2"), "ec2"),
+            (("", "", ""), "unknown"),
+        ];
+        for ((cloud, region, platform), want) in cases {
+            let got = canonical_cloud_id(cloud, region, platform);
+            assert_eq!(got, want, "{cloud} {region} {platform}");
+        }
     }
 
     #[test]

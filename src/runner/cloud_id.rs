@@ -7,22 +7,12 @@ use super::status_cmd::{observe, DEFAULT_GRACE_S};
 use super::verdict::Phase;
 use super::{global_flag, CliError, Ctx};
 use crate::host::Host;
+use crate::instance_data::{canonical_cloud_id, UNKNOWN};
 use lexopt::prelude::*;
 use serde_json::{Map, Value};
 use std::path::PathBuf;
 
 pub const USAGE: &str = "[-j|--json] [-l|--long] [-i|--instance-data FILE]";
-
-/// cloud-init's value for a `v1` key the datasource did not give.
-const UNKNOWN: &str = "unknown";
-
-/// Regions that name another cloud than `cloud_name` says: (region prefix, cloud id, the only
-/// cloud_name it applies to), as cloud-init's table has them.
-const REGION_CLOUDS: &[(&str, &str, &str)] = &[
-    ("cn-", "aws-china", "aws"),
-    ("us-gov-", "aws-gov", "aws"),
-    ("china", "azure-china", "azure"),
-];
 
 #[derive(Default)]
 struct Opts {
@@ -79,7 +69,7 @@ pub fn run(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> 
             .unwrap_or("")
             .to_string()
     };
-    let id = canonical(&text("cloud_name"), &text("region"), &text("platform"));
+    let id = canonical_cloud_id(&text("cloud_name"), &text("region"), &text("platform"));
     if o.json {
         v1.insert("cloud_id".into(), Value::from(id));
         println!("{}", super::query::show(&Value::Object(v1)));
@@ -93,62 +83,4 @@ pub fn run(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> 
         println!("{id}");
     }
     Ok(0)
-}
-
-/// The cloud id: `cloud_name`, unless the region names a special partition of that cloud;
-/// the platform when even the cloud is unknown.
-fn canonical(cloud_name: &str, region: &str, platform: &str) -> String {
-    let or_unknown = |s: &str| {
-        if s.is_empty() {
-            UNKNOWN.to_string()
-        } else {
-            s.to_string()
-        }
-    };
-    let (cloud, region, platform) = (
-        or_unknown(cloud_name),
-        or_unknown(region),
-        or_unknown(platform),
-    );
-    if region != UNKNOWN {
-        let special = REGION_CLOUDS
-            .iter()
-            .find(|(prefix, _, only)| region.starts_with(prefix) && cloud == *only);
-        if let Some((_, id, _)) = special {
-            return id.to_string();
-        }
-    }
-    if cloud != UNKNOWN {
-        cloud
-    } else {
-        platform
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::canonical;
-
-    #[test]
-    fn region_partitions_and_fallbacks() {
-        let cases = [
-            (("aws", "us-east-1", "ec2"), "aws"),
-            (("aws", "cn-north-1", "ec2"), "aws-china"),
-            (("aws", "us-gov-west-1", "ec2"), "aws-gov"),
-            (("azure", "chinaeast", "azure"), "azure-china"),
-            // Only the cloud the prefix belongs to is renamed.
-            (("openstack", "cn-north-1", "openstack"), "openstack"),
-            (("nocloud", "", "nocloud"), "nocloud"),
-            (("", "", "lxd"), "lxd"),
-            (("", "cn-north-1", "ec2"), "ec2"),
-            (("", "", ""), "unknown"),
-        ];
-        for ((cloud, region, platform), want) in cases {
-            assert_eq!(
-                canonical(cloud, region, platform),
-                want,
-                "{cloud} {region} {platform}"
-            );
-        }
-    }
 }

@@ -41,14 +41,12 @@ fn removable_first_boot_only(ctx: &Ctx) -> bool {
 pub fn choose(ctx: &Ctx, rec: &mut Recorder, target: &Root) -> Option<Chosen> {
     let previous = state::previous_instance_id(crate::root::ReadOnly::new(target));
     let fetched = fetch::load(ctx);
-    // None standing in for a datasource that found nothing is no news: a cached instance
-    // is kept over it (RELIABILITY rule 10), as over a failed fetch.
+    // None standing in for a datasource that found nothing is no news on a later boot: the
+    // cached instance is kept, and without a readable cache there is no instance at all, never
+    // a new one (RELIABILITY rule 10), as after a failed fetch.
     let stand_in =
         |d: &InstanceData| d.fallback && previous.as_deref().is_some_and(|p| p != d.instance_id);
-    let (fetched, stand_in) = match fetched {
-        Some(d) if stand_in(&d) => (None, Some(d)),
-        other => (other, None),
-    };
+    let fetched = fetched.filter(|d| !stand_in(d));
     if let Some(data) = fetched {
         match accept(ctx, &data, previous.as_deref()) {
             Ok(()) => {
@@ -84,11 +82,6 @@ pub fn choose(ctx: &Ctx, rec: &mut Recorder, target: &Root) -> Option<Chosen> {
                 previous: Some(prev),
             })
         }
-        None if stand_in.is_some() => stand_in.map(|data| Chosen {
-            data,
-            first_boot: true,
-            previous: Some(prev),
-        }),
         None => {
             rec.record(
                 Diag::error(

@@ -51,7 +51,7 @@ pub fn run(ctx: &mut Ctx) -> Status {
     });
     super::modules::run(ctx, &mut rec, target, &chosen, &merged.config);
     rec.step("record", |rec| {
-        persist::record(ctx, rec, target, &chosen, &merged, &system_cfg)
+        persist::record(ctx, rec, target, &chosen, &merged)
     });
     rec.finish(StageState::Done)
 }
@@ -137,6 +137,7 @@ fn process_all(
     }
     Merged {
         config,
+        instance_data,
         user,
         vendor,
     }

@@ -33,6 +33,10 @@ fn frequency(f: userdata::Frequency) -> Frequency {
 /// `cloud_config` trees have been moved into `config`.
 pub struct Merged {
     pub config: Value,
+    /// Instance data (sensitive, its `merged_cfg` the image's), built once before the modules
+    /// run, as cloud-init writes it when the datasource is read: templates and the written
+    /// copies see the same target names.
+    pub instance_data: Value,
     pub user: Option<Processed>,
     pub vendor: Vec<(&'static str, Processed)>,
 }
@@ -153,14 +157,7 @@ pub fn user_cloud_config(
     }
 }
 
-pub fn record(
-    ctx: &Ctx,
-    rec: &mut Recorder,
-    root: &Root,
-    chosen: &Chosen,
-    merged: &Merged,
-    system_cfg: &Value,
-) {
+pub fn record(ctx: &Ctx, rec: &mut Recorder, root: &Root, chosen: &Chosen, merged: &Merged) {
     let w = TargetWriter { root };
     let data = &chosen.data;
     let enc = encode_instance_id(&data.instance_id);
@@ -251,8 +248,8 @@ pub fn record(
     run.json(rec, RunPaths::NETWORK_CONFIG, &network, 0o600);
     super::network::apply(ctx, rec, root, &data.instance_id, &network, &merged.config);
     // Then instance data (public and sensitive) and the merged config, each made when written.
-    let full = instance_data::build(data, &Value::Null, system_cfg, Some(root));
-    let public = instance_data::redact(&full);
+    let full = &merged.instance_data;
+    let public = instance_data::redact(full);
     for rel in [RunPaths::INSTANCE_DATA, RunPaths::CI_INSTANCE_DATA] {
         run.json(rec, rel, &public, 0o644);
     }
@@ -262,12 +259,11 @@ pub fn record(
         RunPaths::CI_INSTANCE_DATA_SENSITIVE,
     ] {
         let sensitive = instance_data::WithMergedCfg {
-            full: &full,
+            full,
             merged: &merged.config,
         };
         run.json(rec, rel, &sensitive, 0o600);
     }
-    drop(full);
     run.json(
         rec,
         RunPaths::CI_COMBINED_CLOUD_CONFIG,

@@ -406,7 +406,12 @@ fn ember_initrd_is_found_beside_the_runner() {
     assert_eq!(stdout(&out), "beside: schema -c f\n");
 
     // Without one beside it (and none installed), the error names where it looked.
-    if !Path::new("/usr/lib/ember/ember-initrd").exists() {
+    let installed = "/usr/lib/ember/ember-initrd";
+    if Path::new(installed).exists() {
+        common::skip(&format!(
+            "the not-found half of ember_initrd_is_found_beside_the_runner: {installed} is installed and would answer"
+        ));
+    } else {
         std::fs::remove_file(&fake).unwrap();
         let out = run(&runner, &["net-convert", "-k", "yaml", "x"]);
         assert_eq!(code(&out), 1);

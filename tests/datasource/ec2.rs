@@ -190,6 +190,7 @@ fn instance_data_has_the_keys_scripts_read() {
         assert_eq!(md[key], want, "ds.meta-data.{key} in {md}");
     }
     assert_eq!(md["placement"]["availability-zone"], "us-west-2b");
+    assert_eq!(md["placement"]["region"], "us-west-2", "{md}");
     let doc = &idata["ds"]["dynamic"]["instance-identity"]["document"];
     assert_eq!(doc["accountId"], "123456789012", "{doc}");
     let v1 = &idata["v1"];
@@ -245,9 +246,58 @@ fn without_an_identity_document_the_leaves_are_read() {
     assert_eq!(md["ami-id"], "ami-0abcdef1234567890", "{md}");
     assert_eq!(md["local-ipv4"], "10.0.1.5", "{md}");
     assert_eq!(md["placement"]["availability-zone"], "us-west-2b", "{md}");
+    assert_eq!(md["placement"]["region"], "us-west-2", "{md}");
     assert_eq!(idata["v1"]["region"], "us-west-2");
     assert_eq!(idata["v1"]["availability_zone"], "us-west-2b");
     assert!(idata["ds"].get("dynamic").is_none(), "{}", idata["ds"]);
+}
+
+/// An instance without a public address has no `public-ipv4` (404): absent, no diagnostic.
+/// Any other failure of an optional leaf is a warning naming it; the instance provisions.
+#[test]
+fn an_optional_leaf_that_fails_is_left_out_not_the_datasource() {
+    let leaf = "/latest/meta-data/public-ipv4";
+    for (answer, name) in [(404, "ec2-no-public-ip"), (500, "ec2-public-ip-5xx")] {
+        let server = imds::start();
+        server.set(leaf, vec![status(answer)]);
+        let m = aws_machine(name, &server);
+        let out = m.initrd("all");
+        assert_eq!(
+            m.status()["instance_id"],
+            imds::INSTANCE_ID,
+            "{answer}: {}",
+            stderr(&out)
+        );
+        assert!(m
+            .target_file("home/admin/.ssh/authorized_keys")
+            .contains(imds::KEY0));
+        let md = &m.json("cloud-init/instance-data.json")["ds"]["meta-data"];
+        assert!(md.get("public-ipv4").is_none(), "{answer}: {md}");
+        assert_eq!(
+            md["public-hostname"],
+            imds::PUBLIC_HOSTNAME,
+            "{answer}: {md}"
+        );
+        let diags = m.diags();
+        if answer == 404 {
+            assert!(diags.is_empty(), "{diags:?}");
+            continue;
+        }
+        assert_eq!(diags.len(), 1, "{diags:?}");
+        let d = &diags[0];
+        assert_eq!(d["severity"], "warning", "{d}");
+        assert!(
+            d["message"].as_str().unwrap().contains("public-ipv4"),
+            "{d}"
+        );
+        assert!(
+            d["file"]
+                .as_str()
+                .unwrap()
+                .ends_with("meta-data/public-ipv4"),
+            "{d}"
+        );
+    }
 }
 
 #[test]

@@ -158,3 +158,30 @@ fn none_is_not_chosen_unless_listed() {
     );
     assert!(!m.target.join("home/imageuser").exists());
 }
+
+#[test]
+fn none_standing_in_never_makes_a_new_instance_on_a_later_boot() {
+    // A machine that had an instance whose cache is gone; its cloud does not answer on this
+    // boot. None standing in would be a new instance (new host keys, users): no news instead,
+    // and the missing cache is the error (RELIABILITY rule 10).
+    let port = common::faults::closed_port();
+    let m = image("none-no-cache", "datasource_list: [Ec2, None]\n");
+    m.write(&m.target, "var/lib/cloud/data/instance-id", b"i-earlier\n");
+    m.cmdline(&format!("ro ember.metadata-url=http://127.0.0.1:{port}"));
+    let out = m.initrd("all");
+    let st = m.status();
+    assert!(
+        st.get("instance_id").is_none_or(|i| i.is_null()),
+        "{st}\n{}",
+        stderr(&out)
+    );
+    let missing = m
+        .diag_with_code("cache-missing")
+        .expect("the missing cache is said");
+    assert_eq!(missing["severity"], "error", "{missing}");
+    assert!(!m.target.join("home/imageuser").exists());
+    assert!(!m
+        .target
+        .join("var/lib/cloud/instances/iid-datasource-none")
+        .exists());
+}

@@ -5,8 +5,9 @@
 //! tree, one request per leaf as cloud-init crawls it: the identity document, instance id,
 //! host name, public keys, user-data, the per-MAC network metadata, and the leaves scripts
 //! and templates read (`public-ipv4`, `public-hostname`; `instance-type`, `ami-id`,
-//! `local-ipv4`, `placement/availability-zone` and `mac` only where the identity document or
-//! the per-MAC data do not already say them).
+//! `local-ipv4`, `placement/availability-zone`, `placement/region` and `mac` only where the
+//! identity document or the per-MAC data do not already say them). Those leaves are optional:
+//! absent on 404, a warning on any other failure.
 //! <https://docs.cloud-init.io/en/latest/reference/datasources/ec2.html>
 
 mod dmi;
@@ -193,7 +194,6 @@ fn read_from(env: &Env, imds: &mut Imds, data: &mut InstanceData) -> Result<(), 
     // placement and the region without its last letter.
     let zone = from_doc("availabilityZone");
     data.region = from_doc("region");
-    data.availability_zone = zone.clone();
     // The leaves scripts and templates read (`ds.meta_data.local_ipv4`). Where the identity
     // document already says the same, it is not asked again.
     let leaves = [
@@ -204,25 +204,30 @@ fn read_from(env: &Env, imds: &mut Imds, data: &mut InstanceData) -> Result<(), 
         ("public-hostname", None),
     ];
     for (leaf, known) in leaves {
-        let value = match known {
-            Some(v) => Some(v),
-            None => imds.get(&format!("{MD}/{leaf}"))?.map(text),
-        };
+        let value = known.or_else(|| optional(imds, data, leaf));
         if let Some(v) = value.filter(|v| !v.is_empty()) {
             md.insert(leaf.into(), json!(v));
         }
     }
-    let zone = match zone {
-        Some(z) => Some(z),
-        None => imds
-            .get(&format!("{MD}/placement/availability-zone"))?
-            .map(text),
-    };
-    if let Some(z) = zone.filter(|z| !z.is_empty()) {
-        if data.region.is_none() {
-            data.region = z.get(..z.len() - 1).map(str::to_string);
-        }
-        md.insert("placement".into(), json!({"availability-zone": z}));
+    let zone = zone.or_else(|| optional(imds, data, "placement/availability-zone"));
+    let zone = zone.filter(|z| !z.is_empty());
+    // The region as the service says it, else the zone without its last letter.
+    if data.region.is_none() {
+        let said = optional(imds, data, "placement/region").filter(|r| !r.is_empty());
+        let derived = zone.as_deref().and_then(|z| z.get(..z.len() - 1));
+        data.region = said.or_else(|| derived.map(str::to_string));
+    }
+    data.availability_zone = zone.clone();
+    // cloud-init's crawled tree has both under `placement`.
+    let mut placement = Map::new();
+    if let Some(z) = zone {
+        placement.insert("availability-zone".into(), json!(z));
+    }
+    if let Some(r) = &data.region {
+        placement.insert("region".into(), json!(r));
+    }
+    if !placement.is_empty() {
+        md.insert("placement".into(), Value::Object(placement));
     }
     let keys = public_keys(imds)?;
     if !keys.is_empty() {
@@ -260,7 +265,7 @@ fn read_from(env: &Env, imds: &mut Imds, data: &mut InstanceData) -> Result<(), 
     data.detail = format!("DataSourceEc2 [{base}][{version}]");
     data.subplatform = format!("metadata ({base})");
     if !md.contains_key("mac") {
-        if let Some(mac) = imds.get(&format!("{MD}/mac"))?.map(text) {
+        if let Some(mac) = optional(imds, data, "mac") {
             md.insert("mac".into(), json!(mac));
         }
     }
@@ -273,6 +278,22 @@ fn read_from(env: &Env, imds: &mut Imds, data: &mut InstanceData) -> Result<(), 
     data.instance_id = id;
     data.meta_data = Value::Object(md);
     Ok(())
+}
+
+/// A meta-data leaf the instance can do without (`public-ipv4` is absent without a public
+/// address): 404 is absence, any other failure a warning naming the leaf, never the
+/// datasource's failure.
+fn optional(imds: &mut Imds, data: &mut InstanceData, leaf: &str) -> Option<String> {
+    match imds.get(&format!("{MD}/{leaf}")) {
+        Ok(body) => body.map(text),
+        Err(e) => {
+            let mut diag = e.diag();
+            diag.severity = crate::error::Severity::Warning;
+            diag.message = format!("meta-data leaf {leaf} left out: {}", diag.message);
+            data.diags.push(diag);
+            None
+        }
+    }
 }
 
 /// `public-keys/` lists `N=name`; each key is at `public-keys/N/openssh-key`. In meta-data as

@@ -121,6 +121,12 @@ fn cloud_names(inp: &Inputs) -> (String, String, Source) {
     (hostname, fqdn, source)
 }
 
+/// The datasource's host name alone (cloud-init's `get_hostname().hostname`, the first
+/// label): instance data's `v1.local_hostname`, by the rule `decide` uses.
+pub(crate) fn cloud_hostname(inp: &Inputs) -> String {
+    cloud_names(inp).0
+}
+
 /// The names, in cloud-init's order: `fqdn` (its first label as the hostname unless
 /// `hostname` is given); else a `hostname` with a dot (it is the fqdn, its first label the
 /// hostname); else `hostname` or the meta-data's local-hostname, with the meta-data's fqdn.
