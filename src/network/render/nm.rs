@@ -20,7 +20,7 @@ mod values;
 
 use super::eni::util::{bond_options, ifname, kernel_name, owner, warn, word};
 use super::Rendered;
-use crate::network::model::{Interface, Kind, Network, Route};
+use crate::network::model::{Control, Interface, Kind, Network, Route};
 use ip::ip;
 use keyfile::{uuid, Keyfile};
 
@@ -86,6 +86,10 @@ pub fn render(net: &Network) -> Rendered {
         kf.set("connection", "id", format!("cloud-init {name}"));
         kf.set("connection", "uuid", uuid(name));
         kf.set("connection", "autoconnect-priority", 120);
+        // v1's `control: manual`: up only when asked for, as ifupdown's `ifup`.
+        if i.control == Some(Control::Manual) {
+            kf.set("connection", "autoconnect", "false");
+        }
         let ty = match i.kind {
             Kind::Physical { .. } => "ethernet",
             Kind::Bond { .. } => "bond",
