@@ -275,6 +275,21 @@ impl std::fmt::Display for Cidr {
     }
 }
 
+/// Route types iproute2 knows by name (netplan's list), for v2's route `type`.
+pub const ROUTE_TYPES: [&str; 11] = [
+    "unicast",
+    "anycast",
+    "blackhole",
+    "broadcast",
+    "local",
+    "multicast",
+    "nat",
+    "prohibit",
+    "throw",
+    "unreachable",
+    "xresolve",
+];
+
 /// A static route. A default route has `to` of prefix 0 (`0.0.0.0/0` or `::/0`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Route {
