@@ -112,20 +112,25 @@ pub fn render(net: &Network) -> Rendered {
             kf.section("bridge-port");
             let b = &net.interfaces[m];
             if let Kind::Bridge { params, .. } = &b.kind {
+                // libnm's ranges: priority 0 to 63, path cost 1 to 65535.
                 let port = [
                     (
                         "priority",
                         "port-priority",
                         params.port_priority.get(&i.id),
-                        63,
+                        (0, 63),
                     ),
-                    ("path-cost", "path-cost", params.path_cost.get(&i.id), 65535),
+                    (
+                        "path-cost",
+                        "path-cost",
+                        params.path_cost.get(&i.id),
+                        (1, 65535),
+                    ),
                 ];
-                for (key, name, v, hi) in port {
-                    let lo = u32::from(key == "path-cost");
+                for (key, name, v, range) in port {
                     let name = format!("{name}.{}", i.id);
                     if let Some(v) =
-                        v.and_then(|v| values::ranged(&name, *v, (lo, hi), &b.id, &mut out))
+                        v.and_then(|v| values::ranged(&name, *v, range, &b.id, &mut out))
                     {
                         kf.set("bridge-port", key, v);
                     }
