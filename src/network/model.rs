@@ -215,7 +215,7 @@ impl Match {
 }
 
 /// When an interface is brought up, as v1's subnet `control` says (ifupdown's words).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Control {
     /// At boot (`auto`): the default.
@@ -224,6 +224,9 @@ pub enum Control {
     Hotplug,
     /// Only when asked for (`ifup`).
     Manual,
+    /// Another word, which cloud-init leaves to ENI as a comment (`# control-<word>`).
+    #[serde(untagged)]
+    Other(String),
 }
 
 /// IPv6 autoconfiguration modes.
@@ -271,6 +274,21 @@ impl std::fmt::Display for Cidr {
         write!(f, "{}/{}", self.ip, self.prefix)
     }
 }
+
+/// Route types iproute2 knows by name (netplan's list), for v2's route `type`.
+pub const ROUTE_TYPES: [&str; 11] = [
+    "unicast",
+    "anycast",
+    "blackhole",
+    "broadcast",
+    "local",
+    "multicast",
+    "nat",
+    "prohibit",
+    "throw",
+    "unreachable",
+    "xresolve",
+];
 
 /// A static route. A default route has `to` of prefix 0 (`0.0.0.0/0` or `::/0`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -101,7 +101,8 @@ pub(super) fn parse(v: &Value, macs: &BTreeMap<String, String>, rd: &mut Reader)
             continue;
         };
         let name = format!("{link}.{vid}");
-        refs.add(lpath, &link, &name, RefKind::Other);
+        let owner = slot(&refs, &built, i);
+        refs.add_at(Some(owner), lpath, &link, &name, RefKind::Other);
         let vid = u16::try_from(vid).unwrap_or_default();
         let mut iface = Interface::new(name.clone(), Kind::Vlan { id: vid, link });
         iface.mac_address = l
@@ -112,11 +113,11 @@ pub(super) fn parse(v: &Value, macs: &BTreeMap<String, String>, rd: &mut Reader)
         }
         built[i] = Some((path, iface));
     }
-    for (i, (path, iface)) in built
-        .iter_mut()
-        .enumerate()
-        .filter_map(|(i, b)| Some((i, b.as_mut()?)))
-    {
+    for i in 0..built.len() {
+        let owner = slot(&refs, &built, i);
+        let Some((path, iface)) = built[i].as_mut() else {
+            continue;
+        };
         if let Some(m) = links[i].get("mtu").filter(|m| !m.is_null()) {
             iface.mtu = rd.num(m, &join(path, "mtu"), 68, 65535);
         }
@@ -133,7 +134,7 @@ pub(super) fn parse(v: &Value, macs: &BTreeMap<String, String>, rd: &mut Reader)
             let Some(m) = rd.string(m, &p) else { continue };
             match names.get(&m) {
                 Some(name) => {
-                    refs.add(p, name, &iface.id, RefKind::Member);
+                    refs.add_at(Some(owner), p, name, &iface.id, RefKind::Member);
                     members.push(name.clone());
                 }
                 None => rd.error(&p, "names a link that is not defined"),
@@ -173,6 +174,12 @@ pub(super) fn parse(v: &Value, macs: &BTreeMap<String, String>, rd: &mut Reader)
 }
 
 /// A required string field.
+/// The index link `i` will have among the model's interfaces: interfaces are pushed in link
+/// order once all are built, so references added while building must name it ahead.
+fn slot(refs: &Refs, built: &[Option<(String, Interface)>], i: usize) -> usize {
+    refs.paths.len() + built[..i].iter().flatten().count()
+}
+
 fn field(m: &Map<String, Value>, key: &str, path: &str, rd: &mut Reader) -> Option<String> {
     match m.get(key) {
         Some(v) => rd.string(v, &join(path, key)),

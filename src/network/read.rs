@@ -308,11 +308,25 @@ impl Refs {
     /// Records a reference from the interface being read (`from`; empty for an entry that is
     /// no interface).
     pub(crate) fn add(&mut self, path: String, id: &str, from: &str, kind: RefKind) {
+        let owner = (!from.is_empty()).then_some(self.paths.len());
+        self.add_at(owner, path, id, from, kind);
+    }
+
+    /// Records a reference from the interface that will have index `owner` (none for an
+    /// entry that is no interface), for a reader that builds interfaces out of order.
+    pub(crate) fn add_at(
+        &mut self,
+        owner: Option<usize>,
+        path: String,
+        id: &str,
+        from: &str,
+        kind: RefKind,
+    ) {
         self.refs.push(Ref {
             path,
             id: id.to_string(),
             from: from.to_string(),
-            owner: (!from.is_empty()).then_some(self.paths.len()),
+            owner,
             kind,
         });
     }

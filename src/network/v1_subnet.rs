@@ -3,7 +3,6 @@
 
 use super::addr;
 use super::model::{Address, Cidr, Control, Dns, Interface, Ipv6Auto, Route};
-use super::params::one_of;
 use super::read::{join, Reader, UNSUPPORTED};
 use serde_json::{Map, Value};
 use std::net::IpAddr;
@@ -119,6 +118,7 @@ pub(super) fn subnet(iface: &mut Interface, s: &Obj, path: &str, rd: &mut Reader
         }
         return;
     };
+    let before = iface.addresses.len();
     let metric = s
         .get("metric")
         .and_then(|m| rd.num(m, &join(path, "metric"), 0, u32::MAX));
@@ -170,7 +170,10 @@ pub(super) fn subnet(iface: &mut Interface, s: &Obj, path: &str, rd: &mut Reader
         _ => rd.error(&tpath, "unknown subnet type"),
     }
     if let Some(m) = s.get("mtu").filter(|m| !m.is_null()) {
-        let ipv6 = ty.contains('6') || iface.addresses.last().is_some_and(|a| a.ip.is_ipv6());
+        // This subnet's family alone, as cloud-init's `subnet_is_ipv6`: an earlier subnet's
+        // address says nothing of a later `dhcp` or `manual` one.
+        let own_v6 = iface.addresses.get(before).is_some_and(|a| a.ip.is_ipv6());
+        let ipv6 = ty.contains('6') || (ty == "static" && own_v6);
         subnet_mtu(iface, m, ipv6, &join(path, "mtu"), rd);
     }
     let mut dns = Dns::default();
@@ -213,13 +216,20 @@ fn gateway(iface: &mut Interface, v: &Value, p: &str, rd: &mut Reader) {
 /// A subnet's `control`: one per interface (ifupdown brings up a device, not a subnet); a
 /// different second one is ignored with a warning.
 fn control(iface: &mut Interface, v: &Value, p: &str, rd: &mut Reader) {
-    let c = match one_of(v, p, rd, &["auto", "hotplug", "manual"]).as_deref() {
-        Some("hotplug") => Control::Hotplug,
-        Some("manual") => Control::Manual,
-        Some(_) => Control::Auto,
-        None => return,
+    let Some(s) = rd.string(v, p) else { return };
+    let c = match s.as_str() {
+        "auto" => Control::Auto,
+        "hotplug" => Control::Hotplug,
+        "manual" => Control::Manual,
+        _ => {
+            // cloud-init passes any other word on to ENI as a comment.
+            let msg = "unknown control (known: auto, hotplug, manual); kept for ENI, \
+                       brought up at boot by the others";
+            rd.warn(UNSUPPORTED, p, msg);
+            Control::Other(s)
+        }
     };
-    if *iface.control.get_or_insert(c) != c {
+    if *iface.control.get_or_insert_with(|| c.clone()) != c {
         let msg = "a second control on one interface, ignored";
         rd.warn(UNSUPPORTED, p, msg);
     }

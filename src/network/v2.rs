@@ -6,7 +6,7 @@
 
 use super::devices;
 use super::model::{
-    BondParams, BridgeParams, Format, Interface, Ipv6Auto, Kind, LinkLocal, Match, Network,
+    BondParams, BridgeParams, Control, Format, Interface, Ipv6Auto, Kind, LinkLocal, Match, Network,
 };
 use super::params;
 use super::read::{join, Reader, Refs, UNSUPPORTED};
@@ -234,6 +234,16 @@ fn common(iface: &mut Interface, key: &str, v: &Value, p: &str, rd: &mut Reader)
         "wakeonlan" => iface.wakeonlan = rd.bool(v, p).unwrap_or(false),
         "critical" => iface.keep_configuration = rd.bool(v, p).unwrap_or(false),
         "accept-ra" => iface.accept_ra = rd.bool(v, p),
+        // What the renderers write for v1's `control: manual`; `off` has no match in the model.
+        "activation-mode" => match params::one_of(v, p, rd, &["manual", "off"]).as_deref() {
+            Some("manual") => iface.control = Some(Control::Manual),
+            Some(_) => rd.warn(
+                UNSUPPORTED,
+                p,
+                "`off` is not rendered: the device is brought up",
+            ),
+            None => {}
+        },
         "link-local" => {
             let mut ll = LinkLocal::default();
             for (i, s) in rd.strings(v, p).iter().enumerate() {

@@ -1,7 +1,7 @@
 //! v2's addressing keys, shared by every device type: `addresses` (with options),
 //! `nameservers`, `dhcp4-overrides`/`dhcp6-overrides`, `routes` and `routing-policy`.
 
-use super::model::{Address, Cidr, DhcpOverrides, Dns, Route, Rule};
+use super::model::{Address, Cidr, DhcpOverrides, Dns, Route, Rule, ROUTE_TYPES};
 use super::params::one_of;
 use super::read::{join, Reader};
 use serde_json::Value;
@@ -125,22 +125,7 @@ pub(super) fn routes(v: &Value, path: &str, rd: &mut Reader) -> Vec<Route> {
                 "table" => r.table = rd.num(x, &kp, 1, u32::MAX),
                 "on-link" => r.on_link = rd.bool(x, &kp).unwrap_or(false),
                 "scope" => r.scope = one_of(x, &kp, rd, &["global", "link", "host"]),
-                "type" => {
-                    let types = [
-                        "unicast",
-                        "anycast",
-                        "blackhole",
-                        "broadcast",
-                        "local",
-                        "multicast",
-                        "nat",
-                        "prohibit",
-                        "throw",
-                        "unreachable",
-                        "xresolve",
-                    ];
-                    r.kind = one_of(x, &kp, rd, &types);
-                }
+                "type" => r.kind = one_of(x, &kp, rd, &ROUTE_TYPES),
                 "mtu" => r.mtu = rd.num(x, &kp, 1, u32::MAX),
                 _ => rd.unknown(&kp),
             }

@@ -221,3 +221,24 @@ vlans:
     );
     assert_eq!(warned(&out).len(), 1, "{:?}", warned(&out));
 }
+
+/// ifupdown takes one `mtu` per stanza, and in an inet6 stanza it is the IPv6 MTU: an
+/// IPv6-only interface with both keeps the IPv6 one and says the device's is left out.
+#[test]
+fn an_inet6_stanza_has_one_mtu() {
+    let out = rendered(
+        "version: 1\nconfig:\n  - type: physical\n    name: eth0\n    mtu: 9000\n    subnets:\n      - {type: static6, address: \"2001:db8::2/64\", mtu: 1400}\n",
+    );
+    let eni = content(&out, eni::PATH);
+    let mtus: Vec<&str> = eni
+        .lines()
+        .filter(|l| l.trim().starts_with("mtu "))
+        .collect();
+    assert_eq!(mtus, ["    mtu 1400"], "{eni}");
+    let w = warned(&out);
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(
+        w[0].contains("eth0.mtu") && w[0].contains("IPv6 MTU"),
+        "{w:?}"
+    );
+}

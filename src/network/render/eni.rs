@@ -155,15 +155,28 @@ pub fn render(net: &Network) -> Rendered {
         // devices are brought up by what uses them. v1's `control` says otherwise, as
         // cloud-init writes it: `allow-hotplug`, or only a comment for `manual`.
         let auto = !manual || master[k].is_some() || matches!(iface.kind, Kind::Bond { .. });
-        let verb = match iface.control {
+        let verb = match &iface.control {
             Some(Control::Hotplug) => Some(format!("allow-hotplug {name}")),
             Some(Control::Manual) => Some(format!("# control-manual {name}")),
+            Some(Control::Other(word)) => Some(format!("# control-{word} {name}")),
             Some(Control::Auto) | None => auto.then(|| format!("auto {name}")),
         };
         if let Some(mtu) = iface.ipv6_mtu {
-            // ifupdown's inet6 `mtu` is the IPv6 MTU.
-            match st.iter_mut().find(|s| s.inet6) {
-                Some(s) => s.lines.push(format!("mtu {mtu}")),
+            // ifupdown's inet6 `mtu` is the IPv6 MTU (it raises the device's only when that
+            // is smaller), and it takes one: when the first stanza, which has the device's
+            // options, is inet6, the device's `mtu` cannot stand beside it.
+            match st.iter_mut().position(|s| s.inet6) {
+                Some(n) => {
+                    if n == 0 {
+                        if let Some(dev) = iface.mtu {
+                            attrs.retain(|a| *a != format!("mtu {dev}"));
+                            let msg = "with no IPv4 stanza, ENI's one `mtu` is the IPv6 MTU: \
+                                       the device's MTU is left out";
+                            warn(&mut out, &iface.id, "mtu", msg);
+                        }
+                    }
+                    st[n].lines.push(format!("mtu {mtu}"));
+                }
                 None => warn(
                     &mut out,
                     &iface.id,

@@ -3,25 +3,11 @@
 //! rules that name NICs matched by MAC.
 
 use super::util::{warn, word};
-use crate::network::model::{Kind, Network, Route};
+use crate::network::model::{Kind, Network, Route, ROUTE_TYPES};
 use crate::network::render::Rendered;
 
 /// Route types that have no next hop: no `via`, no device.
 const NO_NEXT_HOP: [&str; 4] = ["blackhole", "unreachable", "prohibit", "throw"];
-/// Route types iproute2 knows by name (netplan's list).
-const TYPES: [&str; 11] = [
-    "unicast",
-    "anycast",
-    "blackhole",
-    "broadcast",
-    "local",
-    "multicast",
-    "nat",
-    "prohibit",
-    "throw",
-    "unreachable",
-    "xresolve",
-];
 
 /// The `post-up` and `pre-down` lines that add and remove `r` on device `dev` (`None`: a
 /// route tied to no interface, reached through its gateway), with `|| true` as cloud-init
@@ -38,7 +24,7 @@ pub(super) fn route(
         .scope
         .as_deref()
         .is_none_or(|s| matches!(s, "global" | "link" | "host"));
-    if !TYPES.contains(&kind) || !scope_ok {
+    if !ROUTE_TYPES.contains(&kind) || !scope_ok {
         let msg = "a route type or scope iproute2 does not know; left out";
         warn(out, id, "routes", msg);
         return None;

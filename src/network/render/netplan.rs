@@ -16,7 +16,7 @@ use super::networkd::plan::{warn, Plan};
 use super::Rendered;
 use crate::error::Diag;
 use crate::network::model::{
-    DhcpOverrides, Dns, Format, Interface, Ipv6Auto, Kind, Network, Route,
+    Control, DhcpOverrides, Dns, Format, Interface, Ipv6Auto, Kind, Network, Route,
 };
 use crate::yaml::emit::block;
 use serde_json::{Map, Value};
@@ -262,6 +262,10 @@ fn common(iface: &Interface, dns: &Dns, global_routes: &[&Route], d: &mut Obj) {
     num(d, "ipv6-mtu", iface.ipv6_mtu);
     flag(d, "optional", iface.optional);
     flag(d, "critical", iface.keep_configuration);
+    // v1's `control: manual`: up only when asked for, as ifupdown's `ifup`.
+    if iface.control == Some(Control::Manual) {
+        text(d, "activation-mode", Some("manual"));
+    }
 }
 
 fn route(r: &Route) -> Value {

@@ -18,7 +18,7 @@ pub(super) mod plan;
 use super::{Rendered, RenderedFile};
 use crate::error::Diag;
 use crate::network::model::{
-    is_glob, DhcpOverrides, Interface, Ipv6Auto, Kind, Network, Route, Rule,
+    is_glob, Control, DhcpOverrides, Interface, Ipv6Auto, Kind, Network, Route, Rule,
 };
 use ini::Ini;
 use netdev::{link_file, netdev_file};
@@ -148,6 +148,10 @@ fn network(
         }
     }
     ini.opt("MTUBytes", iface.mtu);
+    // v1's `control: manual`: up only when asked for, as ifupdown's `ifup`.
+    if iface.control == Some(Control::Manual) {
+        ini.key("ActivationPolicy", "manual");
+    }
     if iface.optional {
         ini.key("RequiredForOnline", "no");
     }

@@ -20,7 +20,7 @@ mod values;
 
 use super::eni::util::{bond_options, ifname, kernel_name, owner, warn, word};
 use super::Rendered;
-use crate::network::model::{Interface, Kind, Network, Route};
+use crate::network::model::{Control, Interface, Kind, Network, Route};
 use ip::ip;
 use keyfile::{uuid, Keyfile};
 
@@ -86,6 +86,10 @@ pub fn render(net: &Network) -> Rendered {
         kf.set("connection", "id", format!("cloud-init {name}"));
         kf.set("connection", "uuid", uuid(name));
         kf.set("connection", "autoconnect-priority", 120);
+        // v1's `control: manual`: up only when asked for, as ifupdown's `ifup`.
+        if i.control == Some(Control::Manual) {
+            kf.set("connection", "autoconnect", "false");
+        }
         let ty = match i.kind {
             Kind::Physical { .. } => "ethernet",
             Kind::Bond { .. } => "bond",
@@ -108,20 +112,25 @@ pub fn render(net: &Network) -> Rendered {
             kf.section("bridge-port");
             let b = &net.interfaces[m];
             if let Kind::Bridge { params, .. } = &b.kind {
+                // libnm's ranges: priority 0 to 63, path cost 1 to 65535.
                 let port = [
                     (
                         "priority",
                         "port-priority",
                         params.port_priority.get(&i.id),
-                        63,
+                        (0, 63),
                     ),
-                    ("path-cost", "path-cost", params.path_cost.get(&i.id), 65535),
+                    (
+                        "path-cost",
+                        "path-cost",
+                        params.path_cost.get(&i.id),
+                        (1, 65535),
+                    ),
                 ];
-                for (key, name, v, hi) in port {
-                    let lo = u32::from(key == "path-cost");
+                for (key, name, v, range) in port {
                     let name = format!("{name}.{}", i.id);
                     if let Some(v) =
-                        v.and_then(|v| values::ranged(&name, *v, (lo, hi), &b.id, &mut out))
+                        v.and_then(|v| values::ranged(&name, *v, range, &b.id, &mut out))
                     {
                         kf.set("bridge-port", key, v);
                     }

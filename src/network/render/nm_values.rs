@@ -6,25 +6,11 @@
 use super::super::eni::util::warn;
 use super::super::Rendered;
 use crate::network::model::BridgeParams;
+use crate::network::params::BOND_MODES;
 
-/// The bond modes libnm knows, by name and by number.
-const MODES: [&str; 7] = [
-    "balance-rr",
-    "active-backup",
-    "balance-xor",
-    "broadcast",
-    "802.3ad",
-    "balance-tlb",
-    "balance-alb",
-];
-
-/// A mode by its name ("1" is active-backup); `None` for one libnm has not.
-fn mode_name(m: &str) -> Option<&'static str> {
-    match m.parse::<usize>() {
-        Ok(n) => MODES.get(n).copied(),
-        Err(_) => MODES.iter().find(|x| **x == m).copied(),
-    }
-}
+/// The bond modes libnm knows: the kernel's seven, not Open vSwitch's. (The model holds a
+/// mode by name: `params::bond` names numeric modes.)
+const MODES: &[&str] = BOND_MODES.split_at(7).0;
 
 /// The bond options without those libnm refuses for the bond's mode or for what is missing
 /// beside them (libnm's defaults: balance-rr; MII monitoring unless ARP monitoring is on).
@@ -46,7 +32,7 @@ pub(super) fn bond(
         }
     };
     let mode = match get(&opts, "mode") {
-        Some(m) => match mode_name(&m) {
+        Some(m) => match MODES.iter().find(|x| **x == m) {
             Some(m) => m,
             None => {
                 let msg = "not a bond mode NetworkManager has; left out (it uses balance-rr)";
@@ -158,8 +144,12 @@ mod tests {
 
     #[test]
     fn arp_interval_needs_a_target_and_delays_need_mii() {
-        let (keys, warned) = kept(&[("mode", "1"), ("arp_interval", "100"), ("updelay", "50")]);
-        assert_eq!(keys, ["mode=1", "updelay=50"]);
+        let (keys, warned) = kept(&[
+            ("mode", "active-backup"),
+            ("arp_interval", "100"),
+            ("updelay", "50"),
+        ]);
+        assert_eq!(keys, ["mode=active-backup", "updelay=50"]);
         assert_eq!(warned, ["b0.arp_interval"]);
         // With ARP monitoring on, MII monitoring is off unless given.
         let with_arp = [("arp_interval", "100"), ("arp_ip_target", "10.0.0.1")];
@@ -172,7 +162,9 @@ mod tests {
         for (mode, ok) in [
             (None, false),
             (Some("balance-xor"), false),
-            (Some("5"), true),
+            (Some("balance-tlb"), true),
+            // Open vSwitch's modes are none of libnm's.
+            (Some("balance-slb"), false),
         ] {
             let mut opts = vec![("primary", "eth0")];
             opts.extend(mode.map(|m| ("mode", m)));

@@ -182,3 +182,32 @@ fn errors_name_the_key() {
     let d = run(&json!([1]), &[]).unwrap_err();
     assert_eq!(d[0].message, "expected a mapping");
 }
+
+#[test]
+fn a_reference_problem_skips_the_link_that_has_it() {
+    // Links are built NICs and bonds first, vlans next, but keep their order: each reference
+    // must be blamed on its own link, not on the first.
+    let v = json!({
+        "links": [
+            {"id": "l0", "type": "phy", "ethernet_mac_address": "fa:16:3e:00:00:01"},
+            {"id": "l1", "type": "phy", "ethernet_mac_address": "fa:16:3e:00:00:02"},
+            {"id": "v0", "type": "vlan", "vlan_link": "l0", "vlan_id": 5},
+            {"id": "b0", "type": "bond", "bond_links": ["l1"]},
+            {"id": "b1", "type": "bond", "bond_links": ["l1"]},
+            {"id": "v1", "type": "vlan", "vlan_link": "b1", "vlan_id": 7}
+        ]
+    });
+    let p = run(&v, &[]).unwrap();
+    assert_eq!(
+        warned(&p.warnings),
+        [
+            "links.4.bond_links.0",
+            "links.4",
+            "links.5.vlan_link",
+            "links.5"
+        ]
+    );
+    assert!(p.warnings[1].message.contains("skipped"));
+    let ids: Vec<&str> = p.model.interfaces.iter().map(|i| i.id.as_str()).collect();
+    assert_eq!(ids, ["l0", "l1", "l0.5", "bond0"]);
+}

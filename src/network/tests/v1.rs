@@ -511,6 +511,11 @@ config:
     name: eth1
     subnets: [{type: manual, control: manual}, {type: ipv6_slaac, mtu: 1280}]
   - {type: physical, name: eth2, subnets: [{type: dhcp}]}
+  - type: physical
+    name: eth3
+    subnets:
+      - {type: static6, address: "2001:db8::3/64"}
+      - {type: dhcp, mtu: 576, control: alias}
 "#);
     let net = &p.model;
     let eth0 = net.interface("eth0").unwrap();
@@ -520,14 +525,24 @@ config:
     assert_eq!(eth1.control, Some(Control::Manual));
     assert_eq!((eth1.mtu, eth1.ipv6_mtu), (None, Some(1280)));
     assert_eq!(net.interface("eth2").unwrap().control, None);
+    // A subnet's MTU is of its own family, not of the subnet before it; an unknown
+    // `control` is kept (for ENI's comment) with a warning, and so is its subnet.
+    let eth3 = net.interface("eth3").unwrap();
+    assert_eq!((eth3.mtu, eth3.ipv6_mtu), (Some(576), None));
+    assert!(eth3.dhcp4);
+    assert_eq!(eth3.control, Some(Control::Other("alias".into())));
     let keys = warned(&p.warnings);
     assert_eq!(
         keys,
-        ["config.0.subnets.0.mtu", "config.0.subnets.1.control"],
+        [
+            "config.0.subnets.0.mtu",
+            "config.0.subnets.1.control",
+            "config.3.subnets.1.control"
+        ],
         "{:#?}",
         p.warnings
     );
-    let d = bad("version: 1\nconfig:\n  - {type: physical, name: eth0, subnets: [{type: dhcp6, mtu: 1000}, {type: dhcp, control: sometimes}]}\n");
+    let d = bad("version: 1\nconfig:\n  - {type: physical, name: eth0, subnets: [{type: dhcp6, mtu: 1000}, {type: dhcp, control: [auto]}]}\n");
     error_at(&d, "config.0.subnets.0.mtu");
     error_at(&d, "config.0.subnets.1.control");
 }

@@ -646,3 +646,18 @@ fn ipv6_mtu() {
     let d = bad("version: 2\nethernets: {eth0: {ipv6-mtu: 1000}}\n");
     error_at(&d, "ethernets.eth0.ipv6-mtu");
 }
+
+/// netplan's `activation-mode: manual` is v1's `control: manual` (what the renderers write
+/// for it, read back); `off` is a warning, another word an error.
+#[test]
+fn activation_mode() {
+    let p = ok("version: 2\nethernets:\n  eth0: {activation-mode: manual}\n  eth1: {activation-mode: \"off\"}\n");
+    assert_eq!(
+        p.model.interface("eth0").unwrap().control,
+        Some(Control::Manual)
+    );
+    assert_eq!(p.model.interface("eth1").unwrap().control, None);
+    assert_eq!(warned(&p.warnings), ["ethernets.eth1.activation-mode"]);
+    let d = bad("version: 2\nethernets:\n  eth0: {activation-mode: later}\n");
+    error_at(&d, "ethernets.eth0.activation-mode");
+}
