@@ -46,30 +46,3 @@ fn unknown(what: &str) -> CliError {
     let names: Vec<&str> = DEVEL.iter().map(|c| c.name).collect();
     CliError::Usage(format!("{what} (one of {})", names.join(", ")))
 }
-
-/// `schema`'s arguments, from the first line of ember-initrd's own schema help.
-pub(super) const SCHEMA_USAGE: &str =
-    first_line_after(crate::schema::cli::USAGE, "usage: ember schema ");
-
-/// The rest of `text`'s first line after `prefix`; a compile error if it does not start so.
-const fn first_line_after(text: &'static str, prefix: &str) -> &'static str {
-    let (bytes, head) = (text.as_bytes(), prefix.as_bytes());
-    let mut i = 0;
-    while i < head.len() {
-        assert!(
-            i < bytes.len() && bytes[i] == head[i],
-            "the usage's prefix differs"
-        );
-        i += 1;
-    }
-    let mut end = i;
-    while end < bytes.len() && bytes[end] != b'\n' {
-        end += 1;
-    }
-    let (line, _) = bytes.split_at(end);
-    let (_, rest) = line.split_at(head.len());
-    match std::str::from_utf8(rest) {
-        Ok(s) => s,
-        Err(_) => panic!("the usage is not UTF-8"),
-    }
-}
