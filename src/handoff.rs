@@ -43,6 +43,10 @@ pub struct ModuleCall {
     pub frequency: String,
     /// The cloud-config keys this module reads, copied from the merged config.
     pub config: Value,
+    /// The config's `unverified_modules` names it: it runs even on a distribution its
+    /// cloud-init metadata does not list.
+    #[serde(default)]
+    pub unverified: bool,
 }
 
 /// A [`ModuleCall`] as ember-initrd writes it: its keys borrowed from the merged config, so
@@ -53,6 +57,8 @@ pub struct ModuleCallRef<'a> {
     pub stage: &'static str,
     pub frequency: String,
     pub config: BTreeMap<&'a str, &'a Value>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub unverified: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -159,6 +159,14 @@ fn frequency(
 /// (The lists' problems are reported by the local stage, which reads them too.)
 pub fn runner_modules(cfg: &Value) -> Vec<ModuleCallRef<'_>> {
     let planned = modules(cfg, &mut Vec::new());
+    let unverified: Vec<String> = match cfg.get("unverified_modules") {
+        Some(Value::Array(names)) => names
+            .iter()
+            .filter_map(Value::as_str)
+            .map(module_specs::canonical)
+            .collect(),
+        _ => Vec::new(),
+    };
     let mut calls = Vec::new();
     for stage in [Stage::Init, Stage::Config, Stage::Final] {
         for p in planned.iter().filter(|p| p.stage == stage) {
@@ -173,6 +181,7 @@ pub fn runner_modules(cfg: &Value) -> Vec<ModuleCallRef<'_>> {
                 stage: stage.handoff_name(),
                 frequency: p.frequency.cloud_init_name().to_string(),
                 config,
+                unverified: unverified.iter().any(|n| n == p.spec.name),
             });
         }
     }

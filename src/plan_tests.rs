@@ -135,3 +135,19 @@ fn a_module_named_twice_runs_once() {
         ("config", "always")
     );
 }
+
+/// `unverified_modules` reaches the runner, which runs those modules on any distribution.
+#[test]
+fn unverified_modules_are_marked_for_the_runner() {
+    let cfg = json!({
+        "cloud_config_modules": ["apt_pipelining", "runcmd"],
+        "unverified_modules": ["cc_apt_pipelining", "no_such"]
+    });
+    let calls = runner_modules(&cfg);
+    let marked: Vec<_> = calls
+        .iter()
+        .filter(|c| c.unverified)
+        .map(|c| c.name.as_str())
+        .collect();
+    assert_eq!(marked, ["apt_pipelining"]);
+}

@@ -342,6 +342,8 @@ reasons! {
     TemplateUndefined = "template-undefined",
     /// A time zone the target does not have.
     TimezoneUnknown = "timezone-unknown",
+    /// A module needs a program the target does not have (named in the message).
+    ToolMissing = "tool-missing",
     /// The uid asked for belongs to another user.
     UidTaken = "uid-taken",
     /// A user-data part of a type ember does not handle; kept unused.

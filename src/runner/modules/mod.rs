@@ -104,15 +104,21 @@ pub use scripts::run_script;
 /// Runs the handoff's modules for `stage` in order. `prefix` starts step and file names
 /// (`init/` for the early unit's steps, which are kept in the config stage's record).
 pub fn run_stage(rec: &mut Recorder, ctx: &ModCtx, stage: &str, prefix: &str) {
+    let os = distro::OsRelease::read(ctx.root);
     for call in ctx.handoff.modules.iter().filter(|c| c.stage == stage) {
         let label = format!("{prefix}module {}", call.name);
         let has_config = call.config.as_object().is_some_and(|m| !m.is_empty());
+        let spec_of = module_specs::find(&call.name);
+        if let Some(result) = spec_of.and_then(|s| not_verified(s, call, &os)) {
+            rec.skipped(&label, result);
+            continue;
+        }
         let Some(module) = TABLE.iter().find(|m| m.name() == call.name) else {
             let result = unsupported(rec, call, &label);
             rec.skipped(&label, result);
             continue;
         };
-        let spec = module_specs::find(&call.name);
+        let spec = spec_of;
         // As cloud-init: a module that acts only on its keys is skipped without them.
         if !spec.is_some_and(|s| s.without_keys) && !has_config {
             rec.skipped(&label, "skipped (no config)".into());
@@ -146,6 +152,31 @@ pub fn run_stage(rec: &mut Recorder, ctx: &ModCtx, stage: &str, prefix: &str) {
             }));
         });
     }
+}
+
+/// As cloud-init: a module whose metadata lists distributions, none of them the target's (its
+/// os-release `ID`, or an `ID_LIKE` a derivative names), is skipped unless the config's
+/// `unverified_modules` names it. Returns the step's result when it is skipped.
+fn not_verified(
+    spec: &module_specs::Spec,
+    call: &ModuleCall,
+    os: &distro::OsRelease,
+) -> Option<String> {
+    if spec.distros.is_empty() || call.unverified {
+        return None;
+    }
+    let mut names = std::iter::once(&os.id).chain(&os.like);
+    if names.any(|n| spec.distros.contains(&n.as_str())) {
+        return None;
+    }
+    let id = if os.id.is_empty() {
+        "unknown"
+    } else {
+        os.id.as_str()
+    };
+    Some(format!(
+        "skipped (not verified on distro {id}; unverified_modules runs it anyway)"
+    ))
 }
 
 /// `ember single`: one module of the handoff, now. With `--frequency always` it runs
@@ -286,6 +317,37 @@ fn unsupported(rec: &mut Recorder, call: &ModuleCall, label: &str) -> String {
 #[cfg(test)]
 mod tests {
     use crate::module_specs::{Stage, MODULES};
+
+    #[test]
+    fn a_module_not_verified_on_the_distro_is_skipped_unless_asked_for() {
+        let spec = crate::module_specs::find("apt_pipelining").unwrap();
+        let mut call = super::ModuleCall {
+            name: "apt_pipelining".into(),
+            stage: "config".into(),
+            frequency: "once-per-instance".into(),
+            config: serde_json::json!({}),
+            unverified: false,
+        };
+        let os = |t: &str| super::distro::OsRelease::parse(t);
+        assert_eq!(super::not_verified(spec, &call, &os("ID=debian\n")), None);
+        assert_eq!(
+            super::not_verified(
+                spec,
+                &call,
+                &os("ID=linuxmint\nID_LIKE=\"ubuntu debian\"\n")
+            ),
+            None
+        );
+        let skipped = super::not_verified(spec, &call, &os("ID=fedora\n")).unwrap();
+        assert!(
+            skipped.contains("not verified on distro fedora"),
+            "{skipped}"
+        );
+        call.unverified = true;
+        assert_eq!(super::not_verified(spec, &call, &os("ID=fedora\n")), None);
+        let all = crate::module_specs::find("runcmd").unwrap();
+        assert_eq!(super::not_verified(all, &call, &os("")), None);
+    }
 
     /// The runner has exactly the table's modules that ember has outside the local stage.
     #[test]
