@@ -15,9 +15,9 @@ pub fn readers() -> impl Iterator<Item = (&'static str, &'static Reader)> {
     let local = crate::modules::LOCAL
         .iter()
         .filter_map(|m| Some((m.name(), m.reader()?)));
-    let runner = crate::runner::modules::TABLE
+    let runner = crate::runner::modules::READERS
         .iter()
-        .filter_map(|m| Some((m.name(), m.reader()?)));
+        .filter_map(|(name, reader)| Some((*name, (*reader)?)));
     local.chain(runner)
 }
 

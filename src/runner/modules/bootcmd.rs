@@ -29,9 +29,6 @@ impl RunnerModule for Bootcmd {
     fn name(&self) -> &'static str {
         "bootcmd"
     }
-    fn reader(&self) -> Option<&'static Reader> {
-        Some(&READER)
-    }
 
     fn run(&self, ctx: &ModCtx, cfg: &Value, diags: &mut Vec<Diag>) {
         debug_assert!(SCRIPT.starts_with(EMBER_LIB));

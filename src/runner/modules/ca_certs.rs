@@ -73,9 +73,6 @@ impl RunnerModule for CaCerts {
     fn name(&self) -> &'static str {
         "ca_certs"
     }
-    fn reader(&self) -> Option<&'static Reader> {
-        Some(&READER)
-    }
     fn run(&self, ctx: &ModCtx, cfg: &Value, diags: &mut Vec<Diag>) {
         let Some(settings) = read(cfg, diags) else {
             return;

@@ -45,9 +45,6 @@ impl RunnerModule for FinalMessage {
     fn name(&self) -> &'static str {
         "final_message"
     }
-    fn reader(&self) -> Option<&'static Reader> {
-        Some(&READER)
-    }
     fn run(&self, ctx: &ModCtx, cfg: &Value, diags: &mut Vec<Diag>) {
         let given = read(cfg, diags);
         let template = if given.is_empty() { DEFAULT } else { &given };

@@ -74,30 +74,36 @@ pub trait RunnerModule: Sync {
         let _ = freq;
         self.run(ctx, cfg, diags)
     }
-    /// The shapes of its keys and its typed reader, for `ember schema`. `None` for a module
-    /// with no keys, or whose keys another module's reader reads.
-    fn reader(&self) -> Option<&'static Reader> {
-        None
-    }
 }
 
-pub const TABLE: &[&dyn RunnerModule] = &[
-    &bootcmd::Bootcmd,
-    &ca_certs::CaCerts,
-    &ntp::Ntp,
-    &packages::Packages,
-    &phone_home::PhoneHome,
-    &runcmd::Runcmd,
-    &timezone::Timezone,
-    &write_files_deferred::WriteFilesDeferred,
-    &scripts::Vendor,
-    &scripts::PER_ONCE,
-    &scripts::PER_BOOT,
-    &scripts::PER_INSTANCE,
-    &scripts::User,
-    &final_message::FinalMessage,
-    &power_state::PowerState,
-];
+/// One row per module: its name, the module, and its reader (the shapes of its keys and the
+/// typed reader its `run` calls; `None` for a module with no keys, or whose keys another
+/// module's reader reads). The macro makes two tables of the rows, so `ember schema` (in
+/// ember-initrd) links the readers and none of the modules' run code.
+macro_rules! modules {
+    ($($name:literal => $module:expr, $reader:expr;)*) => {
+        pub const TABLE: &[&dyn RunnerModule] = &[$(&$module,)*];
+        pub static READERS: &[(&str, Option<&Reader>)] = &[$(($name, $reader),)*];
+    };
+}
+
+modules! {
+    "bootcmd" => bootcmd::Bootcmd, Some(&bootcmd::READER);
+    "ca_certs" => ca_certs::CaCerts, Some(&ca_certs::READER);
+    "ntp" => ntp::Ntp, Some(&ntp::READER);
+    "package_update_upgrade_install" => packages::Packages, Some(&packages::READER);
+    "phone_home" => phone_home::PhoneHome, Some(&phone_home::READER);
+    "runcmd" => runcmd::Runcmd, Some(&runcmd::READER);
+    "timezone" => timezone::Timezone, Some(&timezone::READER);
+    "write_files_deferred" => write_files_deferred::WriteFilesDeferred, None;
+    "scripts_vendor" => scripts::Vendor, Some(&scripts::VENDOR_READER);
+    "scripts_per_once" => scripts::PER_ONCE, None;
+    "scripts_per_boot" => scripts::PER_BOOT, None;
+    "scripts_per_instance" => scripts::PER_INSTANCE, None;
+    "scripts_user" => scripts::User, None;
+    "final_message" => final_message::FinalMessage, Some(&final_message::READER);
+    "power_state_change" => power_state::PowerState, Some(&power_state::READER);
+}
 
 pub use scripts::run_script;
 
@@ -347,6 +353,14 @@ mod tests {
         assert_eq!(super::not_verified(spec, &call, &os("ID=fedora\n")), None);
         let all = crate::module_specs::find("runcmd").unwrap();
         assert_eq!(super::not_verified(all, &call, &os("")), None);
+    }
+
+    /// Each row's name is its module's.
+    #[test]
+    fn readers_follow_the_table() {
+        let names: Vec<&str> = super::TABLE.iter().map(|m| m.name()).collect();
+        let readers: Vec<&str> = super::READERS.iter().map(|r| r.0).collect();
+        assert_eq!(names, readers);
     }
 
     /// The runner has exactly the table's modules that ember has outside the local stage.

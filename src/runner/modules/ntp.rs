@@ -95,9 +95,6 @@ impl RunnerModule for Ntp {
     fn name(&self) -> &'static str {
         "ntp"
     }
-    fn reader(&self) -> Option<&'static Reader> {
-        Some(&READER)
-    }
     fn run(&self, ctx: &ModCtx, cfg: &Value, diags: &mut Vec<Diag>) {
         let Some(settings) = read(cfg, diags) else {
             return;

@@ -138,9 +138,6 @@ impl RunnerModule for Packages {
     fn name(&self) -> &'static str {
         "package_update_upgrade_install"
     }
-    fn reader(&self) -> Option<&'static Reader> {
-        Some(&READER)
-    }
     /// It changes the machine: an interrupted run is reported, not repeated.
     fn guard(&self) -> Guard {
         Guard::AtMostOnce

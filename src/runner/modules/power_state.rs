@@ -126,9 +126,6 @@ impl RunnerModule for PowerState {
     fn name(&self) -> &'static str {
         "power_state_change"
     }
-    fn reader(&self) -> Option<&'static Reader> {
-        Some(&READER)
-    }
     /// Never twice for one instance, even when interrupted: a reboot loop is worse than none.
     fn guard(&self) -> Guard {
         Guard::AtMostOnce

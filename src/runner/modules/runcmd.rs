@@ -29,9 +29,6 @@ impl RunnerModule for Runcmd {
     fn name(&self) -> &'static str {
         "runcmd"
     }
-    fn reader(&self) -> Option<&'static Reader> {
-        Some(&READER)
-    }
 
     fn run(&self, ctx: &ModCtx, cfg: &Value, diags: &mut Vec<Diag>) {
         let Some(list) = cfg.get("runcmd") else {

@@ -100,9 +100,6 @@ impl RunnerModule for Vendor {
             run_refs(ctx, "scripts_vendor", module_freq, refs, diags);
         }
     }
-    fn reader(&self) -> Option<&'static Reader> {
-        Some(&VENDOR_READER)
-    }
 }
 
 /// `vendor_data` as scripts_vendor reads it: whether vendor scripts run (`enabled: false`, or

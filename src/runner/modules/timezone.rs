@@ -64,9 +64,6 @@ impl RunnerModule for Timezone {
     fn name(&self) -> &'static str {
         "timezone"
     }
-    fn reader(&self) -> Option<&'static Reader> {
-        Some(&READER)
-    }
     fn run(&self, ctx: &ModCtx, cfg: &Value, diags: &mut Vec<Diag>) {
         let Some(tz) = read(cfg, diags) else {
             return;

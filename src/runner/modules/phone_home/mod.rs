@@ -166,9 +166,6 @@ impl RunnerModule for PhoneHome {
     fn name(&self) -> &'static str {
         "phone_home"
     }
-    fn reader(&self) -> Option<&'static Reader> {
-        Some(&READER)
-    }
     fn run(&self, ctx: &ModCtx, cfg: &Value, diags: &mut Vec<Diag>) {
         let Some(settings) = read(cfg, diags) else {
             return;
