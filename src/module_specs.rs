@@ -420,7 +420,10 @@ const RENAMED: &[(&str, &str)] = &[("ubuntu_advantage", "ubuntu_pro")];
 /// takes.
 pub fn renamed(name: &str) -> Option<&'static str> {
     let name = canonical(name);
-    RENAMED.iter().find(|(old, _)| *old == name).map(|(_, new)| *new)
+    RENAMED
+        .iter()
+        .find(|(old, _)| *old == name)
+        .map(|(_, new)| *new)
 }
 
 /// True for the name (in any spelling `canonical` takes) of a module cloud-init dropped.
@@ -492,7 +495,10 @@ mod tests {
         );
         assert!(is_removed("cc_rightscale-userdata") && !is_removed("runcmd"));
         // cloud-init 24.1 renamed ubuntu_advantage; lists naming it run ubuntu_pro.
-        assert_eq!(find("cc_ubuntu-advantage").map(|s| s.name), Some("ubuntu_pro"));
+        assert_eq!(
+            find("cc_ubuntu-advantage").map(|s| s.name),
+            Some("ubuntu_pro")
+        );
         assert_eq!(renamed("ubuntu_advantage"), Some("ubuntu_pro"));
         assert!(!is_removed("ubuntu_advantage") && renamed("ubuntu_pro").is_none());
     }

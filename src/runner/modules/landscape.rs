@@ -38,8 +38,7 @@ const NOT_REGISTERED: i32 = 5;
 fn tags_ok(s: &str) -> bool {
     s.split(',').all(|t| {
         !t.is_empty()
-            && t
-                .bytes()
+            && t.bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
     })
 }
@@ -64,7 +63,10 @@ const CLIENT: Shape = Shape::Map(&Fields {
         ("registration_key", Shape::Str),
         (
             "tags",
-            Shape::Pattern(tags_ok, "comma-separated tag names (letters, digits, - and _)"),
+            Shape::Pattern(
+                tags_ok,
+                "comma-separated tag names (letters, digits, - and _)",
+            ),
         ),
         ("http_proxy", Shape::Str),
         ("https_proxy", Shape::Str),
@@ -181,7 +183,10 @@ impl RunnerModule for Landscape {
                 return;
             }
             o => {
-                let msg = format!("failure registering client: landscape-config {}", o.describe());
+                let msg = format!(
+                    "failure registering client: landscape-config {}",
+                    o.describe()
+                );
                 diags.push(Diag::error(Reason::CommandFailed, msg).key("landscape"));
                 return;
             }
@@ -206,7 +211,10 @@ impl RunnerModule for Landscape {
         let outcome = ctx.exec.run(&argv, &[]);
         drop(file);
         if !outcome.ok() {
-            let msg = format!("failure registering client: landscape-config {}", outcome.describe());
+            let msg = format!(
+                "failure registering client: landscape-config {}",
+                outcome.describe()
+            );
             diags.push(Diag::error(Reason::CommandFailed, msg).key("landscape"));
         }
     }
@@ -222,7 +230,11 @@ fn options(s: &Settings, existing: &[String]) -> (Vec<String>, String) {
         .filter(|(k, _)| !s.client.iter().any(|(n, _)| n == k))
         .copied()
         .collect();
-    merged.extend(s.client.iter().map(|(n, v)| (n.as_str(), v.expose().as_str())));
+    merged.extend(
+        s.client
+            .iter()
+            .map(|(n, v)| (n.as_str(), v.expose().as_str())),
+    );
     merged.sort();
     let mut flags = Vec::new();
     let mut import = String::new();
@@ -246,9 +258,8 @@ fn options(s: &Settings, existing: &[String]) -> (Vec<String>, String) {
 /// comma, else in triple quotes (ConfigObj's single-line triple-quote pattern reads a value
 /// ending in that quote back whole). `None` when it holds both kinds of triple quote.
 fn conf_value(value: &str) -> Option<String> {
-    let bare = !value.contains(['\'', '"', '#'])
-        && !value.starts_with(',')
-        && value.trim() == value;
+    let bare =
+        !value.contains(['\'', '"', '#']) && !value.starts_with(',') && value.trim() == value;
     if bare {
         return Some(value.to_string());
     }

@@ -50,7 +50,13 @@ pub fn capture(ctx: &ModCtx, name: &str, argv: &[&str]) -> (Outcome, String) {
         Ok(f) => f,
         Err(e) => return (Outcome::NotStarted(e.to_string()), String::new()),
     };
-    let mut full = vec!["sh", "-c", "f=$1; shift; exec \"$@\" >\"$f\"", "sh", &out.path];
+    let mut full = vec![
+        "sh",
+        "-c",
+        "f=$1; shift; exec \"$@\" >\"$f\"",
+        "sh",
+        &out.path,
+    ];
     full.extend_from_slice(argv);
     let outcome = ctx.exec.run(&full, &[]);
     let text = match ctx.root.read_file(&out.path, OUTPUT_MAX) {
@@ -208,16 +214,19 @@ mod tests {
 
     #[test]
     fn python_interpreters_from_the_first_line() {
-        let (_d, root) = root_with("py", &[
-            ("/usr/bin/python3", ""),
-            ("/usr/libexec/platform-python", ""),
-            ("/usr/sbin/a", "#!/usr/bin/python3\nimport x\n"),
-            ("/usr/sbin/b", "#!/usr/libexec/platform-python -s\n"),
-            ("/usr/sbin/c", "#!/usr/bin/env python3\n"),
-            ("/usr/sbin/d", "#!/bin/sh\n"),
-            ("/usr/sbin/e", "#!/usr/bin/python2\n"),
-            ("/usr/sbin/f", "\x7fELF"),
-        ]);
+        let (_d, root) = root_with(
+            "py",
+            &[
+                ("/usr/bin/python3", ""),
+                ("/usr/libexec/platform-python", ""),
+                ("/usr/sbin/a", "#!/usr/bin/python3\nimport x\n"),
+                ("/usr/sbin/b", "#!/usr/libexec/platform-python -s\n"),
+                ("/usr/sbin/c", "#!/usr/bin/env python3\n"),
+                ("/usr/sbin/d", "#!/bin/sh\n"),
+                ("/usr/sbin/e", "#!/usr/bin/python2\n"),
+                ("/usr/sbin/f", "\x7fELF"),
+            ],
+        );
         let got = |p: &str| interpreter(&root, p);
         assert_eq!(got("/usr/sbin/a"), Some(("/usr/bin/python3".into(), None)));
         assert_eq!(
@@ -226,7 +235,11 @@ mod tests {
         );
         assert_eq!(got("/usr/sbin/c"), Some(("/usr/bin/python3".into(), None)));
         assert_eq!(got("/usr/sbin/d"), None, "not Python");
-        assert_eq!(got("/usr/sbin/e"), None, "no such interpreter in the target");
+        assert_eq!(
+            got("/usr/sbin/e"),
+            None,
+            "no such interpreter in the target"
+        );
         assert_eq!(got("/usr/sbin/f"), None);
         assert_eq!(got("/usr/sbin/none"), None);
     }

@@ -52,13 +52,12 @@ impl RunnerModule for RhSubscription {
             return;
         }
         if ctx.exec.run(&[TOOL, "identity"], &[]).ok() {
-            ctx.exec.say("rh_subscription: system is already registered");
+            ctx.exec
+                .say("rh_subscription: system is already registered");
             return;
         }
         match subscribe(ctx, &s) {
-            Ok(()) => ctx
-                .exec
-                .say("rh_subscription: completed successfully"),
+            Ok(()) => ctx.exec.say("rh_subscription: completed successfully"),
             Err(d) => diags.push(d),
         }
     }
@@ -74,7 +73,8 @@ fn fail(msg: impl Into<String>, key: &str) -> Diag {
 fn sm(ctx: &ModCtx, args: &[&str]) -> bool {
     let mut argv = vec![TOOL];
     argv.extend_from_slice(args);
-    ctx.exec.say(&format!("rh_subscription: {}", argv.join(" ")));
+    ctx.exec
+        .say(&format!("rh_subscription: {}", argv.join(" ")));
     ctx.exec.run(&argv, &[]).ok()
 }
 
@@ -85,7 +85,10 @@ fn subscribe(ctx: &ModCtx, s: &Settings) -> Result<(), Diag> {
     }
     register(ctx, s)?;
     if s.auto_attach == Some(Ok(true)) {
-        let level = s.service_level.as_ref().map(|l| format!("--servicelevel={l}"));
+        let level = s
+            .service_level
+            .as_ref()
+            .map(|l| format!("--servicelevel={l}"));
         let mut args = vec!["attach", "--auto"];
         args.extend(level.as_deref());
         if !sm(ctx, &args) {
@@ -125,7 +128,8 @@ fn register(ctx: &ModCtx, s: &Settings) -> Result<(), Diag> {
             format!("{KEY}.username")
         }
         _ => {
-            let msg = "unable to register: give either activation_key and org, or username and password";
+            let msg =
+                "unable to register: give either activation_key and org, or username and password";
             return Err(fail(msg, KEY));
         }
     };
@@ -140,10 +144,19 @@ fn register(ctx: &ModCtx, s: &Settings) -> Result<(), Diag> {
     ));
     match run_in_process(ctx, TOOL, &args) {
         Ok(o) if o.ok() => Ok(()),
-        Ok(o) => Err(fail(format!("registration failed: {TOOL} {}", o.describe()), &key)),
+        Ok(o) => Err(fail(
+            format!("registration failed: {TOOL} {}", o.describe()),
+            &key,
+        )),
+        // Its own reason (secret-refused, tool-missing), a warning as cloud-init's failures.
         Err(e) => {
-            let d = e.diag(TOOL, &key);
-            Err(fail(format!("registration failed: {}", d.message), &key))
+            let mut d = e.diag(TOOL, &key);
+            d.severity = crate::error::Severity::Warning;
+            d.message = format!(
+                "registration failed: {}; rh_subscription did not complete",
+                d.message
+            );
+            Err(d)
         }
     }
 }
@@ -157,7 +170,12 @@ fn listed(ctx: &ModCtx, args: &[&str]) -> Result<Vec<String>, Diag> {
         let msg = format!("{TOOL} {} {}", args.join(" "), outcome.describe());
         return Err(fail(msg, KEY));
     }
-    Ok(out.lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_string).collect())
+    Ok(out
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect())
 }
 
 /// Attaches each pool that is available and not yet consumed; with none to attach cloud-init
@@ -173,7 +191,8 @@ fn add_pools(ctx: &ModCtx, pools: &[String]) -> Result<(), Diag> {
         if available.contains(pool) && !consumed.contains(pool) {
             args.push(format!("--pool={pool}"));
         } else {
-            ctx.exec.say(&format!("rh_subscription: pool {pool} is not available"));
+            ctx.exec
+                .say(&format!("rh_subscription: pool {pool} is not available"));
         }
     }
     let key = format!("{KEY}.add_pool");
@@ -202,7 +221,10 @@ fn repo_ids(ctx: &ModCtx, which: &str) -> Result<Vec<String>, Diag> {
 /// `disable_repo`, in one `repos` command, as cloud-init does.
 fn update_repos(ctx: &ModCtx, s: &Settings) -> Result<(), Diag> {
     let mut lists = Vec::new();
-    for (name, list) in [("enable_repo", &s.enable_repo), ("disable_repo", &s.disable_repo)] {
+    for (name, list) in [
+        ("enable_repo", &s.enable_repo),
+        ("disable_repo", &s.disable_repo),
+    ] {
         match list {
             None => lists.push(Vec::new()),
             Some(Ok(l)) => lists.push(l.clone()),
@@ -223,16 +245,20 @@ fn update_repos(ctx: &ModCtx, s: &Settings) -> Result<(), Diag> {
         if active.contains(id) {
             args.push(format!("--disable={id}"));
         } else {
-            ctx.exec.say(&format!("rh_subscription: repo {id} is not enabled"));
+            ctx.exec
+                .say(&format!("rh_subscription: repo {id} is not enabled"));
         }
     }
     for id in enable {
         if inactive.contains(id) {
             args.push(format!("--enable={id}"));
         } else if active.contains(id) {
-            ctx.exec.say(&format!("rh_subscription: repo {id} is already enabled"));
+            ctx.exec
+                .say(&format!("rh_subscription: repo {id} is already enabled"));
         } else {
-            ctx.exec.say(&format!("rh_subscription: repo {id} does not appear to exist"));
+            ctx.exec.say(&format!(
+                "rh_subscription: repo {id} does not appear to exist"
+            ));
         }
     }
     let args: Vec<&str> = args.iter().map(String::as_str).collect();

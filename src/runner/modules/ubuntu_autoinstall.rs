@@ -72,8 +72,11 @@ impl RunnerModule for UbuntuAutoinstall {
             return;
         }
         if which(ctx.root, "snap").is_some() {
-            ctx.exec.say("ubuntu_autoinstall: snap wait system seed.loaded");
-            let outcome = ctx.exec.run(&["snap", "wait", "system", "seed.loaded"], &[]);
+            ctx.exec
+                .say("ubuntu_autoinstall: snap wait system seed.loaded");
+            let outcome = ctx
+                .exec
+                .run(&["snap", "wait", "system", "seed.loaded"], &[]);
             if !outcome.ok() {
                 let msg = format!("snap wait {}", outcome.describe());
                 diags.push(Diag::error(Reason::CommandFailed, msg).key("autoinstall"));
@@ -111,7 +114,10 @@ mod tests {
     #[test]
     fn version_required_and_an_integer() {
         let mut d = Vec::new();
-        assert!(read(&json!({"autoinstall": {"version": 1, "storage": {}}}), &mut d));
+        assert!(read(
+            &json!({"autoinstall": {"version": 1, "storage": {}}}),
+            &mut d
+        ));
         assert!(read(&json!({"autoinstall": {"version": true}}), &mut d));
         assert!(d.is_empty());
         assert!(!read(&json!({"autoinstall": {}}), &mut d));

@@ -72,7 +72,8 @@ fn set_config(ctx: &ModCtx, s: &Settings, diags: &mut Vec<Diag>) -> bool {
         let key = format!("{}.config.{name}", s.key);
         let outcome = match value {
             None => {
-                ctx.exec.say(&format!("ubuntu_pro: pro config unset {name}"));
+                ctx.exec
+                    .say(&format!("ubuntu_pro: pro config unset {name}"));
                 Ok(ctx.exec.run(&["pro", "config", "unset", name], &[]))
             }
             Some(v) => {
@@ -133,13 +134,14 @@ fn should_auto_attach(ctx: &ModCtx, s: &Settings, diags: &mut Vec<Diag>) -> bool
     }
     let endpoint = "u.pro.attach.auto.should_auto_attach.v1";
     let (outcome, out) = capture(ctx, "pro-api", &["pro", "api", endpoint]);
-    let answer = serde_json::from_str::<Value>(&out).ok().filter(|v| {
-        outcome.ok() && v["result"] == "success"
-    });
+    let answer = serde_json::from_str::<Value>(&out)
+        .ok()
+        .filter(|v| outcome.ok() && v["result"] == "success");
     match answer.and_then(|v| v["data"]["attributes"]["should_auto_attach"].as_bool()) {
         Some(yes) => yes,
         None => {
-            let msg = "unable to determine if this is an Ubuntu Pro instance: attaching with the token";
+            let msg =
+                "unable to determine if this is an Ubuntu Pro instance: attaching with the token";
             diags.push(Diag::warning(Reason::CommandFailed, msg).key(s.key));
             false
         }
@@ -158,7 +160,8 @@ fn auto_attach(ctx: &ModCtx, s: &Settings, diags: &mut Vec<Diag>) {
     }
     let data = Value::Object(data).to_string();
     let endpoint = "u.pro.attach.auto.full_auto_attach.v1";
-    ctx.exec.say("ubuntu_pro: attaching to Ubuntu Pro (auto-attach)");
+    ctx.exec
+        .say("ubuntu_pro: attaching to Ubuntu Pro (auto-attach)");
     let (outcome, out) = capture(ctx, "pro-api", &["pro", "api", endpoint, "--data", &data]);
     let answer: Option<Value> = serde_json::from_str(&out).ok();
     if outcome.ok() && answer.as_ref().is_some_and(|v| v["result"] == "success") {
@@ -215,7 +218,10 @@ fn attach(ctx: &ModCtx, s: &Settings, diags: &mut Vec<Diag>) {
     drop(file);
     // 2: already attached.
     if !matches!(outcome, Outcome::Exited(0 | 2)) {
-        let msg = format!("failure attaching Ubuntu Pro: pro attach {}", outcome.describe());
+        let msg = format!(
+            "failure attaching Ubuntu Pro: pro attach {}",
+            outcome.describe()
+        );
         diags.push(Diag::error(Reason::CommandFailed, msg).key(s.key));
         return;
     }
@@ -252,12 +258,14 @@ fn enable_services(ctx: &ModCtx, s: &Settings, enable: &[String], diags: &mut Ve
         let text = crate::redact::printable(err["message"].as_str().unwrap_or(""));
         match err["service"].as_str() {
             Some(svc) => {
-                ctx.exec.say(&format!("ubuntu_pro: failure enabling {svc}: {text}"));
+                ctx.exec
+                    .say(&format!("ubuntu_pro: failure enabling {svc}: {text}"));
                 services.push(crate::redact::printable(svc));
             }
             None => {
                 let kind = err["type"].as_str().unwrap_or("system");
-                ctx.exec.say(&format!("ubuntu_pro: failure of type {kind}: {text}"));
+                ctx.exec
+                    .say(&format!("ubuntu_pro: failure of type {kind}: {text}"));
             }
         }
     }

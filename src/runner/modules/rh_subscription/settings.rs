@@ -39,7 +39,10 @@ impl Settings {
     /// cloud-init's `_verify_keys`: the first problem, as a sentence and its key.
     pub fn problem(&self) -> Option<(String, String)> {
         if let Some(k) = self.unknown.first() {
-            let msg = format!("{} is not a valid key for rh_subscription", crate::redact::printable(k));
+            let msg = format!(
+                "{} is not a valid key for rh_subscription",
+                crate::redact::printable(k)
+            );
             return Some((msg, format!("rh_subscription.{k}")));
         }
         if self.auto_attach == Some(Err(())) {
@@ -80,10 +83,7 @@ const RHSM: Shape = Shape::Map(&Fields {
         ("activation-key", Shape::Deprecated(&Shape::Str, OLD)),
         (
             "org",
-            Shape::OneOf(&[
-                Shape::Str,
-                Shape::Deprecated(&Shape::Int, "use a string"),
-            ]),
+            Shape::OneOf(&[Shape::Str, Shape::Deprecated(&Shape::Int, "use a string")]),
         ),
         ("auto_attach", Shape::Bool),
         ("auto-attach", Shape::Deprecated(&Shape::Bool, OLD)),
@@ -169,7 +169,8 @@ fn get<'a>(
     let found = match (map.get(name), old_v) {
         (Some(v), Some((o, _))) => {
             let msg = format!("both {name} and {o} given: {o} ignored");
-            diags.push(Diag::warning(Reason::DuplicateKey, msg).key(format!("rh_subscription.{o}")));
+            diags
+                .push(Diag::warning(Reason::DuplicateKey, msg).key(format!("rh_subscription.{o}")));
             (name, v)
         }
         (Some(v), None) => (name, v),
@@ -266,7 +267,9 @@ mod tests {
         assert!(!s(json!({"username": "u"})).configured());
         assert!(s(json!({"username": "u", "password": "p"})).configured());
         assert!(s(json!({"activation_key": "k"})).configured());
-        let p = s(json!({"activation_key": "k", "bogus": 1})).problem().unwrap();
+        let p = s(json!({"activation_key": "k", "bogus": 1}))
+            .problem()
+            .unwrap();
         assert_eq!(p.1, "rh_subscription.bogus");
         let p = s(json!({"activation_key": "k", "auto_attach": "maybe"})).problem();
         assert_eq!(p.unwrap().1, "rh_subscription.auto_attach");

@@ -77,8 +77,14 @@ const PRO: Shape = Shape::Map(&Fields {
 /// module, not in the schema; it gets the deprecated shape too).
 pub const SHAPES: &[(&str, Shape)] = &[
     ("ubuntu_pro", PRO),
-    ("ubuntu_advantage", Shape::Deprecated(&PRO, "use ubuntu_pro")),
-    ("ubuntu-advantage", Shape::Deprecated(&PRO, "use ubuntu_pro")),
+    (
+        "ubuntu_advantage",
+        Shape::Deprecated(&PRO, "use ubuntu_pro"),
+    ),
+    (
+        "ubuntu-advantage",
+        Shape::Deprecated(&PRO, "use ubuntu_pro"),
+    ),
 ];
 
 /// `None` when no key is given (or its value is null), or when the module must not act: an
@@ -89,7 +95,8 @@ pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> Option<Settings> {
         .filter(|k| cfg.get(k).is_some())
         .collect();
     if old.len() > 1 {
-        let msg = "both deprecated keys ubuntu_advantage and ubuntu-advantage given: give ubuntu_pro";
+        let msg =
+            "both deprecated keys ubuntu_advantage and ubuntu-advantage given: give ubuntu_pro";
         diags.push(Diag::error(Reason::DuplicateKey, msg).key(old[1]));
         return None;
     }
@@ -256,7 +263,8 @@ fn features(map: &Map<String, Value>, key: &str, diags: &mut Vec<Diag>) -> bool 
         Some(Value::Bool(b)) => *b,
         Some(_) => {
             let msg = "expected true or false";
-            diags.push(Diag::error(Reason::WrongType, msg).key(format!("{at}.disable_auto_attach")));
+            diags
+                .push(Diag::error(Reason::WrongType, msg).key(format!("{at}.disable_auto_attach")));
             false
         }
     }
