@@ -206,7 +206,8 @@ pub const MODULES: &[Spec] = &[
     m("snap", Config, PerInstance, &["snap"]).on(UBUNTU),
     m("ubuntu_autoinstall", Config, PerOnce, &["autoinstall"])
         .on(UBUNTU)
-        .unlisted(),
+        .unlisted()
+        .ember(),
     m("ssh_import_id", Config, PerInstance, &["ssh_import_id"])
         .on(&["alpine", "cos", "debian", "ubuntu"])
         .without_keys(),
@@ -242,7 +243,8 @@ pub const MODULES: &[Spec] = &[
         &["ubuntu_pro", "ubuntu_advantage", "ubuntu-advantage"],
     )
     .on(UBUNTU)
-    .unlisted(),
+    .unlisted()
+    .ember(),
     m("apk_configure", Config, PerInstance, &["apk_repos"])
         .on(&["alpine"])
         .unlisted(),
@@ -256,10 +258,12 @@ pub const MODULES: &[Spec] = &[
     .unlisted(),
     m("rh_subscription", Config, PerInstance, &["rh_subscription"])
         .on(&["fedora", "rhel"])
-        .unlisted(),
+        .unlisted()
+        .ember(),
     m("spacewalk", Config, PerInstance, &["spacewalk"])
         .on(&["rhel", "fedora", "openeuler"])
-        .unlisted(),
+        .unlisted()
+        .ember(),
     m("zypper_add_repo", Config, PerBoot, &["zypper"])
         .on(SUSE)
         .unlisted(),
@@ -285,7 +289,9 @@ pub const MODULES: &[Spec] = &[
     )
     .ember(),
     m("fan", Final, PerInstance, &["fan"]).on(UBUNTU),
-    m("landscape", Final, PerInstance, &["landscape"]).on(UBUNTU),
+    m("landscape", Final, PerInstance, &["landscape"])
+        .on(UBUNTU)
+        .ember(),
     m("lxd", Final, PerInstance, &["lxd"]).on(UBUNTU),
     m("ubuntu_drivers", Final, PerInstance, &["drivers"])
         .on(UBUNTU)
@@ -403,18 +409,33 @@ const REMOVED: &[&str] = &[
     "rightscale_userdata",
     "snap_config",
     "snappy",
-    "ubuntu_advantage",
     "ubuntu_init_switch",
 ];
+
+/// Modules cloud-init renamed, old name first (its `RENAMED_MODULES`): a list naming the old
+/// one runs the new one, with a deprecation.
+const RENAMED: &[(&str, &str)] = &[("ubuntu_advantage", "ubuntu_pro")];
+
+/// The new name of a module cloud-init renamed, for its old name in any spelling `canonical`
+/// takes.
+pub fn renamed(name: &str) -> Option<&'static str> {
+    let name = canonical(name);
+    RENAMED
+        .iter()
+        .find(|(old, _)| *old == name)
+        .map(|(_, new)| *new)
+}
 
 /// True for the name (in any spelling `canonical` takes) of a module cloud-init dropped.
 pub fn is_removed(name: &str) -> bool {
     REMOVED.contains(&canonical(name).as_str())
 }
 
-/// The module named `name`, in any spelling `canonical` takes.
+/// The module named `name`, in any spelling `canonical` takes, or by its old name when
+/// cloud-init renamed it.
 pub fn find(name: &str) -> Option<&'static Spec> {
     let name = canonical(name);
+    let name = renamed(&name).unwrap_or(&name);
     MODULES.iter().find(|s| s.name == name)
 }
 
@@ -473,6 +494,13 @@ mod tests {
             "removed yet in the table"
         );
         assert!(is_removed("cc_rightscale-userdata") && !is_removed("runcmd"));
+        // cloud-init 24.1 renamed ubuntu_advantage; lists naming it run ubuntu_pro.
+        assert_eq!(
+            find("cc_ubuntu-advantage").map(|s| s.name),
+            Some("ubuntu_pro")
+        );
+        assert_eq!(renamed("ubuntu_advantage"), Some("ubuntu_pro"));
+        assert!(!is_removed("ubuntu_advantage") && renamed("ubuntu_pro").is_none());
     }
 
     #[test]

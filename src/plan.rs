@@ -92,6 +92,10 @@ fn read_list(
         let Some((name, freq, freq_at)) = entry(item, &at, diags) else {
             continue;
         };
+        if let Some(new) = module_specs::renamed(name) {
+            let msg = format!("module renamed: use {new} (the old name runs it)");
+            diags.push(Diag::deprecated(Reason::Deprecated, msg).key(&at));
+        }
         let Some(spec) = module_specs::find(name) else {
             if module_specs::is_removed(name) {
                 continue;

@@ -302,6 +302,8 @@ reasons! {
     RunDir = "run-dir",
     /// A user script exited with a failure status.
     ScriptFailed = "script-failed",
+    /// A secret would have to go on a command line, where the process list shows it; not run.
+    SecretRefused = "secret-refused",
     /// A seed lacks a required file (meta-data).
     SeedIncomplete = "seed-incomplete",
     /// A seed volume holds a link where a file must be.

@@ -8,4 +8,5 @@ mod end_to_end;
 mod module_lists;
 mod more;
 mod stages;
+mod subscriptions;
 mod tools;
