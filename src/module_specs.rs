@@ -203,7 +203,7 @@ pub const MODULES: &[Spec] = &[
     m("wireguard", Config, PerInstance, &["wireguard"])
         .on(UBUNTU)
         .unlisted(),
-    m("snap", Config, PerInstance, &["snap"]).on(UBUNTU),
+    m("snap", Config, PerInstance, &["snap"]).on(UBUNTU).ember(),
     m("ubuntu_autoinstall", Config, PerOnce, &["autoinstall"])
         .on(UBUNTU)
         .unlisted(),
@@ -245,7 +245,8 @@ pub const MODULES: &[Spec] = &[
     .unlisted(),
     m("apk_configure", Config, PerInstance, &["apk_repos"])
         .on(&["alpine"])
-        .unlisted(),
+        .unlisted()
+        .ember(),
     m(
         "yum_add_repo",
         Config,
@@ -253,7 +254,8 @@ pub const MODULES: &[Spec] = &[
         &["yum_repos", "yum_repo_dir"],
     )
     .on(RHEL)
-    .unlisted(),
+    .unlisted()
+    .ember(),
     m("rh_subscription", Config, PerInstance, &["rh_subscription"])
         .on(&["fedora", "rhel"])
         .unlisted(),
@@ -262,7 +264,8 @@ pub const MODULES: &[Spec] = &[
         .unlisted(),
     m("zypper_add_repo", Config, PerBoot, &["zypper"])
         .on(SUSE)
-        .unlisted(),
+        .unlisted()
+        .ember(),
     m("ntp", Config, PerInstance, &["ntp"]).ember(),
     m("timezone", Config, PerInstance, &["timezone"]).ember(),
     m(
@@ -286,10 +289,11 @@ pub const MODULES: &[Spec] = &[
     .ember(),
     m("fan", Final, PerInstance, &["fan"]).on(UBUNTU),
     m("landscape", Final, PerInstance, &["landscape"]).on(UBUNTU),
-    m("lxd", Final, PerInstance, &["lxd"]).on(UBUNTU),
+    m("lxd", Final, PerInstance, &["lxd"]).on(UBUNTU).ember(),
     m("ubuntu_drivers", Final, PerInstance, &["drivers"])
         .on(UBUNTU)
-        .unlisted(),
+        .unlisted()
+        .ember(),
     m("write_files_deferred", Final, PerInstance, &["write_files"]).ember(),
     m("puppet", Final, PerInstance, &["puppet"]),
     m("chef", Final, PerBoot, &["chef"]),
@@ -520,7 +524,7 @@ mod tests {
 
     #[test]
     fn lacking_keys() {
-        assert!(is_lacking_key("random_seed") && is_lacking_key("snap"));
+        assert!(is_lacking_key("random_seed") && is_lacking_key("fan"));
         assert!(is_lacking_key("locale") && is_lacking_key("authkey_hash"));
         assert!(
             !is_lacking_key("ssh"),
