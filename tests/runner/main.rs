@@ -5,7 +5,10 @@
 mod common;
 
 mod end_to_end;
+mod lxd;
 mod module_lists;
 mod more;
+mod repos;
+mod snap;
 mod stages;
 mod tools;
