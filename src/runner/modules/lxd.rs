@@ -89,10 +89,10 @@ impl RunnerModule for Lxd {
                 return;
             }
         }
-        match &s.bridge {
-            Some(Ok(bridge)) => apply_bridge(ctx, bridge, s.init.is_some(), diags),
-            // The reader said why: cloud-init fails here, after `init`.
-            Some(Err(())) | None => {}
+        // A bridge the reader refused is already its error: cloud-init fails here, after
+        // `init`.
+        if let Some(Ok(bridge)) = &s.bridge {
+            apply_bridge(ctx, bridge, s.init.is_some(), diags);
         }
     }
 }
