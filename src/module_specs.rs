@@ -203,7 +203,7 @@ pub const MODULES: &[Spec] = &[
     m("wireguard", Config, PerInstance, &["wireguard"])
         .on(UBUNTU)
         .unlisted(),
-    m("snap", Config, PerInstance, &["snap"]).on(UBUNTU),
+    m("snap", Config, PerInstance, &["snap"]).on(UBUNTU).ember(),
     m("ubuntu_autoinstall", Config, PerOnce, &["autoinstall"])
         .on(UBUNTU)
         .unlisted()
@@ -247,7 +247,8 @@ pub const MODULES: &[Spec] = &[
     .ember(),
     m("apk_configure", Config, PerInstance, &["apk_repos"])
         .on(&["alpine"])
-        .unlisted(),
+        .unlisted()
+        .ember(),
     m(
         "yum_add_repo",
         Config,
@@ -255,7 +256,8 @@ pub const MODULES: &[Spec] = &[
         &["yum_repos", "yum_repo_dir"],
     )
     .on(RHEL)
-    .unlisted(),
+    .unlisted()
+    .ember(),
     m("rh_subscription", Config, PerInstance, &["rh_subscription"])
         .on(&["fedora", "rhel"])
         .unlisted()
@@ -266,7 +268,8 @@ pub const MODULES: &[Spec] = &[
         .ember(),
     m("zypper_add_repo", Config, PerBoot, &["zypper"])
         .on(SUSE)
-        .unlisted(),
+        .unlisted()
+        .ember(),
     m("ntp", Config, PerInstance, &["ntp"]).ember(),
     m("timezone", Config, PerInstance, &["timezone"]).ember(),
     m(
@@ -292,10 +295,11 @@ pub const MODULES: &[Spec] = &[
     m("landscape", Final, PerInstance, &["landscape"])
         .on(UBUNTU)
         .ember(),
-    m("lxd", Final, PerInstance, &["lxd"]).on(UBUNTU),
+    m("lxd", Final, PerInstance, &["lxd"]).on(UBUNTU).ember(),
     m("ubuntu_drivers", Final, PerInstance, &["drivers"])
         .on(UBUNTU)
-        .unlisted(),
+        .unlisted()
+        .ember(),
     m("write_files_deferred", Final, PerInstance, &["write_files"]).ember(),
     m("puppet", Final, PerInstance, &["puppet"]),
     m("chef", Final, PerBoot, &["chef"]),
@@ -548,7 +552,7 @@ mod tests {
 
     #[test]
     fn lacking_keys() {
-        assert!(is_lacking_key("random_seed") && is_lacking_key("snap"));
+        assert!(is_lacking_key("random_seed") && is_lacking_key("fan"));
         assert!(is_lacking_key("locale") && is_lacking_key("authkey_hash"));
         assert!(
             !is_lacking_key("ssh"),

@@ -5,8 +5,11 @@
 mod common;
 
 mod end_to_end;
+mod lxd;
 mod module_lists;
 mod more;
+mod repos;
+mod snap;
 mod stages;
 mod subscriptions;
 mod tools;

@@ -5,25 +5,32 @@
 //! silently dropped.
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html>
 
+pub mod apk_configure;
 mod bootcmd;
 pub mod ca_certs;
 mod distro;
 pub mod final_message;
 pub mod landscape;
+pub mod lxd;
 pub mod ntp;
 pub mod packages;
 pub mod phone_home;
 pub mod power_state;
 mod private_io;
+mod pyvalue;
 pub mod rh_subscription;
 mod runcmd;
 mod scripts;
 pub mod shell;
+pub mod snap;
 pub mod spacewalk;
 pub mod timezone;
 pub mod ubuntu_autoinstall;
+pub mod ubuntu_drivers;
 pub mod ubuntu_pro;
 mod write_files_deferred;
+pub mod yum_add_repo;
+pub mod zypper_add_repo;
 
 use super::exec::Exec;
 use crate::config::reader::Reader;
@@ -114,6 +121,12 @@ modules! {
     "scripts_user" => scripts::User, None;
     "final_message" => final_message::FinalMessage, Some(&final_message::READER);
     "power_state_change" => power_state::PowerState, Some(&power_state::READER);
+    "yum_add_repo" => yum_add_repo::YumAddRepo, Some(&yum_add_repo::READER);
+    "zypper_add_repo" => zypper_add_repo::ZypperAddRepo, Some(&zypper_add_repo::READER);
+    "apk_configure" => apk_configure::ApkConfigure, Some(&apk_configure::READER);
+    "snap" => snap::Snap, Some(&snap::READER);
+    "lxd" => lxd::Lxd, Some(&lxd::READER);
+    "ubuntu_drivers" => ubuntu_drivers::UbuntuDrivers, Some(&ubuntu_drivers::READER);
 }
 
 pub use scripts::run_script;

@@ -2,7 +2,11 @@
 //! `packages` (names or `[name, version]`) with the target's own package manager (apt-get,
 //! dnf, yum, apk, zypper), and with `package_reboot_if_required` asks for a reboot when the
 //! distribution's marker says one is needed. As in cloud-init, installing or upgrading
-//! refreshes the sources first. Not supported: `snap` entries of the mapping form.
+//! refreshes the sources first. On Debian-family targets, as cloud-init's Debian and Ubuntu
+//! distributions: `{apt: [...]}` entries go to apt-get, `{snap: [...]}` entries to `snap
+//! install` one at a time (after apt-get), and on Ubuntu an upgrade also runs `snap refresh`
+//! unless snapd's `refresh.hold` is `forever`. Elsewhere those entries are a warning.
+//! Not done: cloud-init's retry with snap of a plain name apt does not know.
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#package-update-upgrade-install>
 
 use super::distro::{which, Family, OsRelease};
@@ -14,6 +18,7 @@ use serde_json::Value;
 
 mod settings;
 mod shape;
+mod snap;
 pub use settings::{read, Entry, Package, Settings};
 
 pub struct Packages;
@@ -149,7 +154,7 @@ impl RunnerModule for Packages {
         }
         let manager = Manager::detect(ctx);
         let entries = settings.packages.as_deref().unwrap_or_default();
-        let pkgs = for_manager(entries, manager, diags);
+        let (pkgs, snaps) = for_manager(entries, manager, diags);
         let Some(m) = manager else {
             let key = if settings.packages.is_some() {
                 "packages"
@@ -163,30 +168,73 @@ impl RunnerModule for Packages {
             return;
         };
         let names: Vec<String> = pkgs.into_iter().map(|p| m.spell(p)).collect();
-        apply(ctx, m, &settings, &names, diags);
+        apply(ctx, m, &settings, &names, &snaps, diags);
     }
 }
 
-/// The packages `manager` installs: every plain entry, and the `{apt: [...]}` ones on an
-/// apt-get target (elsewhere a warning naming them).
+/// Installs `names` for another module (lxd's storage tools, ubuntu-drivers-common) as
+/// cloud-init's `distro.install_packages` does: on apt-get targets after refreshing the
+/// sources. Err says why not, without the command line.
+pub fn install(ctx: &ModCtx, names: &[String]) -> Result<(), String> {
+    let Some(m) = Manager::detect(ctx) else {
+        return Err("no package manager in the target".into());
+    };
+    if m == Manager::Apt {
+        let argv = m.argv(Op::Update, &[]);
+        let args: Vec<&str> = argv.iter().map(String::as_str).collect();
+        ctx.exec.run(&args, m.env());
+    }
+    let argv = m.argv(Op::Install, names);
+    ctx.exec
+        .say(&format!("packages: running {}", argv.join(" ")));
+    let args: Vec<&str> = argv.iter().map(String::as_str).collect();
+    let outcome = ctx.exec.run(&args, m.env());
+    if outcome.ok() {
+        Ok(())
+    } else {
+        Err(format!("{} {}", m.tool(), outcome.describe()))
+    }
+}
+
+/// The snaps of `{snap: [...]}` entries, each with its entry's key.
+type Snaps<'a> = Vec<(&'a str, &'a Package)>;
+
+/// The packages `manager` installs: every plain entry, and on an apt-get target the
+/// `{apt: [...]}` ones; and the `{snap: [...]}` ones on an apt-get target. Elsewhere those
+/// entries are a warning naming them (cloud-init's other distributions refuse them).
 fn for_manager<'a>(
     entries: &'a [Entry],
     manager: Option<Manager>,
     diags: &mut Vec<Diag>,
-) -> Vec<&'a Package> {
+) -> (Vec<&'a Package>, Snaps<'a>) {
     let mut out = Vec::new();
+    let mut snaps = Vec::new();
+    let apt = manager == Some(Manager::Apt);
     for entry in entries {
         match entry {
             Entry::Any(p) => out.push(p),
-            Entry::Apt { packages, .. } if manager == Some(Manager::Apt) => out.extend(packages),
-            Entry::Apt { key, .. } => diags.push(settings::unsupported(key)),
+            Entry::Apt { packages, .. } if apt => out.extend(packages),
+            Entry::Snap { key, packages } if apt => {
+                snaps.extend(packages.iter().map(|p| (key.as_str(), p)));
+            }
+            Entry::Apt { key, .. } | Entry::Snap { key, .. } => {
+                diags.push(settings::unsupported(key))
+            }
         }
     }
-    out
+    (out, snaps)
 }
 
-/// Refreshes, upgrades, installs `names` and asks for a reboot when one is wanted.
-fn apply(ctx: &ModCtx, m: Manager, settings: &Settings, names: &[String], diags: &mut Vec<Diag>) {
+/// Refreshes, upgrades, installs `names` then `snaps`, and asks for a reboot when one is
+/// wanted.
+fn apply(
+    ctx: &ModCtx,
+    m: Manager,
+    settings: &Settings,
+    names: &[String],
+    snaps: &Snaps,
+    diags: &mut Vec<Diag>,
+) {
     let run = |op: Op, names: &[String], key: &str, diags: &mut Vec<Diag>| {
         let argv = m.argv(op, names);
         ctx.exec
@@ -203,11 +251,17 @@ fn apply(ctx: &ModCtx, m: Manager, settings: &Settings, names: &[String], diags:
     run(Op::Update, &[], "package_update", diags);
     if settings.upgrade {
         run(Op::Upgrade, &[], "package_upgrade", diags);
+        if m == Manager::Apt && snap::ubuntu(ctx) {
+            snap::refresh(ctx, diags);
+        }
     }
     if !names.is_empty() {
         run(Op::Install, names, "packages", diags);
     }
-    let changed = settings.upgrade || !names.is_empty();
+    if !snaps.is_empty() {
+        snap::install(ctx, snaps, diags);
+    }
+    let changed = settings.upgrade || !names.is_empty() || !snaps.is_empty();
     if changed && settings.reboot_if_required && REBOOT_MARKERS.iter().any(|p| ctx.root.exists(p)) {
         // Recorded like power_state's request: run once the final stage has recorded its
         // end (cloud-init reboots at once; ember lets the later final modules finish first).
@@ -248,20 +302,40 @@ mod tests {
     }
 
     #[test]
-    fn apt_entries_only_for_apt_get() {
-        let cfg = serde_json::json!({"packages": ["vim", {"apt": ["jq"]}, "curl"]});
+    fn apt_and_snap_entries_only_for_apt_get() {
+        let cfg = serde_json::json!({"packages": ["vim", {"apt": ["jq"], "snap": ["hello"]},
+                                                  "curl"]});
         let entries = read(&cfg, &mut Vec::new()).packages.unwrap();
-        let names = |m, d: &mut Vec<Diag>| -> Vec<String> {
-            let got = for_manager(&entries, m, d);
-            got.iter().map(|p| p.name.clone()).collect()
+        let names = |m, d: &mut Vec<Diag>| -> (Vec<String>, Vec<String>) {
+            let (got, snaps) = for_manager(&entries, m, d);
+            (
+                got.iter().map(|p| p.name.clone()).collect(),
+                snaps
+                    .iter()
+                    .map(|(k, p)| format!("{k}:{}", p.name))
+                    .collect(),
+            )
         };
         let mut d = Vec::new();
-        assert_eq!(names(Some(Manager::Apt), &mut d), ["vim", "jq", "curl"]);
+        let (apt, snaps) = names(Some(Manager::Apt), &mut d);
+        assert_eq!(apt, ["vim", "jq", "curl"]);
+        assert_eq!(snaps, ["packages.1.snap:hello"]);
         assert!(d.is_empty());
-        assert_eq!(names(Some(Manager::Dnf), &mut d), ["vim", "curl"]);
-        assert_eq!(names(None, &mut d), ["vim", "curl"]);
+        assert_eq!(names(Some(Manager::Dnf), &mut d).0, ["vim", "curl"]);
+        assert_eq!(
+            names(None, &mut d),
+            (vec!["vim".into(), "curl".into()], vec![])
+        );
         let keys: Vec<_> = d.iter().map(|d| d.key.as_deref().unwrap()).collect();
-        assert_eq!(keys, ["packages.1.apt", "packages.1.apt"]);
+        assert_eq!(
+            keys,
+            [
+                "packages.1.apt",
+                "packages.1.snap",
+                "packages.1.apt",
+                "packages.1.snap"
+            ]
+        );
         assert!(d.iter().all(|d| d.code == "package-manager-unsupported"));
     }
 }

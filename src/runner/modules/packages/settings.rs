@@ -1,7 +1,7 @@
 //! The keys `package_update_upgrade_install` owns, read once into `Settings`: `packages`
-//! (names, `[name, version]` and the `{apt: [...]}` mapping form) and the update, upgrade and
-//! reboot flags with their deprecated `apt_*` spellings. The boot and `ember schema` both read
-//! them here.
+//! (names, `[name, version]` and the `{apt: [...], snap: [...]}` mapping form) and the update,
+//! upgrade and reboot flags with their deprecated `apt_*` spellings. The boot and `ember
+//! schema` both read them here.
 
 use crate::error::Diag;
 use crate::reason::Reason;
@@ -22,6 +22,9 @@ pub enum Entry {
     Any(Package),
     /// `{apt: [...]}`: for apt-get only; `key` (`packages.N.apt`) names it on other targets.
     Apt { key: String, packages: Vec<Package> },
+    /// `{snap: [...]}`: for `snap install`, each as cloud-init splits `name=version` (so the
+    /// second word may be an option: `[juju, --edge]`, `[lxd, --channel=5.15/stable]`).
+    Snap { key: String, packages: Vec<Package> },
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -89,12 +92,13 @@ fn entries(v: &Value, diags: &mut Vec<Diag>) -> Vec<Entry> {
     out
 }
 
-/// `{apt: [...], snap: [...]}`: apt's list is kept; the other managers' are not supported.
+/// `{apt: [...], snap: [...]}`: the lists of the managers cloud-init knows; another
+/// manager's is not supported.
 fn by_manager(map: &Map<String, Value>, key: &str, diags: &mut Vec<Diag>) -> Vec<Entry> {
     let mut out = Vec::new();
     for (manager, list) in map {
         let key = format!("{key}.{manager}");
-        if manager != "apt" {
+        if manager != "apt" && manager != "snap" {
             diags.push(unsupported(&key));
             continue;
         }
@@ -103,14 +107,50 @@ fn by_manager(map: &Map<String, Value>, key: &str, diags: &mut Vec<Diag>) -> Vec
             diags.push(Diag::error(Reason::WrongType, msg).key(key));
             continue;
         };
-        let packages = list
-            .iter()
-            .enumerate()
-            .filter_map(|(j, p)| package(p, &format!("{key}.{j}"), diags))
-            .collect();
-        out.push(Entry::Apt { key, packages });
+        let items = list.iter().enumerate();
+        if manager == "snap" {
+            let packages = items
+                .filter_map(|(j, p)| snap(p, &format!("{key}.{j}"), diags))
+                .collect();
+            out.push(Entry::Snap { key, packages });
+        } else {
+            let packages = items
+                .filter_map(|(j, p)| package(p, &format!("{key}.{j}"), diags))
+                .collect();
+            out.push(Entry::Apt { key, packages });
+        }
     }
     out
+}
+
+/// A snap as cloud-init's snap manager takes it: `name` or `[name, version]` made
+/// `name=version`, then split at the first `=` into `snap install`'s words. The second word
+/// may be an option; neither may hold spaces or control characters.
+fn snap(v: &Value, key: &str, diags: &mut Vec<Diag>) -> Option<Package> {
+    let text = match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Array(pair) if pair.len() == 2 => match (&pair[0], &pair[1]) {
+            (Value::String(n), Value::String(v)) => Some(format!("{n}={v}")),
+            (Value::String(n), Value::Number(v)) => Some(format!("{n}={v}")),
+            _ => None,
+        },
+        _ => None,
+    };
+    let word = |s: &str| !s.is_empty() && !s.chars().any(|c| c.is_whitespace() || c.is_control());
+    let got = text.map(|t| match t.split_once('=') {
+        Some((n, v)) => (n.to_string(), Some(v.to_string())),
+        None => (t, None),
+    });
+    match got {
+        Some((name, version)) if plain_word(&name) && version.as_deref().is_none_or(word) => {
+            Some(Package { name, version })
+        }
+        _ => {
+            let msg = "expected a snap name or [name, version]; item skipped";
+            diags.push(Diag::error(Reason::WrongType, msg).key(key));
+            None
+        }
+    }
 }
 
 /// A name or `[name, version]`, each one plain word (it goes on a command line); a YAML
@@ -202,17 +242,30 @@ mod tests {
     #[test]
     fn packages_in_every_form() {
         let mut d = Vec::new();
-        let by_manager = json!({"apt": ["jq", ["git", 2]], "snap": ["x"]});
+        let by_manager = json!({"apt": ["jq", ["git", 2]],
+            "snap": ["certbot", ["juju", "--edge"], ["lxd", "--channel=5.15/stable"],
+                     "hello=latest/beta", ["x y", "1"], "-o"],
+            "yum": ["z"]});
         let cfg = json!({"packages": ["vim", ["curl", "7.88"], ["bad"], 5, "-oops", by_manager]});
         let got = read(&cfg, &mut d).packages.unwrap();
         let apt = Entry::Apt {
             key: "packages.5.apt".into(),
             packages: vec![pkg("jq", None), pkg("git", Some("2"))],
         };
+        let snap = Entry::Snap {
+            key: "packages.5.snap".into(),
+            packages: vec![
+                pkg("certbot", None),
+                pkg("juju", Some("--edge")),
+                pkg("lxd", Some("--channel=5.15/stable")),
+                pkg("hello", Some("latest/beta")),
+            ],
+        };
         let want = [
             Entry::Any(pkg("vim", None)),
             Entry::Any(pkg("curl", Some("7.88"))),
             apt,
+            snap,
         ];
         assert_eq!(got, want);
         assert_eq!(
@@ -221,10 +274,12 @@ mod tests {
                 ("wrong-type", "packages.2"),
                 ("wrong-type", "packages.3"),
                 ("wrong-type", "packages.4"),
-                ("package-manager-unsupported", "packages.5.snap")
+                ("wrong-type", "packages.5.snap.4"),
+                ("wrong-type", "packages.5.snap.5"),
+                ("package-manager-unsupported", "packages.5.yum")
             ]
         );
-        assert!(!d[3].is_error());
+        assert!(!d[5].is_error());
     }
 
     #[test]
