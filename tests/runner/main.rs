@@ -8,4 +8,6 @@ mod end_to_end;
 mod module_lists;
 mod more;
 mod stages;
+mod system;
+mod system_more;
 mod tools;

@@ -355,6 +355,32 @@ mod tests {
         assert_eq!(supported_line("", "de_DE.UTF-8"), "de_DE.UTF-8 UTF-8");
     }
 
+    /// Against the SUPPORTED list of Debian's `locales`, where this machine has it: each
+    /// answer is a line of it, as locale-gen needs.
+    #[test]
+    fn finds_lines_of_debians_own_list() {
+        let Ok(real) = std::fs::read_to_string(SUPPORTED) else {
+            eprintln!("SKIP: no {SUPPORTED} (Debian's locales package) on this machine");
+            return;
+        };
+        for (req, want) in [
+            ("de_DE", "de_DE.UTF-8 UTF-8"),
+            ("de_DE@euro", "de_DE@euro ISO-8859-15"),
+            ("ar_AE", "ar_AE.UTF-8 UTF-8"),
+            ("sr_RS@latin", "sr_RS@latin UTF-8"),
+            // No "fi_FI.ISO-8859-1" line (it is "fi_FI ISO-8859-1"): cloud-init takes UTF-8.
+            ("fi_FI.ISO-8859-1", "fi_FI.UTF-8 UTF-8"),
+            ("en_US.ISO-8859-15", "en_US.ISO-8859-15 ISO-8859-15"),
+        ] {
+            let got = supported_line(&real, &normalize(req));
+            assert_eq!(got, want, "{req}");
+            assert!(
+                real.lines().any(|l| l == got),
+                "{got} is not a line of SUPPORTED"
+            );
+        }
+    }
+
     #[test]
     fn enables_one_line_in_locale_gen() {
         let gen = "# This file lists locales\n\n# de_DE.UTF-8 UTF-8\nen_US.UTF-8 UTF-8\n#  fr_FR.UTF-8 UTF-8\n";
