@@ -179,7 +179,15 @@ pub const MODULES: &[Spec] = &[
     )
     .ember(),
     m("ca_certs", Init, PerInstance, &["ca_certs", "ca-certs"]).ember(),
-    m("rsyslog", Init, PerInstance, &["rsyslog"]),
+    // The old top-level rsyslog_dir and rsyslog_filename go with the list form of rsyslog;
+    // system_info for rsyslog_svcname.
+    m(
+        "rsyslog",
+        Init,
+        PerInstance,
+        &["rsyslog", "rsyslog_dir", "rsyslog_filename", "system_info"],
+    )
+    .ember(),
     m(
         "users_groups",
         Local,
@@ -211,14 +219,24 @@ pub const MODULES: &[Spec] = &[
     m("ssh_import_id", Config, PerInstance, &["ssh_import_id"])
         .on(&["alpine", "cos", "debian", "ubuntu"])
         .without_keys(),
-    m("keyboard", Config, PerInstance, &["keyboard"]),
+    // system_info: cloud-init's distro (Raspberry Pi OS has its own ways).
+    m(
+        "keyboard",
+        Config,
+        PerInstance,
+        &["keyboard", "system_info"],
+    )
+    .on(KEYBOARD_DISTROS)
+    .ember(),
     m(
         "locale",
         Config,
         PerInstance,
-        &["locale", "locale_configfile"],
+        &["locale", "locale_configfile", "system_info"],
     )
+    .ember()
     .without_keys(),
+    // Activated by its keys since cloud-init 24.4 (and `enabled` defaults to false).
     m(
         "grub_dpkg",
         Config,
@@ -226,7 +244,7 @@ pub const MODULES: &[Spec] = &[
         &["grub_dpkg", "grub-dpkg"],
     )
     .on(DEBIAN)
-    .without_keys(),
+    .ember(),
     m("apt_pipelining", Config, PerInstance, &["apt_pipelining"]).on(DEBIAN),
     m(
         "apt_configure",
@@ -277,12 +295,22 @@ pub const MODULES: &[Spec] = &[
         Config,
         PerBoot,
         &["disable_ec2_metadata"],
-    ),
+    )
+    .ember(),
     m("runcmd", Config, PerInstance, &["runcmd"]).ember(),
-    m("byobu", Config, PerInstance, &["byobu_by_default"]).on(DEBIAN),
+    // user, users and system_info: the default user.
+    m(
+        "byobu",
+        Config,
+        PerInstance,
+        &["byobu_by_default", "user", "users", "system_info"],
+    )
+    .on(DEBIAN)
+    .ember(),
     m("raspberry_pi", Config, PerInstance, &["rpi"])
         .on(&["raspberry-pi-os"])
-        .unlisted(),
+        .unlisted()
+        .ember(),
     // cloud_final_modules
     m(
         "package_update_upgrade_install",
@@ -291,7 +319,7 @@ pub const MODULES: &[Spec] = &[
         PACKAGE_KEYS,
     )
     .ember(),
-    m("fan", Final, PerInstance, &["fan"]).on(UBUNTU),
+    m("fan", Final, PerInstance, &["fan"]).on(UBUNTU).ember(),
     m("landscape", Final, PerInstance, &["landscape"])
         .on(UBUNTU)
         .ember(),
@@ -306,7 +334,9 @@ pub const MODULES: &[Spec] = &[
     m("ansible", Final, PerInstance, &["ansible"]),
     m("mcollective", Final, PerInstance, &["mcollective"]),
     m("salt_minion", Final, PerInstance, &["salt_minion"]),
-    m("reset_rmc", Final, PerInstance, &[]).without_keys(),
+    m("reset_rmc", Final, PerInstance, &[])
+        .ember()
+        .without_keys(),
     m("scripts_vendor", Final, PerInstance, &["vendor_data"])
         .ember()
         .without_keys(),
@@ -340,7 +370,9 @@ pub const MODULES: &[Spec] = &[
         ],
     )
     .without_keys(),
-    m("install_hotplug", Final, PerInstance, &["updates"]).without_keys(),
+    m("install_hotplug", Final, PerInstance, &["updates"])
+        .ember()
+        .without_keys(),
     // hostname and fqdn: what it posts under those names.
     m(
         "phone_home",
@@ -360,7 +392,57 @@ pub const MODULES: &[Spec] = &[
         PerInstance,
         &["manage_resolv_conf", "resolv_conf"],
     )
-    .unlisted(),
+    .on(RESOLV_CONF_DISTROS)
+    .unlisted()
+    .ember(),
+];
+
+/// cloud-init's keyboard distros: its alpine, arch, debian, redhat and suse families.
+const KEYBOARD_DISTROS: &[&str] = &[
+    "alpine",
+    "arch",
+    "debian",
+    "ubuntu",
+    "raspberry-pi-os",
+    "almalinux",
+    "amazon",
+    "azurelinux",
+    "centos",
+    "cloudlinux",
+    "eurolinux",
+    "fedora",
+    "mariner",
+    "miraclelinux",
+    "openmandriva",
+    "photon",
+    "rhel",
+    "rocky",
+    "virtuozzo",
+    "opensuse",
+    "opensuse-leap",
+    "opensuse-microos",
+    "opensuse-tumbleweed",
+    "sle_hpc",
+    "sle-micro",
+    "sles",
+    "suse",
+];
+/// cloud-init's resolv_conf distros (not the Debian family).
+const RESOLV_CONF_DISTROS: &[&str] = &[
+    "alpine",
+    "azurelinux",
+    "fedora",
+    "mariner",
+    "opensuse",
+    "opensuse-leap",
+    "opensuse-microos",
+    "opensuse-tumbleweed",
+    "photon",
+    "rhel",
+    "sle_hpc",
+    "sle-micro",
+    "sles",
+    "openeuler",
 ];
 
 const HOSTNAME_KEYS: &[&str] = &[
@@ -552,8 +634,7 @@ mod tests {
 
     #[test]
     fn lacking_keys() {
-        assert!(is_lacking_key("random_seed") && is_lacking_key("fan"));
-        assert!(is_lacking_key("locale") && is_lacking_key("authkey_hash"));
+        assert!(is_lacking_key("random_seed") && is_lacking_key("authkey_hash"));
         assert!(
             !is_lacking_key("ssh"),
             "ember's ssh module reads it (keys_to_console lacks)"

@@ -46,12 +46,14 @@ fn image_lists_override_with_frequencies() {
         .iter()
         .map(|c| (c.name.as_str(), c.stage, c.frequency.as_str()))
         .collect();
-    // No cloud_init_modules: cloud-init's default list (bootcmd, ca_certs) for the early unit.
+    // No cloud_init_modules: cloud-init's default list (bootcmd, ca_certs, rsyslog) for the
+    // early unit.
     assert_eq!(
         names,
         [
             ("bootcmd", "init", "always"),
             ("ca_certs", "init", "once-per-instance"),
+            ("rsyslog", "init", "once-per-instance"),
             ("runcmd", "config", "once-per-instance"),
             ("timezone", "config", "always"),
             ("ntp", "config", "once")

@@ -68,6 +68,10 @@ make_busybox_root() {
     printf 'root:*:19000:0:99999:7:::\n' >"$root/etc/shadow"
     chmod 0640 "$root/etc/shadow"
     printf 'ID=debian\nVERSION_ID="12"\nVERSION_CODENAME=bookworm\n' >"$root/etc/os-release"
+    # A Debian image's locale, already set: the runner's locale module (run by default, as in
+    # cloud-init) leaves it, as it would need the locales package to change it.
+    mkdir -p "$root/etc/default"
+    printf 'LANG=C.UTF-8\n' >"$root/etc/default/locale"
     echo localhost >"$root/etc/hostname"
     printf '127.0.0.1 localhost\n' >"$root/etc/hosts"
     printf 'PasswordAuthentication yes\n' >"$root/etc/ssh/sshd_config"

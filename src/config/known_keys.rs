@@ -84,6 +84,8 @@ const KNOWN: &[&str] = &[
     "rh_subscription",
     "rpi",
     "rsyslog",
+    "rsyslog_dir",
+    "rsyslog_filename",
     "runcmd",
     "salt_minion",
     "snap",

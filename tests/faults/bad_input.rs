@@ -186,7 +186,7 @@ fn include_that_does_not_answer() {
 
 #[test]
 fn unknown_keys_are_warnings_with_lines_and_exit_2_from_status() {
-    let ud = b"#cloud-config\nhostname: h\nwrite_file:\n  - path: /x\nbyobu_by_default: user\n";
+    let ud = b"#cloud-config\nhostname: h\nwrite_file:\n  - path: /x\n";
     let m = machine("unknown", &[("meta-data", meta()), ("user-data", ud)]);
     assert_eq!(m.initrd("all").status.code(), Some(0));
     let d = m.diag_with_code("unknown-key").unwrap();
@@ -195,12 +195,6 @@ fn unknown_keys_are_warnings_with_lines_and_exit_2_from_status() {
         (Some("write_file"), Some(3))
     );
     assert_eq!(d["severity"], "warning");
-    // A known key whose module ember lacks is said too, never silently dropped.
-    let d = m.diag_with_code("module-unsupported").unwrap();
-    assert_eq!(
-        (d["key"].as_str(), d["line"].as_u64()),
-        (Some("byobu_by_default"), Some(5))
-    );
     let st = m.ember(&["status"]);
     assert_eq!(
         st.status.code(),

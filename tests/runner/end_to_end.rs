@@ -73,6 +73,8 @@ fn seed_to_final_stage() {
     m.write(t, "etc/passwd", b"root:x:0:0:root:/root:/bin/sh\n");
     m.write(t, "etc/group", b"root:x:0:\n");
     m.write(t, "etc/shadow", b"root:*:19000:0:99999:7:::\n");
+    // A Debian image's locale, already set: the locale module (run by default) leaves it.
+    m.write(t, "etc/default/locale", b"LANG=C.UTF-8\n");
     let meta = "instance-id: i-e2e\nlocal-hostname: e2e\n";
     m.seed_files(
         t,

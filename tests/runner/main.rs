@@ -12,4 +12,6 @@ mod repos;
 mod snap;
 mod stages;
 mod subscriptions;
+mod system;
+mod system_more;
 mod tools;

@@ -55,7 +55,7 @@ fn handoff(m: &Machine, id: &str, runcmd: Value) -> Value {
             module("bootcmd", "init", "always", json!({"bootcmd": ["echo boot $INSTANCE_ID >> /bootcmd.log"]})),
             module("runcmd", "config", "once-per-instance", json!({"runcmd": runcmd})),
             module("timezone", "config", "once-per-instance", json!({"timezone": "Europe/Berlin"})),
-            module("locale", "config", "once-per-instance", json!({"locale": "C.UTF-8"})),
+            module("ssh_import_id", "config", "once-per-instance", json!({"ssh_import_id": ["gh:alice"]})),
             module("keyboard", "config", "once-per-instance", json!({})),
             module("ssh_authkey_fingerprints", "final", "once-per-instance", json!({"no_ssh_fingerprints": true})),
             module("scripts_vendor", "final", "once-per-instance", json!({})),
@@ -184,7 +184,7 @@ fn three_boots_follow_the_semaphores() {
         "skipped (no config)"
     );
     assert_eq!(
-        step_result(&st, "config", "module locale"),
+        step_result(&st, "config", "module ssh_import_id"),
         "skipped (not supported yet)"
     );
     let warns: Vec<(String, String)> = ["config", "final"]
@@ -205,7 +205,10 @@ fn three_boots_follow_the_semaphores() {
     let unsupported = |k: &str| ("module-unsupported".to_string(), k.to_string());
     assert_eq!(
         warns,
-        [unsupported("locale"), unsupported("no_ssh_fingerprints")]
+        [
+            unsupported("ssh_import_id"),
+            unsupported("no_ssh_fingerprints")
+        ]
     );
     let ci: Value =
         serde_json::from_slice(&std::fs::read(m.run.join("cloud-init/status.json")).unwrap())

@@ -32,6 +32,19 @@ mod write_files_deferred;
 pub mod yum_add_repo;
 pub mod zypper_add_repo;
 
+mod byobu;
+mod disable_ec2_metadata;
+mod fan;
+mod grub_dpkg;
+mod install_hotplug;
+mod keyboard;
+mod locale;
+mod raspberry_pi;
+mod reset_rmc;
+mod resolv_conf;
+mod rsyslog;
+mod system_tools;
+
 use super::exec::Exec;
 use crate::config::reader::Reader;
 use crate::error::Diag;
@@ -127,6 +140,17 @@ modules! {
     "snap" => snap::Snap, Some(&snap::READER);
     "lxd" => lxd::Lxd, Some(&lxd::READER);
     "ubuntu_drivers" => ubuntu_drivers::UbuntuDrivers, Some(&ubuntu_drivers::READER);
+    "locale" => locale::Locale, Some(&locale::READER);
+    "keyboard" => keyboard::Keyboard, Some(&keyboard::READER);
+    "resolv_conf" => resolv_conf::ResolvConf, Some(&resolv_conf::READER);
+    "rsyslog" => rsyslog::Rsyslog, Some(&rsyslog::READER);
+    "grub_dpkg" => grub_dpkg::GrubDpkg, Some(&grub_dpkg::READER);
+    "byobu" => byobu::Byobu, Some(&byobu::READER);
+    "disable_ec2_metadata" => disable_ec2_metadata::DisableEc2Metadata, Some(&disable_ec2_metadata::READER);
+    "fan" => fan::Fan, Some(&fan::READER);
+    "install_hotplug" => install_hotplug::InstallHotplug, Some(&install_hotplug::READER);
+    "reset_rmc" => reset_rmc::ResetRmc, None;
+    "raspberry_pi" => raspberry_pi::RaspberryPi, Some(&raspberry_pi::READER);
 }
 
 pub use scripts::run_script;
