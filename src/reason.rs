@@ -266,8 +266,8 @@ reasons! {
     PackageManagerMissing = "package-manager-missing",
     /// A package manager named ember does not drive.
     PackageManagerUnsupported = "package-manager-unsupported",
-    /// A Python part-handler; not run, the part is kept unused.
-    PartHandlerUnsupported = "part-handler-unsupported",
+    /// A user-data part-handler could not be loaded, or raised; the part is named.
+    PartHandlerFailed = "part-handler-failed",
     /// A password could not be set.
     PasswordFailed = "password-failed",
     /// A path that must be absolute or plain is not.

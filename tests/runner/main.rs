@@ -7,5 +7,6 @@ mod common;
 mod end_to_end;
 mod module_lists;
 mod more;
+mod part_handler;
 mod stages;
 mod tools;

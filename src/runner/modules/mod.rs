@@ -7,7 +7,7 @@
 
 mod bootcmd;
 pub mod ca_certs;
-mod distro;
+pub(super) mod distro;
 pub mod final_message;
 pub mod ntp;
 pub mod packages;
