@@ -7,6 +7,7 @@ mod common;
 mod end_to_end;
 mod module_lists;
 mod more;
+mod ntp;
 mod part_handler;
 mod stages;
 mod tools;
