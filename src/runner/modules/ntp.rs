@@ -13,6 +13,7 @@ use super::distro::{which, Family, OsRelease};
 use super::packages::{Manager, Op};
 use super::{ModCtx, RunnerModule};
 use crate::config::reader::Reader;
+use crate::config::shape::{list, Fields, Shape};
 use crate::error::Diag;
 use crate::reason::Reason;
 use crate::root::FileSpec;
@@ -28,9 +29,38 @@ pub use settings::{read, Overrides, Settings};
 
 pub struct Ntp;
 
-/// Its typed reader (its keys have no other shape), for `ember schema`.
+/// cloud-init's schema of `ntp`: null, or a mapping of these keys (its `config` has no
+/// `template_name`, which its module reads all the same: so does the boot, with a warning).
+const NTP: Shape = Shape::OneOf(&[Shape::Null, Shape::Map(&NTP_FIELDS)]);
+const HOSTS: Shape = list(&Shape::Str, 0);
+const NTP_FIELDS: Fields = Fields {
+    fields: &[
+        ("pools", HOSTS),
+        ("servers", HOSTS),
+        ("peers", HOSTS),
+        ("allow", HOSTS),
+        ("ntp_client", Shape::Str),
+        ("enabled", Shape::Bool),
+        ("config", Shape::Map(&CONFIG_FIELDS)),
+    ],
+    required: &[],
+    open: false,
+};
+const CONFIG_FIELDS: Fields = Fields {
+    fields: &[
+        ("confpath", Shape::Str),
+        ("check_exe", Shape::Str),
+        ("packages", list(&Shape::Str, 0)),
+        ("service_name", Shape::Str),
+        ("template", Shape::Str),
+    ],
+    required: &[],
+    open: false,
+};
+
+/// Its key's shape (cloud-init's schema) and its typed reader, for `ember schema`.
 pub static READER: Reader = Reader {
-    shapes: &[],
+    shapes: &[("ntp", NTP)],
     read: |cfg, d| {
         read(cfg, d);
     },
