@@ -14,7 +14,7 @@ use crate::handoff::PartHandlerRef;
 use crate::reason::Reason;
 use crate::root::FileSpec;
 use crate::state::{encode_instance_id, Frequency, EMBER_LIB};
-use serde::Deserialize;
+use serde_json::{json, Value};
 
 /// The driver, ember's own code, in the runner's binary.
 pub const DRIVER: &str = include_str!("part_handlers/driver.py");
@@ -22,22 +22,19 @@ pub const DRIVER: &str = include_str!("part_handlers/driver.py");
 const SEMAPHORE: &str = "consume_data";
 const SPEC: FileSpec = FileSpec::mode(0o600);
 
-/// What the driver reports (see driver.py); indices are positions in the manifest.
-#[derive(Debug, Default, Deserialize)]
+/// What the driver reports (see driver.py); indices are positions in the manifest. Read
+/// through `serde_json::Value`, whose reader the runner has anyway (a derived one per type
+/// would add to the light binary).
+#[derive(Debug, Default)]
 pub struct Results {
-    #[serde(default)]
     pub failed: Vec<Failure>,
-    #[serde(default)]
     pub unclaimed: Vec<usize>,
-    #[serde(default)]
     pub claimed: Vec<(usize, usize)>,
-    #[serde(default)]
     pub builtin: Vec<(usize, String)>,
-    #[serde(default)]
     pub frequency_unknown: Vec<usize>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug)]
 pub struct Failure {
     pub index: usize,
     /// `load`, `list_types`, `__begin__`, `__end__`, `handle_part` or `read`.
@@ -49,10 +46,56 @@ pub struct Failure {
     pub line: Option<u32>,
 }
 
+impl Results {
+    /// The driver's JSON; `None` when it is not the driver's shape.
+    pub fn parse(data: &[u8]) -> Option<Results> {
+        let v: Value = serde_json::from_slice(data).ok()?;
+        let list = |key: &str| {
+            v.get(key)
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default()
+        };
+        let index = |v: &Value| v.as_u64().and_then(|n| usize::try_from(n).ok());
+        let pair = |v: &Value| Some((v.get(0)?.clone(), v.get(1)?.clone()));
+        let mut r = Results::default();
+        for f in list("failed") {
+            r.failed.push(Failure {
+                index: index(f.get("index")?)?,
+                call: f.get("call")?.as_str()?.to_string(),
+                part: f.get("part").and_then(index),
+                error: f.get("error")?.as_str()?.to_string(),
+                line: f.get("line").and_then(Value::as_u64).map(|l| l as u32),
+            });
+        }
+        for i in list("unclaimed") {
+            r.unclaimed.push(index(&i)?);
+        }
+        for p in list("claimed") {
+            let (a, b) = pair(&p)?;
+            r.claimed.push((index(&a)?, index(&b)?));
+        }
+        for p in list("builtin") {
+            let (a, t) = pair(&p)?;
+            r.builtin.push((index(&a)?, t.as_str()?.to_string()));
+        }
+        for i in list("frequency_unknown") {
+            r.frequency_unknown.push(index(&i)?);
+        }
+        Some(r)
+    }
+}
+
 /// The manifest the driver reads: the handoff's entries as they are.
-#[derive(serde::Serialize)]
-struct Manifest<'a> {
-    entries: &'a [PartHandlerRef],
+fn manifest_json(entries: &[PartHandlerRef]) -> Value {
+    let entries: Vec<Value> = entries
+        .iter()
+        .map(|e| {
+            json!({"source": e.source, "name": e.name, "path": e.path,
+                   "content_type": e.content_type, "filename": e.filename})
+        })
+        .collect();
+    json!({ "entries": entries })
 }
 
 /// Runs the handoff's part-handlers; `None` when there are none (no step recorded).
@@ -95,7 +138,7 @@ fn drive(ctx: &ModCtx, frequency: &str, diags: &mut Vec<Diag>) {
         format!("{dir}/manifest.json"),
         format!("{dir}/results.json"),
     );
-    let json = serde_json::to_vec_pretty(&Manifest { entries }).unwrap_or_default();
+    let json = serde_json::to_vec_pretty(&manifest_json(entries)).unwrap_or_default();
     let written = ctx
         .root
         .write_file(&driver, DRIVER.as_bytes(), &SPEC)
@@ -116,12 +159,9 @@ fn drive(ctx: &ModCtx, frequency: &str, diags: &mut Vec<Diag>) {
         return;
     }
     let parsed = match ctx.root.read_file(&results, 1 << 20) {
-        Ok(Some(data)) => serde_json::from_slice::<Results>(&data).map_err(|e| {
-            format!(
-                "unreadable results from the driver ({:?} error)",
-                e.classify()
-            )
-        }),
+        Ok(Some(data)) => {
+            Results::parse(&data).ok_or_else(|| "unreadable results from the driver".to_string())
+        }
         Ok(None) => Err("the part-handler driver left no results".to_string()),
         Err(e) => Err(e.to_string()),
     };
@@ -222,8 +262,8 @@ mod tests {
             entry("user-data part 2 (a.txt)", "text/plain"),
             entry("user-data part 3 (b)", "text/x-other"),
         ];
-        let r: Results = serde_json::from_str(
-            r#"{"failed": [{"index": 0, "call": "handle_part", "part": 1,
+        let r = Results::parse(
+            br#"{"failed": [{"index": 0, "call": "handle_part", "part": 1,
                            "error": "ValueError", "line": 7},
                           {"index": 0, "call": "__end__", "part": null,
                            "error": "bad name\nwith a line", "line": null}],

@@ -13,7 +13,7 @@ pub const HEADER: &str =
 const NR_POOL_SERVERS: usize = 4;
 
 /// What a template is given (cloud-init's template parameters).
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Lists {
     pub servers: Vec<String>,
     pub pools: Vec<String>,

@@ -160,7 +160,9 @@ fn run_initrd(root: &Root, lists: &Lists) -> Result<(String, String), String> {
         .spawn()
         .map_err(|e| format!("ember-initrd render could not be started: {e}"))?;
     if let Some(mut stdin) = child.stdin.take() {
-        let data = serde_json::to_vec(lists).unwrap_or_default();
+        let data = serde_json::json!({"servers": lists.servers, "pools": lists.pools,
+                                      "allow": lists.allow, "peers": lists.peers});
+        let data = serde_json::to_vec(&data).unwrap_or_default();
         let _ = stdin.write_all(&data);
     }
     let out = child
