@@ -31,6 +31,11 @@ pub struct Handoff<M = ModuleCall> {
     /// `#cloud-boothook` parts: run by the runner at the start of its config stage.
     #[serde(default)]
     pub boothooks: Vec<ScriptRef>,
+    /// Python part-handlers and the parts after them they may claim, in part order, written
+    /// into the target by ember-initrd (only where it has python3): run by the runner's init
+    /// stage, as cloud-init runs them before its init modules.
+    #[serde(default)]
+    pub part_handlers: Vec<PartHandlerRef>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -67,4 +72,21 @@ pub struct ScriptRef {
     pub path: String,
     /// `once-per-instance`, `always`, or `once`.
     pub frequency: String,
+}
+
+/// One entry of [`Handoff::part_handlers`]: a handler (`content_type` is
+/// `text/part-handler`) or a part for the handlers registered before it in the same data.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PartHandlerRef {
+    /// `user-data`, `vendor-data` or `vendor-data2`: as in cloud-init, each is walked on its
+    /// own, and a handler sees only the parts of its own data.
+    pub source: String,
+    /// How diagnostics name the part: `user-data part 2 (handler.py)`.
+    pub name: String,
+    /// Absolute path inside the target root of its payload (0600).
+    pub path: String,
+    /// The part's type (user-controlled for unknown types).
+    pub content_type: String,
+    /// The file name `handle_part` is given: the part's own, or `part-NNN`.
+    pub filename: String,
 }

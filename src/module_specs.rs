@@ -288,7 +288,7 @@ pub const MODULES: &[Spec] = &[
         .on(SUSE)
         .unlisted()
         .ember(),
-    m("ntp", Config, PerInstance, &["ntp"]).ember(),
+    m("ntp", Config, PerInstance, &["ntp"]).on(NTP).ember(),
     m("timezone", Config, PerInstance, &["timezone"]).ember(),
     m(
         "disable_ec2_metadata",
@@ -445,6 +445,36 @@ const RESOLV_CONF_DISTROS: &[&str] = &[
     "openeuler",
 ];
 
+/// cc_ntp's `distros` (its BSDs left out: ember runs on Linux).
+const NTP: &[&str] = &[
+    "almalinux",
+    "alpine",
+    "azurelinux",
+    "centos",
+    "cloudlinux",
+    "cos",
+    "debian",
+    "eurolinux",
+    "fedora",
+    "mariner",
+    "miraclelinux",
+    "openeuler",
+    "OpenCloudOS",
+    "openmandriva",
+    "opensuse",
+    "opensuse-microos",
+    "opensuse-tumbleweed",
+    "opensuse-leap",
+    "photon",
+    "rhel",
+    "rocky",
+    "sle_hpc",
+    "sle-micro",
+    "sles",
+    "TencentOS",
+    "ubuntu",
+    "virtuozzo",
+];
 const HOSTNAME_KEYS: &[&str] = &[
     "hostname",
     "fqdn",

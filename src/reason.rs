@@ -230,18 +230,16 @@ reasons! {
     NoTable = "no-table",
     /// A file or value that must be UTF-8 text is not.
     NotUtf8 = "not-utf8",
-    /// ntp: no NTP client in the target.
+    /// ntp: the client is not installed and the target has no package manager to install it.
     NtpClientMissing = "ntp-client-missing",
-    /// ntp: a key ember does not apply for this client.
+    /// ntp: a key the client's configuration has no setting for.
     NtpKeyIgnored = "ntp-key-ignored",
-    /// ntp: packages are not installed for the NTP client.
-    NtpPackagesIgnored = "ntp-packages-ignored",
     /// ntp: the NTP service could not be restarted.
     NtpServiceFailed = "ntp-service-failed",
     /// ntp: the target has no service manager ember drives.
     NtpServiceManagerMissing = "ntp-service-manager-missing",
-    /// ntp: a custom template ember does not render.
-    NtpTemplateUnsupported = "ntp-template-unsupported",
+    /// ntp: the client's template is missing or did not render.
+    NtpTemplateFailed = "ntp-template-failed",
     /// OpenStack: injected files are not written.
     OpenstackFilesIgnored = "openstack-files-ignored",
     /// OpenStack: the metadata document is missing.
@@ -266,8 +264,8 @@ reasons! {
     PackageManagerMissing = "package-manager-missing",
     /// A package manager named ember does not drive.
     PackageManagerUnsupported = "package-manager-unsupported",
-    /// A Python part-handler; not run, the part is kept unused.
-    PartHandlerUnsupported = "part-handler-unsupported",
+    /// A user-data part-handler could not be loaded, or raised; the part is named.
+    PartHandlerFailed = "part-handler-failed",
     /// A password could not be set.
     PasswordFailed = "password-failed",
     /// A path that must be absolute or plain is not.

@@ -15,6 +15,7 @@ mod make_mime;
 pub mod modules;
 mod net_convert;
 mod output;
+mod part_handlers;
 mod query;
 mod render;
 mod schema;

@@ -1,8 +1,8 @@
 //! `ember init` and `ember modules --mode config|final`: the runner's stages, executing the
 //! handoff ember-initrd left in `<run>/ember/handoff.json`. Without a handoff there is nothing
-//! to do and they say so. `init` is cloud-init's early unit (boothooks, bootcmd, host keys,
-//! SELinux labels); its steps are kept, prefixed `init/`, in the `config` stage's record, since
-//! ember's stage list is detect, fetch, local, config, final.
+//! to do and they say so. `init` is cloud-init's early unit (boothooks, part-handlers, bootcmd,
+//! host keys, SELinux labels); its steps are kept, prefixed `init/`, in the `config` stage's
+//! record, since ember's stage list is detect, fetch, local, config, final.
 
 use super::early;
 use super::exec::Exec;
@@ -253,15 +253,17 @@ fn stage(rec: &mut Recorder, ctx: &Ctx, kind: Kind, h: &Handoff, root: &Root) {
     match kind {
         Kind::Init => {
             type Early = fn(&ModCtx, &mut Vec<Diag>) -> Option<String>;
-            let early: [(&str, Early); 4] = [
+            // cloud-init's order: user-data's boothooks and part-handlers as it is read, then
+            // the init modules (bootcmd), then what ember's host keys need.
+            let early: [(&str, Early); 5] = [
                 ("restorecon", early::restorecon),
                 ("resizefs", early::resizefs),
                 ("boothooks", early::boothooks),
+                ("part-handlers", super::part_handlers::run),
                 ("hostkeys", early::host_keys),
             ];
-            for (i, (name, f)) in early.into_iter().enumerate() {
-                if i == 3 {
-                    // bootcmd runs after the boothooks and before the host keys.
+            for (name, f) in early {
+                if name == "hostkeys" {
                     run_stage(rec, &mctx, "init", INIT_PREFIX);
                 }
                 early_step(rec, &format!("{INIT_PREFIX}{name}"), |d| f(&mctx, d));

@@ -8,6 +8,7 @@ mod instance;
 pub mod local;
 mod modules;
 mod network;
+mod part_handlers;
 mod persist;
 mod persist_write;
 mod render_cli;

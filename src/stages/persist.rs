@@ -210,6 +210,13 @@ pub fn record(ctx: &Ctx, rec: &mut Recorder, root: &Root, chosen: &Chosen, merge
     let vendor_scripts = write_parts(&w, rec, &vendor_dir, vendor.iter().flat_map(|p| &p.scripts));
     let hooks = user.iter().chain(&vendor).flat_map(|p| &p.boothooks);
     let boothooks = write_parts(&w, rec, &format!("{ci_inst}/boothooks"), hooks);
+    let sources: Vec<(&str, &Processed)> = merged
+        .user
+        .iter()
+        .map(|u| ("user-data", u))
+        .chain(merged.vendor.iter().map(|(name, v)| (*name, v)))
+        .collect();
+    let part_handlers = super::part_handlers::write(&w, rec, &ci_inst, &sources, &merged.config);
     w.link(
         rec,
         &format!("{CLOUD_LIB}/instances/{enc}"),
@@ -229,6 +236,7 @@ pub fn record(ctx: &Ctx, rec: &mut Recorder, root: &Root, chosen: &Chosen, merge
         vendor_scripts,
         output: merged.config.get("output").cloned().unwrap_or(Value::Null),
         boothooks,
+        part_handlers,
     };
     let mut run = RunWriter::new(ctx.limits().run_bytes);
     run.json(rec, RunPaths::HANDOFF, &handoff, 0o600);

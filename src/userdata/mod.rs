@@ -88,6 +88,21 @@ impl fmt::Debug for Part {
     }
 }
 
+/// A Python part-handler (`text/part-handler`), or a part after one whose type ember does
+/// not handle itself, which the handler may claim (its `list_types()` says, when it runs).
+#[derive(Debug)]
+pub struct HandlerPart {
+    /// How diagnostics name the part: `user-data part 2 (handler.py)`.
+    pub name: String,
+    pub part: Part,
+}
+
+impl HandlerPart {
+    pub fn is_handler(&self) -> bool {
+        self.part.content_type == parts::PART_HANDLER
+    }
+}
+
 /// One cloud-config part's top-level keys with their lines, kept for the unknown-key
 /// diagnostics. Only the names: the part's values are merged (moved) into the config.
 pub struct NamedDoc {
@@ -107,7 +122,10 @@ pub struct Processed {
     pub scripts: Vec<Part>,
     /// `#cloud-boothook` parts with the header line removed, in part order.
     pub boothooks: Vec<Part>,
-    /// Unknown types, `text/part-handler` and undetectable parts, kept and reported.
+    /// `text/part-handler` parts, each followed (in part order) by the parts after it that
+    /// ember does not handle itself: the runner's init stage hands them to the handlers.
+    pub part_handlers: Vec<HandlerPart>,
+    /// Unknown types and undetectable parts no part-handler came before, kept and reported.
     pub unhandled: Vec<Part>,
     pub diags: Vec<Diag>,
 }
@@ -120,6 +138,7 @@ impl fmt::Debug for Processed {
             .field("docs", &self.docs.len())
             .field("scripts", &self.scripts)
             .field("boothooks", &self.boothooks)
+            .field("part_handlers", &self.part_handlers)
             .field("unhandled", &self.unhandled)
             .field("diags", &self.diags)
             .finish()

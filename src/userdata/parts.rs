@@ -1,7 +1,8 @@
 //! One user-data part by its type: cloud-config merged, jsonp patched, scripts and boothooks
-//! kept, templates rendered and read again, anything else kept and reported.
+//! kept, templates rendered and read again, part-handlers kept with the parts after them
+//! that they may claim, anything else kept and reported.
 
-use super::{gzip, jinja, Frequency, Part, Run};
+use super::{gzip, jinja, Frequency, HandlerPart, Part, Run};
 use crate::error::Diag;
 use crate::reason::Reason;
 use crate::secret::Secret;
@@ -9,6 +10,8 @@ use std::borrow::Cow;
 
 /// cloud-init's type for a bare (non-MIME) payload.
 pub const NOT_MULTIPART: &str = "text/x-not-multipart";
+/// A Python part-handler's type.
+pub const PART_HANDLER: &str = "text/part-handler";
 
 /// A part as it arrives from MIME, an archive or a bare payload; a bare payload is borrowed,
 /// so a large user-data is not copied to become its one part.
@@ -29,7 +32,7 @@ const STARTS_WITH: &[(&str, &str)] = &[
     ("#cloud-boothook", "text/cloud-boothook"),
     ("#cloud-config", "text/cloud-config"),
     ("#include-once", "text/x-include-once-url"),
-    ("#part-handler", "text/part-handler"),
+    ("#part-handler", PART_HANDLER),
     ("#include", "text/x-include-url"),
     ("#!", "text/x-shellscript"),
 ];
@@ -97,7 +100,7 @@ pub(crate) fn safe_filename(name: &str) -> Option<String> {
 }
 
 /// A MIME type (user-controlled) fit for a message: token characters only, bounded length.
-pub(super) fn shown_type(t: &str) -> String {
+pub(crate) fn shown_type(t: &str) -> String {
     t.chars()
         .filter(|c| c.is_ascii_alphanumeric() || "/.+-_".contains(*c))
         .take(64)
@@ -219,18 +222,27 @@ impl Run<'_, '_> {
                     .push(keep(Frequency::PerBoot, Cow::Owned(body)));
             }
             "text/jinja2" if may_template => self.template(name, filename, merge_type, &payload),
+            // As cloud-init: a handler registers where it stands, so it sees the parts after it.
+            // A template cannot make one (cloud-init's template handler hands its result to the
+            // cloud-config and script handlers only).
+            PART_HANDLER if may_template => self.out.part_handlers.push(HandlerPart {
+                name: name.to_string(),
+                part: keep(Frequency::PerInstance, payload),
+            }),
+            t if may_template && t != NOT_MULTIPART && self.has_handler() => {
+                self.out.part_handlers.push(HandlerPart {
+                    name: name.to_string(),
+                    part: keep(Frequency::PerInstance, payload),
+                })
+            }
             _ => {
                 let (code, msg) = match ctype {
-                    "text/part-handler" => (
-                        Reason::PartHandlerUnsupported,
-                        "Python part-handlers are not supported; part kept unused".to_string(),
-                    ),
                     NOT_MULTIPART => (
                         Reason::UnhandledPart,
                         "Unhandled non-multipart user-data: no known header on its first line"
                             .to_string(),
                     ),
-                    "text/jinja2" => (
+                    "text/jinja2" | PART_HANDLER => (
                         Reason::UnhandledPart,
                         "a template rendered to a type templates cannot produce; kept unused"
                             .to_string(),
@@ -246,6 +258,12 @@ impl Run<'_, '_> {
                     .push(keep(Frequency::PerInstance, payload));
             }
         }
+    }
+
+    /// Whether a part-handler came before in this data: parts of other types are then kept
+    /// for it rather than reported (the runner reports those no handler claims).
+    fn has_handler(&self) -> bool {
+        self.out.part_handlers.iter().any(HandlerPart::is_handler)
     }
 
     /// Renders a template and handles the result by its own header. Like cloud-init, the

@@ -8,6 +8,8 @@ mod end_to_end;
 mod lxd;
 mod module_lists;
 mod more;
+mod ntp;
+mod part_handler;
 mod repos;
 mod snap;
 mod stages;

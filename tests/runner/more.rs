@@ -1,6 +1,6 @@
-//! The runner's package, NTP, CA certificate and phone-home modules, and dist/cloud-init-per,
-//! against a target directory holding a static busybox: fake package managers, `curl` and
-//! `update-ca-certificates` (small sh scripts in the target) record how they were called.
+//! The runner's package, CA certificate and phone-home modules, and dist/cloud-init-per (NTP:
+//! ntp.rs), against a target directory holding a static busybox: fake package managers, `curl`
+//! and `update-ca-certificates` (small sh scripts in the target) record how they were called.
 
 use crate::common;
 use common::chroot::{cannot_chroot, Machine};
@@ -156,78 +156,6 @@ fn failed_install_is_an_error_naming_packages() {
     assert_eq!(
         m.diags("final"),
         [d("error", "package-manager-missing", "packages")]
-    );
-}
-
-#[test]
-fn ntp_chrony_and_timesyncd() {
-    if cannot_chroot() {
-        return;
-    }
-    let header = "# Written by ember from the cloud-config key ntp (cloud-init's cc_ntp).\n";
-    // chrony on Debian: the distribution's file kept as .dist once, ember's written.
-    let m = machine("chrony", "ID=debian\n");
-    m.write("/usr/sbin/chronyd", "", 0o755);
-    m.write(
-        "/etc/chrony/chrony.conf",
-        "pool 2.debian.pool.ntp.org iburst\n",
-        0o644,
-    );
-    let ntp = json!({"ntp": {"servers": ["ntp1.example.com", "bad host"], "pools": ["pool.example.com"],
-                     "allow": ["10.0.0.0/8"], "peers": ["peer.example.com"]}});
-    m.boot_modules(json!([module("ntp", "config", ntp)]));
-    let out = m.ember("boot-1", &["modules", "--mode", "config"]);
-    // The bad server is an error (exit 1); the rest is still written.
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
-    let want = format!(
-        "{header}pool pool.example.com iburst\nserver ntp1.example.com iburst\npeer peer.example.com\n\
-         allow 10.0.0.0/8\nkeyfile /etc/chrony/chrony.keys\ndriftfile /var/lib/chrony/chrony.drift\n\
-         logdir /var/log/chrony\nmaxupdateskew 100.0\nrtcsync\nmakestep 1 3\n"
-    );
-    assert_eq!(m.read("/etc/chrony/chrony.conf"), want);
-    assert_eq!(
-        m.read("/etc/chrony/chrony.conf.dist"),
-        "pool 2.debian.pool.ntp.org iburst\n"
-    );
-    assert_eq!(
-        m.diags("config"),
-        [d("error", "wrong-type", "ntp.servers.1")]
-    );
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("ntp: service chrony not enabled or restarted (--target is not /)"));
-
-    // auto with only systemd-timesyncd installed; default pools from os-release's ID.
-    let m = machine("timesyncd", "ID=debian\n");
-    m.write("/lib/systemd/systemd-timesyncd", "", 0o755);
-    m.boot_modules(json!([module(
-        "ntp",
-        "config",
-        json!({"ntp": {"enabled": true}})
-    )]));
-    let out = m.ember("boot-1", &["modules", "--mode", "config"]);
-    assert!(out.status.success(), "{}", text(&out));
-    assert_eq!(
-        m.read("/etc/systemd/timesyncd.conf.d/cloud-init.conf"),
-        format!("{header}[Time]\nNTP=0.debian.pool.ntp.org 1.debian.pool.ntp.org 2.debian.pool.ntp.org 3.debian.pool.ntp.org\n")
-    );
-    assert!(!m.exists("/etc/chrony/chrony.conf"));
-    assert_eq!(m.diags("config"), []);
-
-    // No client installed: chrony's file for a later install, and a warning.
-    let m = machine("noclient", "ID=rocky\nID_LIKE=\"rhel centos fedora\"\n");
-    m.boot_modules(json!([module(
-        "ntp",
-        "config",
-        json!({"ntp": {"servers": ["10.1.1.1"]}})
-    )]));
-    let out = m.ember("boot-1", &["modules", "--mode", "config"]);
-    assert!(out.status.success(), "{}", text(&out));
-    assert!(m
-        .read("/etc/chrony.conf")
-        .starts_with(&format!("{header}server 10.1.1.1 iburst\n")));
-    assert_eq!(
-        m.diags("config"),
-        [d("warning", "ntp-client-missing", "ntp")]
     );
 }
 

@@ -99,7 +99,8 @@ const USER_FIELDS: &[(&str, Shape)] = &[
 /// mapping of name to settings.
 pub const USERS: Shape = OneOf(&[
     Str,
-    list(&OneOf(&[Str, list(&Str, 0), USER]), 1),
+    // cloud-init 24.2+ documents `users: []` (no default user either).
+    list(&OneOf(&[Str, list(&Str, 0), USER]), 0),
     Dict(&Any),
 ]);
 

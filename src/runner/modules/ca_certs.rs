@@ -10,6 +10,7 @@
 use super::distro::{which, Family, OsRelease};
 use super::{ModCtx, RunnerModule};
 use crate::config::reader::Reader;
+use crate::config::shape::{list, Fields, Shape};
 use crate::error::Diag;
 use crate::reason::Reason;
 use crate::root::FileSpec;
@@ -61,9 +62,27 @@ pub fn deselect(conf: &str) -> String {
     text
 }
 
+/// cloud-init's schema for the key: a mapping of `remove_defaults` and a non-empty `trusted`
+/// list (the module also takes one certificate as a string, and `ember schema` reports it, as
+/// cloud-init's schema does).
+const CA_FIELDS: Fields = Fields {
+    fields: &[
+        ("remove_defaults", Shape::Bool),
+        (
+            "remove-defaults",
+            Shape::Deprecated(&Shape::Bool, "use remove_defaults"),
+        ),
+        ("trusted", list(&Shape::Str, 1)),
+    ],
+    required: &[],
+    open: false,
+};
+const CA_CERTS: Shape = Shape::Map(&CA_FIELDS);
+const CA_CERTS_OLD: Shape = Shape::Deprecated(&CA_CERTS, "use ca_certs");
+
 /// Its typed reader (its keys have no other shape), for `ember schema`.
 pub static READER: Reader = Reader {
-    shapes: &[],
+    shapes: &[("ca_certs", CA_CERTS), ("ca-certs", CA_CERTS_OLD)],
     read: |cfg, d| {
         read(cfg, d);
     },

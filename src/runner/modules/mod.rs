@@ -8,7 +8,7 @@
 pub mod apk_configure;
 mod bootcmd;
 pub mod ca_certs;
-mod distro;
+pub(super) mod distro;
 pub mod final_message;
 pub mod landscape;
 pub mod lxd;
@@ -220,7 +220,8 @@ fn not_verified(
         return None;
     }
     let mut names = std::iter::once(&os.id).chain(&os.like);
-    if names.any(|n| spec.distros.contains(&n.as_str())) {
+    // os-release IDs are lower case; cloud-init's lists spell some with capitals (TencentOS).
+    if names.any(|n| spec.distros.iter().any(|d| d.eq_ignore_ascii_case(n))) {
         return None;
     }
     let id = if os.id.is_empty() {

@@ -38,13 +38,14 @@ fn header_types_table() {
             0,
             &[],
         ),
+        // A part-handler is kept for the runner (see `part_handlers_keep_the_parts_after_them`).
         (
             "#part-handler\ndef SECRET(): pass\n",
             Value::Null,
             0,
             0,
-            1,
-            &["part-handler-unsupported"],
+            0,
+            &[],
         ),
         (
             "SECRET plain text\n",

@@ -152,35 +152,57 @@ fn jsonp_patches_what_came_before() {
 }
 
 #[test]
-fn unknown_types_and_part_handlers_are_kept() {
+fn part_handlers_keep_the_parts_after_them() {
+    // An unknown part before the handler is reported; after it, unknown and plain parts are
+    // kept for the handler, and what ember handles itself (a script) stays ember's.
     let m = "MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=B\n\n--B\n\
              Content-Type: text/x-SECRET-thing\n\nSECRET\n--B\n\
-             Content-Type: text/part-handler\n\n#part-handler\nSECRET\n--B\n\
+             Content-Type: text/part-handler; name=h.py\n\n#part-handler\nSECRET\n--B\n\
              Content-Type: application/octet-stream\n\n#!/bin/sh\n--B\n\
-             Content-Type: text/plain\n\nno header SECRET\n--B--\n";
+             Content-Type: text/plain\n\nno header SECRET\n--B\n\
+             Content-Type: text/x-SECRET-thing\n\nmore\n--B--\n";
     let p = run(m);
-    assert_eq!(
-        codes(&p),
-        [
-            "unhandled-part",
-            "part-handler-unsupported",
-            "unhandled-part"
-        ]
-    );
-    let types: Vec<&str> = p
-        .unhandled
-        .iter()
-        .map(|u| u.content_type.as_str())
-        .collect();
-    assert_eq!(
-        types,
-        ["text/x-secret-thing", "text/part-handler", "text/plain"]
-    );
-    assert_eq!(p.scripts.len(), 1);
+    assert_eq!(codes(&p), ["unhandled-part"]);
     assert_eq!(
         p.diags[0].file.as_deref(),
         Some("user-data part 1 (part-001)")
     );
+    let types = |v: &[Part]| -> Vec<String> { v.iter().map(|u| u.content_type.clone()).collect() };
+    assert_eq!(types(&p.unhandled), ["text/x-secret-thing"]);
+    assert_eq!(p.scripts.len(), 1);
+    let kept: Vec<(&str, &str, bool)> = p
+        .part_handlers
+        .iter()
+        .map(|h| {
+            (
+                h.name.as_str(),
+                h.part.content_type.as_str(),
+                h.is_handler(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        kept,
+        [
+            ("user-data part 2 (h.py)", "text/part-handler", true),
+            ("user-data part 4 (part-004)", "text/plain", false),
+            ("user-data part 5 (part-005)", "text/x-secret-thing", false),
+        ]
+    );
+    assert_eq!(
+        p.part_handlers[0].part.payload.expose(),
+        b"#part-handler\nSECRET"
+    );
+    // Debug never shows a payload.
+    assert!(!format!("{p:?}").contains("SECRET\n"));
+}
+
+#[test]
+fn a_template_cannot_make_a_part_handler() {
+    let p = run("## template: jinja\n#part-handler\ndef list_types(): return []\n");
+    assert_eq!(codes(&p), ["unhandled-part"]);
+    assert!(p.part_handlers.is_empty());
+    assert_eq!(p.unhandled.len(), 1);
 }
 
 #[test]

@@ -1,49 +1,41 @@
 //! The `ntp` key, read once into `Settings`: the client, `config`'s overrides of its defaults
-//! and the host lists. The boot and `ember schema` both read it here.
+//! (all of them, for a client of the user's own) and the host lists. The boot and
+//! `ember schema` both read it here.
 
-use super::{Client, ClientCfg, PREFERRED};
+use super::clients::KNOWN;
 use crate::error::Diag;
 use crate::reason::Reason;
 use crate::runner::modules::distro::{flag, plain_word};
 use serde_json::{Map, Value};
 
-/// `ntp.config`: what replaces the client's defaults.
+/// `ntp.config`: what replaces the client's defaults (cloud-init merges it over them).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Overrides {
     pub confpath: Option<String>,
-    pub service_name: Option<String>,
     pub check_exe: Option<String>,
-}
-
-impl Overrides {
-    pub fn apply(&self, cfg: &mut ClientCfg) {
-        if let Some(p) = &self.confpath {
-            cfg.confpath = p.clone();
-        }
-        if let Some(s) = &self.service_name {
-            cfg.service = s.clone();
-        }
-        if let Some(e) = &self.check_exe {
-            cfg.check_exe = vec![e.clone()];
-        }
-    }
+    pub packages: Option<Vec<String>>,
+    pub service_name: Option<String>,
+    /// An inline template (`## template:jinja` first, or cloud-init's basic `$name` form).
+    pub template: Option<String>,
+    /// A template of the image's `/etc/cloud/templates` (or one ember carries), by name;
+    /// `{distro}` stands for the distribution. Not in cloud-init's schema, but its module reads it.
+    pub template_name: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Settings {
-    /// `ntp_client`; `None` for `auto`: the first installed, in cloud-init's order.
-    pub client: Option<Client>,
+    /// `ntp_client`; `None` for `auto`: the first installed, in the distribution's order.
+    pub client: Option<String>,
     pub config: Overrides,
     pub servers: Vec<String>,
     pub pools: Vec<String>,
-    /// `Some` when given, even unusable: a client without the setting warns it is ignored.
+    /// `Some` when given, even unusable: a template without the setting warns it is ignored.
     pub peers: Option<Vec<String>>,
     pub allow: Option<Vec<String>>,
 }
 
-/// `None` when there is nothing to configure: `ntp` absent or not a mapping, `enabled: false`,
-/// or an `ntp_client` ember does not know. The keys after those are then not read, as the boot
-/// has always done.
+/// `None` when there is nothing to configure: `ntp` absent or not a mapping, or
+/// `enabled: false` (the keys after it are then not read, as the boot has always done).
 pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> Option<Settings> {
     let ntp = match cfg.get("ntp")? {
         // cloud-init: an empty `ntp:` configures the default client with default pools.
@@ -57,9 +49,16 @@ pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> Option<Settings> {
     if flag(ntp.get("enabled"), "ntp.enabled", diags) == Some(false) {
         return None;
     }
+    let client = client(ntp.get("ntp_client"), diags)?;
+    let config = overrides(ntp.get("config"), diags);
+    if let Some(name) = &client {
+        if !KNOWN.contains(&name.as_str()) {
+            custom_needs(&config, diags);
+        }
+    }
     Some(Settings {
-        client: client(ntp.get("ntp_client"), diags)?,
-        config: overrides(ntp.get("config"), diags),
+        client,
+        config,
         servers: hosts(ntp, "servers", diags).unwrap_or_default(),
         pools: hosts(ntp, "pools", diags).unwrap_or_default(),
         peers: hosts(ntp, "peers", diags),
@@ -67,22 +66,44 @@ pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> Option<Settings> {
     })
 }
 
-/// `Some(None)` for auto; `None` after recording a name ember does not know.
-fn client(v: Option<&Value>, diags: &mut Vec<Diag>) -> Option<Option<Client>> {
+/// `Some(None)` for auto; a name of the user's own is a client the `config` describes.
+/// `None` after recording a name that cannot be one.
+fn client(v: Option<&Value>, diags: &mut Vec<Diag>) -> Option<Option<String>> {
     let name = match v {
         None | Some(Value::Null) => return Some(None),
         Some(v) => v.as_str(),
     };
-    if name == Some("auto") {
-        return Some(None);
+    match name {
+        Some("auto") => Some(None),
+        Some(n) if plain_word(n) => Some(Some(n.to_string())),
+        _ => {
+            let msg = "expected auto, a client cloud-init knows, or a name for config to describe";
+            diags.push(Diag::error(Reason::WrongType, msg).key("ntp.ntp_client"));
+            None
+        }
     }
-    let known = PREFERRED.into_iter().find(|c| Some(c.name()) == name);
-    if known.is_none() {
-        let msg = "expected auto, chrony, systemd-timesyncd or ntp";
-        diags.push(Diag::error(Reason::WrongType, msg).key("ntp.ntp_client"));
-        return None;
+}
+
+/// cloud-init's check of a client of the user's own: `config` must say everything a known
+/// client's defaults would (its module fails otherwise; its schema does not tell).
+fn custom_needs(c: &Overrides, diags: &mut Vec<Diag>) {
+    let missing = |key: &str| {
+        let msg = format!("required for an ntp_client cloud-init does not know: {key}");
+        Diag::error(Reason::MissingKey, msg).key(format!("ntp.config.{key}"))
+    };
+    for (key, given) in [
+        ("check_exe", c.check_exe.is_some()),
+        ("confpath", c.confpath.is_some()),
+        ("packages", c.packages.is_some()),
+        ("service_name", c.service_name.is_some()),
+    ] {
+        if !given {
+            diags.push(missing(key));
+        }
     }
-    Some(known)
+    if c.template.is_none() && c.template_name.is_none() {
+        diags.push(missing("template"));
+    }
 }
 
 /// A list of host names (or, for `allow`, networks) under `ntp.<key>`; bad items are errors
@@ -125,25 +146,51 @@ fn overrides(v: Option<&Value>, diags: &mut Vec<Diag>) -> Overrides {
     for (k, v) in map {
         let key = format!("ntp.config.{k}");
         let word = v.as_str().filter(|s| plain_word(s)).map(str::to_string);
+        let wrong = |what: &str| Diag::error(Reason::WrongType, format!("expected {what}"));
         match k.as_str() {
             "confpath" if word.as_ref().is_some_and(|p| p.starts_with('/')) => out.confpath = word,
             "service_name" if word.is_some() => out.service_name = word,
             "check_exe" if word.is_some() => out.check_exe = word,
-            "confpath" | "service_name" | "check_exe" => {
-                diags.push(Diag::error(Reason::WrongType, "expected a path or name").key(key))
-            }
-            "packages" => {
-                let msg = "ignored: ember's ntp installs nothing; list the client in packages";
-                diags.push(Diag::warning(Reason::NtpPackagesIgnored, msg).key(key));
-            }
-            "template" | "template_name" => {
-                let msg = "not supported: ember writes its own configuration file";
-                diags.push(Diag::warning(Reason::NtpTemplateUnsupported, msg).key(key));
+            "confpath" => diags.push(wrong("an absolute path").key(key)),
+            "service_name" | "check_exe" => diags.push(wrong("a name").key(key)),
+            "packages" => out.packages = packages(v, &key, diags),
+            // cloud-init: either may be null, the other then decides.
+            "template" | "template_name" if v.is_null() => {}
+            "template" => match v.as_str() {
+                Some(t) => out.template = Some(t.to_string()),
+                None => diags.push(wrong("a template").key(key)),
+            },
+            "template_name" => {
+                let msg = "not in cloud-init's schema, though its module reads it (as ember does)";
+                diags.push(Diag::warning(Reason::UnknownKey, msg).key(key.clone()));
+                match word.filter(|w| !w.contains('/')) {
+                    Some(name) => out.template_name = Some(name),
+                    None => diags.push(wrong("a template name").key(key)),
+                }
             }
             _ => diags.push(Diag::warning(Reason::UnknownKey, "unknown key; ignored").key(key)),
         }
     }
     out
+}
+
+/// `ntp.config.packages`: package names; a bad item is an error and left out.
+fn packages(v: &Value, key: &str, diags: &mut Vec<Diag>) -> Option<Vec<String>> {
+    let Some(items) = v.as_array() else {
+        diags.push(Diag::error(Reason::WrongType, "expected a list of packages").key(key));
+        return None;
+    };
+    let mut out = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        match item.as_str().filter(|s| plain_word(s)) {
+            Some(s) => out.push(s.to_string()),
+            None => {
+                let msg = "expected a package name; item skipped";
+                diags.push(Diag::error(Reason::WrongType, msg).key(format!("{key}.{i}")));
+            }
+        }
+    }
+    Some(out)
 }
 
 #[cfg(test)]
@@ -184,18 +231,22 @@ mod tests {
         let cfg = json!({"ntp": {
             "enabled": true,
             "ntp_client": "systemd-timesyncd",
-            "config": {"confpath": "/etc/t.conf", "service_name": "ts", "check_exe": "tsd"},
+            "config": {"confpath": "/etc/t.conf", "service_name": "ts", "check_exe": "tsd",
+                       "packages": ["ts"], "template": "## template:jinja\n{{servers}}\n"},
             "servers": ["10.0.0.1"],
             "pools": ["pool.example.com"],
             "peers": ["peer.example.com"],
             "allow": ["10.0.0.0/8"],
         }});
         let want = Settings {
-            client: Some(Client::Timesyncd),
+            client: Some("systemd-timesyncd".into()),
             config: Overrides {
                 confpath: Some("/etc/t.conf".into()),
                 service_name: Some("ts".into()),
                 check_exe: Some("tsd".into()),
+                packages: Some(strings(&["ts"])),
+                template: Some("## template:jinja\n{{servers}}\n".into()),
+                template_name: None,
             },
             servers: strings(&["10.0.0.1"]),
             pools: strings(&["pool.example.com"]),
@@ -206,27 +257,46 @@ mod tests {
         assert!(d.is_empty());
         for (name, client) in [
             ("auto", None),
-            ("chrony", Some(Client::Chrony)),
-            ("ntp", Some(Client::Ntpd)),
+            ("chrony", Some("chrony")),
+            ("ntp", Some("ntp")),
+            ("ntpdate", Some("ntpdate")),
         ] {
             let got = read(&json!({"ntp": {"ntp_client": name}}), &mut d);
-            assert_eq!(got.unwrap().client, client, "{name}");
+            assert_eq!(got.unwrap().client.as_deref(), client, "{name}");
         }
+        assert!(d.is_empty());
     }
 
     #[test]
-    fn config_keys_ember_does_not_use_warn() {
+    fn a_client_of_ones_own_needs_its_whole_config() {
         let mut d = Vec::new();
-        let cfg = json!({"ntp": {"config": {"packages": ["chrony"], "template": "x", "other": 1}}});
-        assert_eq!(read(&cfg, &mut d), Some(Settings::default()));
+        let cfg = json!({"ntp": {"ntp_client": "myntpclient", "config": {"check_exe": "myd"}}});
+        let got = read(&cfg, &mut d).unwrap();
+        assert_eq!(got.client.as_deref(), Some("myntpclient"));
         assert_eq!(
             keys(&d),
             [
-                ("unknown-key", "ntp.config.other"),
-                ("ntp-packages-ignored", "ntp.config.packages"),
-                ("ntp-template-unsupported", "ntp.config.template")
+                ("missing-key", "ntp.config.confpath"),
+                ("missing-key", "ntp.config.packages"),
+                ("missing-key", "ntp.config.service_name"),
+                ("missing-key", "ntp.config.template"),
             ]
         );
+        let mut d = Vec::new();
+        let whole = json!({"ntp": {"ntp_client": "mine", "config": {
+            "check_exe": "myd", "confpath": "/etc/my.conf", "packages": [],
+            "service_name": "my", "template_name": "my.conf"}}});
+        read(&whole, &mut d).unwrap();
+        // template_name is read, with a word that cloud-init's schema does not list it.
+        assert_eq!(keys(&d), [("unknown-key", "ntp.config.template_name")]);
+    }
+
+    #[test]
+    fn unknown_config_keys_warn() {
+        let mut d = Vec::new();
+        let cfg = json!({"ntp": {"config": {"other": 1, "template": null}}});
+        assert_eq!(read(&cfg, &mut d), Some(Settings::default()));
+        assert_eq!(keys(&d), [("unknown-key", "ntp.config.other")]);
         assert!(d.iter().all(|d| !d.is_error()));
     }
 
@@ -235,11 +305,24 @@ mod tests {
         let cases = [
             (json!({"ntp": 5}), "ntp"),
             (json!({"ntp": {"enabled": [1]}}), "ntp.enabled"),
-            (json!({"ntp": {"ntp_client": "openntpd"}}), "ntp.ntp_client"),
+            (json!({"ntp": {"ntp_client": "a b"}}), "ntp.ntp_client"),
+            (json!({"ntp": {"ntp_client": 3}}), "ntp.ntp_client"),
             (json!({"ntp": {"config": "x"}}), "ntp.config"),
             (
                 json!({"ntp": {"config": {"confpath": "etc/x"}}}),
                 "ntp.config.confpath",
+            ),
+            (
+                json!({"ntp": {"config": {"packages": "chrony"}}}),
+                "ntp.config.packages",
+            ),
+            (
+                json!({"ntp": {"config": {"packages": ["a", "-b"]}}}),
+                "ntp.config.packages.1",
+            ),
+            (
+                json!({"ntp": {"config": {"template": 5}}}),
+                "ntp.config.template",
             ),
             (json!({"ntp": {"servers": "a"}}), "ntp.servers"),
             (json!({"ntp": {"servers": ["a", "b c"]}}), "ntp.servers.1"),
@@ -252,7 +335,7 @@ mod tests {
             read(&cfg, &mut d);
             assert_eq!(keys(&d), [("wrong-type", key)], "{cfg}");
         }
-        // Given but unusable still counts as given, for the client's ignored-key warning.
+        // Given but unusable still counts as given, for the ignored-key warning.
         let got = read(&json!({"ntp": {"peers": 5}}), &mut Vec::new());
         assert_eq!(got.unwrap().peers, Some(Vec::new()));
     }
