@@ -5,15 +5,21 @@
 //! silently dropped.
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html>
 
+pub mod ansible;
 mod bootcmd;
 pub mod ca_certs;
+pub mod cfgmgmt;
+pub mod chef;
 mod distro;
 pub mod final_message;
+pub mod mcollective;
 pub mod ntp;
 pub mod packages;
 pub mod phone_home;
 pub mod power_state;
+pub mod puppet;
 mod runcmd;
+pub mod salt_minion;
 mod scripts;
 pub mod shell;
 pub mod timezone;
@@ -96,6 +102,11 @@ modules! {
     "runcmd" => runcmd::Runcmd, Some(&runcmd::READER);
     "timezone" => timezone::Timezone, Some(&timezone::READER);
     "write_files_deferred" => write_files_deferred::WriteFilesDeferred, None;
+    "puppet" => puppet::Puppet, Some(&puppet::READER);
+    "chef" => chef::Chef, Some(&chef::READER);
+    "ansible" => ansible::Ansible, Some(&ansible::READER);
+    "mcollective" => mcollective::Mcollective, Some(&mcollective::READER);
+    "salt_minion" => salt_minion::SaltMinion, Some(&salt_minion::READER);
     "scripts_vendor" => scripts::Vendor, Some(&scripts::VENDOR_READER);
     "scripts_per_once" => scripts::PER_ONCE, None;
     "scripts_per_boot" => scripts::PER_BOOT, None;
