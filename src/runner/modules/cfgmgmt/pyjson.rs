@@ -11,6 +11,22 @@ pub fn dumps(v: &Value) -> String {
     out
 }
 
+/// A JSON object of `pairs` in their order (a Python dict keeps insertion order; the
+/// handoff's mappings are sorted).
+pub fn dumps_pairs(pairs: &[(String, Value)]) -> String {
+    let mut out = String::from("{");
+    for (i, (k, v)) in pairs.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        string(&mut out, k);
+        out.push_str(": ");
+        write(&mut out, v);
+    }
+    out.push('}');
+    out
+}
+
 fn write(out: &mut String, v: &Value) {
     match v {
         Value::Null => out.push_str("null"),
@@ -110,5 +126,10 @@ mod tests {
         for (v, want) in cases {
             assert_eq!(dumps(&v), want);
         }
+        let pairs = [
+            ("run_list".to_string(), json!(["a"])),
+            ("b".into(), json!(1)),
+        ];
+        assert_eq!(dumps_pairs(&pairs), r#"{"run_list": ["a"], "b": 1}"#);
     }
 }

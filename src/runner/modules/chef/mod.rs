@@ -142,14 +142,18 @@ fn firstboot(ctx: &ModCtx, s: &Settings) -> Result<(), Diag> {
             .say("chef: firstboot_path is empty: no first boot JSON written");
         return Ok(());
     }
-    let mut json = Map::new();
+    // A Python dict: run_list first, then the attributes (one named run_list replaces it).
+    let mut json: Vec<(String, Value)> = Vec::new();
     if let Some(list) = &s.run_list {
-        json.insert("run_list".into(), list.clone());
+        json.push(("run_list".into(), list.clone()));
     }
     for (k, v) in s.initial_attributes.iter().flatten() {
-        json.insert(k.clone(), v.clone());
+        match json.iter_mut().find(|(name, _)| name == k) {
+            Some(slot) => slot.1 = v.clone(),
+            None => json.push((k.clone(), v.clone())),
+        }
     }
-    let text = cfgmgmt::pyjson::dumps(&Value::Object(json));
+    let text = cfgmgmt::pyjson::dumps_pairs(&json);
     ctx.root
         .write_file(&s.firstboot_path, text.as_bytes(), &FileSpec::mode(0o644))
         .map_err(|e| root_err(e).key("chef.firstboot_path"))
