@@ -240,6 +240,31 @@ pub fn fetch_and_run(
     }
 }
 
+/// Writes `data` to `path` in the target; a failure is an error at `key`.
+pub fn write(ctx: &ModCtx, path: &str, data: &[u8], mode: u32, key: &str) -> Result<(), Diag> {
+    write_as(ctx, path, data, FileSpec::mode(mode), key)
+}
+
+/// `write` with an owner.
+pub fn write_as(
+    ctx: &ModCtx,
+    path: &str,
+    data: &[u8],
+    spec: FileSpec,
+    key: &str,
+) -> Result<(), Diag> {
+    ctx.root
+        .write_file(path, data, &spec)
+        .map_err(|e| Diag::error(e.code(), e.to_string()).key(key))
+}
+
+/// Makes the directory `path` (and its parents) in the target; a failure is an error at `key`.
+pub fn mkdir(ctx: &ModCtx, path: &str, spec: FileSpec, key: &str) -> Result<(), Diag> {
+    ctx.root
+        .create_dir_all(path, &spec)
+        .map_err(|e| Diag::error(e.code(), e.to_string()).key(key))
+}
+
 /// A command that failed, as an error naming only its program (its arguments may carry
 /// user-data).
 pub fn failed(program: &str, outcome: &Outcome) -> Diag {

@@ -58,22 +58,27 @@ fn write(out: &mut String, v: &Value) {
     }
 }
 
-/// Python's float repr keeps `.0` on whole numbers (`1.0`); integers are as written.
+/// Python's float repr keeps `.0` on whole numbers (`1.0`, as serde_json writes them too);
+/// integers are as written. JSON has no NaN or infinity.
 fn number(n: &serde_json::Number) -> String {
-    match n.as_f64() {
-        Some(f) if n.is_f64() => {
-            let s = format!("{f:?}");
-            if f.is_finite() {
-                s
-            } else if f.is_nan() {
-                "NaN".into()
-            } else if f > 0.0 {
-                "Infinity".into()
-            } else {
-                "-Infinity".into()
-            }
+    let s = n.to_string();
+    if n.is_f64() {
+        return python_exponent(&s, false);
+    }
+    s
+}
+
+/// A float's exponent as Python's repr writes it: signed, at least two digits (`1e+17`,
+/// `1e-07`); with `dot` a mantissa without one gets `.0` (PyYAML's `1.0e+17`).
+pub fn python_exponent(s: &str, dot: bool) -> String {
+    match s.split_once(['e', 'E']) {
+        Some((mant, exp)) => {
+            let e: i32 = exp.parse().unwrap_or(0);
+            let point = if dot && !mant.contains('.') { ".0" } else { "" };
+            let sign = if e < 0 { '-' } else { '+' };
+            format!("{mant}{point}e{sign}{:02}", e.unsigned_abs())
         }
-        _ => n.to_string(),
+        None => s.to_string(),
     }
 }
 
@@ -115,8 +120,8 @@ mod tests {
                 r#"{"run_list": ["recipe[apache2]", "role[db]"]}"#,
             ),
             (
-                json!({"a": {"b": [1, 2.5, 3.0, true, null]}, "c": "d"}),
-                r#"{"a": {"b": [1, 2.5, 3.0, true, null]}, "c": "d"}"#,
+                json!({"a": {"b": [1, 2.5, 3.0, true, null, 1e17, 1e-7]}, "c": "d"}),
+                r#"{"a": {"b": [1, 2.5, 3.0, true, null, 1e+17, 1e-07]}, "c": "d"}"#,
             ),
             (
                 json!("caf\u{e9} \u{1F600} \"q\"\\/\n\u{1}"),

@@ -299,28 +299,14 @@ fn simple_key(k: &str) -> bool {
     !k.is_empty() && !k.contains('\n') && k.chars().count() < 128
 }
 
+/// PyYAML's float: Python's repr with `.0` before an exponent (`1.0e+17`). JSON has no
+/// NaN or infinity, so those never come.
 fn number(n: &serde_json::Number) -> String {
+    let s = n.to_string();
     if n.is_f64() {
-        let f = n.as_f64().unwrap_or(0.0);
-        if f.is_nan() {
-            return ".nan".into();
-        }
-        if f.is_infinite() {
-            return if f > 0.0 { ".inf" } else { "-.inf" }.into();
-        }
-        // Python's repr: an exponent has a sign and two digits; PyYAML adds `.0` before it.
-        let s = format!("{f:?}");
-        return match s.split_once('e') {
-            Some((mant, exp)) => {
-                let e: i32 = exp.parse().unwrap_or(0);
-                let dot = if mant.contains('.') { "" } else { ".0" };
-                let sign = if e < 0 { '-' } else { '+' };
-                format!("{mant}{dot}e{sign}{:02}", e.abs())
-            }
-            None => s,
-        };
+        return super::pyjson::python_exponent(&s, true);
     }
-    n.to_string()
+    s
 }
 
 fn escape(c: char) -> String {

@@ -93,7 +93,7 @@ fn truth(v: &Value) -> bool {
         Value::Bool(b) => *b,
         Value::Null => false,
         other => {
-            let s = py_str(other).trim().to_lowercase();
+            let s = py_str(other).trim().to_ascii_lowercase();
             ["true", "1", "on", "yes", "y", "t"].contains(&s.as_str())
         }
     }

@@ -75,20 +75,13 @@ fn apply(ctx: &ModCtx, s: &Settings, diags: &mut Vec<Diag>) -> Result<(), Diag> 
         false => s.directories.iter().map(String::as_str).collect(),
     };
     for d in dirs.iter().chain(&["/etc/chef"]) {
-        ctx.root
-            .create_dir_all(d, &FileSpec::DIR)
-            .map_err(|e| root_err(e).key("chef.directories"))?;
+        cfgmgmt::mkdir(ctx, d, FileSpec::DIR, "chef.directories")?;
     }
     if let Some(cert) = &s.validation_cert {
         if cert.expose() != "system" {
             // The validator's private key: born 0600, its text never logged.
-            ctx.root
-                .write_file(
-                    &s.validation_key,
-                    cert.expose().as_bytes(),
-                    &FileSpec::mode(0o600),
-                )
-                .map_err(|e| root_err(e).key("chef.validation_cert"))?;
+            let pem = cert.expose().as_bytes();
+            cfgmgmt::write(ctx, &s.validation_key, pem, 0o600, "chef.validation_cert")?;
         } else if !ctx.root.exists(&s.validation_key) {
             let msg = "system: but the validation_key file does not exist";
             diags.push(Diag::warning(Reason::PathMissing, msg).key("chef.validation_cert"));
@@ -130,9 +123,7 @@ fn client_rb(ctx: &ModCtx, raw: &Map<String, Value>) -> Result<(), Diag> {
         format_utc(crate::clock::wall_seconds())
     );
     let text = client_rb::render(&header, &params);
-    ctx.root
-        .write_file(CLIENT_RB, text.as_bytes(), &FileSpec::mode(0o644))
-        .map_err(|e| root_err(e).key("chef"))
+    cfgmgmt::write(ctx, CLIENT_RB, text.as_bytes(), 0o644, "chef")
 }
 
 /// firstboot.json: `run_list`, then the `initial_attributes` at the top level.
@@ -154,9 +145,13 @@ fn firstboot(ctx: &ModCtx, s: &Settings) -> Result<(), Diag> {
         }
     }
     let text = cfgmgmt::pyjson::dumps_pairs(&json);
-    ctx.root
-        .write_file(&s.firstboot_path, text.as_bytes(), &FileSpec::mode(0o644))
-        .map_err(|e| root_err(e).key("chef.firstboot_path"))
+    cfgmgmt::write(
+        ctx,
+        &s.firstboot_path,
+        text.as_bytes(),
+        0o644,
+        "chef.firstboot_path",
+    )
 }
 
 /// Installs chef as `install_type` says; returns whether chef-client should run.

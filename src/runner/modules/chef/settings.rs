@@ -54,7 +54,8 @@ pub const FIRSTBOOT: &str = "/etc/chef/firstboot.json";
 
 #[derive(Debug)]
 pub struct Settings {
-    /// The whole mapping: client.rb's values come from it as cloud-init takes them.
+    /// The whole mapping (`validation_cert`'s text replaced): client.rb's values come from it
+    /// as cloud-init takes them.
     pub raw: Map<String, Value>,
     /// `directories`; cloud-init's list when absent or empty.
     pub directories: Vec<String>,
@@ -81,6 +82,17 @@ pub struct Settings {
     /// `exec_arguments`: a list, or one string taken as one argument.
     pub exec_arguments: Option<Value>,
     pub delete_validation_post_exec: bool,
+}
+
+/// The mapping without the validation key's text: client.rb needs only to know it is there.
+fn redacted(map: &Map<String, Value>) -> Map<String, Value> {
+    let mut raw = map.clone();
+    if let Some(Value::String(pem)) = raw.get_mut("validation_cert") {
+        if !pem.is_empty() {
+            *pem = "<redacted>".into();
+        }
+    }
+    raw
 }
 
 /// `None` without the key or when it is not a mapping.
@@ -152,6 +164,6 @@ pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> Option<Settings> {
         delete_validation_post_exec: c
             .flag("delete_validation_post_exec", diags)
             .unwrap_or(false),
-        raw: c.map.clone(),
+        raw: redacted(c.map),
     })
 }

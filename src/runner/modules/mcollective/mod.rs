@@ -16,7 +16,6 @@ use crate::config::reader::Reader;
 use crate::config::shape::{Fields, Shape};
 use crate::error::Diag;
 use crate::reason::Reason;
-use crate::root::FileSpec;
 use configobj::{ConfigObj, Val};
 use serde_json::{Map, Value};
 
@@ -114,9 +113,7 @@ fn configure(ctx: &ModCtx, conf: &Map<String, Value>) -> Result<(), Diag> {
         match (cert, v) {
             (Some((path, mode, setting)), v) => {
                 let pem = v.as_str().unwrap_or_default();
-                ctx.root
-                    .write_file(path, pem.as_bytes(), &FileSpec::mode(mode))
-                    .map_err(|e| root_err(e).key(&key))?;
+                cfgmgmt::write(ctx, path, pem.as_bytes(), mode, &key)?;
                 server.set(setting, Val::Str(path.into()));
                 server.set("securityprovider", Val::Str("ssl".into()));
             }
@@ -132,15 +129,11 @@ fn configure(ctx: &ModCtx, conf: &Map<String, Value>) -> Result<(), Diag> {
         let msg = "a value ConfigObj cannot quote (both quote kinds, or a line break in a key)";
         Diag::error(Reason::BadValue, msg).key("mcollective.conf")
     })?;
-    let spec = FileSpec::mode(0o640);
     if let Some(old) = old {
-        ctx.root
-            .write_file(&format!("{SERVER_CFG}.old"), &old, &spec)
-            .map_err(|e| root_err(e).key("mcollective.conf"))?;
+        let path = format!("{SERVER_CFG}.old");
+        cfgmgmt::write(ctx, &path, &old, 0o640, "mcollective.conf")?;
     }
-    ctx.root
-        .write_file(SERVER_CFG, out.as_bytes(), &spec)
-        .map_err(|e| root_err(e).key("mcollective.conf"))
+    cfgmgmt::write(ctx, SERVER_CFG, out.as_bytes(), 0o640, "mcollective.conf")
 }
 
 /// A section item as ConfigObj stores what cloud-init gives it: lists stay lists.

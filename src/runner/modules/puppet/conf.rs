@@ -1,5 +1,6 @@
 //! puppet.conf as cloud-init reads and writes it with Python's configparser (its
-//! `DefaultingConfigParser`): `[section]`s of `key = value` (or `key: value`), keys lowercased,
+//! `DefaultingConfigParser`): `[section]`s of `key = value` (or `key: value`), keys lowercased
+//! (ASCII letters only: a non-ASCII key keeps its case, where Python would lower it),
 //! comments dropped, written back `key = value` with a blank line after each section, the
 //! `[DEFAULT]` section first. Lines are taken with their indentation removed, as cloud-init
 //! cleans them, so a value never continues on the next line.
@@ -40,7 +41,7 @@ impl Conf {
             let Some(at) = line.find(['=', ':']) else {
                 return Err(format!("line {n}: neither = nor : in an option line"));
             };
-            let key = line[..at].trim_end().to_lowercase();
+            let key = line[..at].trim_end().to_ascii_lowercase();
             let value = line[at + 1..].trim().to_string();
             let options = conf.options(section);
             if options.iter().any(|(k, _)| *k == key) {
@@ -64,7 +65,7 @@ impl Conf {
 
     /// configparser's `set` (the section made when missing, the key lowercased).
     pub fn set(&mut self, section: &str, key: &str, value: &str) {
-        let key = key.to_lowercase();
+        let key = key.to_ascii_lowercase();
         let options = self.options(section);
         match options.iter_mut().find(|(k, _)| *k == key) {
             Some(slot) => slot.1 = value.to_string(),

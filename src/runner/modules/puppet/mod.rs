@@ -82,10 +82,14 @@ fn apply(ctx: &ModCtx, s: &Settings, diags: &mut Vec<Diag>) -> Result<(), Diag> 
         configure(ctx, conf, &conf_file, &ssl_dir, user)?;
     }
     if let Some(csr) = &s.csr_attributes {
-        let text = yaml::dump(csr, yaml::DUMP);
-        ctx.root
-            .write_file(&csr_path, text.as_bytes(), &FileSpec::mode(0o600))
-            .map_err(|e| root_err(e).key("puppet.csr_attributes"))?;
+        let text = yaml::dump(csr.expose(), yaml::DUMP);
+        cfgmgmt::write(
+            ctx,
+            &csr_path,
+            text.as_bytes(),
+            0o600,
+            "puppet.csr_attributes",
+        )?;
     }
     if s.start_service {
         services(ctx, Action::Enable, diags);
@@ -200,7 +204,6 @@ fn configure(
         )
         .key(key)
     })?;
-    let spec = FileSpec::mode(0o644);
     for (name, v) in conf {
         if name == "ca_cert" {
             ca_cert(ctx, v.as_str().unwrap_or_default(), ssl_dir, user)?;
@@ -211,19 +214,16 @@ fn configure(
                     value = value
                         .replace("%f", &cfgmgmt::fqdn(ctx))
                         .replace("%i", &ctx.handoff.instance_id)
-                        .to_lowercase();
+                        .to_ascii_lowercase();
                 }
                 ini.set(name, option, &value);
             }
         }
         // As cloud-init: after each section the file is rewritten, its previous text kept.
         let next = ini.write();
-        ctx.root
-            .write_file(&format!("{conf_file}.old"), current.as_bytes(), &spec)
-            .map_err(|e| root_err(e).key(key))?;
-        ctx.root
-            .write_file(conf_file, next.as_bytes(), &spec)
-            .map_err(|e| root_err(e).key(key))?;
+        let old = format!("{conf_file}.old");
+        cfgmgmt::write(ctx, &old, current.as_bytes(), 0o644, key)?;
+        cfgmgmt::write(ctx, conf_file, next.as_bytes(), 0o644, key)?;
         current = next;
     }
     Ok(())
@@ -244,20 +244,11 @@ fn ca_cert(ctx: &ModCtx, pem: &str, ssl_dir: &str, user: &str) -> Result<(), Dia
     };
     let owner = Owner { uid, gid: 0 };
     let dir = ssl_dir.trim_end_matches('/');
-    ctx.root
-        .create_dir_all(dir, &FileSpec::mode(0o771).with_owner(owner))
-        .map_err(|e| root_err(e).key(key))?;
+    cfgmgmt::mkdir(ctx, dir, FileSpec::mode(0o771).with_owner(owner), key)?;
     let certs = format!("{dir}/certs");
-    ctx.root
-        .create_dir_all(&certs, &FileSpec::DIR.with_owner(owner))
-        .map_err(|e| root_err(e).key(key))?;
-    ctx.root
-        .write_file(
-            &format!("{certs}/ca.pem"),
-            pem.as_bytes(),
-            &FileSpec::mode(0o644).with_owner(owner),
-        )
-        .map_err(|e| root_err(e).key(key))
+    cfgmgmt::mkdir(ctx, &certs, FileSpec::DIR.with_owner(owner), key)?;
+    let spec = FileSpec::mode(0o644).with_owner(owner);
+    cfgmgmt::write_as(ctx, &format!("{certs}/ca.pem"), pem.as_bytes(), spec, key)
 }
 
 /// `action` on the first of puppet-agent.service and puppet.service that takes it.

@@ -4,6 +4,7 @@
 use crate::config::shape::{list, Fields, Lit, Shape};
 use crate::error::Diag;
 use crate::runner::modules::cfgmgmt::read::{py_str, wrong, Obj};
+use crate::secret::Secret;
 use serde_json::{Map, Value};
 
 const SECTION: Shape = Shape::Dict(&Shape::Any);
@@ -83,7 +84,8 @@ pub struct Settings {
     pub csr_attributes_path: Option<String>,
     /// `conf`: sections of options, and `ca_cert` (the server's CA certificate).
     pub conf: Option<Map<String, Value>>,
-    pub csr_attributes: Option<Value>,
+    /// `csr_attributes`: may hold a challenge password or a pre-shared key.
+    pub csr_attributes: Option<Secret<Value>>,
     /// `exec_args`: a list, or a string split at spaces (`--test` when absent).
     pub exec_args: Option<Value>,
 }
@@ -137,7 +139,7 @@ pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> Option<Settings> {
         ssl_dir: p.str("ssl_dir", diags),
         csr_attributes_path: p.str("csr_attributes_path", diags),
         conf,
-        csr_attributes: p.get("csr_attributes").cloned(),
+        csr_attributes: p.get("csr_attributes").cloned().map(Secret::new),
         exec_args,
     })
 }

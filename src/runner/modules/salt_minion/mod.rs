@@ -45,21 +45,15 @@ impl RunnerModule for SaltMinion {
 }
 
 fn apply(ctx: &ModCtx, s: &Settings) -> Result<(), Diag> {
-    let root_err = |e: crate::root::RootError| Diag::error(e.code(), e.to_string());
     let key = "salt_minion";
     cfgmgmt::install(ctx, &[Pkg::new(&s.pkg_name)]).map_err(|d| d.key(key))?;
     let dir = s.config_dir.trim_end_matches('/');
     let dir = if dir.is_empty() { "/" } else { dir };
-    ctx.root
-        .create_dir_all(dir, &FileSpec::DIR)
-        .map_err(|e| root_err(e).key("salt_minion.config_dir"))?;
-    let spec = FileSpec::mode(0o644);
+    cfgmgmt::mkdir(ctx, dir, FileSpec::DIR, "salt_minion.config_dir")?;
     for (name, data) in [("minion", &s.conf), ("grains", &s.grains)] {
         if let Some(map) = data {
             let text = yaml::dump(&Value::Object(map.clone()), yaml::SAFE_DUMPS);
-            ctx.root
-                .write_file(&format!("{dir}/{name}"), text.as_bytes(), &spec)
-                .map_err(|e| root_err(e).key(key))?;
+            cfgmgmt::write(ctx, &format!("{dir}/{name}"), text.as_bytes(), 0o644, key)?;
         }
     }
     if let (Some(public), Some(private)) = (&s.public_key, &s.private_key) {
@@ -70,21 +64,17 @@ fn apply(ctx: &ModCtx, s: &Settings) -> Result<(), Diag> {
             }
             None => format!("{dir}/pki"),
         };
-        let keys_err = |e: crate::root::RootError| root_err(e).key("salt_minion.private_key");
-        ctx.root
-            .create_dir_all(&pki, &FileSpec::mode(0o700))
-            .map_err(keys_err)?;
-        ctx.root
-            .write_file(&format!("{pki}/minion.pub"), public.as_bytes(), &spec)
-            .map_err(keys_err)?;
-        let secret = FileSpec::mode(0o600);
-        ctx.root
-            .write_file(
-                &format!("{pki}/minion.pem"),
-                private.expose().as_bytes(),
-                &secret,
-            )
-            .map_err(keys_err)?;
+        let k = "salt_minion.private_key";
+        cfgmgmt::mkdir(ctx, &pki, FileSpec::mode(0o700), k)?;
+        cfgmgmt::write(
+            ctx,
+            &format!("{pki}/minion.pub"),
+            public.as_bytes(),
+            0o644,
+            k,
+        )?;
+        let pem = private.expose().as_bytes();
+        cfgmgmt::write(ctx, &format!("{pki}/minion.pem"), pem, 0o600, k)?;
     }
     let masterless = s
         .conf
