@@ -329,11 +329,11 @@ pub const MODULES: &[Spec] = &[
         .unlisted()
         .ember(),
     m("write_files_deferred", Final, PerInstance, &["write_files"]).ember(),
-    m("puppet", Final, PerInstance, &["puppet"]),
-    m("chef", Final, PerBoot, &["chef"]),
-    m("ansible", Final, PerInstance, &["ansible"]),
-    m("mcollective", Final, PerInstance, &["mcollective"]),
-    m("salt_minion", Final, PerInstance, &["salt_minion"]),
+    m("puppet", Final, PerInstance, &["puppet"]).ember(),
+    m("chef", Final, PerBoot, &["chef"]).ember(),
+    m("ansible", Final, PerInstance, &["ansible"]).ember(),
+    m("mcollective", Final, PerInstance, &["mcollective"]).ember(),
+    m("salt_minion", Final, PerInstance, &["salt_minion"]).ember(),
     m("reset_rmc", Final, PerInstance, &[])
         .ember()
         .without_keys(),

@@ -101,7 +101,15 @@ fn secret_lines(text: &str, limits: &Limits) -> BTreeSet<u32> {
 fn is_secret_name(name: &str) -> bool {
     matches!(
         name,
-        "passwd" | "password" | "hashed_passwd" | "plain_text_passwd" | "list"
+        "passwd"
+            | "password"
+            | "hashed_passwd"
+            | "plain_text_passwd"
+            | "list"
+            // salt_minion's, chef's and mcollective's private keys
+            | "private_key"
+            | "validation_cert"
+            | "private-cert"
     ) || name.ends_with("_private")
 }
 

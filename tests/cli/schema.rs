@@ -243,7 +243,10 @@ fn annotate_hides_secrets_of_a_document_that_does_not_parse() {
 fn annotate_marks_lines_and_hides_secrets() {
     let f = scratch("annotate").join("u.yaml");
     let text = "#cloud-config\nusers:\n  - name: bob\n    passwd: TOPSECRET1\n    bogus: 1\n\
-                chpasswd:\n  list: |\n    root:TOPSECRET2\nssh_keys:\n  rsa_private: |\n    TOPSECRET3\n";
+                chpasswd:\n  list: |\n    root:TOPSECRET2\nssh_keys:\n  rsa_private: |\n    TOPSECRET3\n\
+                salt_minion:\n  private_key: |\n    TOPSECRET4\n\
+                chef:\n  validation_cert: TOPSECRET5\n\
+                mcollective:\n  conf:\n    private-cert: TOPSECRET6\n";
     std::fs::write(&f, text).unwrap();
     let (code, out, _) = run(Command::new(initrd())
         .args(["schema", "--annotate", "-c"])

@@ -4,6 +4,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod cfgmgmt;
 mod end_to_end;
 mod lxd;
 mod module_lists;

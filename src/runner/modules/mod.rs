@@ -5,21 +5,27 @@
 //! silently dropped.
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html>
 
+pub mod ansible;
 pub mod apk_configure;
 mod bootcmd;
 pub mod ca_certs;
+pub mod cfgmgmt;
+pub mod chef;
 pub(super) mod distro;
 pub mod final_message;
 pub mod landscape;
 pub mod lxd;
+pub mod mcollective;
 pub mod ntp;
 pub mod packages;
 pub mod phone_home;
 pub mod power_state;
 mod private_io;
+pub mod puppet;
 mod pyvalue;
 pub mod rh_subscription;
 mod runcmd;
+pub mod salt_minion;
 mod scripts;
 pub mod shell;
 pub mod snap;
@@ -127,6 +133,11 @@ modules! {
     "spacewalk" => spacewalk::Spacewalk, Some(&spacewalk::READER);
     "landscape" => landscape::Landscape, Some(&landscape::READER);
     "write_files_deferred" => write_files_deferred::WriteFilesDeferred, None;
+    "puppet" => puppet::Puppet, Some(&puppet::READER);
+    "chef" => chef::Chef, Some(&chef::READER);
+    "ansible" => ansible::Ansible, Some(&ansible::READER);
+    "mcollective" => mcollective::Mcollective, Some(&mcollective::READER);
+    "salt_minion" => salt_minion::SaltMinion, Some(&salt_minion::READER);
     "scripts_vendor" => scripts::Vendor, Some(&scripts::VENDOR_READER);
     "scripts_per_once" => scripts::PER_ONCE, None;
     "scripts_per_boot" => scripts::PER_BOOT, None;
