@@ -110,6 +110,13 @@ fn is_secret_name(name: &str) -> bool {
             | "private_key"
             | "validation_cert"
             | "private-cert"
+            // ubuntu_pro's, landscape's, rh_subscription's, spacewalk's and lxd's secrets
+            | "token"
+            | "registration_key"
+            | "activation_key"
+            | "activation-key"
+            | "trust_password"
+            | "encrypted_data_bag_secret"
     ) || name.ends_with("_private")
 }
 

@@ -246,7 +246,11 @@ fn annotate_marks_lines_and_hides_secrets() {
                 chpasswd:\n  list: |\n    root:TOPSECRET2\nssh_keys:\n  rsa_private: |\n    TOPSECRET3\n\
                 salt_minion:\n  private_key: |\n    TOPSECRET4\n\
                 chef:\n  validation_cert: TOPSECRET5\n\
-                mcollective:\n  conf:\n    private-cert: TOPSECRET6\n";
+                mcollective:\n  conf:\n    private-cert: TOPSECRET6\n\
+                ubuntu_pro:\n  token: TOPSECRET7\n\
+                landscape:\n  client:\n    registration_key: TOPSECRET8\n\
+                rh_subscription:\n  activation_key: TOPSECRET9\n\
+                lxd:\n  init:\n    trust_password: TOPSECRETA\n";
     std::fs::write(&f, text).unwrap();
     let (code, out, _) = run(Command::new(initrd())
         .args(["schema", "--annotate", "-c"])
