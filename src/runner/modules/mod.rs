@@ -5,6 +5,8 @@
 //! silently dropped.
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html>
 
+pub mod apt;
+pub mod apt_pipelining;
 mod bootcmd;
 pub mod ca_certs;
 mod distro;
@@ -88,6 +90,8 @@ macro_rules! modules {
 }
 
 modules! {
+    "apt_configure" => apt::AptConfigure, Some(&apt::READER);
+    "apt_pipelining" => apt_pipelining::AptPipelining, Some(&apt_pipelining::READER);
     "bootcmd" => bootcmd::Bootcmd, Some(&bootcmd::READER);
     "ca_certs" => ca_certs::CaCerts, Some(&ca_certs::READER);
     "ntp" => ntp::Ntp, Some(&ntp::READER);
