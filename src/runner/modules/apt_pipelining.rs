@@ -69,7 +69,7 @@ const SHAPES: &[(&str, Shape)] = &[(
         Shape::Lit(&[Lit::S("os")]),
         Shape::Deprecated(
             &Shape::Lit(&[Lit::S("none"), Lit::S("unchanged")]),
-            "deprecated since cloud-init 22.4: use os",
+            "use os (cloud-init 22.4 deprecated none and unchanged)",
         ),
     ]),
 )];

@@ -68,7 +68,7 @@ pub fn convert(cfg: &Value, diags: &mut Vec<Diag>) -> Option<Apt> {
     }
     for (old, new, _) in &given {
         let instead = new.map_or("apt.primary".to_string(), |n| format!("apt.{n}"));
-        let msg = format!("deprecated since cloud-init 22.1: use {instead}");
+        let msg = format!("use {instead} (cloud-init 22.1 deprecated this key)");
         diags.push(Diag::deprecated(Reason::Deprecated, msg).key(*old));
     }
     let sources = match cfg.get("apt_sources").filter(|v| !v.is_null()) {

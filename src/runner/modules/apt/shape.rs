@@ -57,7 +57,10 @@ const APT: Shape = Map(&Fields {
 });
 
 const fn old(shape: &'static Shape) -> Shape {
-    Deprecated(shape, "deprecated since cloud-init 22.1: use the apt key")
+    Deprecated(
+        shape,
+        "use the apt key (cloud-init 22.1 deprecated this one)",
+    )
 }
 
 pub const SHAPES: &[(&str, Shape)] = &[
