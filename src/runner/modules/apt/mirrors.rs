@@ -161,6 +161,16 @@ pub fn host_of(url: &str) -> Option<&str> {
     host_port.split(':').next().filter(|h| !h.is_empty())
 }
 
+/// An IPv6 literal (only those have a colon once the port is gone) or a dotted IPv4 quad,
+/// which need no lookup (checked by hand: std's address parser is not otherwise linked).
+fn ip_literal(host: &str) -> bool {
+    let quad = host.split('.').count() == 4
+        && host
+            .split('.')
+            .all(|p| (1..=3).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_digit()));
+    host.contains(':') || quad
+}
+
 struct Resolver<'a, 'c> {
     ctx: &'a ModCtx<'c>,
     /// Whether the missing getent was reported.
@@ -172,7 +182,7 @@ impl Resolver<'_, '_> {
         let Some(host) = host_of(url) else {
             return false;
         };
-        if host.parse::<std::net::IpAddr>().is_ok() {
+        if ip_literal(host) {
             return true;
         }
         let plain = host
@@ -234,5 +244,7 @@ mod tests {
         );
         assert_eq!(host_of("http://[fd00::1]:80/x"), Some("fd00::1"));
         assert_eq!(host_of("file:/srv/repo"), None);
+        assert!(ip_literal("10.0.0.1") && ip_literal("fd00::1"));
+        assert!(!ip_literal("10.0.0") && !ip_literal("a.b.c.d") && !ip_literal("mirror"));
     }
 }
