@@ -480,3 +480,35 @@ fn pipelining_values() {
         }
     }
 }
+
+/// No codename in os-release nor lsb-release: `$RELEASE` is cloud-init's `UNAVAILABLE`, with a
+/// warning when the config asks for anything; /etc/lsb-release's codename is taken otherwise.
+#[test]
+fn release_codename_sources() {
+    if cannot_chroot() {
+        return;
+    }
+    let m = machine("apt-nocodename", "ID=debian\n");
+    assert_eq!(config(&m, &[("apt_configure", json!({}))]), []);
+    let m = machine("apt-nocodename-2", "ID=debian\n");
+    let cfg = json!({"apt": {"sources": {"r": {"source": "deb http://r $RELEASE main"}}}});
+    assert_eq!(
+        config(&m, &[("apt_configure", cfg.clone())]),
+        [d("warning", "bad-value", "apt")]
+    );
+    assert_eq!(
+        m.read("/etc/apt/sources.list.d/r.list"),
+        "deb http://r UNAVAILABLE main\n"
+    );
+    let m = machine("apt-lsb", "ID=ubuntu\nVERSION_ID=\"24.04\"\n");
+    m.write(
+        "/etc/lsb-release",
+        "DISTRIB_ID=Ubuntu\nDISTRIB_CODENAME=noble\n",
+        0o644,
+    );
+    assert_eq!(config(&m, &[("apt_configure", cfg)]), []);
+    assert_eq!(
+        m.read("/etc/apt/sources.list.d/r.list"),
+        "deb http://r noble main\n"
+    );
+}

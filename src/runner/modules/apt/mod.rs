@@ -63,7 +63,7 @@ impl RunnerModule for AptConfigure {
                 .say("apt_configure: no apt config and no apt in the target: nothing to do");
             return;
         }
-        let target = target::Target::read(ctx.root, diags);
+        let target = target::Target::read(ctx.root, !s.empty, diags);
         let mirrors = mirrors::find(ctx, &s, &target, cfg, diags);
         ensure_tools(ctx, &s, diags);
         let mut keys = keys::Keys::default();

@@ -40,7 +40,8 @@ fn read_text(root: &Root, path: &str) -> Option<String> {
 }
 
 impl Target {
-    pub fn read(root: &Root, diags: &mut Vec<Diag>) -> Target {
+    /// The codename's absence is a warning when `warn` (the config asks for something).
+    pub fn read(root: &Root, warn: bool, diags: &mut Vec<Diag>) -> Target {
         let os = ["/etc/os-release", "/usr/lib/os-release"]
             .iter()
             .find_map(|p| read_text(root, p))
@@ -50,7 +51,9 @@ impl Target {
         let codename = codename.unwrap_or_else(|| {
             let msg = "the target's release codename is unknown (no VERSION_CODENAME in \
                        os-release, no DISTRIB_CODENAME in /etc/lsb-release): $RELEASE is UNAVAILABLE";
-            diags.push(Diag::warning(Reason::BadValue, msg).key("apt"));
+            if warn {
+                diags.push(Diag::warning(Reason::BadValue, msg).key("apt"));
+            }
             UNAVAILABLE.to_string()
         });
         let arch = read_text(root, "/var/lib/dpkg/arch")
