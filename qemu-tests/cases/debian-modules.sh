@@ -99,7 +99,7 @@ guest() {
     timeout 120 ssh -q -o BatchMode=yes -o ConnectTimeout=10 -o StrictHostKeyChecking=no \
         -o UserKnownHostsFile="$known" -i "$key" -p "$port" tester@127.0.0.1 "$@"
 }
-# Under TCG the bigger root (rsyslog, console-setup) takes about four minutes to sshd.
+# About 80 s to sshd under TCG on an idle host; four minutes and more on a loaded one.
 deadline=$((SECONDS + 400))
 until guest true 2>/dev/null; do
     kill -0 $vm 2>/dev/null || fail "QEMU stopped before ssh answered"
