@@ -245,15 +245,13 @@ pub const MODULES: &[Spec] = &[
     )
     .on(DEBIAN)
     .ember(),
-    m("apt_pipelining", Config, PerInstance, &["apt_pipelining"]).on(DEBIAN),
-    m(
-        "apt_configure",
-        Config,
-        PerInstance,
-        &["apt", "apt_preserve_sources_list"],
-    )
-    .on(DEBIAN)
-    .without_keys(),
+    m("apt_pipelining", Config, PerInstance, &["apt_pipelining"])
+        .on(DEBIAN)
+        .ember(),
+    m("apt_configure", Config, PerInstance, APT_KEYS)
+        .on(&["ubuntu", "debian", "raspberry-pi-os"])
+        .without_keys()
+        .ember(),
     m(
         "ubuntu_pro",
         Config,
@@ -495,6 +493,24 @@ const SSH_KEYS: &[&str] = &[
     "disable_root",
     "disable_root_opts",
     "allow_public_ssh_keys",
+];
+/// `apt`, the deprecated top-level keys cloud-init 26 still converts, and the host's names
+/// (`search_dns` looks for mirrors in its domain).
+const APT_KEYS: &[&str] = &[
+    "apt",
+    "apt_sources",
+    "apt_mirror",
+    "apt_mirror_search",
+    "apt_mirror_search_dns",
+    "apt_proxy",
+    "apt_http_proxy",
+    "apt_ftp_proxy",
+    "apt_https_proxy",
+    "apt_preserve_sources_list",
+    "apt_custom_sources_list",
+    "add_apt_repo_match",
+    "hostname",
+    "fqdn",
 ];
 const PACKAGE_KEYS: &[&str] = &[
     "packages",

@@ -7,6 +7,8 @@
 
 pub mod ansible;
 pub mod apk_configure;
+pub mod apt;
+pub mod apt_pipelining;
 mod bootcmd;
 pub mod ca_certs;
 pub mod cfgmgmt;
@@ -120,6 +122,8 @@ macro_rules! modules {
 }
 
 modules! {
+    "apt_configure" => apt::AptConfigure, Some(&apt::READER);
+    "apt_pipelining" => apt_pipelining::AptPipelining, Some(&apt_pipelining::READER);
     "bootcmd" => bootcmd::Bootcmd, Some(&bootcmd::READER);
     "ca_certs" => ca_certs::CaCerts, Some(&ca_certs::READER);
     "ntp" => ntp::Ntp, Some(&ntp::READER);
