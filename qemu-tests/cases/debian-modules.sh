@@ -5,6 +5,8 @@
 # installs the repository's package with the guest's own apt, which refuses a repository whose
 # signature does not verify. apt_pipelining and apt.conf are checked through apt-config, and
 # the image's sources.list (no cloud-init templates in the image) is left as it was.
+# locale, keyboard and rsyslog are checked with the guest's locale -a, the keyboard file and
+# rsyslogd (its config check, and a message logged to the drop-in's facility).
 # The root is debootstrapped once into the cache (lib/debian.sh).
 # shellcheck source=qemu-tests/lib/debian.sh
 . "$EMBER_REPO/qemu-tests/lib/debian.sh"
@@ -81,6 +83,12 @@ debian_seed "$CASE_DIR/seed" "$key.pub"
     echo "apt_pipelining: false"
     echo "package_update: true"
     echo "packages: [ember-test-pkg]"
+    echo "locale: de_DE.UTF-8"
+    echo "keyboard: {layout: de, variant: nodeadkeys}"
+    echo "rsyslog:"
+    echo "  configs:"
+    echo "    - filename: 50-ember-test.conf"
+    echo "      content: 'local5.* /var/log/ember-test.log'"
 } >>"$CASE_DIR/seed/user-data"
 make_iso_seed "$CASE_DIR/seed" "$CASE_DIR/seed.iso"
 make_disk "$root" "$disk" 1536
@@ -148,6 +156,31 @@ grep -qE '(Get|Hit):[0-9]+ file:/srv/ember-repo \./ InRelease' "$CASE_DIR/output
 ! grep -qE 'NO_PUBKEY|GPG error|is not signed|BADSIG|EXPKEYSIG|unauthenticated|not valid yet' \
     "$CASE_DIR/output.log" || fail "apt reported a signature problem (see output.log)"
 stamp "repository, key, package, pipelining and apt.conf checked"
+
+# locale, keyboard and rsyslog, judged by the guest's own tools: the generated locale is
+# listed by `locale -a`, console-setup read the keyboard file, rsyslogd accepts the drop-in
+# and a message logged to its facility lands in its file.
+# shellcheck disable=SC2016 # expanded in the guest
+guest 'set -x
+    cat /etc/default/locale
+    locale -a
+    grep -E "^XKB(LAYOUT|VARIANT)=" /etc/default/keyboard
+    cat /etc/rsyslog.d/50-ember-test.conf
+    sudo rsyslogd -N1 2>&1 | tail -n 1
+    logger -p local5.info ember-rsyslog-marker
+    sleep 2
+    sudo cat /var/log/ember-test.log' >"$CASE_DIR/guest-system" 2>&1 ||
+    fail "the guest's locale, keyboard or rsyslog checks failed (see guest-system)"
+cat "$CASE_DIR/guest-system"
+sys_has() { grep -qE -- "$1" "$CASE_DIR/guest-system" || fail "the guest lacks: $1"; }
+sys_has '^LANG="?de_DE\.UTF-8"?$'
+sys_has '^de_DE\.utf8$'
+sys_has '^XKBLAYOUT="de"$'
+sys_has '^XKBVARIANT="nodeadkeys"$'
+sys_has '^local5\.\* /var/log/ember-test\.log$'
+sys_has 'End of config validation run'
+sys_has 'ember-rsyslog-marker'
+stamp "locale, keyboard and rsyslog checked"
 
 guest sudo poweroff
 wait $vm

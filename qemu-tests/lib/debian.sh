@@ -89,6 +89,9 @@ debian_image_root() {
     printf 'LABEL=root\t/\text4\trw,errors=remount-ro\t0\t1\n' >"$root/etc/fstab"
     # systemd-firstboot would prompt on the serial console for a locale and a root password.
     ln -sf /dev/null "$root/etc/systemd/system/systemd-firstboot.service"
+    # keyboard-configuration's boot-time setupcon takes half a minute under TCG before sshd;
+    # the keyboard module restarts console-setup, which stays.
+    ln -sf /dev/null "$root/etc/systemd/system/keyboard-setup.service"
     # systemd-networkd with no config of the image's own: the network the guest gets (and
     # the ssh login needs) is the one ember renders, its fallback DHCP matched by MAC.
     mkdir -p "$root/etc/systemd/network"
