@@ -9,6 +9,7 @@ mod bootcmd;
 pub mod ca_certs;
 mod distro;
 pub mod final_message;
+pub mod keys_to_console;
 pub mod ntp;
 pub mod packages;
 pub mod phone_home;
@@ -16,7 +17,11 @@ pub mod power_state;
 mod runcmd;
 mod scripts;
 pub mod shell;
+pub mod ssh_authkey_fingerprints;
+pub mod ssh_import_id;
+pub mod ssh_publish_hostkeys;
 pub mod timezone;
+pub mod wireguard;
 mod write_files_deferred;
 
 use super::exec::Exec;
@@ -103,8 +108,14 @@ modules! {
     "scripts_user" => scripts::User, None;
     "final_message" => final_message::FinalMessage, Some(&final_message::READER);
     "power_state_change" => power_state::PowerState, Some(&power_state::READER);
+    "ssh_import_id" => ssh_import_id::SshImportId, Some(&ssh_import_id::READER);
+    "wireguard" => wireguard::Wireguard, Some(&wireguard::READER);
+    "ssh_authkey_fingerprints" => ssh_authkey_fingerprints::SshAuthkeyFingerprints,
+        Some(&ssh_authkey_fingerprints::READER);
+    "keys_to_console" => keys_to_console::KeysToConsole, Some(&keys_to_console::READER);
 }
 
+pub use distro::which;
 pub use scripts::run_script;
 
 /// Runs the handoff's modules for `stage` in order. `prefix` starts step and file names
