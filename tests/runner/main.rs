@@ -4,6 +4,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod access;
 mod end_to_end;
 mod module_lists;
 mod more;

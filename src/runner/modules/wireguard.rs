@@ -188,10 +188,15 @@ fn install_tools(ctx: &ModCtx, diags: &mut Vec<Diag>) -> bool {
 }
 
 /// cloud-init's `load_wireguard_kernel_module`: `modprobe wireguard` unless `lsmod` names it.
+/// The target's own tools, by their paths (a shell may prefer built-in ones to PATH).
 fn load_module(ctx: &ModCtx, diags: &mut Vec<Diag>) -> bool {
     let script =
-        "out=$(lsmod) || exit 1; case \"$out\" in *wireguard*) ;; *) modprobe wireguard;; esac";
-    let outcome = ctx.exec.run(&["sh", "-c", script], &[]);
+        "out=$(\"$1\") || exit 1; case \"$out\" in *wireguard*) ;; *) \"$2\" wireguard;; esac";
+    let lsmod = which(ctx.root, "lsmod").unwrap_or_else(|| "lsmod".into());
+    let modprobe = which(ctx.root, "modprobe").unwrap_or_else(|| "modprobe".into());
+    let outcome = ctx
+        .exec
+        .run(&["sh", "-c", script, "sh", &lsmod, &modprobe], &[]);
     if !outcome.ok() {
         let msg = format!(
             "could not load the wireguard module: lsmod or modprobe {}",
