@@ -1,8 +1,8 @@
 //! The modules ember-initrd runs in the local stage: the file-level work that needs no running
-//! system (random seed, files, hostname, users, passwords, ssh). One file per module behind one small trait;
-//! `LOCAL` holds them in the module table's order (`module_specs`, which also gives each its
-//! frequency). Adding a module is its file, its row in the module table and a row in `LOCAL`; the
-//! module hands out its `Reader` so `ember schema` checks its keys with its own code.
+//! system (random seed, files, hostname, users, passwords, ssh). One file per module behind one
+//! small trait; `LOCAL` holds them in the module table's order (`module_specs`, which also gives
+//! each its frequency). Adding a module is its file, its row in the module table and a row in
+//! `LOCAL`; the module hands out its `Reader` so `ember schema` checks its keys with its own code.
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html>
 
 use crate::config::reader::Reader;

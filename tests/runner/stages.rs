@@ -223,7 +223,7 @@ fn three_boots_follow_the_semaphores() {
             .as_array()
             .unwrap()
             .len(),
-        2
+        1
     );
     assert_eq!(
         m.read("/var/lib/cloud/data/result.json"),

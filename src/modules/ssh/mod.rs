@@ -9,6 +9,7 @@
 
 mod authkeys;
 pub use authkeys::default_user;
+pub mod digest;
 mod hostkey_settings;
 pub use hostkey_settings::{GenKey, GivenKey, HostKeys, KeyPart, KeyType};
 mod hostkeys;

@@ -7,7 +7,6 @@
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#ssh-authkey-fingerprints>
 
 mod authkeys;
-mod digest;
 mod table;
 
 use super::ssh_import_id::users;
@@ -16,6 +15,7 @@ use crate::config::reader::Reader;
 use crate::config::shape::Shape;
 use crate::error::Diag;
 use crate::modules::accounts::Accounts;
+use crate::modules::ssh::digest;
 use crate::reason::Reason;
 use base64::Engine as _;
 use serde_json::Value;
