@@ -104,7 +104,7 @@ fn ssh_import_id_runs_as_each_user() {
     );
     assert_eq!(
         m.diags("config"),
-        [d("error", "user-missing", "ssh_import_id (ghost)")]
+        [d("error", "user-missing", "users.ghost.ssh_import_id")]
     );
 
     // No ssh-import-id in the target: a warning, as cloud-init logs it, and nothing runs.

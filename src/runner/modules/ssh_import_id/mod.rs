@@ -37,6 +37,8 @@ pub static READER: Reader = Reader {
 pub struct Import {
     pub user: String,
     pub ids: Vec<String>,
+    /// Where the ids came from: `ssh_import_id`, or `users.<name>.ssh_import_id`.
+    pub key: String,
 }
 
 /// Whether `key` appears anywhere in `v`, in mappings or in mappings inside lists (cloud-init's
@@ -98,6 +100,7 @@ pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> Vec<Import> {
             Some(ids) if !ids.is_empty() => out.push(Import {
                 user: user.name,
                 ids,
+                key,
             }),
             Some(_) => {}
             None => {
@@ -126,8 +129,8 @@ impl RunnerModule for SshImportId {
         let accounts = Accounts::load(ctx.root);
         let sudo = which(ctx.root, "sudo").is_some();
         let doas = which(ctx.root, "doas").is_some();
-        for Import { user, ids } in &imports {
-            let key = format!("ssh_import_id ({user})");
+        for Import { user, ids, key } in &imports {
+            let key = key.as_str();
             if accounts.user(user).is_none() {
                 let msg = "the user is not in the target's passwd: nothing imported";
                 diags.push(Diag::error(Reason::UserMissing, msg).key(key));
