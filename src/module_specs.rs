@@ -141,7 +141,9 @@ use Stage::{Config, Final, Init, Local};
 /// lists do not carry.
 pub const MODULES: &[Spec] = &[
     // cloud_init_modules
-    m("seed_random", Local, PerInstance, &["random_seed"]).without_keys(),
+    m("seed_random", Local, PerInstance, &["random_seed"])
+        .ember()
+        .without_keys(),
     m("bootcmd", Init, PerBoot, &["bootcmd"]).ember(),
     m("write_files", Local, PerInstance, &["write_files"]).ember(),
     m("growpart", Local, PerBoot, &["growpart"])
@@ -210,14 +212,17 @@ pub const MODULES: &[Spec] = &[
     // cloud_config_modules
     m("wireguard", Config, PerInstance, &["wireguard"])
         .on(UBUNTU)
-        .unlisted(),
+        .unlisted()
+        .ember(),
     m("snap", Config, PerInstance, &["snap"]).on(UBUNTU).ember(),
     m("ubuntu_autoinstall", Config, PerOnce, &["autoinstall"])
         .on(UBUNTU)
         .unlisted()
         .ember(),
-    m("ssh_import_id", Config, PerInstance, &["ssh_import_id"])
+    // users, user, system_info: the users (and default user) whose ids it imports.
+    m("ssh_import_id", Config, PerInstance, SSH_IMPORT_ID_KEYS)
         .on(&["alpine", "cos", "debian", "ubuntu"])
+        .ember()
         .without_keys(),
     // system_info: cloud-init's distro (Raspberry Pi OS has its own ways).
     m(
@@ -350,13 +355,9 @@ pub const MODULES: &[Spec] = &[
     m("scripts_user", Final, PerInstance, &[])
         .ember()
         .without_keys(),
-    m(
-        "ssh_authkey_fingerprints",
-        Final,
-        PerInstance,
-        &["no_ssh_fingerprints", "authkey_hash"],
-    )
-    .without_keys(),
+    m("ssh_authkey_fingerprints", Final, PerInstance, AUTHKEY_KEYS)
+        .ember()
+        .without_keys(),
     m(
         "keys_to_console",
         Final,
@@ -367,6 +368,7 @@ pub const MODULES: &[Spec] = &[
             "ssh_key_console_blacklist",
         ],
     )
+    .ember()
     .without_keys(),
     m("install_hotplug", Final, PerInstance, &["updates"])
         .ember()
@@ -481,9 +483,6 @@ const HOSTNAME_KEYS: &[&str] = &[
     "create_hostname_file",
 ];
 const SSH_KEYS: &[&str] = &[
-    "ssh",
-    "ssh_fp_console_blacklist",
-    "ssh_key_console_blacklist",
     "ssh_keys",
     "ssh_authorized_keys",
     "ssh_deletekeys",
@@ -511,6 +510,14 @@ const APT_KEYS: &[&str] = &[
     "add_apt_repo_match",
     "hostname",
     "fqdn",
+];
+const SSH_IMPORT_ID_KEYS: &[&str] = &["ssh_import_id", "users", "user", "system_info"];
+const AUTHKEY_KEYS: &[&str] = &[
+    "no_ssh_fingerprints",
+    "authkey_hash",
+    "users",
+    "user",
+    "system_info",
 ];
 const PACKAGE_KEYS: &[&str] = &[
     "packages",
@@ -680,11 +687,12 @@ mod tests {
 
     #[test]
     fn lacking_keys() {
-        assert!(is_lacking_key("random_seed") && is_lacking_key("authkey_hash"));
-        assert!(
-            !is_lacking_key("ssh"),
-            "ember's ssh module reads it (keys_to_console lacks)"
-        );
+        // Every module of current cloud-init is ember's: no key lacks its module.
+        assert!(MODULES.iter().all(|s| s.ember), "a module ember lacks");
+        let every_key = MODULES.iter().flat_map(|s| s.keys);
+        assert!(every_key.clone().all(|k| !is_lacking_key(k)));
+        assert!(!is_lacking_key("random_seed") && !is_lacking_key("authkey_hash"));
+        assert!(!is_lacking_key("ssh"), "keys_to_console reads it");
         assert!(!is_lacking_key("runcmd") && !is_lacking_key("write_files"));
         assert!(!is_lacking_key("hostname"), "read by set_hostname too");
         assert!(!is_lacking_key("no_such_key"));

@@ -30,7 +30,7 @@ fn defaults_are_cloud_inits_lists() {
     let (planned, diags) = names(&json!({}));
     assert!(diags.is_empty());
     let local: Vec<_> = planned.iter().filter(|p| p.1 == Stage::Local).collect();
-    assert_eq!(local.first().map(|p| p.0), Some("write_files"));
+    assert_eq!(local.first().map(|p| p.0), Some("seed_random"));
     assert_eq!(local.last().map(|p| p.0), Some("set_passwords"));
     assert!(planned.contains(&("growpart", Stage::Local, "always")));
     assert!(planned.contains(&("bootcmd", Stage::Init, "always")));

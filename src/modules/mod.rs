@@ -1,8 +1,8 @@
 //! The modules ember-initrd runs in the local stage: the file-level work that needs no running
-//! system (files, hostname, users, passwords, ssh). One file per module behind one small trait;
-//! `LOCAL` holds them in the module table's order (`module_specs`, which also gives each its
-//! frequency). Adding a module is its file, its row in the module table and a row in `LOCAL`; the
-//! module hands out its `Reader` so `ember schema` checks its keys with its own code.
+//! system (random seed, files, hostname, users, passwords, ssh). One file per module behind one
+//! small trait; `LOCAL` holds them in the module table's order (`module_specs`, which also gives
+//! each its frequency). Adding a module is its file, its row in the module table and a row in
+//! `LOCAL`; the module hands out its `Reader` so `ember schema` checks its keys with its own code.
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html>
 
 use crate::config::reader::Reader;
@@ -18,6 +18,7 @@ pub mod growpart;
 pub mod hostname;
 pub mod mounts;
 pub mod resizefs;
+pub mod seed_random;
 pub mod set_passwords;
 pub mod ssh;
 pub mod users;
@@ -61,6 +62,7 @@ pub trait Module: Sync {
 
 /// The local stage's modules, in cloud-init's order.
 pub const LOCAL: &[&dyn Module] = &[
+    &seed_random::SeedRandom,
     &write_files::WriteFiles,
     &growpart::Growpart,
     &resizefs::Resizefs,

@@ -1,11 +1,13 @@
 //! The early unit's own work (`ember init`), besides `bootcmd`: boothooks, SELinux labels for
 //! what ember-initrd wrote (`restorecon`, which needs the booted system's policy), and host
-//! keys ember-initrd left for `ssh-keygen` in the target. Each returns `None` when there was
-//! nothing to do, so no step is recorded for it.
+//! keys ember-initrd left for `ssh-keygen` in the target; and, first in the config stage (the
+//! network is up), the `random_seed.command` ember-initrd left. Each returns `None` when there
+//! was nothing to do, so no step is recorded for it.
 
-use super::modules::{once, run_script, ModCtx};
+use super::modules::{once, run_script, shell, which, ModCtx};
 use crate::error::Diag;
 use crate::modules::resizefs::PENDING_RESIZE;
+use crate::modules::seed_random::{PendingCommand, COMMAND_FILE};
 use crate::reason::Reason;
 use crate::root::FileSpec;
 use crate::state::{Frequency, EMBER_LIB};
@@ -180,6 +182,63 @@ pub fn resizefs(ctx: &ModCtx, diags: &mut Vec<Diag>) -> Option<String> {
     }
     write_list(ctx, PENDING_RESIZE, &left, diags);
     Some(step_result(diags))
+}
+
+/// The script the seed command runs from (0700: the command is user-data).
+const SEED_SCRIPT: &str = "/var/lib/ember/seed-random-command";
+
+/// cc_seed_random's `command`, left by ember-initrd: run once, with `RANDOM_SEED_FILE` set, in
+/// the booted system with its network (pollinate fetches its seed). A command not found is an
+/// error only with `command_required`; a command that fails is one, as in cloud-init.
+pub fn seed_random_command(ctx: &ModCtx, diags: &mut Vec<Diag>) -> Option<String> {
+    let data = ctx.root.read_file(COMMAND_FILE, 64 * 1024).ok()??;
+    let key = "random_seed.command";
+    let ran = match serde_json::from_slice::<PendingCommand>(&data) {
+        Err(_) => {
+            let msg = "not what ember-initrd writes: not run";
+            diags.push(Diag::error(Reason::BadValue, msg).file(COMMAND_FILE));
+            "error"
+        }
+        Ok(p) if p.command.first().and_then(|c| which(ctx.root, c)).is_none() => {
+            if p.required {
+                let msg = "command not found in the target, and command_required is true";
+                diags.push(Diag::error(Reason::ToolMissing, msg).key(key));
+                "error"
+            } else {
+                "skipped (command not found)"
+            }
+        }
+        Ok(p) => {
+            let words: Vec<String> = p.command.iter().map(|w| shell::quote(w)).collect();
+            let script = format!("#!/bin/sh\nexec {}\n", words.join(" "));
+            let spec = FileSpec::mode(0o700);
+            match ctx.root.write_file(SEED_SCRIPT, script.as_bytes(), &spec) {
+                Err(e) => {
+                    diags.push(root_err(e).key(key));
+                    "error"
+                }
+                Ok(()) => {
+                    let outcome = ctx
+                        .exec
+                        .run(&[SEED_SCRIPT], &[("RANDOM_SEED_FILE", &p.file)]);
+                    if outcome.ok() {
+                        "ok"
+                    } else {
+                        let msg = format!("the seed command {}", outcome.describe());
+                        diags.push(Diag::error(Reason::CommandFailed, msg).key(key));
+                        "error"
+                    }
+                }
+            }
+        }
+    };
+    // Once per instance, as cloud-init: the next boot does not run it again.
+    for path in [SEED_SCRIPT, COMMAND_FILE] {
+        if let Err(e) = ctx.root.remove_file(path) {
+            diags.push(root_err(e));
+        }
+    }
+    Some(ran.into())
 }
 
 /// A step's result word from what it recorded.

@@ -269,7 +269,17 @@ fn stage(rec: &mut Recorder, ctx: &Ctx, kind: Kind, h: &Handoff, root: &Root) {
                 early_step(rec, &format!("{INIT_PREFIX}{name}"), |d| f(&mctx, d));
             }
         }
-        Kind::Config => run_stage(rec, &mctx, "config", ""),
+        Kind::Config => {
+            // What ember-initrd left for the booted system's network, before the modules, as
+            // cloud-init does both in its init stage.
+            early_step(rec, "seed_random command", |d| {
+                early::seed_random_command(&mctx, d)
+            });
+            early_step(rec, "ssh_publish_hostkeys", |d| {
+                super::modules::ssh_publish_hostkeys::publish(&mctx, d)
+            });
+            run_stage(rec, &mctx, "config", "")
+        }
         Kind::Final => {
             run_stage(rec, &mctx, "final", "");
             finish::write_results(rec, &exec, &mctx.ci_instance);

@@ -1,6 +1,7 @@
 //! The ssh module end to end: the real `ember-initrd all` against a target root with a
 //! passwd, an sshd_config and image host keys; checks files, modes, the console, and that
-//! no private key leaks into stdout, stderr or a world-readable file.
+//! no private key leaks into stdout, stderr or a world-readable file. Also seed_random, which
+//! runs before the host keys are made, and what is left for the runner to publish on GCE.
 
 use crate::common;
 
@@ -212,6 +213,8 @@ fn generated_host_keys_replace_the_image_keys() {
     );
     assert_eq!(m.target_file("var/lib/ember/pending-hostkeys"), "rsa\n");
     let console = stdout(&out);
+    // The fingerprints are keys_to_console's, printed by the runner once the RSA key exists.
+    assert!(!console.contains("HOST KEY FINGERPRINTS"), "{console}");
     for t in ["ecdsa", "ed25519"] {
         let key = format!("etc/ssh/ssh_host_{t}_key");
         assert_eq!(
@@ -225,16 +228,14 @@ fn generated_host_keys_replace_the_image_keys() {
             let derived = keygen(&["-y", "-f"], &m.target.join(&key));
             let fields = |s: &str| s.split_whitespace().take(2).collect::<Vec<_>>().join(" ");
             assert_eq!(fields(&derived), fields(&public));
-            // The console's fingerprint line is ssh-keygen's.
-            let fp = keygen(&["-l", "-f"], &m.target.join(format!("{key}.pub")));
-            assert!(
-                console.lines().any(|l| l == fp.trim_end()),
-                "{fp} not in {console}"
-            );
         }
     }
-    assert!(console.contains("-----BEGIN SSH HOST KEY FINGERPRINTS-----"));
     assert_no_private_leak(&m, &out);
+    // Not GCE: nothing left to publish.
+    assert!(!m
+        .target
+        .join("var/lib/ember/publish-hostkeys.json")
+        .exists());
     assert!(m.diags().is_empty(), "{:?}", m.diags());
 
     // The module is per instance: a second boot keeps the keys. Even when the module runs
@@ -327,4 +328,135 @@ fn bad_types_name_the_key() {
     assert!(m
         .target_file("home/debian/.ssh/authorized_keys")
         .contains("a@b"));
+}
+
+/// The steps the local stage recorded, by name, with their start.
+fn local_steps(m: &Machine) -> Vec<(String, f64)> {
+    let status = m.status();
+    let steps = status["stages"]["local"]["steps"]
+        .as_array()
+        .unwrap()
+        .clone();
+    steps
+        .iter()
+        .map(|s| {
+            let name = s["name"].as_str().unwrap_or_default().to_string();
+            (name, s["start"].as_f64().unwrap_or(f64::MAX))
+        })
+        .collect()
+}
+
+#[test]
+fn seed_random_writes_the_seed_before_the_host_keys() {
+    // The config's data (base64), then the meta-data's seed, into a file of the target.
+    let ud = "#cloud-config\nrandom_seed:\n  file: /var/lib/ember-seed\n  data: Y29uZmlnLXNlZWQ=\n  encoding: b64\n  command: [pollinate, -q]\n";
+    let m = machine("seed-file", "Port 22\n", ud);
+    let meta = format!(
+        "instance-id: i-seed\nlocal-hostname: web1\nrandom_seed: meta-seed\npublic-keys:\n  - {KEY_A}\n"
+    );
+    m.seed_files(
+        &m.target,
+        "var/lib/cloud/seed/nocloud",
+        &[("meta-data", &meta)],
+    );
+    let out = m.initrd("all");
+    assert_eq!(out.status.code(), Some(0), "{}", common::stderr(&out));
+    assert_eq!(m.target_file("var/lib/ember-seed"), "config-seedmeta-seed");
+    assert_eq!(mode(&m, "var/lib/ember-seed"), 0o600);
+    // The command is left for the runner (0600: user-data), with the file it is told of.
+    let pending: serde_json::Value =
+        serde_json::from_str(&m.target_file("var/lib/ember/seed-random-command.json")).unwrap();
+    assert_eq!(
+        pending,
+        serde_json::json!({"command": ["pollinate", "-q"], "required": false, "file": "/var/lib/ember-seed"})
+    );
+    assert_eq!(mode(&m, "var/lib/ember/seed-random-command.json"), 0o600);
+    // seed_random ran, first, and before ssh made the host keys.
+    let steps = local_steps(&m);
+    let at = |name: &str| steps.iter().position(|(n, _)| n == name).unwrap();
+    assert!(at("module seed_random") < at("module ssh"), "{steps:?}");
+    assert!(steps[at("module seed_random")].1 <= steps[at("module ssh")].1);
+    assert!(m.target.join("etc/ssh/ssh_host_ed25519_key").exists());
+    assert!(m.diags().is_empty(), "{:?}", m.diags());
+    assert!(!stdout(&out).contains("config-seed") && !common::stderr(&out).contains("config-seed"));
+}
+
+#[test]
+fn seed_random_feeds_the_running_kernel_by_default() {
+    // /dev/urandom is the initramfs's own (the host tree here), never the target's.
+    let ud = "#cloud-config\nrandom_seed:\n  data: raw-seed\n";
+    let m = machine("seed-urandom", "Port 22\n", ud);
+    m.write(&m.host, "dev/urandom", b"");
+    let out = m.initrd("all");
+    assert_eq!(out.status.code(), Some(0), "{}", common::stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(m.host.join("dev/urandom")).unwrap(),
+        "raw-seed"
+    );
+    assert!(!m.target.join("dev/urandom").exists());
+    assert!(!m
+        .target
+        .join("var/lib/ember/seed-random-command.json")
+        .exists());
+
+    // An encoding cloud-init does not know fails the module, naming the key, not the data.
+    let ud = "#cloud-config\nrandom_seed:\n  data: s3cret-seed\n  encoding: rot13\n";
+    let m = machine("seed-bad", "Port 22\n", ud);
+    m.write(&m.host, "dev/urandom", b"");
+    m.initrd("all");
+    let d = m.diag_with_code("encoding-unknown").unwrap();
+    assert_eq!(
+        (d["severity"].as_str(), d["key"].as_str()),
+        (Some("error"), Some("random_seed.encoding"))
+    );
+    assert!(!m.run_file("ember/status.json").contains("s3cret"));
+    assert_eq!(
+        std::fs::read_to_string(m.host.join("dev/urandom")).unwrap(),
+        ""
+    );
+}
+
+#[test]
+fn on_gce_the_host_keys_are_left_for_the_runner_to_publish() {
+    use base64::Engine as _;
+    use common::emulator::gce;
+    let server = gce::start();
+    let ud =
+        "#cloud-config\nssh_genkeytypes: [ed25519]\nssh_publish_hostkeys: {blacklist: [rsa]}\n";
+    let b64 = base64::engine::general_purpose::STANDARD.encode(ud);
+    server.attribute("instance", "user-data", Some(&b64));
+    let m = Machine::new("ssh-gce");
+    for (f, v) in [
+        ("sys_vendor", "Google"),
+        ("product_name", "Google Compute Engine"),
+        ("bios_vendor", "Google"),
+        ("product_serial", "GoogleCloud-5A1B2C3D4E5F"),
+    ] {
+        m.dmi(f, v);
+    }
+    let t = &m.target;
+    m.write(t, "etc/passwd", b"root:x:0:0:root:/root:/bin/bash\n");
+    m.write(t, "etc/group", b"root:x:0:\n");
+    m.write(
+        t,
+        "etc/cloud/cloud.cfg",
+        b"ember:\n  limits:\n    request_timeout_ms: 2000\n    datasource_timeout_ms: 8000\n",
+    );
+    m.cmdline(&format!("ro ember.metadata-url={}", server.url()));
+    let out = m.initrd("all");
+    assert_eq!(out.status.code(), Some(0), "{}", common::stderr(&out));
+    let file = "var/lib/ember/publish-hostkeys.json";
+    let pending: serde_json::Value = serde_json::from_str(&m.target_file(file)).unwrap();
+    let url = format!(
+        "{}/computeMetadata/v1/instance/guest-attributes/hostkeys/",
+        server.url()
+    );
+    assert_eq!(
+        pending,
+        serde_json::json!({"url": url, "blacklist": ["rsa"]})
+    );
+    assert_eq!(mode(&m, file), 0o600);
+    // ember-initrd itself publishes nothing: the RSA key and the network come later.
+    assert!(server.guest_attributes().is_empty());
+    assert!(server.requests().iter().all(|r| r.method == "GET"));
 }

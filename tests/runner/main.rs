@@ -4,6 +4,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod access;
 mod apt;
 mod cfgmgmt;
 mod end_to_end;

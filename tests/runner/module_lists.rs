@@ -137,6 +137,7 @@ fn lists_decide_modules_order_and_frequency() {
     assert_eq!(
         ran,
         [
+            "module seed_random",
             "module ssh",
             "module write_files",
             "module resizefs",

@@ -1,21 +1,21 @@
 //! cloud-init's `ssh` module (cc_ssh) from the initramfs: host keys (deleted from the image,
 //! given or generated), authorized keys for the default user and root, and `ssh_pwauth`
-//! (cloud-init's set_passwords sets it; it is here because it edits the same sshd config).
-//! Host key fingerprints go to the console as keys_to_console prints them. Not done:
-//! `ssh_publish_hostkeys` (no datasource publishes from here), `ssh_quiet_keygen` output.
-//! Every key is read once, by `read` (settings.rs), which `ember schema` shares.
+//! (cloud-init's set_passwords sets it; it is here because it edits the same sshd config), and
+//! on GCE what the runner needs to publish the host keys (`ssh_publish_hostkeys`, publish.rs).
+//! The console's fingerprints are keys_to_console's, printed by the runner once every host key
+//! exists. Not done: `ssh_quiet_keygen` output. Every key is read once, by `read`
+//! (settings.rs), which `ember schema` shares.
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#ssh>
 
-mod announce_settings;
-pub use announce_settings::Console;
 mod authkeys;
 pub use authkeys::default_user;
-mod console;
+pub mod digest;
 mod hostkey_settings;
 pub use hostkey_settings::{GenKey, GivenKey, HostKeys, KeyPart, KeyType};
 mod hostkeys;
 mod keygen;
 pub mod openssh_format;
+pub mod publish;
 mod settings;
 mod shape;
 pub use settings::{read, Settings};
@@ -71,7 +71,7 @@ impl Module for Ssh {
         if let Err(d) = sshd_config::apply(ctx.root, ctx.distro, &updates) {
             diags.push(d);
         }
-        console::print(ctx, &settings.console);
+        publish::apply(ctx, &settings.publish, diags);
     }
 }
 

@@ -203,8 +203,10 @@ pub fn parse_public_line(line: &str) -> Option<Vec<u8>> {
 
 /// `SHA256:` and the unpadded base64 of the blob's SHA-256, as ssh-keygen prints it.
 pub fn fingerprint(blob: &[u8]) -> String {
-    let digest = ring::digest::digest(&ring::digest::SHA256, blob);
-    format!("SHA256:{}", STANDARD_NO_PAD.encode(digest.as_ref()))
+    format!(
+        "SHA256:{}",
+        STANDARD_NO_PAD.encode(super::digest::sha256(blob))
+    )
 }
 
 /// Size in bits and ssh-keygen's label for the key in `blob`.

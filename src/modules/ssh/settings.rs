@@ -1,12 +1,12 @@
 //! The ssh module's one reader: the cloud-config keys the module acts on, read into `Settings`
 //! with a diagnostic (naming its key path) for each problem, the default standing in for a
-//! value that cannot be used. The boot acts on `Settings` only. `ssh_quiet_keygen` and
-//! `ssh_publish_hostkeys` are not read (nothing here acts on them); `ember schema` checks
-//! their shapes.
+//! value that cannot be used. The boot acts on `Settings` only. `ssh_quiet_keygen` is not read
+//! (nothing here prints ssh-keygen's output); `ember schema` checks its shape. The console's
+//! keys (`ssh.emit_keys_to_console`, the blacklists) are keys_to_console's, in the runner.
 
-use super::announce_settings::{self, Console};
 use super::authkeys::DISABLE_ROOT_OPTS;
 use super::hostkey_settings::{self, HostKeys};
+use super::publish::{self, Publish};
 use super::{cfg_bool, pwauth, string_list};
 use crate::error::Diag;
 use crate::reason::Reason;
@@ -26,7 +26,8 @@ pub struct Settings {
     pub disable_root: bool,
     /// `disable_root_opts`, its `$USER` and `$DISABLE_USER` still to fill in.
     pub disable_root_opts: String,
-    pub console: Console,
+    /// `ssh_publish_hostkeys`.
+    pub publish: Publish,
     /// `ssh_pwauth` as `pwauth` reads it: the `PasswordAuthentication` value to set, if any.
     pub pwauth: Option<&'static str>,
 }
@@ -50,7 +51,7 @@ pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> Settings {
         authorized_keys: authorized_keys(cfg, diags),
         disable_root: cfg_bool(cfg, "disable_root", true, diags),
         disable_root_opts: disable_root_opts(cfg, diags),
-        console: announce_settings::console(cfg, diags),
+        publish: publish::read(cfg, diags),
         pwauth: pwauth(cfg, diags),
     }
 }
@@ -104,12 +105,13 @@ mod tests {
         assert!(matches!(s.host_keys, HostKeys::Generate(ref t) if t.len() == 3));
         assert!(s.authorized_keys.is_empty());
         assert_eq!(s.disable_root_opts, DISABLE_ROOT_OPTS);
-        let console = Console {
-            emit: true,
-            fp_blacklist: vec![],
-            key_blacklist: vec![],
-        };
-        assert_eq!(s.console, console);
+        assert_eq!(
+            s.publish,
+            Publish {
+                enabled: true,
+                blacklist: vec![]
+            }
+        );
         assert_eq!(s.pwauth, None);
     }
 
@@ -122,9 +124,7 @@ mod tests {
             "ssh_authorized_keys": ["  ssh-ed25519 AAAA a@b ", " "],
             "disable_root": false,
             "disable_root_opts": "no-pty",
-            "ssh": {"emit_keys_to_console": false},
-            "ssh_fp_console_blacklist": ["ssh-rsa"],
-            "ssh_key_console_blacklist": ["ssh-dss"],
+            "ssh_publish_hostkeys": {"enabled": false, "blacklist": ["rsa"]},
             "ssh_pwauth": "yes",
         });
         let (s, diags) = read_all(cfg);
@@ -133,12 +133,11 @@ mod tests {
         assert!(matches!(s.host_keys, HostKeys::Given(ref k) if k.len() == 1));
         assert_eq!(s.authorized_keys, ["ssh-ed25519 AAAA a@b"]);
         assert_eq!(s.disable_root_opts, "no-pty");
-        let console = Console {
-            emit: false,
-            fp_blacklist: vec!["ssh-rsa".into()],
-            key_blacklist: vec!["ssh-dss".into()],
+        let publish = Publish {
+            enabled: false,
+            blacklist: vec!["rsa".into()],
         };
-        assert_eq!(s.console, console);
+        assert_eq!(s.publish, publish);
         assert_eq!(s.pwauth, Some("yes"));
     }
 

@@ -28,11 +28,6 @@ const PUBLISH: Shape = Map(&Fields {
     required: &[],
     open: false,
 });
-const CONSOLE: Shape = Map(&Fields {
-    fields: &[("emit_keys_to_console", Bool)],
-    required: &["emit_keys_to_console"],
-    open: false,
-});
 
 pub const SHAPES: &[(&str, Shape)] = &[
     (
@@ -51,9 +46,6 @@ pub const SHAPES: &[(&str, Shape)] = &[
     ("allow_public_ssh_keys", Bool),
     ("ssh_quiet_keygen", Bool),
     ("ssh_publish_hostkeys", PUBLISH),
-    ("ssh", CONSOLE),
-    ("ssh_key_console_blacklist", STRINGS),
-    ("ssh_fp_console_blacklist", STRINGS),
     // cloud-init's set_passwords owns it; ember applies it here, with the sshd config.
     (
         "ssh_pwauth",

@@ -1,7 +1,8 @@
 //! `users_groups`: the `groups` and `users` keys applied to the target's /etc/passwd, shadow,
 //! group, gshadow, subuid and subgid directly (the initramfs has no useradd), keeping each
-//! file's format, order and mode; homes from /etc/skel, sudo rules, authorized keys. It does
-//! not import keys from key servers (`ssh_import_id`) nor touch SELinux or snap users.
+//! file's format, order and mode; homes from /etc/skel, sudo rules, authorized keys. Keys from
+//! key servers (`ssh_import_id`) are the runner's ssh_import_id module's, once the network is
+//! up. It does not touch SELinux or snap users.
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#users-and-groups>
 //!
 //! Existing users (the image's, or ones made by an earlier run) are never duplicated: they get

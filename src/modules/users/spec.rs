@@ -353,22 +353,10 @@ fn user_fields(key: &str, m: &Map<String, Value>, diags: &mut Vec<Diag>) -> Opti
             }
         },
     };
-    for (i, f) in [
-        "ssh_import_id",
-        "ssh_redirect_user",
-        "selinux_user",
-        "snapuser",
-        "doas",
-    ]
-    .iter()
-    .enumerate()
-    {
-        if m.contains_key(*f) {
-            let why = if i == 0 {
-                "ssh_import_id needs the network and ssh-import-id, which the initramfs has not: not imported"
-            } else {
-                "not supported in the initramfs: ignored"
-            };
+    // ssh_import_id is the runner's ssh_import_id module's, once the network is up.
+    for f in ["ssh_redirect_user", "selinux_user", "snapuser", "doas"] {
+        if m.contains_key(f) {
+            let why = "not supported in the initramfs: ignored";
             diags.push(Diag::warning(Reason::UnsupportedKey, why).key(k(f)));
         }
     }

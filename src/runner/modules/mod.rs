@@ -15,6 +15,7 @@ pub mod cfgmgmt;
 pub mod chef;
 pub(super) mod distro;
 pub mod final_message;
+pub mod keys_to_console;
 pub mod landscape;
 pub mod lxd;
 pub mod mcollective;
@@ -32,10 +33,14 @@ mod scripts;
 pub mod shell;
 pub mod snap;
 pub mod spacewalk;
+pub mod ssh_authkey_fingerprints;
+pub mod ssh_import_id;
+pub mod ssh_publish_hostkeys;
 pub mod timezone;
 pub mod ubuntu_autoinstall;
 pub mod ubuntu_drivers;
 pub mod ubuntu_pro;
+pub mod wireguard;
 mod write_files_deferred;
 pub mod yum_add_repo;
 pub mod zypper_add_repo;
@@ -166,8 +171,14 @@ modules! {
     "install_hotplug" => install_hotplug::InstallHotplug, Some(&install_hotplug::READER);
     "reset_rmc" => reset_rmc::ResetRmc, None;
     "raspberry_pi" => raspberry_pi::RaspberryPi, Some(&raspberry_pi::READER);
+    "ssh_import_id" => ssh_import_id::SshImportId, Some(&ssh_import_id::READER);
+    "wireguard" => wireguard::Wireguard, Some(&wireguard::READER);
+    "ssh_authkey_fingerprints" => ssh_authkey_fingerprints::SshAuthkeyFingerprints,
+        Some(&ssh_authkey_fingerprints::READER);
+    "keys_to_console" => keys_to_console::KeysToConsole, Some(&keys_to_console::READER);
 }
 
+pub use distro::which;
 pub use scripts::run_script;
 
 /// Runs the handoff's modules for `stage` in order. `prefix` starts step and file names

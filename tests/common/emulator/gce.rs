@@ -3,11 +3,13 @@
 //! (`/computeMetadata/v1/?recursive=true&alt=json`), single values and `?recursive=true`
 //! subtrees (what cloud-init asks, for scripts/bench-clouds), fixture data
 //! modelled on Google's documented examples (instance and project ssh keys in `user:key` form,
-//! an expired `google-ssh` key, base64 user-data), and scripted faults: answers per path in
-//! order, answers without the flavor header.
+//! an expired `google-ssh` key, base64 user-data), guest attributes written with PUT (as
+//! cloud-init publishes host keys: `instance/guest-attributes/hostkeys/<key type>`, recorded
+//! with their bodies), and scripted faults: answers per path in order, answers without the
+//! flavor header.
 //! <https://cloud.google.com/compute/docs/metadata/querying-metadata>
 
-use super::{read_request, write_answer, Answer, Request};
+use super::{read_request_body, write_answer, Answer, Request};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::io::Write;
@@ -15,6 +17,8 @@ use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 
 pub const DOCUMENT: &str = "/computeMetadata/v1/?recursive=true&alt=json";
+/// Where guest attributes are written: `<namespace>/<key>` follows.
+pub const GUEST_ATTRIBUTES: &str = "/computeMetadata/v1/instance/guest-attributes/";
 pub const INSTANCE_ID: &str = "4520031799277581759";
 pub const HOSTNAME: &str = "gce-vm-1.us-central1-a.c.my-project.internal";
 pub const MAC: &str = "42:01:0a:80:00:02";
@@ -105,6 +109,8 @@ pub struct Server {
     pub port: u16,
     pub log: Arc<Mutex<Vec<Request>>>,
     pub script: Arc<Mutex<Script>>,
+    /// Guest attributes written, in order: `(namespace/key, value)`.
+    pub guest_attributes: Arc<Mutex<Vec<(String, String)>>>,
 }
 
 impl Server {
@@ -113,6 +119,9 @@ impl Server {
     }
     pub fn requests(&self) -> Vec<Request> {
         self.log.lock().unwrap().clone()
+    }
+    pub fn guest_attributes(&self) -> Vec<(String, String)> {
+        self.guest_attributes.lock().unwrap().clone()
     }
     pub fn set(&self, path: &str, answers: Vec<Answer>) {
         let mut s = self.script.lock().unwrap();
@@ -178,17 +187,34 @@ pub fn start() -> Server {
         document: document(),
         flavor: true,
     }));
-    let (seen, script2) = (log.clone(), script.clone());
+    let guest_attributes = Arc::new(Mutex::new(Vec::new()));
+    let (seen, script2, written) = (log.clone(), script.clone(), guest_attributes.clone());
     std::thread::spawn(move || {
         for stream in listener.incoming() {
             let Ok(mut s) = stream else { continue };
-            let Some(req) = read_request(&mut s) else {
+            let Some((req, body)) = read_request_body(&mut s) else {
                 continue;
             };
             seen.lock().unwrap().push(req.clone());
             let mut sc = script2.lock().unwrap();
+            let attribute = req
+                .path
+                .strip_prefix(GUEST_ATTRIBUTES)
+                .filter(|a| a.contains('/') && !a.ends_with('/'));
             let reply = if req.header("metadata-flavor") != Some("Google") {
                 Answer::Body(403, b"Missing Metadata-Flavor:Google header.".to_vec())
+            } else if let (Some(list), "PUT") = (sc.answers.get_mut(&req.path), req.method.as_str())
+            {
+                // A scripted answer refuses the write (it is not recorded).
+                if list.len() > 1 {
+                    list.remove(0)
+                } else {
+                    list[0].clone()
+                }
+            } else if let (Some(a), "PUT") = (attribute, req.method.as_str()) {
+                let value = String::from_utf8_lossy(&body).into_owned();
+                written.lock().unwrap().push((a.to_string(), value));
+                Answer::Body(200, Vec::new())
             } else if req.method != "GET" {
                 Answer::Body(405, Vec::new())
             } else if let Some(list) = sc.answers.get_mut(&req.path) {
@@ -209,5 +235,10 @@ pub fn start() -> Server {
             answer(&mut s, &reply, flavor);
         }
     });
-    Server { port, log, script }
+    Server {
+        port,
+        log,
+        script,
+        guest_attributes,
+    }
 }

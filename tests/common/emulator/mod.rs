@@ -54,6 +54,11 @@ pub fn status(code: u16) -> Answer {
 
 /// Reads a request head (the emulated protocols send no request bodies).
 pub fn read_request(s: &mut TcpStream) -> Option<Request> {
+    read_request_body(s).map(|(req, _)| req)
+}
+
+/// Reads a request and its body (GCE's guest attributes are written with PUT).
+pub fn read_request_body(s: &mut TcpStream) -> Option<(Request, Vec<u8>)> {
     let mut r = BufReader::new(s.try_clone().ok()?);
     let mut line = String::new();
     r.read_line(&mut line).ok()?;
@@ -80,11 +85,12 @@ pub fn read_request(s: &mut TcpStream) -> Option<Request> {
         .unwrap_or(0);
     let mut body = vec![0; len.min(1 << 20)];
     r.read_exact(&mut body).ok()?;
-    Some(Request {
+    let req = Request {
         method,
         path,
         headers,
-    })
+    };
+    Some((req, body))
 }
 
 pub fn write_answer(s: &mut TcpStream, answer: &Answer) {
