@@ -1,5 +1,6 @@
-//! MD5 (RFC 1321), only to name include-once cache files as cloud-init names them (the hex
-//! digest of the URL). A file name, not a security boundary: nothing trusts it.
+//! MD5 (RFC 1321): include-once cache files are named by the hex digest of the URL, as
+//! cloud-init names them, and ssh key fingerprints (`authkey_hash: md5`) use the digest. A file
+//! name and a fingerprint, not a security boundary: nothing trusts it.
 
 const SHIFTS: [u32; 16] = [7, 12, 17, 22, 5, 9, 14, 20, 4, 11, 16, 23, 6, 10, 15, 21];
 
@@ -17,6 +18,11 @@ const K: [u32; 64] = [
 
 /// The digest of `data` as 32 lower-case hex digits.
 pub fn hex(data: &[u8]) -> String {
+    digest(data).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The 16-byte digest of `data`.
+pub fn digest(data: &[u8]) -> [u8; 16] {
     let mut state: [u32; 4] = [0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476];
     // The message, a 0x80 byte, zeros up to 56 mod 64, then the bit length little-endian.
     let mut msg = data.to_vec();
@@ -48,11 +54,11 @@ pub fn hex(data: &[u8]) -> String {
             *s = s.wrapping_add(v);
         }
     }
-    state
-        .iter()
-        .flat_map(|w| w.to_le_bytes())
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    let mut out = [0u8; 16];
+    for (i, w) in state.iter().enumerate() {
+        out[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
+    }
+    out
 }
 
 #[cfg(test)]

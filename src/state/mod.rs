@@ -4,7 +4,7 @@
 //! cloud-init's layout under /var/lib/cloud is kept too, because tools read it.
 
 pub mod instance_cache;
-mod md5;
+pub mod md5;
 pub mod urlcache;
 
 use crate::error::Diag;

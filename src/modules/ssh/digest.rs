@@ -289,41 +289,9 @@ pub fn sha1(data: &[u8]) -> [u8; 20] {
     out
 }
 
-/// MD5 (RFC 1321), cloud-init's classic fingerprint.
+/// MD5 (RFC 1321), cloud-init's classic fingerprint: the one implementation, in `state`.
 pub fn md5(data: &[u8]) -> [u8; 16] {
-    const S: [u32; 16] = [7, 12, 17, 22, 5, 9, 14, 20, 4, 11, 16, 23, 6, 10, 15, 21];
-    // floor(abs(sin(i + 1)) * 2^32)
-    let k: [u32; 64] =
-        std::array::from_fn(|i| ((i as f64 + 1.0).sin().abs() * 4294967296.0) as u32);
-    let mut h: [u32; 4] = [0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476];
-    for block in padded(data, 64, 8, false).chunks_exact(64) {
-        let m: [u32; 16] = std::array::from_fn(|i| {
-            let c = &block[4 * i..4 * i + 4];
-            u32::from_le_bytes([c[0], c[1], c[2], c[3]])
-        });
-        let [mut a, mut b, mut c, mut d] = h;
-        for i in 0..64 {
-            let (f, g) = match i / 16 {
-                0 => ((b & c) | (!b & d), i),
-                1 => ((d & b) | (!d & c), (5 * i + 1) % 16),
-                2 => (b ^ c ^ d, (3 * i + 5) % 16),
-                _ => (c ^ (b | !d), (7 * i) % 16),
-            };
-            let f = f.wrapping_add(a).wrapping_add(k[i]).wrapping_add(m[g]);
-            a = d;
-            d = c;
-            c = b;
-            b = b.wrapping_add(f.rotate_left(S[i / 16 * 4 + i % 4]));
-        }
-        for (x, y) in h.iter_mut().zip([a, b, c, d]) {
-            *x = x.wrapping_add(y);
-        }
-    }
-    let mut out = [0u8; 16];
-    for (i, w) in h.iter().enumerate() {
-        out[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
-    }
-    out
+    crate::state::md5::digest(data)
 }
 
 #[cfg(test)]
