@@ -1,6 +1,6 @@
 # Power cuts: QEMU killed (SIGKILL, the guest gets no shutdown) at three points of the
 # initramfs's local stage, each on a fresh copy of the disk: the root just mounted read-write
-# for it, growpart's line, and the host keys' fingerprints. Then the
+# for it, growpart's line, and the stage's end just before the pivot. Then the
 # same disk boots normally and must end fully provisioned (status done, files with their
 # content and modes, runcmd once), with no temporary file of ember's left behind.
 busybox_disk
@@ -50,9 +50,10 @@ check_provisioned() {
 }
 
 n=0
-# The local stage takes about half a second under TCG: it starts when the root is mounted,
-# growpart is its first module, the host keys' fingerprints come near its end.
-for point in 'EXT4-fs \(vda1\): mounted|0' 'ember: growpart:|0' 'SHA256:.*\(ED25519\)|0'; do
+# The local stage takes about a second under TCG: it starts when the root is mounted,
+# growpart is its first module, `ember done` is its end, before switch_root (the host keys'
+# fingerprints, once a point near the end, are printed by the runner now).
+for point in 'EXT4-fs \(vda1\): mounted|0' 'ember: growpart:|0' 'ember-initramfs: \[[0-9.]+\] ember done|0'; do
     n=$((n + 1))
     disk=$CASE_DIR/disk-$n.img
     cp --sparse=always "$CASE_DIR/pristine.img" "$disk"
