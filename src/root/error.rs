@@ -88,3 +88,10 @@ impl std::error::Error for RootError {
         }
     }
 }
+
+/// A failed operation on the target as an error diagnostic: its reason code and message.
+impl From<RootError> for crate::error::Diag {
+    fn from(e: RootError) -> Self {
+        crate::error::Diag::error(e.code(), e.to_string())
+    }
+}

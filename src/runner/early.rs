@@ -17,10 +17,6 @@ pub const RESTORECON_LIST: &str = "/var/lib/ember/restorecon.list";
 /// Host key types ssh-keygen knows; anything else in the list is dropped with an error.
 const KEY_TYPES: &[&str] = &["rsa", "dsa", "ecdsa", "ed25519", "ecdsa-sk", "ed25519-sk"];
 
-fn root_err(e: crate::root::RootError) -> Diag {
-    Diag::error(e.code(), e.to_string())
-}
-
 /// `#cloud-boothook` parts, each per its frequency, with `INSTANCE_ID` in the environment.
 pub fn boothooks(ctx: &ModCtx, diags: &mut Vec<Diag>) -> Option<String> {
     if ctx.handoff.boothooks.is_empty() {
@@ -52,7 +48,7 @@ fn read_list(ctx: &ModCtx, rel: &str, diags: &mut Vec<Diag>) -> Option<Vec<Strin
         ),
         Ok(None) => None,
         Err(e) => {
-            diags.push(root_err(e));
+            diags.push(Diag::from(e));
             None
         }
     }
@@ -68,7 +64,7 @@ fn write_list(ctx: &ModCtx, rel: &str, left: &[String], diags: &mut Vec<Diag>) {
             .write_file(rel, text.as_bytes(), &FileSpec::mode(0o600))
     };
     if let Err(e) = done {
-        diags.push(root_err(e));
+        diags.push(Diag::from(e));
     }
 }
 
@@ -77,7 +73,7 @@ fn write_list(ctx: &ModCtx, rel: &str, left: &[String], diags: &mut Vec<Diag>) {
 pub fn host_keys(ctx: &ModCtx, diags: &mut Vec<Diag>) -> Option<String> {
     let pending = read_list(ctx, PENDING_HOSTKEYS, diags)?;
     if let Err(e) = ctx.root.create_dir_all("/etc/ssh", &FileSpec::DIR) {
-        diags.push(root_err(e));
+        diags.push(Diag::from(e));
         return Some("error".into());
     }
     let mut left = Vec::new();
@@ -214,7 +210,7 @@ pub fn seed_random_command(ctx: &ModCtx, diags: &mut Vec<Diag>) -> Option<String
             let spec = FileSpec::mode(0o700);
             match ctx.root.write_file(SEED_SCRIPT, script.as_bytes(), &spec) {
                 Err(e) => {
-                    diags.push(root_err(e).key(key));
+                    diags.push(Diag::from(e).key(key));
                     "error"
                 }
                 Ok(()) => {
@@ -235,7 +231,7 @@ pub fn seed_random_command(ctx: &ModCtx, diags: &mut Vec<Diag>) -> Option<String
     // Once per instance, as cloud-init: the next boot does not run it again.
     for path in [SEED_SCRIPT, COMMAND_FILE] {
         if let Err(e) = ctx.root.remove_file(path) {
-            diags.push(root_err(e));
+            diags.push(Diag::from(e));
         }
     }
     Some(ran.into())

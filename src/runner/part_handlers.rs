@@ -115,10 +115,6 @@ pub fn run(ctx: &ModCtx, diags: &mut Vec<Diag>) -> Option<String> {
     Some(if failed { "error" } else { "ok" }.into())
 }
 
-fn root_err(e: crate::root::RootError) -> Diag {
-    Diag::error(e.code(), e.to_string())
-}
-
 /// One run of the driver at `frequency`.
 fn drive(ctx: &ModCtx, frequency: &str, diags: &mut Vec<Diag>) {
     let entries = &ctx.handoff.part_handlers;
@@ -148,7 +144,7 @@ fn drive(ctx: &ModCtx, frequency: &str, diags: &mut Vec<Diag>) {
             false => Ok(()),
         });
     if let Err(e) = written {
-        diags.push(root_err(e));
+        diags.push(Diag::from(e));
         return;
     }
     let argv = [&python, "-B", &driver, &manifest, &results, frequency];

@@ -201,10 +201,9 @@ pub fn fetch_and_run(
     args: &[&str],
 ) -> Result<(), Diag> {
     let path = format!("{EXEC_DIR}/{name}");
-    let root_err = |e: crate::root::RootError| Diag::error(e.code(), e.to_string());
     ctx.root
         .create_dir_all(EXEC_DIR, &FileSpec::mode(0o700))
-        .map_err(root_err)?;
+        .map_err(Diag::from)?;
     let n = retries.to_string();
     let tries = (retries + 1).to_string();
     let argv: Vec<&str> = if which(ctx.root, "curl").is_some() {
@@ -222,11 +221,11 @@ pub fn fetch_and_run(
         let msg = format!("{name} not downloaded: {} {}", argv[0], outcome.describe());
         return Err(Diag::error(Reason::CommandFailed, msg));
     }
-    let script = ctx.root.read_file(&path, SCRIPT_MAX).map_err(root_err)?;
+    let script = ctx.root.read_file(&path, SCRIPT_MAX).map_err(Diag::from)?;
     let script = script.unwrap_or_default();
     ctx.root
         .write_file(&path, &script, &FileSpec::mode(0o700))
-        .map_err(root_err)?;
+        .map_err(Diag::from)?;
     let mut run = vec![path.as_str()];
     run.extend_from_slice(args);
     let outcome = ctx.exec.run(&run, &[]);

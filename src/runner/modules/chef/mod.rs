@@ -65,10 +65,6 @@ impl RunnerModule for Chef {
     }
 }
 
-fn root_err(e: crate::root::RootError) -> Diag {
-    Diag::error(e.code(), e.to_string())
-}
-
 fn apply(ctx: &ModCtx, s: &Settings, diags: &mut Vec<Diag>) -> Result<(), Diag> {
     let dirs: Vec<&str> = match s.directories.is_empty() {
         true => DIRS.to_vec(),
@@ -100,7 +96,7 @@ fn apply(ctx: &ModCtx, s: &Settings, diags: &mut Vec<Diag>) -> Result<(), Diag> 
         if s.delete_validation_post_exec && ctx.root.exists(settings::VALIDATION_PEM) {
             ctx.root
                 .remove_file(settings::VALIDATION_PEM)
-                .map_err(|e| root_err(e).key("chef"))?;
+                .map_err(|e| Diag::from(e).key("chef"))?;
         }
     }
     Ok(())
@@ -202,7 +198,7 @@ fn gems(ctx: &ModCtx, s: &Settings) -> Result<(), Diag> {
         if !ctx.root.exists(&link) {
             ctx.root
                 .symlink(&format!("/usr/bin/{tool}{v}"), &link)
-                .map_err(|e| root_err(e).key("chef.install_type"))?;
+                .map_err(|e| Diag::from(e).key("chef.install_type"))?;
         }
     }
     // cloud-init passes `-v VERSION` as one word.

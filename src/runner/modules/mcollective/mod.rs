@@ -93,11 +93,10 @@ fn apply(ctx: &ModCtx, conf: Option<&Map<String, Value>>) -> Result<(), Diag> {
 
 /// cloud-init's `configure`: the certificates into their files, everything into server.cfg.
 fn configure(ctx: &ModCtx, conf: &Map<String, Value>) -> Result<(), Diag> {
-    let root_err = |e: crate::root::RootError| Diag::error(e.code(), e.to_string());
     let old = ctx
         .root
         .read_file(SERVER_CFG, 4 << 20)
-        .map_err(|e| root_err(e).key("mcollective.conf"))?;
+        .map_err(|e| Diag::from(e).key("mcollective.conf"))?;
     let text = old
         .as_deref()
         .map(String::from_utf8_lossy)

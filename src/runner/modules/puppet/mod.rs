@@ -57,10 +57,6 @@ impl RunnerModule for Puppet {
     }
 }
 
-fn root_err(e: crate::root::RootError) -> Diag {
-    Diag::error(e.code(), e.to_string())
-}
-
 fn apply(ctx: &ModCtx, s: &Settings, diags: &mut Vec<Diag>) -> Result<(), Diag> {
     let aio = s.install_type == "aio";
     // aio's puppet lives under /opt/puppetlabs and runs as root.
@@ -191,7 +187,7 @@ fn configure(
     let Some(old) = ctx
         .root
         .read_file(conf_file, 4 << 20)
-        .map_err(|e| root_err(e).key(key))?
+        .map_err(|e| Diag::from(e).key(key))?
     else {
         let msg = format!("{conf_file} does not exist: puppet.conf not configured");
         return Err(Diag::error(Reason::PathMissing, msg).key(key));
