@@ -104,16 +104,40 @@ pub(crate) fn selection_evidence(
     ev
 }
 
-/// In cloud-init's default `datasource_list` order, None last: the first with evidence is
-/// chosen.
+/// In cloud-init's default `datasource_list` order (`settings.CFG_BUILTIN`), None last: the
+/// first with evidence is chosen. A cloud that is a cargo feature has its row under
+/// `#[cfg(feature = "ds-…")]`, as its `mod` line above.
 pub const DATASOURCES: &[&dyn Datasource] = &[
     &nocloud::NoCloud,
     &openstack::ConfigDrive,
+    // LXD
+    // OpenNebula
     &digitalocean::DigitalOcean,
     &azure::Azure,
+    // AltCloud
+    // VMware
+    // OVF
+    // MAAS
     &gce::Gce,
     &openstack::OpenStack,
+    // AliYun
+    // Vultr
     &ec2::Ec2,
+    // CloudSigma
+    // CloudStack
+    // SmartOS
+    // Bigstep
+    // Scaleway
+    // Hetzner
+    // IBMCloud
+    // Oracle
+    // Exoscale
+    // RbxCloud
+    // UpCloud
+    // NWCS
+    // Akamai
+    // WSL
+    // CloudCIX
     // Last: it has evidence only when named, and stands in for the rest.
     &none::NoneDs,
 ];
