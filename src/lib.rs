@@ -27,6 +27,7 @@ pub mod password;
 pub mod paths;
 pub mod percent;
 pub mod plan;
+pub mod pybase64;
 pub mod reason;
 pub mod record;
 pub mod redact;

@@ -104,7 +104,11 @@ pub fn load(target: Option<&Root>, host: &Host) -> ImageConfig {
                 .push(Diag::error(Reason::NotUtf8, "not valid UTF-8").file(&path));
             continue;
         };
-        match yaml::parse(text, &parse_limits) {
+        let mut parsed = yaml::parse(text, &parse_limits);
+        if let Ok(doc) = &mut parsed {
+            cfg.diags.extend(doc.drop_failed_keys(&path));
+        }
+        match parsed {
             Ok(doc) if doc.value.is_object() => {
                 for key in doc.value.as_object().into_iter().flat_map(|m| m.keys()) {
                     cfg.origins.insert(key.clone(), path.clone());

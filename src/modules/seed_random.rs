@@ -105,7 +105,7 @@ fn data(m: &Map<String, Value>, cap: u64, diags: &mut Vec<Diag>) -> Vec<u8> {
             return Vec::new();
         }
     };
-    match decode(text, encoding, cap) {
+    match decode(text, encoding, cap, &mut 0) {
         Ok(bytes) => bytes.into_owned(),
         Err(e) => {
             // The message names what was wrong, never the data.

@@ -66,6 +66,11 @@ pub fn parse(source: &str, input: Input) -> Result<Parsed, Vec<Diag>> {
             let doc = crate::yaml::parse(text, limits).map_err(|e| vec![e.to_diag(source)])?;
             return parse(source, Input::Doc(&doc));
         }
+        Input::Doc(doc) if !doc.problems.is_empty() => {
+            // One bad value of a network config is not guessed at: the config is refused whole
+            // (the fallback network is rendered), each value named.
+            return Err(doc.problem_diags(source));
+        }
         Input::Doc(doc) => (&doc.value, Some(&doc.lines)),
         Input::Value(value, lines) => (value, lines),
         Input::Cmdline(params) => {

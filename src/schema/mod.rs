@@ -67,6 +67,13 @@ pub fn check(text: &str, kind: Kind, limits: &Limits) -> Report {
             return Report { problems: vec![p] };
         }
     };
+    for e in &doc.problems {
+        let p = Diag::error(Reason::YamlType, format!("{}: {}", e.path, e.message));
+        problems.push(
+            p.key(format!("format-l{}.c{}", e.line, e.column))
+                .line(Some(e.line)),
+        );
+    }
     match &doc.value {
         serde_json::Value::Object(map) => {
             let mut shape_failed = Vec::new();

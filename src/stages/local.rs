@@ -61,7 +61,13 @@ fn system_config(ctx: &Ctx, rec: &mut Recorder) -> Value {
     let mut cfg = ctx.image.value.clone();
     if let Some(text) = cmdline::inline_cloud_config(&ctx.cmdline) {
         let file = "kernel command line cc:";
-        match yaml::parse(&text, ctx.limits()) {
+        let mut parsed = yaml::parse(&text, ctx.limits());
+        if let Ok(doc) = &mut parsed {
+            doc.drop_failed_keys(file)
+                .into_iter()
+                .for_each(|d| rec.record(d));
+        }
+        match parsed {
             Ok(doc) if doc.value.is_object() => merge_replace(&mut cfg, doc.value),
             Ok(_) => rec.record(Diag::error(Reason::WrongType, "must be a mapping").file(file)),
             Err(e) => rec.record(e.to_diag(file)),

@@ -29,6 +29,9 @@ impl Run<'_, '_> {
                 return;
             }
         };
+        doc.drop_failed_keys(name)
+            .into_iter()
+            .for_each(|d| self.diag(d));
         // An empty document is an empty mapping, not an error.
         if doc.value.is_null() {
             doc.value = Value::Object(Map::new());

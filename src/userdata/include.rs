@@ -141,7 +141,12 @@ impl Run<'_, '_> {
             return;
         };
         let items = match (self.ctx.parse_yaml)(text) {
-            Ok(doc) => doc.value,
+            Ok(doc) => {
+                doc.problem_diags(&name)
+                    .into_iter()
+                    .for_each(|d| self.diag(d));
+                doc.value
+            }
             Err(e) => {
                 return self.diag(e.to_diag(&name));
             }

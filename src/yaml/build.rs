@@ -5,7 +5,7 @@
 
 use super::node::{key_string, merge_into, Node};
 use super::resolve::{self, TagKind};
-use super::{Doc, YamlError};
+use super::{Doc, ValueProblem, YamlError};
 use crate::limits::Limits;
 use saphyr_parser::{Event, Parser, ScalarStyle, Span, StrInput, Tag};
 use serde_json::Value;
@@ -26,6 +26,7 @@ pub(super) fn document(text: &str, limits: &Limits) -> Result<Doc, YamlError> {
         quiet: false,
         lines: BTreeMap::new(),
         line_budget: line_budget(text.len()),
+        problems: Vec::new(),
     };
     let root = loop {
         match b.next()? {
@@ -59,6 +60,7 @@ pub(super) fn document(text: &str, limits: &Limits) -> Result<Doc, YamlError> {
     Ok(Doc {
         value: Node::into_value(root),
         lines: b.lines,
+        problems: b.problems,
     })
 }
 
@@ -79,6 +81,9 @@ struct Builder<'a, 'l> {
     quiet: bool,
     /// Bytes of paths the line map may still take; see `line_budget`.
     line_budget: usize,
+    /// Scalars that could not be constructed (`!!int abc`, `!!binary` that is not base64, an
+    /// unknown tag): each is null in the value, so one bad value fails its key, not the document.
+    problems: Vec<ValueProblem>,
 }
 
 /// Keys longer than this are not recorded in the line map, nor is anything under them: such a
@@ -201,8 +206,16 @@ impl<'a> Builder<'a, '_> {
             }
             Event::Scalar(text, style, anchor, tag) => {
                 self.spend(1, 0, span)?;
-                let leaf = resolve::scalar(text, style, tag.as_deref())
-                    .map_err(|msg| YamlError::syntax(span, msg))?;
+                let leaf = resolve::scalar(text, style, tag.as_deref()).unwrap_or_else(|msg| {
+                    let at = YamlError::syntax(span, "");
+                    self.problems.push(ValueProblem {
+                        path: self.path.clone(),
+                        line: at.line,
+                        column: at.column,
+                        message: msg,
+                    });
+                    Value::Null
+                });
                 let leaf = Node::leaf(leaf);
                 self.spend(0, leaf.bytes, span)?;
                 (anchor, leaf)

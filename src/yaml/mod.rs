@@ -26,11 +26,65 @@ pub struct Doc {
     /// Paths through keys over 256 bytes, and any past a budget of four times the input's size
     /// in path bytes, are left out: lines are for diagnostics and must not cost more than that.
     pub lines: BTreeMap<String, u32>,
+    /// Values that could not be read as their tag says; each is null in `value`. PyYAML refuses
+    /// the whole document for one of these; ember fails only the key (`drop_failed_keys`).
+    pub problems: Vec<ValueProblem>,
+}
+
+/// A scalar that could not be made what its tag says (`!!int abc`, an unknown tag).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ValueProblem {
+    /// Dotted key path (`write_files.2.content`); empty for the document itself.
+    pub path: String,
+    pub line: u32,
+    pub column: u32,
+    /// Why, without the value.
+    pub message: String,
 }
 
 impl Doc {
     pub fn line_of(&self, key_path: &str) -> Option<u32> {
         self.lines.get(key_path).copied()
+    }
+
+    /// The `problems` as errors of `file` (`yaml-type`), for the status.
+    pub fn problem_diags(&self, file: &str) -> Vec<Diag> {
+        self.problems.iter().map(|p| p.diag(file, "")).collect()
+    }
+
+    /// Takes out each top-level key under which a value failed, so that no module acts on half
+    /// of its config (a list of files with one content missing), and says so in an error each.
+    pub fn drop_failed_keys(&mut self, file: &str) -> Vec<Diag> {
+        let mut diags = Vec::new();
+        for p in &self.problems {
+            let top = p.path.split('.').next().unwrap_or_default();
+            let dropped = match &mut self.value {
+                Value::Object(map) if !top.is_empty() => map.remove(top).is_some(),
+                _ => false,
+            };
+            let what = match dropped {
+                true => format!("; {top} is left out"),
+                false => String::new(),
+            };
+            diags.push(p.diag(file, &what));
+        }
+        diags
+    }
+}
+
+impl ValueProblem {
+    fn diag(&self, file: &str, consequence: &str) -> Diag {
+        let at = if self.path.is_empty() {
+            "the document"
+        } else {
+            &self.path
+        };
+        let message = format!(
+            "{at}: {} (column {}){consequence}",
+            self.message, self.column
+        );
+        let line = (self.line > 0).then_some(self.line);
+        Diag::error(Reason::YamlType, message).file(file).line(line)
     }
 }
 

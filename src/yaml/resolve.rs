@@ -253,12 +253,11 @@ fn explicit_float(text: &str) -> Option<Value> {
     lower.parse::<f64>().ok().map(float_value)
 }
 
-/// `!!binary`: JSON has no bytes, so valid UTF-8 is decoded to text and anything else keeps its
-/// base64 form (whitespace removed).
+/// `!!binary`, decoded as PyYAML does (Python's lenient `b64decode`: bytes outside the alphabet
+/// skipped). JSON has no bytes, so valid UTF-8 becomes text and anything else its base64 form.
 fn binary(text: &str) -> Option<Value> {
-    let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(&compact)
-        .ok()?;
-    Some(Value::String(String::from_utf8(bytes).unwrap_or(compact)))
+    let bytes = crate::pybase64::b64decode(text.as_bytes()).ok()?.bytes;
+    Some(Value::String(String::from_utf8(bytes).unwrap_or_else(
+        |e| base64::engine::general_purpose::STANDARD.encode(e.into_bytes()),
+    )))
 }

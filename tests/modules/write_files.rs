@@ -207,3 +207,51 @@ fn rerun_after_a_failed_item_keeps_the_target_the_same() {
         "{changed:?}"
     );
 }
+
+/// Issue 21, items 1 and 2, through a whole boot: cloud-init's first documented write_files
+/// example ends its base64 in `...` (Python's `b64decode` drops what is outside the alphabet,
+/// so cloud-init writes the file: so does ember, with a warning); a `!!binary` with stray
+/// characters is decoded as PyYAML does; and a value that cannot be read as its tag says fails
+/// its top-level key only (PyYAML refuses the whole document): the hostname is provisioned.
+#[test]
+fn documented_examples_decode_as_cloud_init_and_a_bad_value_fails_its_key() {
+    let m = Machine::new("write-files-doc");
+    let ud = "#cloud-config
+hostname: doc-example
+write_files:
+  - encoding: b64
+    content: CiMgVGhpcyBmaWxlIGNvbnRyb2xzIHRoZSBzdGF0ZSBvZiBTRUxpbnV4...
+    owner: root:root
+    path: /etc/sysconfig/selinux
+    permissions: '0644'
+  - path: /etc/stray.txt
+    content: !!binary |
+      aGVs*bG8K
+bootcmd:
+  - !!int not-a-number
+";
+    m.seed_files(
+        &m.target,
+        "var/lib/cloud/seed/nocloud",
+        &[("meta-data", META), ("user-data", ud)],
+    );
+    m.initrd("all");
+    assert_eq!(
+        m.target_file("etc/sysconfig/selinux"),
+        "\n# This file controls the state of SELinux"
+    );
+    assert_eq!(m.target_file("etc/stray.txt"), "hello\n");
+    assert_eq!(m.target_file("etc/hostname").trim(), "doc-example");
+    let dropped = m.diag_with_code("base64-invalid").expect("a warning");
+    assert_eq!(dropped["severity"], "warning");
+    assert_eq!(dropped["key"], "write_files.0.content");
+    let bad = m.diag_with_code("yaml-type").expect("the bad value named");
+    assert_eq!(bad["severity"], "error");
+    assert_eq!(bad["line"], 13);
+    let msg = bad["message"].as_str().unwrap();
+    assert!(
+        msg.starts_with("bootcmd.0: ") && msg.ends_with("bootcmd is left out"),
+        "{msg}"
+    );
+    assert!(!msg.contains("not-a-number"));
+}

@@ -82,6 +82,10 @@ pub fn parse_mapping_doc(data: &[u8], file: &str, limits: &Limits) -> Result<yam
         .file(file)
     })?;
     let mut doc = yaml::parse(text, limits).map_err(|e| e.to_diag(file))?;
+    if let Some(d) = doc.problem_diags(file).into_iter().next() {
+        // Meta-data names the instance: a value that cannot be read is not guessed at.
+        return Err(d);
+    }
     match doc.value {
         Value::Null => doc.value = Value::Object(Default::default()),
         Value::Object(_) => {}

@@ -1,10 +1,9 @@
 //! `write_files` `encoding`: cloud-init's names for base64 and gzip content, decoded with the
 //! inflated size capped. Errors say what was wrong, never the content (it may be a secret).
 
+use crate::pybase64::{self, Base64Error};
 use crate::reason::Reason;
 use crate::userdata::gzip::{self, is_gzip};
-use base64::engine::general_purpose::{GeneralPurpose, NO_PAD_INDIFFERENT};
-use base64::Engine as _;
 use std::borrow::Cow;
 
 /// How `content` is encoded; cloud-init's `text/plain` is the default.
@@ -33,7 +32,7 @@ impl Encoding {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DecodeError {
-    Base64,
+    Base64(Base64Error),
     GzipCorrupt,
     /// Inflated past the `inflated_bytes` budget.
     TooLarge,
@@ -42,51 +41,47 @@ pub enum DecodeError {
 impl DecodeError {
     pub fn code(self) -> Reason {
         match self {
-            DecodeError::Base64 => Reason::Base64Invalid,
+            DecodeError::Base64(_) => Reason::Base64Invalid,
             DecodeError::GzipCorrupt => Reason::GzipCorrupt,
             DecodeError::TooLarge => Reason::BudgetExceeded,
         }
     }
     pub fn message(self) -> &'static str {
         match self {
-            DecodeError::Base64 => "content is not valid base64",
+            DecodeError::Base64(e) => e.message(),
             DecodeError::GzipCorrupt => "content is not valid gzip",
             DecodeError::TooLarge => "content inflates past its budget",
         }
     }
 }
 
-/// Lenient like Python's `b64decode` about padding and line breaks (YAML block scalars wrap
-/// long base64), strict about anything else.
-const BASE64: GeneralPurpose = GeneralPurpose::new(&base64::alphabet::STANDARD, NO_PAD_INDIFFERENT);
-
-fn base64(text: &[u8]) -> Result<Vec<u8>, DecodeError> {
-    // A copy without the whitespace only when there is some: the input may be large.
-    let clean: Cow<[u8]> = match text.iter().any(u8::is_ascii_whitespace) {
-        true => text
-            .iter()
-            .copied()
-            .filter(|b| !b.is_ascii_whitespace())
-            .collect(),
-        false => Cow::Borrowed(text),
-    };
-    BASE64.decode(clean).map_err(|_| DecodeError::Base64)
+/// As cloud-init's `b64decode`: bytes outside the alphabet dropped (counted in `dropped`).
+fn base64(text: &[u8], dropped: &mut usize) -> Result<Vec<u8>, DecodeError> {
+    let decoded = pybase64::b64decode(text).map_err(DecodeError::Base64)?;
+    *dropped += decoded.dropped;
+    Ok(decoded.bytes)
 }
 
 /// Decodes `content` (a YAML string) as `encoding` says, inflating at most `cap` bytes.
-/// Plain content is borrowed, not copied.
-pub fn decode(content: &str, encoding: Encoding, cap: u64) -> Result<Cow<'_, [u8]>, DecodeError> {
+/// Plain content is borrowed, not copied. `dropped` counts the characters outside the base64
+/// alphabet that were skipped, as Python skips them.
+pub fn decode<'c>(
+    content: &'c str,
+    encoding: Encoding,
+    cap: u64,
+    dropped: &mut usize,
+) -> Result<Cow<'c, [u8]>, DecodeError> {
     let raw = content.as_bytes();
     let decoded = match encoding {
         Encoding::Plain => return Ok(Cow::Borrowed(raw)),
-        Encoding::Base64 => base64(raw),
-        Encoding::GzipBase64 => inflate(&base64(raw)?, cap),
+        Encoding::Base64 => base64(raw, dropped),
+        Encoding::GzipBase64 => inflate(&base64(raw, dropped)?, cap),
         // cloud-init documents `encoding: gzip` with `content: !!binary ...`. JSON has no
         // bytes, so our YAML reader keeps binary that is not UTF-8 (gzip never is) as its
         // base64 text: that form is accepted here too.
         Encoding::Gzip if is_gzip(raw) => inflate(raw, cap),
-        Encoding::Gzip => match base64(raw) {
-            Ok(bytes) if is_gzip(&bytes) => inflate(&bytes, cap),
+        Encoding::Gzip => match pybase64::b64decode(raw) {
+            Ok(d) if is_gzip(&d.bytes) => inflate(&d.bytes, cap),
             _ => Err(DecodeError::GzipCorrupt),
         },
     };
@@ -104,6 +99,7 @@ fn inflate(data: &[u8], cap: u64) -> Result<Vec<u8>, DecodeError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use base64::Engine as _;
     use flate2::{write::GzEncoder, Compression};
     use std::io::Write;
 
@@ -144,26 +140,35 @@ mod tests {
         let zipped = gz(text);
         // gzip bytes as the YAML reader hands them over: not UTF-8, so base64 text.
         let binary_form = b64(&zipped);
-        let unpadded = b64(text).trim_end_matches('=').to_string();
         let wrapped = format!("{}\n{}\n", &b64(text)[..10], &b64(text)[10..]);
+        // cloud-init's first documented example ends its base64 in `...`.
+        let dotted = format!("{}...", b64(text));
         let cases: [(&str, Encoding); 5] = [
             ("line one\nline two\n", Encoding::Plain),
             (&wrapped, Encoding::Base64),
-            (&unpadded, Encoding::Base64),
+            (&dotted, Encoding::Base64),
             (&binary_form, Encoding::GzipBase64),
             (&binary_form, Encoding::Gzip),
         ];
         for (content, enc) in cases {
-            assert_eq!(*decode(content, enc, 1024).unwrap(), text[..], "{enc:?}");
+            let mut dropped = 0;
+            let data = decode(content, enc, 1024, &mut dropped).unwrap();
+            assert_eq!(*data, text[..], "{enc:?}");
+            assert_eq!(dropped, if content == dotted { 3 } else { 0 });
         }
     }
 
     #[test]
     fn bad_input_is_an_error_not_a_guess() {
         let zipped = b64(&gz(&[b'a'; 4096]));
+        let padding = DecodeError::Base64(Base64Error::IncorrectPadding);
+        let unpadded = b64(b"line one").trim_end_matches('=').to_string();
+        let extra = DecodeError::Base64(Base64Error::OneExtraCharacter);
         let cases = [
-            ("not base64!", Encoding::Base64, DecodeError::Base64),
-            ("not base64!", Encoding::GzipBase64, DecodeError::Base64),
+            ("not base64!", Encoding::Base64, extra),
+            ("not base64!", Encoding::GzipBase64, extra),
+            // Python refuses a missing padding, and so cloud-init does.
+            (&unpadded, Encoding::Base64, padding),
             (
                 &b64(b"plain, not gzip"),
                 Encoding::GzipBase64,
@@ -173,9 +178,9 @@ mod tests {
             (&zipped, Encoding::GzipBase64, DecodeError::TooLarge),
         ];
         for (content, enc, want) in cases {
-            assert_eq!(decode(content, enc, 100), Err(want), "{enc:?}");
+            assert_eq!(decode(content, enc, 100, &mut 0), Err(want), "{enc:?}");
         }
-        assert_eq!(DecodeError::Base64.code(), "base64-invalid");
+        assert_eq!(padding.code(), "base64-invalid");
         assert_eq!(DecodeError::TooLarge.code(), "budget-exceeded");
     }
 }

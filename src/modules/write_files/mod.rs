@@ -113,9 +113,10 @@ fn decoded<'v>(
     } else {
         (ctx.limits.inflated_bytes, "inflated_bytes")
     };
+    let mut dropped = 0;
     let content = match fetched {
         Some(data) => data.into(),
-        None => match decode::decode(item.content, item.encoding, cap) {
+        None => match decode::decode(item.content, item.encoding, cap, &mut dropped) {
             Ok(data) => data,
             Err(e) => {
                 let mut d = Diag::error(e.code(), e.message()).key(format!("{key}.content"));
@@ -127,6 +128,10 @@ fn decoded<'v>(
             }
         },
     };
+    if dropped > 0 {
+        let msg = format!("{dropped} characters outside the base64 alphabet were skipped, as cloud-init skips them");
+        diags.push(Diag::warning(Reason::Base64Invalid, msg).key(format!("{key}.content")));
+    }
     if content.len() as u64 > left {
         let msg = "past the bytes write_files may write in one boot; not written";
         let d = Diag::error(Reason::BudgetExceeded, msg).key(format!("{key}.content"));

@@ -132,18 +132,12 @@ fn refusals_name_the_line() {
         ("a: 1\nb: *nowhere\n", 2, "unknown anchor"),
         ("a: &x [1, *x]\n", 1, "own enclosing node"),
         (
-            "a: 1\nb: !python/object:os.system secret\n",
-            2,
-            "unsupported tag !python/object:os.system",
-        ),
-        (
             "a:\n  - !!python/object/apply:os.system [ls]\n",
             2,
             "unsupported tag",
         ),
         ("a: 1\n---\nb: 2\n", 2, "expected a single document"),
         ("a: 1\n---\n", 2, "expected a single document"),
-        ("a: !!int secret\n", 1, "does not fit its tag !!int"),
         ("a: !!str [1]\n", 1, "does not apply to a list"),
         ("? [a]\n: 1\n", 1, "cannot be a mapping key"),
         ("a: 1\nb:\n\tc: 2\n", 3, "tabs"),
@@ -156,6 +150,78 @@ fn refusals_name_the_line() {
         assert!(!e.message.contains("secret"), "{text:?} leaks a value: {e}");
         assert!(e.budget.is_none() && e.column > 0, "{text:?}: {e:?}");
     }
+}
+
+/// A scalar that cannot be made what its tag says fails its key, not the document (PyYAML
+/// refuses the document): the key is null, the rest stands, the problem names path and line.
+#[test]
+fn a_bad_value_fails_its_key_not_the_document() {
+    let limits = Limits::default();
+    let cases = [
+        (
+            "a: 1\nb: !python/object:os.system secret\nc: 3\n",
+            "/b",
+            2,
+            "b: unsupported tag !python/object:os.system",
+        ),
+        (
+            "a: 1\nb: !!int secret\nc: 3\n",
+            "/b",
+            2,
+            "b: value does not fit its tag !!int",
+        ),
+        (
+            "a: 1\nb:\n  - x\n  - !!binary secret=\nc: 3\n",
+            "/b/1",
+            4,
+            "b.1: value does not fit its tag !!binary",
+        ),
+        (
+            "!!float secret\n",
+            "",
+            1,
+            "the document: value does not fit",
+        ),
+    ];
+    for (text, pointer, line, needle) in cases {
+        let doc = crate::yaml::parse(text, &limits).unwrap();
+        assert_eq!(doc.value.pointer(pointer), Some(&Value::Null), "{text:?}");
+        if !pointer.is_empty() {
+            assert_eq!(doc.value["a"], 1, "{text:?}");
+            assert_eq!(doc.value["c"], 3, "{text:?}");
+        }
+        let [p] = &doc.problems[..] else {
+            panic!("{text:?}: {:?}", doc.problems)
+        };
+        assert_eq!(p.line, line, "{text:?}");
+        let mut doc = doc.clone();
+        let [d] = &doc.drop_failed_keys("user-data")[..] else {
+            panic!()
+        };
+        assert!(d.message.starts_with(needle), "{text:?}: {}", d.message);
+        assert!(
+            !d.message.contains("secret"),
+            "{text:?} leaks a value: {}",
+            d.message
+        );
+        assert_eq!((d.code.as_str(), d.line), ("yaml-type", Some(line)));
+        assert_eq!(d.file.as_deref(), Some("user-data"));
+        // The key the bad value stood under is taken out whole.
+        if !pointer.is_empty() {
+            assert!(
+                doc.value.get("b").is_none() && doc.value["c"] == 3,
+                "{text:?}"
+            );
+        }
+    }
+}
+
+/// `!!binary` as PyYAML decodes it: bytes outside the base64 alphabet skipped.
+#[test]
+fn binary_with_stray_characters_decodes_as_pyyaml() {
+    let doc = crate::yaml::parse("a: !!binary aGVs...bG8=\n", &Limits::default()).unwrap();
+    assert_eq!(doc.value["a"], "hello");
+    assert!(doc.problems.is_empty());
 }
 
 /// The classic "billion laughs": 9 levels of 9 aliases, 9^9 strings once expanded.

@@ -95,7 +95,7 @@ fn explicit_tags_construct_or_refuse() {
     for (suffix, text) in [
         ("int", "12abc"),
         ("bool", "y"),
-        ("binary", "***"),
+        ("binary", "aGVsb"),
         ("map", "x"),
     ] {
         let got = scalar(text, ScalarStyle::Plain, Some(&core_tag(suffix)));

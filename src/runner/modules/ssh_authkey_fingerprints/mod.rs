@@ -17,7 +17,6 @@ use crate::error::Diag;
 use crate::modules::accounts::Accounts;
 use crate::modules::ssh::digest;
 use crate::reason::Reason;
-use base64::Engine as _;
 use serde_json::Value;
 
 pub struct SshAuthkeyFingerprints;
@@ -62,23 +61,16 @@ pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> (bool, String) {
     (off, hash)
 }
 
-/// Python's lenient `b64decode`: characters outside the alphabet are dropped, the padding must
-/// be right.
-fn b64decode(text: &str) -> Option<Vec<u8>> {
-    let clean: String = text
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '='))
-        .collect();
-    base64::engine::general_purpose::STANDARD.decode(clean).ok()
-}
-
 /// cloud-init's fingerprint: the hash's hex digest in pairs joined by `:`; `?` when the key is
 /// not base64 or the hash unknown.
 fn fingerprint(b64: &str, hash: &str) -> String {
     if b64.is_empty() {
         return String::new();
     }
-    match b64decode(b64).and_then(|blob| digest::digest(hash, &blob)) {
+    match crate::pybase64::b64decode(b64.as_bytes())
+        .ok()
+        .and_then(|blob| digest::digest(hash, &blob.bytes))
+    {
         Some(d) => d
             .iter()
             .map(|b| format!("{b:02x}"))
