@@ -4,7 +4,7 @@
 //! when every document is valid, 1 when one is not (or cannot be read), 2 on a bad command line.
 
 use super::system::{documents, Found};
-use super::{annotate, check, Kind, Report};
+use super::{annotate, check, Report};
 use crate::error::Severity;
 use crate::limits::Limits;
 use crate::redact::printable;
@@ -20,7 +20,8 @@ cloud-init's schema describes them, and what those modules would refuse at boot)
   --system                this machine's: /etc/cloud/cloud.cfg, cloud.cfg.d/*.cfg,
                           /etc/ember/ember.cfg, and the instance's user-data and vendor-data
   --annotate              print the document with # E1 markers and a legend (secrets hidden)
-  --target DIR            the root --system reads (default /)
+  --target DIR            the root --system reads, and where a Jinja template finds
+                          run/ember/instance-data*.json (default /)
 
 Exit codes: 0 valid (warnings allowed), 1 invalid or unreadable, 2 bad command line.";
 
@@ -76,7 +77,7 @@ pub fn main(args: &[OsString]) -> i32 {
     };
     let limits = Limits::default();
     let found = match &args.file {
-        Some(path) => vec![read_file(path)],
+        Some(path) => vec![read_file(path, &args.target, &limits)],
         None => match crate::root::Root::open(&args.target) {
             Ok(root) => documents(&root),
             Err(e) => {
@@ -96,15 +97,11 @@ pub fn main(args: &[OsString]) -> i32 {
     }
 }
 
-fn read_file(path: &std::path::Path) -> Found {
+fn read_file(path: &std::path::Path, target: &std::path::Path, limits: &Limits) -> Found {
     let name = path.display().to_string();
     match std::fs::read(path) {
         Ok(data) => match String::from_utf8(data) {
-            Ok(text) => Found::Doc {
-                name,
-                text,
-                kind: Kind::UserData,
-            },
+            Ok(text) => super::user_data_type::classify(name, text, target, limits),
             Err(_) => Found::Unreadable {
                 name,
                 reason: "is not valid UTF-8".into(),

@@ -9,6 +9,7 @@ pub mod cli;
 mod modules_check;
 mod rules;
 mod system;
+mod user_data_type;
 
 use crate::config::{known_keys, shape};
 use crate::error::{Diag, Reason, Severity};

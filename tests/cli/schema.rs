@@ -347,3 +347,74 @@ fn boot_and_schema_agree_on_growpart() {
     assert_eq!(at_boot, by_schema);
     assert_eq!(at_boot.len(), 2, "{at_boot:?}");
 }
+
+/// Issue 21 item 5: user-data of another part type is not evaluated and is no error, as
+/// cloud-init's schema command says; a Jinja template is rendered over the instance data under
+/// `--target` and the result checked; an unknown first line is still an error.
+#[test]
+fn other_user_data_types_are_skipped_and_templates_rendered() {
+    let dir = scratch("types");
+    let file = dir.join("user-data");
+    let check_file = |text: &str| {
+        std::fs::write(&file, text).unwrap();
+        run(Command::new(initrd())
+            .args(["schema", "--target"])
+            .arg(&dir)
+            .arg("--config-file")
+            .arg(&file))
+    };
+    for (text, kind) in [
+        ("#!/bin/sh\necho hi\n", "text/x-shellscript"),
+        ("#cloud-boothook\necho hi\n", "text/cloud-boothook"),
+        (
+            "#include\nhttp://example.invalid/ud\n",
+            "text/x-include-url",
+        ),
+        (
+            "#part-handler\ndef list_types(): return []\n",
+            "text/part-handler",
+        ),
+        (
+            "#cloud-config-archive\n- content: x\n",
+            "text/cloud-config-archive",
+        ),
+    ] {
+        let (code, out, err) = check_file(text);
+        assert_eq!(code, 0, "{kind}: {err}");
+        let want = format!("User-data type '{kind}' not currently evaluated by cloud-init schema");
+        assert!(out.contains(&want), "{kind}: {out}");
+    }
+    let (code, _, err) = check_file("hello: world\n");
+    assert_eq!(code, 1);
+    assert!(err.contains("needs to begin with"), "{err}");
+
+    // Without instance data `v1` is undefined, and an attribute of it fails the render.
+    let template = "## template: jinja\n#cloud-config\nhostname: {{ v1.local_hostname }}\nwrite_files: {{ v1.region }}\n";
+    let (code, _, err) = check_file(template);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("does not render: undefined value at line 2"),
+        "{err}"
+    );
+    std::fs::create_dir_all(dir.join("run/ember")).unwrap();
+    std::fs::write(
+        dir.join("run/ember/instance-data.json"),
+        r#"{"v1": {"local_hostname": "box", "region": "[{path: /etc/x, content: y}]"}}"#,
+    )
+    .unwrap();
+    let (code, out, err) = check_file(template);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("Valid schema") && out.contains("rendered from its Jinja"),
+        "{out}"
+    );
+    // What the template makes is checked: here write_files that is no list.
+    std::fs::write(
+        dir.join("run/ember/instance-data.json"),
+        r#"{"v1": {"local_hostname": "box", "region": "7"}}"#,
+    )
+    .unwrap();
+    let (code, _, err) = check_file(template);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("write_files: line 3:"), "{err}");
+}
