@@ -254,6 +254,13 @@ fn user_fields(key: &str, m: &Map<String, Value>, diags: &mut Vec<Diag>) -> Opti
     let before = diags.iter().filter(|d| d.is_error()).count();
     let k = |f: &str| format!("{key}.{f}");
     let name = str_at(m, "name", key, diags);
+    if name.is_none() && m.contains_key("snapuser") {
+        // A snap store account (valid upstream, made by `snap create-user`): not a user ember
+        // creates, and no missing name either.
+        let why = "a snap store account (snapuser) is not created by ember: this user is skipped";
+        diags.push(Diag::warning(Reason::UnsupportedKey, why).key(k("snapuser")));
+        return None;
+    }
     let Some(name) = name else {
         if !diags.iter().skip(before).any(|d| d.is_error()) {
             diags.push(Diag::error(Reason::MissingKey, "a user needs a name").key(k("name")));
@@ -391,6 +398,21 @@ mod mapping_form_tests {
         assert_eq!(got[0].1["shell"], "/bin/sh");
         assert_eq!(diags.len(), 1);
         assert_eq!(diags[0].key.as_deref(), Some("users.dave"));
+    }
+
+    /// Issue 21 item 3: `- snapuser: joe@example.com` is valid upstream; ember says it does not
+    /// create snap store accounts, never that the user lacks a name.
+    #[test]
+    fn a_snap_store_account_is_unsupported_not_nameless() {
+        let mut diags = Vec::new();
+        let m = json!({"snapuser": "joe@example.com"});
+        assert!(user_fields("users.0", m.as_object().unwrap(), &mut diags).is_none());
+        let [d] = &diags[..] else { panic!("{diags:?}") };
+        assert_eq!(
+            (d.code.as_str(), d.key.as_deref()),
+            ("unsupported-key", Some("users.0.snapuser"))
+        );
+        assert!(!d.is_error() && !d.message.contains("joe"), "{d:?}");
     }
 
     #[test]
