@@ -15,6 +15,8 @@ pub mod instance;
 pub mod link;
 pub mod nocloud;
 pub mod none;
+#[cfg(feature = "ds-opennebula")]
+pub mod opennebula;
 pub mod openstack;
 
 use crate::context::Env;
@@ -111,7 +113,8 @@ pub const DATASOURCES: &[&dyn Datasource] = &[
     &nocloud::NoCloud,
     &openstack::ConfigDrive,
     // LXD
-    // OpenNebula
+    #[cfg(feature = "ds-opennebula")]
+    &opennebula::OpenNebula,
     &digitalocean::DigitalOcean,
     &azure::Azure,
     // AltCloud
