@@ -18,5 +18,6 @@ mod http_seed;
 mod https_seed;
 mod nocloud;
 mod none;
+mod opennebula;
 mod openstack;
 mod templates;
