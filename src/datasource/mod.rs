@@ -11,6 +11,8 @@ pub mod common;
 pub mod digitalocean;
 pub mod ec2;
 pub mod gce;
+#[cfg(feature = "ds-ibmcloud")]
+pub mod ibmcloud;
 pub mod instance;
 pub mod link;
 pub mod nocloud;
@@ -18,8 +20,11 @@ pub mod none;
 #[cfg(feature = "ds-opennebula")]
 pub mod opennebula;
 pub mod openstack;
+#[cfg(feature = "ds-rbxcloud")]
+pub mod rbxcloud;
 
 use crate::context::Env;
+use crate::detect::blockdev::LabelledDevice;
 use crate::detect::dmi::Dmi;
 use crate::detect::Facts;
 use crate::error::Diag;
@@ -56,6 +61,18 @@ pub trait Datasource: Sync {
     fn public_keys(&self, data: &InstanceData) -> Vec<PublicKey> {
         PublicKey::from_meta_data(&data.meta_data)
     }
+    /// Whether this datasource owns `dev` although another's label rule matches it (IBM
+    /// Cloud's marked config-2 drive, which ConfigDrive must leave alone). Local facts only.
+    fn claims(&self, _env: &Env, _facts: &Facts, _dev: &LabelledDevice) -> bool {
+        false
+    }
+}
+
+/// Whether a datasource other than `me` claims `dev` (see `Datasource::claims`).
+pub(crate) fn claimed_elsewhere(env: &Env, facts: &Facts, me: &str, dev: &LabelledDevice) -> bool {
+    DATASOURCES
+        .iter()
+        .any(|ds| ds.name() != me && ds.claims(env, facts, dev))
 }
 
 /// What a report cost and what went wrong with it.
@@ -132,10 +149,12 @@ pub const DATASOURCES: &[&dyn Datasource] = &[
     // Bigstep
     // Scaleway
     // Hetzner
-    // IBMCloud
+    #[cfg(feature = "ds-ibmcloud")]
+    &ibmcloud::IbmCloud,
     // Oracle
     // Exoscale
-    // RbxCloud
+    #[cfg(feature = "ds-rbxcloud")]
+    &rbxcloud::RbxCloud,
     // UpCloud
     // NWCS
     // Akamai
