@@ -21,4 +21,5 @@ mod nocloud;
 mod none;
 mod opennebula;
 mod openstack;
+mod rbxcloud;
 mod templates;

@@ -46,10 +46,10 @@ fn named_on_cmdline(facts: &Facts, name: &str) -> Option<String> {
 
 /// The config-2 volumes, less those another cloud claims (IBM Cloud's marked drive, which
 /// cloud-init's ConfigDrive leaves alone too).
-fn drives<'f>(env: &Env, facts: &'f Facts) -> impl Iterator<Item = &'f LabelledDevice> {
-    seed_devices(&facts.devices, Some(LABEL), Media::DiscOrFat)
-        .into_iter()
-        .filter(|d| !crate::datasource::claimed_elsewhere(env, facts, "configdrive", d))
+fn drives<'f>(env: &Env, facts: &'f Facts) -> Vec<&'f LabelledDevice> {
+    let mut found = seed_devices(&facts.devices, Some(LABEL), Media::DiscOrFat);
+    found.retain(|d| !crate::datasource::claimed_elsewhere(env, facts, "configdrive", d));
+    found
 }
 
 impl Datasource for ConfigDrive {
@@ -62,6 +62,7 @@ impl Datasource for ConfigDrive {
 
     fn detect(&self, env: &Env, facts: &Facts) -> Vec<Evidence> {
         let mut ev: Vec<Evidence> = drives(env, facts)
+            .into_iter()
             .map(|d| {
                 let detail = format!("{} {} label {}", d.dev_name(), d.fs, d.labels.join(","));
                 evidence("label", detail)
