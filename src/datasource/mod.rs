@@ -5,8 +5,14 @@
 //! through it, and tells the platform how it went only in `report`, over the same link.
 //! Adding a cloud is its folder, a `mod` line and a row in `DATASOURCES`.
 
+#[cfg(feature = "ds-altcloud")]
+pub mod altcloud;
 pub mod azure;
+#[cfg(feature = "ds-bigstep")]
+pub mod bigstep;
 pub mod choose;
+#[cfg(feature = "ds-cloudcix")]
+pub mod cloudcix;
 pub mod common;
 pub mod digitalocean;
 pub mod ec2;
@@ -134,7 +140,8 @@ pub const DATASOURCES: &[&dyn Datasource] = &[
     &opennebula::OpenNebula,
     &digitalocean::DigitalOcean,
     &azure::Azure,
-    // AltCloud
+    #[cfg(feature = "ds-altcloud")]
+    &altcloud::AltCloud,
     // VMware
     // OVF
     // MAAS
@@ -146,7 +153,8 @@ pub const DATASOURCES: &[&dyn Datasource] = &[
     // CloudSigma
     // CloudStack
     // SmartOS
-    // Bigstep
+    #[cfg(feature = "ds-bigstep")]
+    &bigstep::Bigstep,
     // Scaleway
     // Hetzner
     #[cfg(feature = "ds-ibmcloud")]
@@ -159,7 +167,8 @@ pub const DATASOURCES: &[&dyn Datasource] = &[
     // NWCS
     // Akamai
     // WSL
-    // CloudCIX
+    #[cfg(feature = "ds-cloudcix")]
+    &cloudcix::CloudCix,
     // Last: it has evidence only when named, and stands in for the rest.
     &none::NoneDs,
 ];

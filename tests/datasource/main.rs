@@ -5,10 +5,13 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod altcloud;
 mod azure;
 mod azure_wireserver;
+mod bigstep;
 mod boots;
 mod canonical_seeds;
+mod cloudcix;
 mod config_sources;
 mod digitalocean;
 mod dns_seed;

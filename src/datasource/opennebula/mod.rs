@@ -64,6 +64,14 @@ fn devices(facts: &Facts) -> Vec<&LabelledDevice> {
     found
 }
 
+/// Whether the volume holds a context.sh (one directory lookup, no file read).
+fn has_context(env: &Env, dev: &LabelledDevice) -> bool {
+    SeedVolume::open(env, dev).is_ok_and(|mut v| {
+        v.list_dir("")
+            .is_ok_and(|names| names.iter().any(|n| n.eq_ignore_ascii_case("context.sh")))
+    })
+}
+
 fn seed_dir_file() -> String {
     format!("{SEED_DIR}/context.sh")
 }
@@ -92,7 +100,10 @@ impl Datasource for OpenNebula {
             add("seed-dir", SEED_DIR.to_string());
         }
         for d in facts.devices.iter().filter(|d| {
-            LABELS.iter().any(|l| d.has_label(l)) && matches!(d.fs.as_str(), "iso9660" | "vfat")
+            let fs = matches!(d.fs.as_str(), "iso9660" | "vfat");
+            // `CDROM` is AltCloud's vSphere label too: there, cloud-init's OpenNebula finds no
+            // context.sh and gives way; ember chooses once, so it looks before it claims.
+            fs && (d.has_label("CONTEXT") || (d.has_label("CDROM") && has_context(env, d)))
         }) {
             add(
                 "label",
