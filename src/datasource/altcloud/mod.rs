@@ -107,8 +107,9 @@ impl Datasource for AltCloud {
             return Err(Diag::error(Reason::NoSeed, "neither RHEV nor vSphere"));
         };
         let mut tried = Vec::new();
+        let mut reads = 0;
         for dev in volumes(kind, facts) {
-            match read_volume(env, dev) {
+            match read_volume(env, dev, &mut reads) {
                 Ok(Some(ud)) => {
                     let name = dev.dev_name();
                     let sub = if kind == Kind::Rhev {
@@ -127,7 +128,7 @@ impl Datasource for AltCloud {
                         from_removable_media: dev.removable,
                         detail: format!("DataSourceAltCloud [seed={name}]"),
                         subplatform: format!("{sub} ({name})"),
-                        reads: 2,
+                        reads,
                         ..InstanceData::default()
                     };
                     data.diags.extend(tried.into_iter().map(|mut d: Diag| {
@@ -153,9 +154,10 @@ impl Datasource for AltCloud {
 }
 
 /// The user-data, trimmed as cloud-init trims it; `None` when neither file is there.
-fn read_volume(env: &Env, dev: &LabelledDevice) -> Result<Option<Vec<u8>>, Diag> {
+fn read_volume(env: &Env, dev: &LabelledDevice, reads: &mut u32) -> Result<Option<Vec<u8>>, Diag> {
     let mut vol = SeedVolume::open(env, dev)?;
     for f in FILES {
+        *reads += 1;
         if let Some(b) = vol.read_file(f)? {
             // An empty file ends the search with nothing, as in cloud-init.
             let text = String::from_utf8_lossy(&b);
