@@ -28,6 +28,8 @@ pub mod opennebula;
 pub mod openstack;
 #[cfg(feature = "ds-rbxcloud")]
 pub mod rbxcloud;
+#[cfg(feature = "ds-wsl")]
+pub mod wsl;
 
 use crate::context::Env;
 use crate::detect::blockdev::LabelledDevice;
@@ -166,7 +168,8 @@ pub const DATASOURCES: &[&dyn Datasource] = &[
     // UpCloud
     // NWCS
     // Akamai
-    // WSL
+    #[cfg(feature = "ds-wsl")]
+    &wsl::Wsl,
     #[cfg(feature = "ds-cloudcix")]
     &cloudcix::CloudCix,
     // Last: it has evidence only when named, and stands in for the rest.

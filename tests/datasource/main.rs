@@ -26,3 +26,4 @@ mod opennebula;
 mod openstack;
 mod rbxcloud;
 mod templates;
+mod wsl;
