@@ -5,19 +5,34 @@
 //! through it, and tells the platform how it went only in `report`, over the same link.
 //! Adding a cloud is its folder, a `mod` line and a row in `DATASOURCES`.
 
+#[cfg(feature = "ds-altcloud")]
+pub mod altcloud;
 pub mod azure;
+#[cfg(feature = "ds-bigstep")]
+pub mod bigstep;
 pub mod choose;
+#[cfg(feature = "ds-cloudcix")]
+pub mod cloudcix;
 pub mod common;
 pub mod digitalocean;
 pub mod ec2;
 pub mod gce;
+#[cfg(feature = "ds-ibmcloud")]
+pub mod ibmcloud;
 pub mod instance;
 pub mod link;
 pub mod nocloud;
 pub mod none;
+#[cfg(feature = "ds-opennebula")]
+pub mod opennebula;
 pub mod openstack;
+#[cfg(feature = "ds-rbxcloud")]
+pub mod rbxcloud;
+#[cfg(feature = "ds-wsl")]
+pub mod wsl;
 
 use crate::context::Env;
+use crate::detect::blockdev::LabelledDevice;
 use crate::detect::dmi::Dmi;
 use crate::detect::Facts;
 use crate::error::Diag;
@@ -54,6 +69,18 @@ pub trait Datasource: Sync {
     fn public_keys(&self, data: &InstanceData) -> Vec<PublicKey> {
         PublicKey::from_meta_data(&data.meta_data)
     }
+    /// Whether this datasource owns `dev` although another's label rule matches it (IBM
+    /// Cloud's marked config-2 drive, which ConfigDrive must leave alone). Local facts only.
+    fn claims(&self, _env: &Env, _facts: &Facts, _dev: &LabelledDevice) -> bool {
+        false
+    }
+}
+
+/// Whether a datasource other than `me` claims `dev` (see `Datasource::claims`).
+pub(crate) fn claimed_elsewhere(env: &Env, facts: &Facts, me: &str, dev: &LabelledDevice) -> bool {
+    DATASOURCES
+        .iter()
+        .any(|ds| ds.name() != me && ds.claims(env, facts, dev))
 }
 
 /// What a report cost and what went wrong with it.
@@ -111,10 +138,12 @@ pub const DATASOURCES: &[&dyn Datasource] = &[
     &nocloud::NoCloud,
     &openstack::ConfigDrive,
     // LXD
-    // OpenNebula
+    #[cfg(feature = "ds-opennebula")]
+    &opennebula::OpenNebula,
     &digitalocean::DigitalOcean,
     &azure::Azure,
-    // AltCloud
+    #[cfg(feature = "ds-altcloud")]
+    &altcloud::AltCloud,
     // VMware
     // OVF
     // MAAS
@@ -126,18 +155,23 @@ pub const DATASOURCES: &[&dyn Datasource] = &[
     // CloudSigma
     // CloudStack
     // SmartOS
-    // Bigstep
+    #[cfg(feature = "ds-bigstep")]
+    &bigstep::Bigstep,
     // Scaleway
     // Hetzner
-    // IBMCloud
+    #[cfg(feature = "ds-ibmcloud")]
+    &ibmcloud::IbmCloud,
     // Oracle
     // Exoscale
-    // RbxCloud
+    #[cfg(feature = "ds-rbxcloud")]
+    &rbxcloud::RbxCloud,
     // UpCloud
     // NWCS
     // Akamai
-    // WSL
-    // CloudCIX
+    #[cfg(feature = "ds-wsl")]
+    &wsl::Wsl,
+    #[cfg(feature = "ds-cloudcix")]
+    &cloudcix::CloudCix,
     // Last: it has evidence only when named, and stands in for the rest.
     &none::NoneDs,
 ];

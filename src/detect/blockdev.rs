@@ -15,6 +15,10 @@ pub struct LabelledDevice {
     /// `iso9660`, `vfat`, `ext`.
     pub fs: String,
     pub labels: Vec<String>,
+    /// The filesystem UUID as blkid shows it, where ember reads one (a VFAT serial:
+    /// IBM Cloud marks its config drive so).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uuid: Option<String>,
     /// The kernel's removable flag, or a hot-plug bus (USB, FireWire, MMC/SD, Memory Stick)
     /// in its sysfs path: a seed on removable media is a physical-access door.
     pub removable: bool,
@@ -106,6 +110,7 @@ fn probe_one(host: &Host, name: String) -> Option<LabelledDevice> {
         node,
         fs: fs.to_string(),
         labels: probe.labels,
+        uuid: probe.uuid,
         removable,
     })
 }

@@ -45,6 +45,8 @@ pub enum FsKind {
 pub struct Probe {
     pub kind: FsKind,
     pub labels: Vec<String>,
+    /// The filesystem UUID as blkid shows it, where ember reads one (a VFAT serial).
+    pub uuid: Option<String>,
 }
 
 /// What one volume session may cost, whatever the on-disk structures say: bytes read from the
@@ -138,6 +140,10 @@ pub trait SeedFs {
     fn list_dir(&mut self, path: &str) -> Result<Vec<String>, SeedFsError>;
 }
 
+fn vfat_uuid<R: Read + Seek>(vol: &mut Volume<R>) -> Option<String> {
+    vfat_bpb::read_layout(vol).ok().flatten()?.serial
+}
+
 /// Identifies the filesystem on `dev` and its labels, reading only a few KiB.
 /// `Ok(None)` means no known filesystem (including a device too short to hold one).
 pub fn probe<R: Read + Seek>(dev: &mut R) -> io::Result<Option<Probe>> {
@@ -153,7 +159,8 @@ pub fn probe<R: Read + Seek>(dev: &mut R) -> io::Result<Option<Probe>> {
         Ok(true) => {
             if let Ok(Some(labels)) = vfat::probe(&mut vol) {
                 let kind = FsKind::Vfat;
-                return Ok(Some(Probe { kind, labels }));
+                let uuid = vfat_uuid(&mut vol);
+                return Ok(Some(Probe { kind, labels, uuid }));
             }
         }
         Err(SeedFsError::Io(e)) => return Err(e),
@@ -172,7 +179,12 @@ pub fn probe<R: Read + Seek>(dev: &mut R) -> io::Result<Option<Probe>> {
     ];
     for (kind, probe_fn) in probes {
         match probe_fn(&mut vol) {
-            Ok(Some(labels)) => return Ok(Some(Probe { kind, labels })),
+            Ok(Some(labels)) => {
+                let uuid = (kind == FsKind::Vfat)
+                    .then(|| vfat_uuid(&mut vol))
+                    .flatten();
+                return Ok(Some(Probe { kind, labels, uuid }));
+            }
             Err(SeedFsError::Io(e)) => return Err(e),
             // A damaged structure under one magic does not rule out the next filesystem.
             Ok(None) | Err(_) => {}

@@ -29,6 +29,8 @@ pub(crate) struct Layout {
     pub(crate) max_cluster: u32,
     pub(crate) root: Root,
     pub(crate) label: Option<String>,
+    /// The volume serial as blkid shows it as the UUID: `9796-932E`.
+    pub(crate) serial: Option<String>,
 }
 
 fn le16(b: &[u8], at: usize) -> u64 {
@@ -97,6 +99,16 @@ pub(crate) fn layout(bs: &[u8; 512], vol_len: u64) -> Option<Layout> {
     let label = (bs[sig_at] == 0x29)
         .then(|| latin1(&bs[label_at..label_at + 11]).trim().to_string())
         .filter(|l| !l.is_empty() && l != "NO NAME");
+    // The serial follows the signature; an old (0x28) extended record has it too.
+    let serial = matches!(bs[sig_at], 0x28 | 0x29).then(|| {
+        let v = u32::from_le_bytes([
+            bs[sig_at + 1],
+            bs[sig_at + 2],
+            bs[sig_at + 3],
+            bs[sig_at + 4],
+        ]);
+        format!("{:04X}-{:04X}", v >> 16, v & 0xFFFF)
+    });
     Some(Layout {
         kind,
         bps,
@@ -112,6 +124,7 @@ pub(crate) fn layout(bs: &[u8; 512], vol_len: u64) -> Option<Layout> {
             },
         },
         label,
+        serial,
     })
 }
 

@@ -5,10 +5,13 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod altcloud;
 mod azure;
 mod azure_wireserver;
+mod bigstep;
 mod boots;
 mod canonical_seeds;
+mod cloudcix;
 mod config_sources;
 mod digitalocean;
 mod dns_seed;
@@ -16,7 +19,11 @@ mod ec2;
 mod gce;
 mod http_seed;
 mod https_seed;
+mod ibmcloud;
 mod nocloud;
 mod none;
+mod opennebula;
 mod openstack;
+mod rbxcloud;
 mod templates;
+mod wsl;

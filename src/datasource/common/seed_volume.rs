@@ -175,6 +175,7 @@ mod tests {
             node: format!("/dev/{name}").into(),
             fs: fs.into(),
             labels: vec![label.into()],
+            uuid: None,
             removable: false,
         };
         let devices = [

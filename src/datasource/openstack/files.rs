@@ -94,7 +94,7 @@ pub fn read(
     })
 }
 
-fn parse_json(bytes: &[u8], file: &str) -> Result<Value, Diag> {
+pub(crate) fn parse_json(bytes: &[u8], file: &str) -> Result<Value, Diag> {
     serde_json::from_slice(bytes).map_err(|e| {
         // serde's message may quote the input: only its category and place are kept.
         let msg = format!(
@@ -233,7 +233,7 @@ fn cloud_init_keys(md: &mut Map<String, Value>) {
 
 /// vendor_data.json as cloud-init's `convert_vendordata` takes it: a string is the data, an
 /// object gives its `cloud-init` key (a string); anything else has nothing for cloud-init.
-fn vendor_data(v: Value, file: &str) -> Result<Option<String>, Diag> {
+pub(crate) fn vendor_data(v: Value, file: &str) -> Result<Option<String>, Diag> {
     let wrong = |key: &str| {
         Diag::error(
             Reason::WrongType,

@@ -6,7 +6,7 @@
 //! read. <https://docs.cloud-init.io/en/latest/reference/datasources/openstack.html>
 //! <https://docs.cloud-init.io/en/latest/reference/datasources/configdrive.html>
 
-mod files;
+pub(crate) mod files;
 mod http;
 
 use crate::context::Env;
@@ -44,8 +44,12 @@ fn named_on_cmdline(facts: &Facts, name: &str) -> Option<String> {
     (hint.name == name).then(|| param.clone())
 }
 
-fn drives(facts: &Facts) -> impl Iterator<Item = &LabelledDevice> {
-    seed_devices(&facts.devices, Some(LABEL), Media::DiscOrFat).into_iter()
+/// The config-2 volumes, less those another cloud claims (IBM Cloud's marked drive, which
+/// cloud-init's ConfigDrive leaves alone too).
+fn drives<'f>(env: &Env, facts: &'f Facts) -> Vec<&'f LabelledDevice> {
+    let mut found = seed_devices(&facts.devices, Some(LABEL), Media::DiscOrFat);
+    found.retain(|d| !crate::datasource::claimed_elsewhere(env, facts, "configdrive", d));
+    found
 }
 
 impl Datasource for ConfigDrive {
@@ -56,8 +60,9 @@ impl Datasource for ConfigDrive {
         "ConfigDrive"
     }
 
-    fn detect(&self, _env: &Env, facts: &Facts) -> Vec<Evidence> {
-        let mut ev: Vec<Evidence> = drives(facts)
+    fn detect(&self, env: &Env, facts: &Facts) -> Vec<Evidence> {
+        let mut ev: Vec<Evidence> = drives(env, facts)
+            .into_iter()
             .map(|d| {
                 let detail = format!("{} {} label {}", d.dev_name(), d.fs, d.labels.join(","));
                 evidence("label", detail)
@@ -74,7 +79,7 @@ impl Datasource for ConfigDrive {
 
     fn fetch(&self, env: &Env, facts: &Facts, _link: &mut Link) -> Result<InstanceData, Diag> {
         let mut last = Diag::error(Reason::NoSeed, format!("no volume labelled {LABEL}"));
-        for dev in drives(facts) {
+        for dev in drives(env, facts) {
             match read_drive(env, dev) {
                 Ok(data) => return Ok(data),
                 Err(e) => last = e,

@@ -57,7 +57,7 @@ fn inspect(dir: &Path, name: &str) -> SysNic {
 }
 
 /// A key that sorts `eth2` before `eth10`.
-fn natural_key(name: &str) -> Vec<(u64, String)> {
+pub(crate) fn natural_key(name: &str) -> Vec<(u64, String)> {
     let mut key = Vec::new();
     let mut rest = name;
     while !rest.is_empty() {

@@ -5,6 +5,8 @@
 
 pub mod azure;
 pub mod azure_wire;
+pub mod bigstep;
+pub mod cloudcix;
 pub mod digitalocean;
 pub mod ec2;
 pub mod gce;

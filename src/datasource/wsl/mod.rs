@@ -1,0 +1,151 @@
+//! WSL (Windows Subsystem for Linux), as cloud-init 26's WSL datasource: detected from a
+//! kernel release naming WSL and the Windows drives mounted over 9p (`aname=drvfs`); the data
+//! is in the Windows user's profile (data.rs). WSL has no initramfs: this runs in ember's
+//! early-unit mode, inside the instance. The profile is found as cloud-init finds it:
+//! `cmd.exe /C echo %USERPROFILE%` run through `/init` (binfmt is not up yet), translated by
+//! `wslpath -au`; the instance's name is the last part of `wslpath -am /`. Every path and
+//! program is taken under the host prefix, so tests give fake ones.
+//! <https://docs.cloud-init.io/en/latest/reference/datasources/wsl.html>
+
+mod data;
+
+use crate::context::Env;
+use crate::datasource::{Datasource, InstanceData, Link};
+use crate::detect::Facts;
+use crate::error::Diag;
+use crate::host::Host;
+use crate::reason::Reason;
+use crate::secret::Secret;
+use crate::status::Evidence;
+use std::path::PathBuf;
+use std::process::Command;
+
+pub struct Wsl;
+
+const WSLPATH: &str = "/usr/bin/wslpath";
+
+fn kernel_says_wsl(host: &Host) -> bool {
+    std::fs::read_to_string(host.path("/proc/sys/kernel/osrelease"))
+        .is_ok_and(|r| r.to_ascii_lowercase().contains("wsl"))
+}
+
+/// Mount points of the Windows drives (`9p` with `aname=drvfs`).
+fn windows_drives(host: &Host) -> Vec<String> {
+    let mounts = std::fs::read_to_string(host.path("/proc/mounts")).unwrap_or_default();
+    mounts
+        .lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            (f.len() >= 4 && f[2] == "9p" && f[3].contains("aname=drvfs")).then(|| f[1].to_string())
+        })
+        .collect()
+}
+
+/// A program's first line of output, or a diagnostic naming it.
+fn run(host: &Host, program: &str, args: &[&str]) -> Result<String, Diag> {
+    let fail = |why: String| Diag::error(Reason::CommandFailed, why).file(program.to_string());
+    let out = Command::new(host.path(program))
+        .args(args)
+        .output()
+        .map_err(|e| fail(format!("cannot run: {e}")))?;
+    if !out.status.success() {
+        return Err(fail(format!("exited with {}", out.status)));
+    }
+    let text = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    match text.is_empty() {
+        true => Err(fail("printed nothing".into())),
+        false => Ok(text),
+    }
+}
+
+/// The Windows user's profile as a path here, and the instance's name.
+fn profile(host: &Host) -> Result<(PathBuf, String), Diag> {
+    let root = run(host, WSLPATH, &["-am", "/"])?;
+    let instance = root
+        .trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .unwrap_or("")
+        .to_string();
+    let cmd = windows_drives(host)
+        .into_iter()
+        .map(|m| format!("{}/Windows/System32/cmd.exe", m.trim_end_matches('/')))
+        .find(|c| host.path(c).is_file())
+        .ok_or_else(|| Diag::error(Reason::NoSeed, "no cmd.exe on a mounted Windows drive"))?;
+    let home = run(host, "/init", &[&cmd, "/C", "echo %USERPROFILE%"])?;
+    let home = run(host, WSLPATH, &["-au", &home])?;
+    Ok((host.path(&home), instance))
+}
+
+/// os-release's ID and VERSION_ID (else VERSION_CODENAME), from the instance's root.
+fn distro(env: &Env) -> data::Distro {
+    let text = env
+        .target
+        .as_ref()
+        .and_then(|t| t.read_file("/etc/os-release", 65536).ok().flatten())
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default();
+    let get = |key: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(key)?.strip_prefix('='))
+            .map(|v| v.trim().trim_matches('"').to_string())
+            .filter(|v| !v.is_empty())
+    };
+    data::Distro {
+        id: get("ID").unwrap_or_default(),
+        version: get("VERSION_ID")
+            .or_else(|| get("VERSION_CODENAME"))
+            .unwrap_or_default(),
+    }
+}
+
+impl Datasource for Wsl {
+    fn name(&self) -> &'static str {
+        "wsl"
+    }
+    fn cloud_init_name(&self) -> &'static str {
+        "WSL"
+    }
+
+    /// ds-identify's test: WSL, with the Windows drives mounted (the data is on them).
+    fn detect(&self, env: &Env, _facts: &Facts) -> Vec<Evidence> {
+        let drives = windows_drives(env.host);
+        if !kernel_says_wsl(env.host) || drives.is_empty() {
+            return Vec::new();
+        }
+        let ev = |source: &str, detail: String| Evidence {
+            source: source.into(),
+            detail,
+        };
+        vec![
+            ev("kernel", "/proc/sys/kernel/osrelease names WSL".into()),
+            ev(
+                "mounts",
+                format!("Windows drives (9p drvfs) at {}", drives.join(", ")),
+            ),
+        ]
+    }
+
+    fn fetch(&self, env: &Env, _facts: &Facts, _link: &mut Link) -> Result<InstanceData, Diag> {
+        let (home, instance) = profile(env.host)?;
+        let found = data::load(&home, &instance, &distro(env), env.limits())?;
+        let Some(found) = found else {
+            let msg = format!("no user-data for instance {instance} in the Windows profile");
+            return Err(Diag::error(Reason::NoSeed, msg).file(home.display().to_string()));
+        };
+        let id = match &found.meta_data["instance-id"] {
+            serde_json::Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        Ok(InstanceData {
+            datasource: "wsl".into(),
+            instance_id: id,
+            meta_data: found.meta_data,
+            user_data: Some(Secret::new(found.user_data)),
+            reads: found.files.len() as u32,
+            detail: format!("DataSourceWSL [{instance}]"),
+            subplatform: format!("seed-dir ({})", home.display()),
+            ..InstanceData::default()
+        })
+    }
+}
