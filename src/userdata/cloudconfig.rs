@@ -41,6 +41,9 @@ impl Run<'_, '_> {
             self.diag(Diag::error(Reason::CloudConfigType, msg).file(name));
             return;
         }
+        if self.other_instances(doc.value.get("launch-index")) {
+            return;
+        }
         let keys = doc
             .value
             .as_object()

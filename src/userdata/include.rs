@@ -162,6 +162,9 @@ impl Run<'_, '_> {
             if !self.count_part() {
                 break;
             }
+            if self.other_instances(item.get("launch-index")) {
+                continue;
+            }
             match archive_item(item) {
                 Some(p) => self.part(p),
                 None => {

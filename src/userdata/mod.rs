@@ -153,6 +153,17 @@ pub fn process(data: &[u8], source: &str, ctx: &Context) -> Processed {
     run.finish()
 }
 
+/// The launch index meta-data gives (`ds.meta-data.ami-launch-index` in instance-data).
+fn instance_launch_index(instance_data: &Value) -> Option<i64> {
+    let md = instance_data.get("ds")?;
+    let md = md.get("meta-data").or_else(|| md.get("meta_data"))?;
+    match md.get("ami-launch-index")? {
+        Value::Number(n) => n.as_i64(),
+        Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+}
+
 /// Nesting of multiparts inside multiparts, gzip inside gzip and templates: a fixed
 /// structural cap (far beyond real use) that keeps recursion bounded.
 const MAX_NESTING: u32 = 16;
@@ -179,6 +190,9 @@ struct Run<'c, 'a> {
     bare: bool,
     /// A budget that ends the whole run (part count) was exceeded.
     stopped: bool,
+    /// This instance's launch index (EC2's `ami-launch-index`): parts marked for another are
+    /// dropped, as cloud-init's launch-index filter drops them.
+    launch_index: Option<i64>,
 }
 
 impl<'c, 'a> Run<'c, 'a> {
@@ -197,7 +211,24 @@ impl<'c, 'a> Run<'c, 'a> {
             nesting: 0,
             bare: false,
             stopped: false,
+            launch_index: instance_launch_index(ctx.instance_data),
         }
+    }
+
+    /// Whether a part marked with launch index `marked` (a `Launch-Index` header, an archive
+    /// item's or a cloud-config's `launch-index`) is another instance's. Unmarked parts, and
+    /// every part where the platform gives no index, are everyone's; a mark that is not a
+    /// number is no one's (cloud-init's `safe_int` makes it None, which matches no index).
+    fn other_instances(&self, marked: Option<&Value>) -> bool {
+        let (Some(wanted), Some(marked)) = (self.launch_index, marked) else {
+            return false;
+        };
+        let index = match marked {
+            Value::Number(n) => n.as_i64(),
+            Value::String(s) => s.trim().parse().ok(),
+            _ => None,
+        };
+        index != Some(wanted)
     }
 
     fn finish(mut self) -> Processed {
@@ -300,6 +331,10 @@ impl<'c, 'a> Run<'c, 'a> {
     /// A MIME entity: a multipart container is walked, anything else is one part.
     fn entity(&mut self, e: &mime::Entity) {
         if !self.count_part() {
+            return;
+        }
+        let marked = e.header("launch-index").map(|h| Value::String(h.into()));
+        if self.other_instances(marked.as_ref()) {
             return;
         }
         let ctype = e.content_type();

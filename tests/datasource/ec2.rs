@@ -130,6 +130,8 @@ fn provisions_from_imdsv2_with_two_nics() {
     let idata = m.json("ember/instance-data.json");
     assert_eq!(idata["v1"]["region"], "us-west-2");
     assert_eq!(idata["v1"]["availability_zone"], "us-west-2b");
+    // The launch index user-data parts are filtered by.
+    assert_eq!(idata["ds"]["meta-data"]["ami-launch-index"], "0");
     assert_eq!(
         idata["ds"]["meta-data"]["public-keys"]["my-public-key"][0],
         imds::KEY0
@@ -154,10 +156,10 @@ fn provisions_from_imdsv2_with_two_nics() {
     assert_imdsv2_only(&server);
     let reqs = server.requests();
     let paths: Vec<&str> = reqs.iter().map(|r| r.path.as_str()).collect();
-    assert_eq!(reqs.len(), 22, "{paths:?}");
+    assert_eq!(reqs.len(), 23, "{paths:?}");
     assert!(!paths.iter().any(|p| p.ends_with("/hostname")), "{paths:?}");
     let steps = status["stages"]["fetch"]["steps"].to_string();
-    assert!(steps.contains("ok (22 reads)"), "{steps}");
+    assert!(steps.contains("ok (23 reads)"), "{steps}");
     assert_secrets_kept(&m, &server, &out);
     eprintln!(
         "ec2 emulator: {} requests, ember-initrd all in {took:?}",

@@ -202,6 +202,8 @@ fn read_from(env: &Env, imds: &mut Imds, data: &mut InstanceData) -> Result<(), 
         ("local-ipv4", from_doc("privateIp")),
         ("public-ipv4", None),
         ("public-hostname", None),
+        // Which user-data parts are this instance's (`launch-index`, `Launch-Index`).
+        ("ami-launch-index", None),
     ];
     for (leaf, known) in leaves {
         let value = known.or_else(|| optional(imds, data, leaf));

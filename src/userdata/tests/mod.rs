@@ -3,6 +3,7 @@
 
 mod formats;
 mod include;
+mod launch_index;
 mod mime;
 mod pycompat;
 

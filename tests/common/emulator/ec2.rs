@@ -106,6 +106,7 @@ fn fixture() -> HashMap<String, String> {
     put(&format!("{md}/mac"), MAC0);
     put(&format!("{md}/instance-type"), "t3.micro");
     put(&format!("{md}/ami-id"), "ami-0abcdef1234567890");
+    put(&format!("{md}/ami-launch-index"), "0");
     put(&format!("{md}/placement/availability-zone"), "us-west-2b");
     put(&format!("{md}/placement/region"), "us-west-2");
     put(&format!("{md}/public-ipv4"), PUBLIC_IPV4);
