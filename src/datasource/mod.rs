@@ -16,6 +16,8 @@ pub mod link;
 pub mod nocloud;
 pub mod none;
 pub mod openstack;
+#[cfg(feature = "ds-vmware")]
+pub mod vmware;
 
 use crate::context::Env;
 use crate::detect::dmi::Dmi;
@@ -115,8 +117,10 @@ pub const DATASOURCES: &[&dyn Datasource] = &[
     &digitalocean::DigitalOcean,
     &azure::Azure,
     // AltCloud
-    // VMware
-    // OVF
+    #[cfg(feature = "ds-vmware")]
+    &vmware::Vmware,
+    #[cfg(feature = "ds-vmware")]
+    &vmware::Ovf,
     // MAAS
     &gce::Gce,
     &openstack::OpenStack,
