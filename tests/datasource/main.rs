@@ -20,3 +20,4 @@ mod nocloud;
 mod none;
 mod openstack;
 mod templates;
+mod vmware;
