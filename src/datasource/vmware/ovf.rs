@@ -188,7 +188,7 @@ impl Datasource for Ovf {
         data.meta_data = Value::Object(meta_data);
         data.user_data = user_data;
         data.vendor_data = vendor_data;
-        data.config = password.map(|p| json!({ "password": p.expose() }));
+        data.config = password.and_then(|p| platform_password(p, &found.shown, &mut data.diags));
         data.network_config =
             network_config.map(|n| (format!("{}: network-config", found.shown), n));
         data.from_removable_media = found.removable;
@@ -196,6 +196,29 @@ impl Datasource for Ovf {
         data.detail = format!("DataSourceOVF [seed={seed}]");
         data.subplatform = format!("ovf ({seed})");
         Ok(data)
+    }
+}
+
+/// The `password` property as cloud-config's `password` (cloud-init's `get_config_obj`), set by
+/// set_passwords for the default user: hashed here at once, as Azure's, so only the hash is
+/// kept; `RANDOM` and a value that is a hash already go on as they are, to mean what they mean
+/// there.
+fn platform_password(plain: Secret<String>, shown: &str, diags: &mut Vec<Diag>) -> Option<Value> {
+    let given = plain.expose().as_str();
+    if matches!(given, "R" | "RANDOM") || crate::password::looks_hashed(given) {
+        return Some(json!({ "password": given }));
+    }
+    match crate::password::hash(&plain) {
+        Some(hash) => Some(json!({ "password": hash.expose() })),
+        None => {
+            let msg = "no randomness to salt the hash: password not set";
+            diags.push(
+                Diag::error(Reason::PasswordFailed, msg)
+                    .file(shown)
+                    .key("password"),
+            );
+            None
+        }
     }
 }
 
