@@ -81,6 +81,14 @@ fn ovf_cd_provisions() {
     let net = networkd(&m);
     assert!(net.contains(&format!("MACAddress={}", vmw::MAC)), "{net}");
     assert!(net.contains("DHCP=ipv4"), "{net}");
+    // Hashed at once: the plain password is in no file ember wrote, whatever its mode.
+    for (rel, _) in Machine::tree(&m.dir) {
+        let path = m.dir.join(&rel);
+        if rel.starts_with("run/") && path.is_file() {
+            let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
+            assert!(!text.contains(vmw::PASSWORD), "plain password in {rel}");
+        }
+    }
     for secret in [vmw::PASSWORD, "ovf-user-data-secret-0e44"] {
         m.assert_secret_not_world_readable(secret);
     }
@@ -170,11 +178,11 @@ fn guestinfo_provisions_renders_network_and_redacts() {
 #[test]
 fn envvar_transport_for_containers() {
     let m = machine("vmw-envvar");
-    let md = format!("{{\"instance-id\": \"iid-container\", \"local-hostname\": \"ctr-1\"}}");
+    let md = r#"{"instance-id": "iid-container", "local-hostname": "ctr-1"}"#;
     let ud = vmw::b64(vmw::USER_DATA);
     let vars = [
         ("VMX_GUESTINFO", "true"),
-        ("VMX_GUESTINFO_METADATA", md.as_str()),
+        ("VMX_GUESTINFO_METADATA", md),
         ("VMX_GUESTINFO_USERDATA", ud.as_str()),
         ("VMX_GUESTINFO_USERDATA_ENCODING", "b64"),
     ];

@@ -27,8 +27,9 @@ pub trait Transport {
 }
 
 /// The environment of a container started with the `VMX_GUESTINFO*` variables.
-pub struct EnvVars<F: Fn(&str) -> Option<String>> {
-    pub var: F,
+pub struct EnvVars {
+    /// The variable's value: `std::env::var` at boot.
+    pub var: fn(&str) -> Option<String>,
 }
 
 /// `metadata.encoding` → `VMX_GUESTINFO_METADATA_ENCODING`, as cloud-init spells it.
@@ -38,7 +39,7 @@ pub fn env_name(key: &str) -> String {
         .replace('.', "_")
 }
 
-impl<F: Fn(&str) -> Option<String>> Transport for EnvVars<F> {
+impl Transport for EnvVars {
     fn key_name(&self, key: &str) -> String {
         env_name(key)
     }

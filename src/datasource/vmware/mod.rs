@@ -50,7 +50,7 @@ fn env_var(name: &str) -> Option<String> {
 }
 
 /// The container's variables, when `VMX_GUESTINFO` says to read them.
-fn env_transport() -> Option<EnvVars<fn(&str) -> Option<String>>> {
+fn env_transport() -> Option<EnvVars> {
     env_var(ENV_SWITCH)?;
     Some(EnvVars { var: env_var })
 }
