@@ -278,3 +278,86 @@ fn empty_guestinfo_leaves_ovf_its_turn() {
     let calls = std::fs::read_to_string(dir.join(".calls")).unwrap();
     assert!(calls.contains("get ovfEnv"), "{calls}");
 }
+
+#[test]
+fn ovf_seed_dir_with_seedfrom_path() {
+    // The seed directory, whose environment points at a NoCloud seed in the target: the
+    // environment's keys win, the seed's user-data replaces its, and from the seed directory
+    // the network-config property is not read (cloud-init reads it from transports only).
+    let m = machine("ovf-seed-dir");
+    let props = [
+        ("instance-id", "iid-seeddir"),
+        ("seedfrom", "file:///var/lib/ovfseed/"),
+        ("user-data", "#!/bin/sh\necho overridden"),
+        (
+            "network-config",
+            &vmw::b64("network: {version: 2, ethernets: {e: {dhcp4: true}}}\n"),
+        ),
+    ];
+    let seed = "/var/lib/cloud/seed/ovf/ovf-env.xml";
+    m.write(&m.target, seed, vmw::ovf_env(&props).as_bytes());
+    let md = "instance-id: iid-from-seed\nlocal-hostname: seeded-host\n";
+    m.write(&m.target, "var/lib/ovfseed/meta-data", md.as_bytes());
+    m.write(
+        &m.target,
+        "var/lib/ovfseed/user-data",
+        vmw::OVF_USER_DATA.as_bytes(),
+    );
+    let out = m.initrd("all");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(m.status()["instance_id"], "iid-seeddir");
+    assert_eq!(m.target_file("etc/hostname").trim(), "seeded-host");
+    assert!(m.target.join("etc/ovf-ud").exists(), "the seed's user-data");
+    let idata = m.json("cloud-init/instance-data.json");
+    let want = format!("ovf ({seed},file:///var/lib/ovfseed/)");
+    assert_eq!(idata["v1"]["subplatform"], want.as_str());
+    assert!(networkd(&m).is_empty(), "{}", networkd(&m));
+    // A URL is OVFNet's, which ember lacks: the datasource fails, naming the key.
+    let m = machine("ovf-seed-url");
+    let props = [("seedfrom", "http://10.0.0.1/seed/")];
+    m.write(&m.target, seed, vmw::ovf_env(&props).as_bytes());
+    m.initrd("all");
+    let d = m
+        .diag_with_code("seed-unreachable")
+        .expect("seed-unreachable");
+    assert_eq!(d["key"], "seedfrom", "{d}");
+}
+
+#[test]
+fn guestinfo_through_the_targets_tool_chrooted() {
+    if common::chroot::cannot_chroot() {
+        return;
+    }
+    // No tool in the initramfs: the target's vmware-rpctool runs chrooted into it, with the
+    // initramfs's /dev, /proc and /sys bound in for the run and unbound after.
+    let m = machine("vmw-chroot");
+    vmware_dmi(&m);
+    let t = &m.target;
+    for d in ["bin", "usr/bin", "dev", "proc", "sys"] {
+        std::fs::create_dir_all(t.join(d)).unwrap();
+    }
+    std::fs::copy(common::chroot::BUSYBOX, t.join("bin/busybox")).unwrap();
+    for applet in ["sh", "cat"] {
+        std::os::unix::fs::symlink("busybox", t.join("bin").join(applet)).unwrap();
+    }
+    let table = t.join("guestinfo");
+    vmw::fake_rpctool_seen(
+        &t.join("usr/bin"),
+        &table,
+        "/guestinfo",
+        &vmw::table(),
+        false,
+    );
+    let out = m.initrd_env(&["all"], &[("PATH", "/usr/sbin:/usr/bin:/sbin:/bin")]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(m.status()["instance_id"], vmw::INSTANCE_ID);
+    assert_eq!(
+        std::fs::read_to_string(table.join("userdata")).unwrap(),
+        "---"
+    );
+    let mounts = std::fs::read_to_string("/proc/self/mountinfo").unwrap();
+    assert!(
+        !mounts.contains(&m.dir.display().to_string()),
+        "a bind mount was left"
+    );
+}

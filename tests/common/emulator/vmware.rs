@@ -95,12 +95,25 @@ pub fn ovf_fixture() -> String {
 /// is appended to `table_dir/.calls` (the command only: `info-set` values are `---` or a
 /// space here). `fail` makes every call fail as on a machine that is not VMware.
 pub fn fake_rpctool(bin_dir: &Path, table_dir: &Path, table: &[(String, String)], fail: bool) {
+    let seen = table_dir.display().to_string();
+    fake_rpctool_seen(bin_dir, table_dir, &seen, table, fail);
+}
+
+/// `fake_rpctool` for a tool that runs chrooted: the script names the table `seen`, the
+/// path of `table_dir` inside the target.
+pub fn fake_rpctool_seen(
+    bin_dir: &Path,
+    table_dir: &Path,
+    seen: &str,
+    table: &[(String, String)],
+    fail: bool,
+) {
     std::fs::create_dir_all(bin_dir).unwrap();
     std::fs::create_dir_all(table_dir).unwrap();
     for (k, v) in table {
         std::fs::write(table_dir.join(k), v).unwrap();
     }
-    let dir = table_dir.display();
+    let dir = seen;
     let body = if fail {
         "echo 'Failed sending message to VMware.' >&2\nexit 1\n".to_string()
     } else {
