@@ -153,6 +153,28 @@ impl Datasource for Vmware {
     }
 }
 
+/// The fuzz entry (`ember::fuzz::ovf_env`): the bytes as an OVF environment, and as guestinfo
+/// metadata with each encoding. Only a panic or a runaway is a finding.
+#[doc(hidden)]
+pub fn fuzz(data: &[u8]) {
+    let limits = crate::limits::Limits {
+        inflated_bytes: 1 << 20,
+        ..crate::limits::Limits::default()
+    };
+    let _ = ovf_env::parse(data, "ovf-env.xml", true, &limits, &mut Vec::new());
+    let text = String::from_utf8_lossy(data);
+    for enc in [None, Some("base64"), Some("gz+b64")] {
+        let _ = guestinfo::decode(&text, enc, limits.inflated_bytes);
+    }
+    let payloads = Payloads {
+        metadata: Some(crate::secret::Secret::new(data.to_vec())),
+        ..Payloads::default()
+    };
+    let mut out = InstanceData::default();
+    let dmi = Dmi::default();
+    let _ = meta::build(payloads, "guestinfo.metadata", &dmi, &limits, &mut out);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
