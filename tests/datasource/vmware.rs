@@ -312,6 +312,19 @@ fn ovf_seed_dir_with_seedfrom_path() {
     let want = format!("ovf ({seed},file:///var/lib/ovfseed/)");
     assert_eq!(idata["v1"]["subplatform"], want.as_str());
     assert!(networkd(&m).is_empty(), "{}", networkd(&m));
+    // DataSourceOVF's own seed path (the seed directory's parent), which ds-identify does not
+    // look at: read when OVF is chosen otherwise (here `ds=ovf`).
+    let m = machine("ovf-seed-parent");
+    m.cmdline("root=/dev/vda1 ro ds=ovf");
+    let props = [("instance-id", "iid-parent-seed")];
+    m.write(
+        &m.target,
+        "/var/lib/cloud/seed/ovf-env.xml",
+        vmw::ovf_env(&props).as_bytes(),
+    );
+    let out = m.initrd("all");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(m.status()["instance_id"], "iid-parent-seed");
     // A URL is OVFNet's, which ember lacks: the datasource fails, naming the key.
     let m = machine("ovf-seed-url");
     let props = [("seedfrom", "http://10.0.0.1/seed/")];

@@ -1,10 +1,10 @@
 //! OVF: cloud-init's DataSourceOVF as upstream has it since VMware's guest customization
 //! moved to DataSourceVMware: the OVF environment from the seed directory
-//! (`/var/lib/cloud/seed/ovf/`), else `guestinfo.ovfEnv` (read with `vmware-rpctool` on VMware),
-//! else a CD (an ISO9660 volume on `sr*`, `hd*` or `xvd*` holding `ovf-env.xml`), read
-//! in-process with no mount; then a `seedfrom` path (`/…` or `file://…`) in the target.
-//! Detection is ds-identify's. Not here: `seedfrom` URLs (cloud-init's OVFNet, which needs the
-//! network; an error names them), the properties' meaning (`ovf_env.rs`).
+//! (`/var/lib/cloud/seed/ovf/`, then its parent), else `guestinfo.ovfEnv` (read with
+//! `vmware-rpctool` on VMware), else a CD (an ISO9660 volume on `sr*`, `hd*` or `xvd*` holding
+//! `ovf-env.xml`), read in-process with no mount; then a `seedfrom` path (`/…` or `file://…`)
+//! in the target. Detection is ds-identify's. Not here: `seedfrom` URLs (cloud-init's OVFNet,
+//! which needs the network; an error names them), the properties' meaning (`ovf_env.rs`).
 //! <https://docs.cloud-init.io/en/latest/reference/datasources/ovf.html>
 
 use super::guestinfo::Transport;
@@ -24,7 +24,11 @@ use serde_json::{json, Value};
 
 pub struct Ovf;
 
+/// Where ds-identify looks for the environment (and so where ember detects it).
 const SEED_DIR: &str = "/var/lib/cloud/seed/ovf";
+/// DataSourceOVF itself reads the seed directory's parent (`paths.seed_dir`), where
+/// ds-identify does not look: both are read, ds-identify's first.
+const SEED_DIRS: [&str; 2] = [SEED_DIR, "/var/lib/cloud/seed"];
 /// The names cloud-init looks for, in its order.
 const NAMES: [&str; 4] = ["ovf-env.xml", "ovf_env.xml", "OVF_ENV.XML", "OVF-ENV.XML"];
 /// Labels ds-identify takes as an OVF transport at once.
@@ -224,9 +228,11 @@ fn platform_password(plain: Secret<String>, shown: &str, diags: &mut Vec<Diag>) 
 
 /// The seed directory, then `guestinfo.ovfEnv`, then the discs, as cloud-init's order.
 fn find(env: &Env, facts: &Facts, data: &mut InstanceData) -> Result<Found, Diag> {
+    let seeds = SEED_DIRS
+        .iter()
+        .flat_map(|d| NAMES.map(|n| format!("{d}/{n}")));
     if let Some(target) = env.target.as_ref() {
-        for name in NAMES {
-            let path = format!("{SEED_DIR}/{name}");
+        for path in seeds {
             match target.read_file(&path, env.limits().file_bytes) {
                 Ok(Some(xml)) => {
                     data.reads += 1;
