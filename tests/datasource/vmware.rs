@@ -67,6 +67,8 @@ fn ovf_cd_provisions() {
     let idata = m.json("cloud-init/instance-data.json");
     assert_eq!(idata["v1"]["subplatform"], "ovf (iso)", "{}", idata["v1"]);
     assert_eq!(idata["v1"]["platform"], "ovf");
+    assert_eq!(idata["v1"]["cloud_id"], "ovf");
+    assert_eq!(m.run_file("cloud-init/cloud-id-ovf"), "ovf\n");
     assert_eq!(m.target_file("etc/hostname").trim(), "ovf-guest-1");
     assert_eq!(
         m.target_file("etc/ovf-ud").trim(),
@@ -144,6 +146,8 @@ fn guestinfo_provisions_renders_network_and_redacts() {
     assert_eq!(v1["subplatform"], "guestinfo (guestinfo.metadata)", "{v1}");
     assert_eq!(v1["platform"], "vmware", "{v1}");
     assert_eq!(v1["cloud_name"], "vmware", "{v1}");
+    assert_eq!(v1["cloud_id"], "vmware", "{v1}");
+    assert_eq!(m.run_file("cloud-init/cloud-id-vmware"), "vmware\n");
     assert_eq!(m.target_file("etc/hostname").trim(), vmw::HOSTNAME);
     assert_eq!(
         m.target_file("etc/vmware-ud").trim(),
