@@ -1,6 +1,7 @@
 //! The tests' metadata service emulators as a program, for the QEMU cases and
 //! `scripts/bench-clouds`: `imds ec2 [--log FILE]` serves the EC2 fixture on a loopback port,
-//! prints the port, and serves until killed (`imds azure-ovf` prints Azure's ovf-env.xml).
+//! prints the port, and serves until killed (`imds azure-ovf` prints Azure's ovf-env.xml, `imds vmware-ovf`
+//! the OVF environment of a VMware vApp).
 //! The same code answers the cargo tests (tests/common/emulator/). With `--log FILE`, every request
 //! the emulator receives is appended to FILE as one `METHOD PATH` line, within a few
 //! milliseconds of its arrival.
@@ -22,6 +23,11 @@ fn main() {
             "{}",
             emulator::azure::ovf_env(pw, Some(emulator::azure::CUSTOM_DATA), true)
         );
+        return;
+    }
+    if platform == "vmware-ovf" {
+        // The OVF environment of the VMware fixture, for the QEMU case's CD.
+        print!("{}", emulator::vmware::ovf_fixture());
         return;
     }
     let log_file = match (args.next().as_deref(), args.next()) {
@@ -84,7 +90,10 @@ fn main() {
 }
 
 fn usage() -> ! {
-    eprintln!("usage: imds ec2|openstack|gce|digitalocean|azure|cloudcix|bigstep [--log FILE] | imds azure-ovf");
+    eprintln!(
+        "usage: imds ec2|openstack|gce|digitalocean|azure|cloudcix|bigstep [--log FILE] \
+         | imds azure-ovf|vmware-ovf"
+    );
     std::process::exit(2)
 }
 

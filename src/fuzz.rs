@@ -152,7 +152,8 @@ pub fn disk_table(data: &[u8]) {
 }
 
 /// Azure's XML: ovf-env.xml parsed and sanitized (the copy must parse again, with no
-/// password), and the wireserver's goal state with the health report made from it.
+/// password), and the wireserver's goal state with the health report made from it; with
+/// ds-vmware, the same bytes as an OVF environment and as VMware guestinfo metadata.
 pub fn ovf_env(data: &[u8]) {
     use crate::datasource::azure::{ovf as azure_ovf, wireserver as wire};
     let _ = azure_ovf::parse(data);
@@ -162,6 +163,8 @@ pub fn ovf_env(data: &[u8]) {
             assert!(ovf.password.is_none(), "sanitize left a password");
         }
     }
+    #[cfg(feature = "ds-vmware")]
+    crate::datasource::vmware::fuzz(data);
     if let Ok(goal) = wire::parse_goal_state(data) {
         let description = String::from_utf8_lossy(data).into_owned();
         for health in [wire::Health::Ready, wire::Health::NotReady { description }] {

@@ -132,6 +132,8 @@ reasons! {
     GrowpartNotLast = "growpart-not-last",
     /// growpart: a partition table or device ember cannot grow.
     GrowpartUnsupported = "growpart-unsupported",
+    /// VMware: vmware-rpctool (or vmtoolsd) could not read or clear a guestinfo key.
+    GuestinfoFailed = "guestinfo-failed",
     /// Gzip-compressed content is corrupt.
     GzipCorrupt = "gzip-corrupt",
     /// The handoff from ember-initrd to the runner could not be read.

@@ -28,6 +28,8 @@ pub mod opennebula;
 pub mod openstack;
 #[cfg(feature = "ds-rbxcloud")]
 pub mod rbxcloud;
+#[cfg(feature = "ds-vmware")]
+pub mod vmware;
 #[cfg(feature = "ds-wsl")]
 pub mod wsl;
 
@@ -144,8 +146,10 @@ pub const DATASOURCES: &[&dyn Datasource] = &[
     &azure::Azure,
     #[cfg(feature = "ds-altcloud")]
     &altcloud::AltCloud,
-    // VMware
-    // OVF
+    #[cfg(feature = "ds-vmware")]
+    &vmware::Vmware,
+    #[cfg(feature = "ds-vmware")]
+    &vmware::Ovf,
     // MAAS
     &gce::Gce,
     &openstack::OpenStack,

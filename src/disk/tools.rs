@@ -1,11 +1,12 @@
 //! Running the distribution's disk tools (mkfs.*, mkswap) from the initramfs: the
 //! initramfs's own copy when its integration added one, else the target's, chrooted into
-//! the mounted target with the initramfs's /dev, /proc and /sys bound in for the run.
+//! the mounted target with the initramfs's /dev, /proc and /sys bound in for the run. Also
+//! the way to VMware's guestinfo tools, whose output is the answer (`output`).
 
 use crate::host::Host;
 use rustix::mount::{mount_bind, unmount, UnmountFlags};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
 
 /// Where a distribution keeps them.
 const TARGET_DIRS: &[&str] = &["usr/sbin", "sbin", "usr/bin", "bin"];
@@ -46,6 +47,23 @@ impl Tools<'_> {
     /// with the tool's last line of output.
     pub fn run(&self, argv: &[String]) -> Result<(), String> {
         let name = argv.first().ok_or("empty command")?;
+        let out = self.output(argv)?;
+        if out.status.success() {
+            return Ok(());
+        }
+        let text = String::from_utf8_lossy(&out.stderr);
+        let last = text
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("");
+        Err(format!("{name} failed ({}): {}", out.status, last.trim()))
+    }
+
+    /// Runs `argv` and returns what it printed and how it exited, for a tool whose output is
+    /// the answer (VMware's `vmware-rpctool`); the error says only that it could not start.
+    pub fn output(&self, argv: &[String]) -> Result<Output, String> {
+        let name = argv.first().ok_or("empty command")?;
         let (mut cmd, bound) = match self.find(name) {
             Some(Found::Here(p)) => (Command::new(p), Vec::new()),
             Some(Found::InTarget) => {
@@ -64,17 +82,7 @@ impl Tools<'_> {
             // Busy (a process left behind): detach it, so the pivot can go on.
             let _ = unmount(p, UnmountFlags::DETACH);
         }
-        let out = out.map_err(|e| format!("{name} could not be started: {e}"))?;
-        if out.status.success() {
-            return Ok(());
-        }
-        let text = String::from_utf8_lossy(&out.stderr);
-        let last = text
-            .lines()
-            .rev()
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or("");
-        Err(format!("{name} failed ({}): {}", out.status, last.trim()))
+        out.map_err(|e| format!("{name} could not be started: {e}"))
     }
 
     /// The initramfs's /dev, /proc and /sys bound on the target's own directories, which

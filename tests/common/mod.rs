@@ -178,6 +178,21 @@ impl Machine {
             .env_remove("KERNEL_CMDLINE"))
     }
 
+    /// `initrd_args` with variables added to its environment (`PATH` for a stand-in tool,
+    /// VMware's `VMX_GUESTINFO*`).
+    pub fn initrd_env(&self, args: &[&str], vars: &[(&str, &str)]) -> Output {
+        run(Command::new(EMBER_INITRD)
+            .arg("--host")
+            .arg(&self.host)
+            .arg("--target")
+            .arg(&self.target)
+            .arg("--run")
+            .arg(&self.run)
+            .args(args)
+            .env_remove("KERNEL_CMDLINE")
+            .envs(vars.iter().copied()))
+    }
+
     pub fn ember(&self, args: &[&str]) -> Output {
         run(Command::new(EMBER).arg("--run").arg(&self.run).args(args))
     }

@@ -26,4 +26,5 @@ mod opennebula;
 mod openstack;
 mod rbxcloud;
 mod templates;
+mod vmware;
 mod wsl;

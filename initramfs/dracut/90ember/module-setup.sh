@@ -42,6 +42,9 @@ install() {
     inst_script "$_share/ember-initrd-local" /usr/bin/ember-initrd-local
     # fs_setup runs the target's mkfs.* in a chroot of the mounted root.
     inst_multiple chroot
+    # VMware's guestinfo is read with open-vm-tools' vmware-rpctool, when the image has it
+    # (the root is not mounted yet at fetch, so the target's copy is out of reach).
+    inst_multiple -o vmware-rpctool
     # For https seeds; ember also tries the target's bundle once the root is mounted.
     [[ -e /etc/ssl/certs/ca-certificates.crt ]] && inst_simple /etc/ssl/certs/ca-certificates.crt
 
