@@ -11,6 +11,8 @@ pub mod common;
 pub mod digitalocean;
 pub mod ec2;
 pub mod gce;
+#[cfg(feature = "ds-hetzner")]
+pub mod hetzner;
 pub mod instance;
 pub mod link;
 pub mod nocloud;
@@ -128,7 +130,8 @@ pub const DATASOURCES: &[&dyn Datasource] = &[
     // SmartOS
     // Bigstep
     // Scaleway
-    // Hetzner
+    #[cfg(feature = "ds-hetzner")]
+    &hetzner::Hetzner,
     // IBMCloud
     // Oracle
     // Exoscale

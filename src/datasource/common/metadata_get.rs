@@ -47,7 +47,8 @@ pub fn get(fetcher: &Fetcher, g: &Get, reads: &mut u32) -> Result<Vec<u8>, Diag>
                     }
                 }
                 match status {
-                    200 => return Ok(body),
+                    // 204: an empty document (Hetzner's user-data when there is none).
+                    200 | 204 => return Ok(body),
                     404 => {
                         let msg = "not found (HTTP 404): the service has no such document";
                         return Err(Diag::error(Reason::MetadataNotFound, msg).file(shown));

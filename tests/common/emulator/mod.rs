@@ -8,7 +8,9 @@ pub mod azure_wire;
 pub mod digitalocean;
 pub mod ec2;
 pub mod gce;
+pub mod hetzner;
 pub mod openstack;
+pub mod scripted;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
