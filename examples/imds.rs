@@ -50,6 +50,10 @@ fn main() {
             let s = emulator::hetzner::start();
             (s.port, s.log)
         }
+        "vultr" => {
+            let s = emulator::vultr::start();
+            (s.port, s.log)
+        }
         // IMDS and the wireserver on one port (`ember.azure.wireserver=` names it).
         "azure" => {
             let s = emulator::azure::start_with_wire();
@@ -57,7 +61,7 @@ fn main() {
         }
         other => {
             eprintln!(
-                "imds: unknown platform '{other}' (known: ec2, openstack, gce, digitalocean, azure, hetzner)"
+                "imds: unknown platform '{other}' (known: ec2, openstack, gce, digitalocean, azure, hetzner, vultr)"
             );
             std::process::exit(2);
         }
@@ -80,7 +84,7 @@ fn main() {
 }
 
 fn usage() -> ! {
-    eprintln!("usage: imds ec2|openstack|gce|digitalocean|azure|hetzner [--log FILE] | imds azure-ovf");
+    eprintln!("usage: imds ec2|openstack|gce|digitalocean|azure|hetzner|vultr [--log FILE] | imds azure-ovf");
     std::process::exit(2)
 }
 

@@ -18,6 +18,8 @@ pub mod link;
 pub mod nocloud;
 pub mod none;
 pub mod openstack;
+#[cfg(feature = "ds-vultr")]
+pub mod vultr;
 
 use crate::context::Env;
 use crate::detect::dmi::Dmi;
@@ -123,7 +125,8 @@ pub const DATASOURCES: &[&dyn Datasource] = &[
     &gce::Gce,
     &openstack::OpenStack,
     // AliYun
-    // Vultr
+    #[cfg(feature = "ds-vultr")]
+    &vultr::Vultr,
     &ec2::Ec2,
     // CloudSigma
     // CloudStack

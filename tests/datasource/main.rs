@@ -22,3 +22,4 @@ mod none;
 mod openstack;
 mod templates;
 mod vps_machine;
+mod vultr;

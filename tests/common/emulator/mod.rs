@@ -11,6 +11,7 @@ pub mod gce;
 pub mod hetzner;
 pub mod openstack;
 pub mod scripted;
+pub mod vultr;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
