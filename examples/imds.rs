@@ -54,6 +54,10 @@ fn main() {
             let s = emulator::vultr::start();
             (s.port, s.log)
         }
+        "akamai" => {
+            let s = emulator::akamai::start();
+            (s.port, s.log)
+        }
         // IMDS and the wireserver on one port (`ember.azure.wireserver=` names it).
         "azure" => {
             let s = emulator::azure::start_with_wire();
@@ -61,7 +65,7 @@ fn main() {
         }
         other => {
             eprintln!(
-                "imds: unknown platform '{other}' (known: ec2, openstack, gce, digitalocean, azure, hetzner, vultr)"
+                "imds: unknown platform '{other}' (known: ec2, openstack, gce, digitalocean, azure, hetzner, vultr, akamai)"
             );
             std::process::exit(2);
         }
@@ -84,7 +88,7 @@ fn main() {
 }
 
 fn usage() -> ! {
-    eprintln!("usage: imds ec2|openstack|gce|digitalocean|azure|hetzner|vultr [--log FILE] | imds azure-ovf");
+    eprintln!("usage: imds ec2|openstack|gce|digitalocean|azure|hetzner|vultr|akamai [--log FILE] | imds azure-ovf");
     std::process::exit(2)
 }
 

@@ -5,6 +5,8 @@
 //! through it, and tells the platform how it went only in `report`, over the same link.
 //! Adding a cloud is its folder, a `mod` line and a row in `DATASOURCES`.
 
+#[cfg(feature = "ds-akamai")]
+pub mod akamai;
 pub mod azure;
 pub mod choose;
 pub mod common;
@@ -141,7 +143,8 @@ pub const DATASOURCES: &[&dyn Datasource] = &[
     // RbxCloud
     // UpCloud
     // NWCS
-    // Akamai
+    #[cfg(feature = "ds-akamai")]
+    &akamai::Akamai,
     // WSL
     // CloudCIX
     // Last: it has evidence only when named, and stands in for the rest.

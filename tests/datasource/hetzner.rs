@@ -40,7 +40,10 @@ fn provisions_a_hetzner_server_with_its_network() {
     assert_eq!(m.target_file("etc/hostname").trim(), "cx22-test");
     let keys = m.target_file("home/admin/.ssh/authorized_keys");
     assert!(keys.contains(md::KEY), "{keys}");
-    assert_eq!(m.target_file("etc/hetzner-secret").trim(), "user-data-secret-91fa");
+    assert_eq!(
+        m.target_file("etc/hetzner-secret").trim(),
+        "user-data-secret-91fa"
+    );
     let idata = m.json("ember/instance-data.json");
     let v1 = &idata["v1"];
     for (key, want) in [
@@ -67,9 +70,16 @@ fn provisions_a_hetzner_server_with_its_network() {
     }
     assert_eq!(net.matches("DHCP=ipv4").count(), 2, "{net}");
     let paths = server.paths();
-    assert_eq!(paths, [md::METADATA, md::PRIVATE_NETWORKS, md::USERDATA], "{paths:?}");
+    assert_eq!(
+        paths,
+        [md::METADATA, md::PRIVATE_NETWORKS, md::USERDATA],
+        "{paths:?}"
+    );
     m.assert_secret_not_world_readable("user-data-secret-91fa");
-    assert!(!stderr(&out).contains("user-data-secret-91fa"), "secret on stderr");
+    assert!(
+        !stderr(&out).contains("user-data-secret-91fa"),
+        "secret on stderr"
+    );
 }
 
 #[test]
@@ -80,7 +90,10 @@ fn user_data_base64_empty_or_missing() {
     let m = hetzner("hz-b64", &server.url());
     let out = m.initrd("all");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert_eq!(m.target_file("etc/hetzner-secret").trim(), "user-data-secret-91fa");
+    assert_eq!(
+        m.target_file("etc/hetzner-secret").trim(),
+        "user-data-secret-91fa"
+    );
 
     // No user-data: a 204, or an empty 200; the rest provisions, nothing is wrong.
     for (name, answer) in [("hz-204", status(204)), ("hz-empty", ok(""))] {
@@ -113,9 +126,15 @@ fn private_networks_failing_or_for_a_missing_nic_leave_the_public_config() {
     let out = m.initrd("all");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let d = m.diag_with_code("yaml-syntax").expect("diag");
-    assert!(d["file"].as_str().unwrap().ends_with(md::PRIVATE_NETWORKS), "{d}");
+    assert!(
+        d["file"].as_str().unwrap().ends_with(md::PRIVATE_NETWORKS),
+        "{d}"
+    );
     let net = networkd_files(&m);
-    assert!(net.contains(md::PUBLIC_MAC) && !net.contains(md::PRIVATE_MAC), "{net}");
+    assert!(
+        net.contains(md::PUBLIC_MAC) && !net.contains(md::PRIVATE_MAC),
+        "{net}"
+    );
 
     let server = md::start();
     let m = hetzner("hz-pn-nic", &server.url());
@@ -150,7 +169,11 @@ fn faults_in_the_metadata() {
     assert_eq!(server.requests().len(), 4);
 
     let without_id = md::metadata().replace("instance-id:", "server-id:");
-    let without_net = md::metadata().split("network-config:").next().unwrap().to_string();
+    let without_net = md::metadata()
+        .split("network-config:")
+        .next()
+        .unwrap()
+        .to_string();
     let slow = Answer::Slow(Duration::from_secs(6), Box::new(ok(&md::metadata())));
     let timed_out = ["metadata-unreachable", "fetch-deadline"];
     for (name, answer, code, exit) in [
@@ -164,13 +187,19 @@ fn faults_in_the_metadata() {
         let server = md::start();
         server.set(md::METADATA, vec![answer]);
         let m = hetzner(name, &server.url());
-        m.cmdline(&format!("ro ember.metadata-url={} ember.metadata-timeout=1.5", server.url()));
+        m.cmdline(&format!(
+            "ro ember.metadata-url={} ember.metadata-timeout=1.5",
+            server.url()
+        ));
         let started = Instant::now();
         let out = m.initrd("all");
         assert!(started.elapsed() < Duration::from_secs(5), "{name}");
         assert_eq!(out.status.code(), Some(exit), "{name}: {}", stderr(&out));
         let found = codes(&m);
-        assert!(code.iter().any(|c| found.contains(&c.to_string())), "{name}: {found:?}");
+        assert!(
+            code.iter().any(|c| found.contains(&c.to_string())),
+            "{name}: {found:?}"
+        );
         common::assert_no_panic(&out);
     }
 }
@@ -185,7 +214,12 @@ fn weak_dmi_evidence_is_not_hetzner() {
     assert!(server.requests().is_empty(), "no packet without evidence");
 
     // The vendor without the serial: cloud-init refuses, the id cannot be checked.
-    let m = machine("hz-noserial", &[("sys_vendor", "Hetzner")], &[], &server.url());
+    let m = machine(
+        "hz-noserial",
+        &[("sys_vendor", "Hetzner")],
+        &[],
+        &server.url(),
+    );
     let out = m.initrd("all");
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(server.requests().is_empty());

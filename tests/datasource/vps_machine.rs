@@ -61,5 +61,8 @@ pub fn networkd_files(m: &Machine) -> String {
 /// The codes of every diagnostic.
 pub fn codes(m: &Machine) -> Vec<String> {
     let diags = m.diags();
-    diags.iter().map(|d| d["code"].as_str().unwrap_or_default().to_string()).collect()
+    diags
+        .iter()
+        .map(|d| d["code"].as_str().unwrap_or_default().to_string())
+        .collect()
 }

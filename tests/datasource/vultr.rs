@@ -13,7 +13,11 @@ use crate::vps_machine::{codes, machine, networkd_files};
 use std::time::{Duration, Instant};
 
 fn vultr(name: &str, url: &str) -> Machine {
-    let dmi = [("sys_vendor", "Vultr"), ("product_name", "VC2"), ("product_serial", md::SUBID)];
+    let dmi = [
+        ("sys_vendor", "Vultr"),
+        ("product_name", "VC2"),
+        ("product_serial", md::SUBID),
+    ];
     let nics = [("eth0", md::PUBLIC_MAC), ("eth1", md::PRIVATE_MAC)];
     machine(name, &dmi, &nics, url)
 }
@@ -31,10 +35,17 @@ fn provisions_a_vultr_instance_with_its_network() {
     assert_eq!(m.target_file("etc/hostname").trim(), "vultr-guest");
     let keys = m.target_file("home/admin/.ssh/authorized_keys");
     assert!(keys.contains(md::KEY), "{keys}");
-    assert_eq!(m.target_file("etc/vultr-secret").trim(), "user-data-secret-5c2e");
+    assert_eq!(
+        m.target_file("etc/vultr-secret").trim(),
+        "user-data-secret-5c2e"
+    );
     let idata = m.json("ember/instance-data.json");
     let v1 = &idata["v1"];
-    for (key, want) in [("cloud_id", "vultr"), ("platform", "vultr"), ("region", "us")] {
+    for (key, want) in [
+        ("cloud_id", "vultr"),
+        ("platform", "vultr"),
+        ("region", "us"),
+    ] {
         assert_eq!(v1[key], want, "v1.{key} in {v1}");
     }
     assert_eq!(idata["ds"]["meta_data"]["instanceid"], md::SUBID, "{idata}");
@@ -55,7 +66,10 @@ fn provisions_a_vultr_instance_with_its_network() {
     assert_eq!(reqs[0].path, md::DOCUMENT);
     assert_eq!(reqs[0].header("metadata-token"), Some("cloudinit"));
     let ua = reqs[0].header("user-agent").unwrap_or_default();
-    assert!(ua.starts_with("Cloud-Init/") && ua.ends_with("Variant: debian"), "{ua}");
+    assert!(
+        ua.starts_with("Cloud-Init/") && ua.ends_with("Variant: debian"),
+        "{ua}"
+    );
     for s in ["user-data-secret-5c2e", "startup-secret-77ab"] {
         m.assert_secret_not_world_readable(s);
         assert!(!stderr(&out).contains(s), "secret on stderr");
@@ -70,7 +84,12 @@ fn provisions_a_vultr_instance_with_its_network() {
 fn detected_by_command_line_or_file_and_not_by_weak_dmi() {
     let server = md::start();
     let nics = [("eth0", md::PUBLIC_MAC), ("eth1", md::PRIVATE_MAC)];
-    let m = machine("vu-weak", &[("board_vendor", "Vultr")], &nics, &server.url());
+    let m = machine(
+        "vu-weak",
+        &[("board_vendor", "Vultr")],
+        &nics,
+        &server.url(),
+    );
     let out = m.initrd("all");
     assert_eq!(m.status()["datasource"], "none", "{}", stderr(&out));
     assert!(server.requests().is_empty(), "no packet without evidence");
@@ -138,21 +157,37 @@ fn faults() {
     let timed_out = ["metadata-unreachable", "fetch-deadline"];
     for (name, answer, code, exit) in [
         ("vu-404", status(404), &["metadata-not-found"][..], 1),
-        ("vu-json", ok(&doc[..doc.len() / 2]), &["metadata-invalid"], 1),
+        (
+            "vu-json",
+            ok(&doc[..doc.len() / 2]),
+            &["metadata-invalid"],
+            1,
+        ),
         ("vu-noid", ok(&no_id.to_string()), &["metadata-invalid"], 1),
         ("vu-slow", slow, &timed_out, 1),
-        ("vu-badud", ok(&bad_ud.to_string()), &["metadata-invalid"], 0),
+        (
+            "vu-badud",
+            ok(&bad_ud.to_string()),
+            &["metadata-invalid"],
+            0,
+        ),
     ] {
         let server = md::start();
         server.set(md::DOCUMENT, vec![answer]);
         let m = vultr(name, &server.url());
-        m.cmdline(&format!("ro ember.metadata-url={} ember.metadata-timeout=1.5", server.url()));
+        m.cmdline(&format!(
+            "ro ember.metadata-url={} ember.metadata-timeout=1.5",
+            server.url()
+        ));
         let started = Instant::now();
         let out = m.initrd("all");
         assert!(started.elapsed() < Duration::from_secs(5), "{name}");
         assert_eq!(out.status.code(), Some(exit), "{name}: {}", stderr(&out));
         let found = codes(&m);
-        assert!(code.iter().any(|c| found.contains(&c.to_string())), "{name}: {found:?}");
+        assert!(
+            code.iter().any(|c| found.contains(&c.to_string())),
+            "{name}: {found:?}"
+        );
         common::assert_no_panic(&out);
     }
 }

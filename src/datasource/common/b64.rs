@@ -23,7 +23,10 @@ mod tests {
     fn base64_is_decoded_and_text_is_kept() {
         let cases: [(&[u8], &[u8]); 4] = [
             (b"I2Nsb3VkLWNvbmZpZwo=", b"#cloud-config\n"),
-            (b"#cloud-config\nruncmd: []\n", b"#cloud-config\nruncmd: []\n"),
+            (
+                b"#cloud-config\nruncmd: []\n",
+                b"#cloud-config\nruncmd: []\n",
+            ),
             // Line breaks make it not strict base64, as with Python's validate=True.
             (b"I2Nsb3Vk\nLWNvbmZpZwo=", b"I2Nsb3Vk\nLWNvbmZpZwo="),
             (b"", b""),

@@ -117,7 +117,12 @@ struct Files<'a> {
     user: Result<Vec<u8>, Diag>,
 }
 
-fn read(env: &Env, files: Files, serial: Option<&str>, data: &mut InstanceData) -> Result<(), Diag> {
+fn read(
+    env: &Env,
+    files: Files,
+    serial: Option<&str>,
+    data: &mut InstanceData,
+) -> Result<(), Diag> {
     let shown = |path: &str| crate::fetch::redact_url(&format!("{}/{path}", files.base));
     let md_url = shown(METADATA);
     let doc = seed::parse_mapping_doc(files.metadata, &md_url, env.limits())?;
@@ -149,7 +154,9 @@ fn read(env: &Env, files: Files, serial: Option<&str>, data: &mut InstanceData) 
         Some(Value::Number(n)) => {
             md.insert("local-hostname".into(), json!(n.to_string()));
         }
-        _ => data.diags.push(warn(invalid("hostname", "missing or not a string"))),
+        _ => data
+            .diags
+            .push(warn(invalid("hostname", "missing or not a string"))),
     }
     md.insert(
         "public-keys".into(),
@@ -172,8 +179,10 @@ fn read(env: &Env, files: Files, serial: Option<&str>, data: &mut InstanceData) 
             md.insert("network-config".into(), Value::Object(cfg.clone()));
             let macs = crate::network::fallback::names_by_mac(env.host);
             let (cfg, diags) = network::config(cfg, &private, &macs);
-            data.diags.extend(diags.into_iter().map(|d| d.file(md_url.clone())));
-            data.network_config = Some((format!("hetzner metadata ({md_url}): network-config"), cfg));
+            data.diags
+                .extend(diags.into_iter().map(|d| d.file(md_url.clone())));
+            data.network_config =
+                Some((format!("hetzner metadata ({md_url}): network-config"), cfg));
             // Lines of the config's keys, so a bad entry is named where the metadata has it.
             data.network_config_lines = doc
                 .lines
@@ -190,7 +199,9 @@ fn read(env: &Env, files: Files, serial: Option<&str>, data: &mut InstanceData) 
     match full.get("vendor_data") {
         Some(Value::String(s)) => data.vendor_data = Some(Secret::new(s.clone().into_bytes())),
         None | Some(Value::Null) => {}
-        Some(_) => data.diags.push(warn(invalid("vendor_data", "not a string"))),
+        Some(_) => data
+            .diags
+            .push(warn(invalid("vendor_data", "not a string"))),
     }
     match files.user {
         // Empty (a 204, or nothing in a 200): no user-data.
@@ -200,7 +211,10 @@ fn read(env: &Env, files: Files, serial: Option<&str>, data: &mut InstanceData) 
         }
         Err(d) => data.diags.push(warn(d).key("user-data")),
     }
-    data.detail = format!("DataSourceHetzner [{}]", crate::fetch::redact_url(files.base));
+    data.detail = format!(
+        "DataSourceHetzner [{}]",
+        crate::fetch::redact_url(files.base)
+    );
     data.subplatform = format!("metadata ({md_url})");
     data.instance_id = id;
     data.meta_data = Value::Object(md);
@@ -225,6 +239,9 @@ mod tests {
         assert_eq!(server(&bare), Some(None));
         let other = Dmi::from_pairs(&[("sys_vendor", "Hetzner Online GmbH")]);
         assert_eq!(server(&other), None);
-        assert_eq!(server(&Dmi::from_pairs(&[("board_vendor", "Hetzner")])), None);
+        assert_eq!(
+            server(&Dmi::from_pairs(&[("board_vendor", "Hetzner")])),
+            None
+        );
     }
 }

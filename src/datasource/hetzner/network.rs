@@ -42,7 +42,9 @@ pub fn config(
         };
         let mac = mac.to_ascii_lowercase();
         let Some(name) = host_macs.get(&mac) else {
-            let msg = format!("no interface on this machine has the MAC {mac}: that private network is left out");
+            let msg = format!(
+                "no interface on this machine has the MAC {mac}: that private network is left out"
+            );
             diags.push(Diag::warning(Reason::NicMissing, msg).key(key));
             continue;
         };
@@ -89,12 +91,18 @@ mod tests {
         let want = json!({"type": "physical", "mac_address": "86:00:00:2a:7d:e0",
             "name": "enp7s0", "subnets": [{"ipv4": true, "type": "dhcp"}]});
         assert_eq!(list[1], want);
-        let codes: Vec<_> = diags.iter().map(|d| (d.code.as_str(), d.key.clone())).collect();
+        let codes: Vec<_> = diags
+            .iter()
+            .map(|d| (d.code.as_str(), d.key.clone()))
+            .collect();
         assert_eq!(
             codes,
             [
                 ("nic-missing", Some("private-networks.1.mac_address".into())),
-                ("metadata-invalid", Some("private-networks.2.mac_address".into())),
+                (
+                    "metadata-invalid",
+                    Some("private-networks.2.mac_address".into())
+                ),
             ]
         );
     }
@@ -106,7 +114,10 @@ mod tests {
         assert_eq!(private_networks(list, "f", &limits).unwrap().len(), 1);
         assert!(private_networks(b"", "f", &limits).unwrap().is_empty());
         let err = private_networks(b"ip: 1", "f", &limits).unwrap_err();
-        assert_eq!((err.code.as_str(), err.file.as_deref()), ("wrong-type", Some("f")));
+        assert_eq!(
+            (err.code.as_str(), err.file.as_deref()),
+            ("wrong-type", Some("f"))
+        );
         let err = private_networks(b"- [", "f", &limits).unwrap_err();
         assert_eq!(err.code, "yaml-syntax");
     }

@@ -138,21 +138,35 @@ fn user_agent(env: &Env) -> String {
         .lines()
         .find_map(|l| l.strip_prefix("ID="))
         .map(|v| v.trim_matches('"').to_string())
-        .filter(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b)))
+        .filter(|v| {
+            !v.is_empty()
+                && v.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
+        })
         .unwrap_or("linux".into());
-    format!("Cloud-Init/ember-{} - OS: Linux Variant: {id}", env!("CARGO_PKG_VERSION"))
+    format!(
+        "Cloud-Init/ember-{} - OS: Linux Variant: {id}",
+        env!("CARGO_PKG_VERSION")
+    )
 }
 
 fn read(env: &Env, body: &[u8], url: &str, data: &mut InstanceData) -> Result<(), Diag> {
     let shown = crate::fetch::redact_url(url);
     let invalid = |msg: String| Diag::error(Reason::MetadataInvalid, msg).file(shown.clone());
     let doc: Value = serde_json::from_slice(body).map_err(|e| {
-        invalid(format!("not JSON (line {}, column {})", e.line(), e.column()))
+        invalid(format!(
+            "not JSON (line {}, column {})",
+            e.line(),
+            e.column()
+        ))
     })?;
     let Value::Object(doc) = doc else {
         return Err(invalid("not a JSON object".into()));
     };
-    let Some(id) = doc.get("instance-v2-id").and_then(Value::as_str).filter(|s| !s.is_empty())
+    let Some(id) = doc
+        .get("instance-v2-id")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
     else {
         return Err(invalid("missing or not a string".into()).key("instance-v2-id"));
     };
@@ -164,8 +178,14 @@ fn read(env: &Env, body: &[u8], url: &str, data: &mut InstanceData) -> Result<()
         .collect();
     md.insert("instance-id".into(), json!(id));
     // A white-label image's empty host name is cloud-init's "guest".
-    let host = doc.get("hostname").and_then(Value::as_str).unwrap_or_default();
-    md.insert("local-hostname".into(), json!(if host.is_empty() { "guest" } else { host }));
+    let host = doc
+        .get("hostname")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    md.insert(
+        "local-hostname".into(),
+        json!(if host.is_empty() { "guest" } else { host }),
+    );
     let region = doc.get("region").and_then(|r| {
         let code = |k: &str| r.get(k).and_then(Value::as_str);
         code("countrycode").or(code("regioncode"))
@@ -204,7 +224,9 @@ fn read(env: &Env, body: &[u8], url: &str, data: &mut InstanceData) -> Result<()
     }
     let macs = crate::network::fallback::names_by_mac(env.host);
     let net = match doc.get("cloud_interfaces") {
-        Some(Value::Object(cfg)) => network::with_names(cfg, &macs).map(|c| (c, "cloud_interfaces")),
+        Some(Value::Object(cfg)) => {
+            network::with_names(cfg, &macs).map(|c| (c, "cloud_interfaces"))
+        }
         _ => {
             let list = doc.get("interfaces").and_then(Value::as_array);
             network::generate(list.map_or(&[][..], |l| l), &macs).map(|c| (c, "interfaces"))
@@ -214,7 +236,10 @@ fn read(env: &Env, body: &[u8], url: &str, data: &mut InstanceData) -> Result<()
         Ok((cfg, key)) => data.network_config = Some((format!("vultr metadata: {key}"), cfg)),
         Err(d) => data.diags.push(d.file(shown.clone())),
     }
-    data.detail = format!("DataSourceVultr [{}]", crate::fetch::redact_url(url.trim_end_matches(DOCUMENT)).trim_end_matches('/'));
+    data.detail = format!(
+        "DataSourceVultr [{}]",
+        crate::fetch::redact_url(url.trim_end_matches(DOCUMENT)).trim_end_matches('/')
+    );
     data.subplatform = format!("metadata ({shown})");
     data.instance_id = id;
     data.meta_data = Value::Object(md);
@@ -236,7 +261,10 @@ mod tests {
     #[test]
     fn vultr_by_vendor_with_the_subid() {
         let d = Dmi::from_pairs(&[("sys_vendor", "Vultr"), ("product_serial", "42872224")]);
-        assert_eq!(vultr_dmi(&d).as_deref(), Some("sys_vendor=Vultr (SUBID 42872224)"));
+        assert_eq!(
+            vultr_dmi(&d).as_deref(),
+            Some("sys_vendor=Vultr (SUBID 42872224)")
+        );
         assert!(vultr_dmi(&Dmi::from_pairs(&[("sys_vendor", "Vultr")])).is_some());
         assert!(vultr_dmi(&Dmi::from_pairs(&[("board_vendor", "Vultr")])).is_none());
         assert!(vultr_dmi(&Dmi::from_pairs(&[("sys_vendor", "vultr inc")])).is_none());

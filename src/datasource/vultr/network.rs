@@ -101,7 +101,8 @@ fn interface(nic: &Value, primary: bool, macs: &Macs, key: &str) -> Result<Value
         let at = |k: &str| format!("ipv4.additional.{j}.{k}");
         let address = text(extra, "address").ok_or_else(|| invalid(&at("address")))?;
         let netmask = text(extra, "netmask").ok_or_else(|| invalid(&at("netmask")))?;
-        let mut s = json!({"type": "static", "control": "auto", "address": address, "netmask": netmask});
+        let mut s =
+            json!({"type": "static", "control": "auto", "address": address, "netmask": netmask});
         if let Some(r) = extra.get("routes") {
             s["routes"] = r.clone();
         }
@@ -116,7 +117,8 @@ fn interface(nic: &Value, primary: bool, macs: &Macs, key: &str) -> Result<Value
             Some(Value::Number(n)) => n.to_string(),
             _ => return Err(invalid(&at("prefix"))),
         };
-        let mut s = json!({"type": "static6", "control": "auto", "address": format!("{network}/{prefix}")});
+        let mut s =
+            json!({"type": "static6", "control": "auto", "address": format!("{network}/{prefix}")});
         if let Some(r) = extra.get("routes") {
             s["routes"] = r.clone();
         }
@@ -184,8 +186,10 @@ mod tests {
     fn mtu_routes_and_additional_ipv4() {
         let mut list = interfaces();
         list[1]["mtu"] = json!(1450);
-        list[1]["routes"] = json!([{"network": "10.2.0.0", "netmask": "255.255.0.0", "gateway": "10.1.112.1"}]);
-        list[1]["ipv4"]["additional"] = json!([{"address": "10.1.112.9", "netmask": "255.255.255.0"}]);
+        list[1]["routes"] =
+            json!([{"network": "10.2.0.0", "netmask": "255.255.0.0", "gateway": "10.1.112.1"}]);
+        list[1]["ipv4"]["additional"] =
+            json!([{"address": "10.1.112.9", "netmask": "255.255.255.0"}]);
         let cfg = generate(&list, &macs()).unwrap();
         let private = &cfg["config"][2];
         assert_eq!(private["mtu"], 1450);
@@ -198,7 +202,10 @@ mod tests {
         let mut one = BTreeMap::new();
         one.insert("56:00:03:1b:4e:ca".to_string(), "eth0".to_string());
         let err = generate(&interfaces(), &one).unwrap_err();
-        assert_eq!((err.code.as_str(), err.key.as_deref()), ("nic-missing", Some("interfaces.1.mac")));
+        assert_eq!(
+            (err.code.as_str(), err.key.as_deref()),
+            ("nic-missing", Some("interfaces.1.mac"))
+        );
         let mut list = interfaces();
         list[1]["ipv4"] = json!({});
         let err = generate(&list, &macs()).unwrap_err();
@@ -214,6 +221,9 @@ mod tests {
         let cfg = with_names(given.as_object().unwrap(), &macs()).unwrap();
         assert_eq!(cfg, expected());
         let err = with_names(given.as_object().unwrap(), &BTreeMap::new()).unwrap_err();
-        assert_eq!(err.key.as_deref(), Some("cloud_interfaces.config.1.mac_address"));
+        assert_eq!(
+            err.key.as_deref(),
+            Some("cloud_interfaces.config.1.mac_address")
+        );
     }
 }
