@@ -58,6 +58,10 @@ fn main() {
             let s = emulator::akamai::start();
             (s.port, s.log)
         }
+        "upcloud" => {
+            let s = emulator::upcloud::start();
+            (s.port, s.log)
+        }
         // IMDS and the wireserver on one port (`ember.azure.wireserver=` names it).
         "azure" => {
             let s = emulator::azure::start_with_wire();
@@ -65,7 +69,7 @@ fn main() {
         }
         other => {
             eprintln!(
-                "imds: unknown platform '{other}' (known: ec2, openstack, gce, digitalocean, azure, hetzner, vultr, akamai)"
+                "imds: unknown platform '{other}' (known: ec2, openstack, gce, digitalocean, azure, hetzner, vultr, akamai, upcloud)"
             );
             std::process::exit(2);
         }
@@ -88,7 +92,7 @@ fn main() {
 }
 
 fn usage() -> ! {
-    eprintln!("usage: imds ec2|openstack|gce|digitalocean|azure|hetzner|vultr|akamai [--log FILE] | imds azure-ovf");
+    eprintln!("usage: imds ec2|openstack|gce|digitalocean|azure|hetzner|vultr|akamai|upcloud [--log FILE] | imds azure-ovf");
     std::process::exit(2)
 }
 

@@ -20,6 +20,8 @@ pub mod link;
 pub mod nocloud;
 pub mod none;
 pub mod openstack;
+#[cfg(feature = "ds-upcloud")]
+pub mod upcloud;
 #[cfg(feature = "ds-vultr")]
 pub mod vultr;
 
@@ -141,7 +143,8 @@ pub const DATASOURCES: &[&dyn Datasource] = &[
     // Oracle
     // Exoscale
     // RbxCloud
-    // UpCloud
+    #[cfg(feature = "ds-upcloud")]
+    &upcloud::UpCloud,
     // NWCS
     #[cfg(feature = "ds-akamai")]
     &akamai::Akamai,

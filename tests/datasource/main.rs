@@ -22,5 +22,6 @@ mod nocloud;
 mod none;
 mod openstack;
 mod templates;
+mod upcloud;
 mod vps_machine;
 mod vultr;

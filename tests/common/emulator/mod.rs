@@ -12,6 +12,7 @@ pub mod gce;
 pub mod hetzner;
 pub mod openstack;
 pub mod scripted;
+pub mod upcloud;
 pub mod vultr;
 
 use std::io::{BufRead, BufReader, Read, Write};
