@@ -62,6 +62,10 @@ fn main() {
             let s = emulator::upcloud::start();
             (s.port, s.log)
         }
+        "nwcs" => {
+            let s = emulator::nwcs::start();
+            (s.port, s.log)
+        }
         // IMDS and the wireserver on one port (`ember.azure.wireserver=` names it).
         "azure" => {
             let s = emulator::azure::start_with_wire();
@@ -69,7 +73,7 @@ fn main() {
         }
         other => {
             eprintln!(
-                "imds: unknown platform '{other}' (known: ec2, openstack, gce, digitalocean, azure, hetzner, vultr, akamai, upcloud)"
+                "imds: unknown platform '{other}' (known: ec2, openstack, gce, digitalocean, azure, hetzner, vultr, akamai, upcloud, nwcs)"
             );
             std::process::exit(2);
         }
@@ -92,7 +96,7 @@ fn main() {
 }
 
 fn usage() -> ! {
-    eprintln!("usage: imds ec2|openstack|gce|digitalocean|azure|hetzner|vultr|akamai|upcloud [--log FILE] | imds azure-ovf");
+    eprintln!("usage: imds ec2|openstack|gce|digitalocean|azure|hetzner|vultr|akamai|upcloud|nwcs [--log FILE] | imds azure-ovf");
     std::process::exit(2)
 }
 

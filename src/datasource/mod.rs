@@ -19,6 +19,8 @@ pub mod instance;
 pub mod link;
 pub mod nocloud;
 pub mod none;
+#[cfg(feature = "ds-nwcs")]
+pub mod nwcs;
 pub mod openstack;
 #[cfg(feature = "ds-upcloud")]
 pub mod upcloud;
@@ -145,7 +147,8 @@ pub const DATASOURCES: &[&dyn Datasource] = &[
     // RbxCloud
     #[cfg(feature = "ds-upcloud")]
     &upcloud::UpCloud,
-    // NWCS
+    #[cfg(feature = "ds-nwcs")]
+    &nwcs::Nwcs,
     #[cfg(feature = "ds-akamai")]
     &akamai::Akamai,
     // WSL

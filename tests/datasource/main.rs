@@ -20,6 +20,7 @@ mod http_seed;
 mod https_seed;
 mod nocloud;
 mod none;
+mod nwcs;
 mod openstack;
 mod templates;
 mod upcloud;

@@ -10,6 +10,7 @@ pub mod digitalocean;
 pub mod ec2;
 pub mod gce;
 pub mod hetzner;
+pub mod nwcs;
 pub mod openstack;
 pub mod scripted;
 pub mod upcloud;
