@@ -70,7 +70,7 @@ pub(super) fn get(
 ) -> Result<Vec<u8>, Error> {
     let mut url = Url::parse(url)?;
     for _ in 0..=MAX_REDIRECTS {
-        let (head, mut stream) = send("GET", &url, headers, &[], deadline, tls, dns)?;
+        let (head, mut stream) = send("GET", &url, headers, &[], deadline, tls, dns, None)?;
         match head.status {
             200..=299 => return read_body(&mut stream, &head, max_bytes),
             301 | 302 | 303 | 307 | 308 if headers.is_empty() => {
@@ -97,6 +97,8 @@ pub(super) struct Outgoing<'a> {
     pub url: &'a str,
     pub headers: &'a [(String, String)],
     pub body: &'a [u8],
+    /// The local port to send from (`None`: any): Scaleway's privileged source port.
+    pub source_port: Option<u16>,
 }
 
 /// One request whose every final status is an answer: `(status, headers, body)`, the body
@@ -112,7 +114,16 @@ pub(super) fn exchange(
 ) -> Result<(u16, Headers, Vec<u8>), Error> {
     let mut url = Url::parse(out.url)?;
     for _ in 0..=MAX_REDIRECTS {
-        let (head, mut stream) = send(out.method, &url, out.headers, out.body, deadline, tls, dns)?;
+        let (head, mut stream) = send(
+            out.method,
+            &url,
+            out.headers,
+            out.body,
+            deadline,
+            tls,
+            dns,
+            out.source_port,
+        )?;
         match head.status {
             200..=299 => {
                 let body = read_body(&mut stream, &head, max_bytes)?;
@@ -145,9 +156,10 @@ fn send(
     deadline: Instant,
     tls: &dyn Fn() -> Result<Arc<rustls::ClientConfig>, String>,
     dns: &Resolver,
+    source_port: Option<u16>,
 ) -> Result<(Head, BufReader<Box<dyn Stream>>), Error> {
     let req = request(method, url, headers, body.len())?;
-    let mut stream = BufReader::new(connect(url, deadline, tls, dns)?);
+    let mut stream = BufReader::new(connect(url, deadline, tls, dns, source_port)?);
     stream.get_mut().write_all(&req)?;
     stream.get_mut().write_all(body)?;
     stream.get_mut().flush()?;
