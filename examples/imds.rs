@@ -66,6 +66,10 @@ fn main() {
             let s = emulator::nwcs::start();
             (s.port, s.log)
         }
+        "scaleway" => {
+            let s = emulator::scaleway::start();
+            (s.port, s.log)
+        }
         // IMDS and the wireserver on one port (`ember.azure.wireserver=` names it).
         "azure" => {
             let s = emulator::azure::start_with_wire();
@@ -73,7 +77,7 @@ fn main() {
         }
         other => {
             eprintln!(
-                "imds: unknown platform '{other}' (known: ec2, openstack, gce, digitalocean, azure, hetzner, vultr, akamai, upcloud, nwcs)"
+                "imds: unknown platform '{other}' (known: ec2, openstack, gce, digitalocean, azure, hetzner, vultr, akamai, upcloud, nwcs, scaleway)"
             );
             std::process::exit(2);
         }
@@ -96,7 +100,7 @@ fn main() {
 }
 
 fn usage() -> ! {
-    eprintln!("usage: imds ec2|openstack|gce|digitalocean|azure|hetzner|vultr|akamai|upcloud|nwcs [--log FILE] | imds azure-ovf");
+    eprintln!("usage: imds ec2|openstack|gce|digitalocean|azure|hetzner|vultr|akamai|upcloud|nwcs|scaleway [--log FILE] | imds azure-ovf");
     std::process::exit(2)
 }
 

@@ -22,6 +22,8 @@ pub mod none;
 #[cfg(feature = "ds-nwcs")]
 pub mod nwcs;
 pub mod openstack;
+#[cfg(feature = "ds-scaleway")]
+pub mod scaleway;
 #[cfg(feature = "ds-upcloud")]
 pub mod upcloud;
 #[cfg(feature = "ds-vultr")]
@@ -138,7 +140,8 @@ pub const DATASOURCES: &[&dyn Datasource] = &[
     // CloudStack
     // SmartOS
     // Bigstep
-    // Scaleway
+    #[cfg(feature = "ds-scaleway")]
+    &scaleway::Scaleway,
     #[cfg(feature = "ds-hetzner")]
     &hetzner::Hetzner,
     // IBMCloud

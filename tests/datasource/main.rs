@@ -22,6 +22,7 @@ mod nocloud;
 mod none;
 mod nwcs;
 mod openstack;
+mod scaleway;
 mod templates;
 mod upcloud;
 mod vps_machine;

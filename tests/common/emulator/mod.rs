@@ -12,6 +12,7 @@ pub mod gce;
 pub mod hetzner;
 pub mod nwcs;
 pub mod openstack;
+pub mod scaleway;
 pub mod scripted;
 pub mod upcloud;
 pub mod vultr;

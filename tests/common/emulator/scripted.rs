@@ -8,6 +8,9 @@ use std::collections::HashMap;
 use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 
+/// The pseudo-header holding the client's source port.
+pub const PEER_PORT: &str = ":peer-port";
+
 pub struct Server {
     pub port: u16,
     pub log: Arc<Mutex<Vec<Request>>>,
@@ -45,9 +48,13 @@ pub fn start(route: impl Fn(&Request) -> Answer + Send + 'static) -> Server {
     std::thread::spawn(move || {
         for stream in listener.incoming() {
             let Ok(mut s) = stream else { continue };
-            let Some(req) = read_request(&mut s) else {
+            let peer = s.peer_addr().map(|a| a.port()).unwrap_or(0);
+            let Some(mut req) = read_request(&mut s) else {
                 continue;
             };
+            // The client's source port, under a name no header line can carry (a line
+            // starting with ':' has an empty name): Scaleway answers privileged ports only.
+            req.headers.push((PEER_PORT.into(), peer.to_string()));
             seen.lock().unwrap().push(req.clone());
             let path = req.path.split('?').next().unwrap_or_default().to_string();
             let fault = scripted.lock().unwrap().get_mut(&path).map(|list| {
