@@ -449,5 +449,8 @@ fn a_request_leaves_from_the_source_port_asked_and_a_held_port_fails() {
     let busy = TcpListener::bind("0.0.0.0:0").unwrap();
     let busy_port = busy.local_addr().unwrap().port();
     let err = http::exchange(&out(Some(busy_port)), 10, soon(), &no_tls, &no_dns()).unwrap_err();
-    assert!(matches!(&err, Error::Transient(r) if r.contains("in use")), "{err:?}");
+    assert!(
+        matches!(&err, Error::Transient(r) if r.contains("in use")),
+        "{err:?}"
+    );
 }

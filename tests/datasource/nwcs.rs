@@ -24,10 +24,20 @@ fn provisions_an_nwcs_server_with_its_network() {
     assert_eq!(status["datasource"], "nwcs", "{status}");
     assert!(m.diags().is_empty(), "{:?}", m.diags());
     assert_eq!(m.target_file("etc/hostname").trim(), "nwcs-test");
-    assert!(m.target_file("home/admin/.ssh/authorized_keys").contains(md::KEY));
-    assert_eq!(m.target_file("etc/nwcs-secret").trim(), "user-data-secret-b17d");
+    assert!(m
+        .target_file("home/admin/.ssh/authorized_keys")
+        .contains(md::KEY));
+    assert_eq!(
+        m.target_file("etc/nwcs-secret").trim(),
+        "user-data-secret-b17d"
+    );
     let net = networkd_files(&m);
-    for want in [&format!("MACAddress={}", md::MAC), "Address=192.0.2.10/24", "Gateway=192.0.2.1", "DNS=192.0.2.53"] {
+    for want in [
+        &format!("MACAddress={}", md::MAC),
+        "Address=192.0.2.10/24",
+        "Gateway=192.0.2.1",
+        "DNS=192.0.2.53",
+    ] {
         assert!(net.contains(want), "{want} missing:\n{net}");
     }
     assert_eq!(server.paths(), [md::DOCUMENT]);
@@ -37,7 +47,10 @@ fn provisions_an_nwcs_server_with_its_network() {
 #[test]
 fn faults() {
     let server = md::start();
-    server.set(md::DOCUMENT, vec![status(500), ok(&md::document().to_string())]);
+    server.set(
+        md::DOCUMENT,
+        vec![status(500), ok(&md::document().to_string())],
+    );
     let m = nwcs("nw-retry", &server.url());
     let out = m.initrd("all");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -66,7 +79,11 @@ fn faults() {
         let m = nwcs(name, &server.url());
         let out = m.initrd("all");
         assert_eq!(out.status.code(), Some(1), "{name}: {}", stderr(&out));
-        assert!(codes(&m).contains(&code.to_string()), "{name}: {:?}", codes(&m));
+        assert!(
+            codes(&m).contains(&code.to_string()),
+            "{name}: {:?}",
+            codes(&m)
+        );
         common::assert_no_panic(&out);
     }
 }
@@ -74,7 +91,12 @@ fn faults() {
 #[test]
 fn weak_dmi_evidence_is_not_nwcs() {
     let server = md::start();
-    let m = machine("nw-weak", &[("board_vendor", "NWCS")], &[("ens3", md::MAC)], &server.url());
+    let m = machine(
+        "nw-weak",
+        &[("board_vendor", "NWCS")],
+        &[("ens3", md::MAC)],
+        &server.url(),
+    );
     let out = m.initrd("all");
     assert_eq!(m.status()["datasource"], "none", "{}", stderr(&out));
     assert!(server.requests().is_empty(), "no packet without evidence");

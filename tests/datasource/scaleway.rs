@@ -24,7 +24,12 @@ fn root() -> bool {
 }
 
 fn scw(name: &str, url: &str) -> Machine {
-    machine(name, &[("sys_vendor", "Scaleway")], &[("eth0", md::MAC)], url)
+    machine(
+        name,
+        &[("sys_vendor", "Scaleway")],
+        &[("eth0", md::MAC)],
+        url,
+    )
 }
 
 #[test]
@@ -42,14 +47,24 @@ fn provisions_a_scaleway_instance_from_privileged_ports() {
     assert!(m.diags().is_empty(), "{:?}", m.diags());
     assert_eq!(m.target_file("etc/hostname").trim(), "scw-test");
     let keys = m.target_file("home/admin/.ssh/authorized_keys");
-    assert!(keys.contains(md::KEY) && keys.contains(md::TAG_KEY), "{keys}");
-    assert_eq!(m.target_file("etc/scaleway-secret").trim(), "user-data-secret-2aa9");
+    assert!(
+        keys.contains(md::KEY) && keys.contains(md::TAG_KEY),
+        "{keys}"
+    );
+    assert_eq!(
+        m.target_file("etc/scaleway-secret").trim(),
+        "user-data-secret-2aa9"
+    );
     let idata = m.json("ember/instance-data.json");
     assert_eq!(idata["ds"]["meta_data"]["net_in_use"], "ipv4", "{idata}");
     assert_eq!(idata["v1"]["cloud_id"], "scaleway", "{idata}");
     let reqs = server.requests();
     let paths: Vec<_> = reqs.iter().map(|r| r.path.as_str()).collect();
-    assert_eq!(paths, ["/conf?format=json", md::USER_DATA, md::VENDOR_DATA], "{paths:?}");
+    assert_eq!(
+        paths,
+        ["/conf?format=json", md::USER_DATA, md::VENDOR_DATA],
+        "{paths:?}"
+    );
     for r in &reqs[1..] {
         let port: u16 = r.header(PEER_PORT).unwrap().parse().unwrap();
         assert!(port < 1024, "{} from port {port}", r.path);
@@ -64,7 +79,12 @@ fn detected_by_command_line_or_the_initrd_file_and_not_by_weak_dmi() {
         return;
     }
     let server = md::start();
-    let m = machine("scw-weak", &[("board_vendor", "Scaleway")], &[("eth0", md::MAC)], &server.url());
+    let m = machine(
+        "scw-weak",
+        &[("board_vendor", "Scaleway")],
+        &[("eth0", md::MAC)],
+        &server.url(),
+    );
     let out = m.initrd("all");
     assert_eq!(m.status()["datasource"], "none", "{}", stderr(&out));
     assert!(server.requests().is_empty(), "no packet without evidence");
@@ -103,7 +123,10 @@ fn no_data_a_refused_port_and_faults() {
     let m = scw("scw-429", &server.url());
     let out = m.initrd("all");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert_eq!(m.target_file("etc/scaleway-secret").trim(), "user-data-secret-2aa9");
+    assert_eq!(
+        m.target_file("etc/scaleway-secret").trim(),
+        "user-data-secret-2aa9"
+    );
     let ports: Vec<String> = server
         .requests()
         .iter()
@@ -125,7 +148,10 @@ fn no_data_a_refused_port_and_faults() {
 
     let mut no_id = md::conf();
     no_id.as_object_mut().unwrap().remove("id");
-    let slow = Answer::Slow(Duration::from_secs(6), Box::new(ok(&md::conf().to_string())));
+    let slow = Answer::Slow(
+        Duration::from_secs(6),
+        Box::new(ok(&md::conf().to_string())),
+    );
     let timed_out = ["metadata-unreachable", "fetch-deadline"];
     for (name, answer, code) in [
         ("scw-json", ok("{\"id\":"), &["metadata-invalid"][..]),
@@ -135,13 +161,19 @@ fn no_data_a_refused_port_and_faults() {
         let server = md::start();
         server.set(md::CONF, vec![answer]);
         let m = scw(name, &server.url());
-        m.cmdline(&format!("ro ember.metadata-url={} ember.metadata-timeout=1.5", server.url()));
+        m.cmdline(&format!(
+            "ro ember.metadata-url={} ember.metadata-timeout=1.5",
+            server.url()
+        ));
         let started = Instant::now();
         let out = m.initrd("all");
         assert!(started.elapsed() < Duration::from_secs(5), "{name}");
         assert_eq!(out.status.code(), Some(1), "{name}: {}", stderr(&out));
         let found = codes(&m);
-        assert!(code.iter().any(|c| found.contains(&c.to_string())), "{name}: {found:?}");
+        assert!(
+            code.iter().any(|c| found.contains(&c.to_string())),
+            "{name}: {found:?}"
+        );
         common::assert_no_panic(&out);
     }
 

@@ -11,7 +11,11 @@ use crate::vps_machine::{codes, machine, networkd_files};
 use std::time::{Duration, Instant};
 
 fn upcloud(name: &str, url: &str) -> Machine {
-    let dmi = [("sys_vendor", "UpCloud"), ("product_name", "Cloud Server"), ("product_uuid", md::UUID)];
+    let dmi = [
+        ("sys_vendor", "UpCloud"),
+        ("product_name", "Cloud Server"),
+        ("product_uuid", md::UUID),
+    ];
     let nics = [("eth0", md::PUBLIC_MAC), ("eth1", md::PRIVATE_MAC)];
     machine(name, &dmi, &nics, url)
 }
@@ -27,8 +31,13 @@ fn provisions_an_upcloud_server_with_its_network() {
     assert_eq!(status["datasource"], "upcloud", "{status}");
     assert!(m.diags().is_empty(), "{:?}", m.diags());
     assert_eq!(m.target_file("etc/hostname").trim(), "upcloud-test");
-    assert!(m.target_file("home/admin/.ssh/authorized_keys").contains(md::KEY));
-    assert_eq!(m.target_file("etc/upcloud-secret").trim(), "user-data-secret-40c7");
+    assert!(m
+        .target_file("home/admin/.ssh/authorized_keys")
+        .contains(md::KEY));
+    assert_eq!(
+        m.target_file("etc/upcloud-secret").trim(),
+        "user-data-secret-40c7"
+    );
     let idata = m.json("ember/instance-data.json");
     assert_eq!(idata["v1"]["availability_zone"], "fi-hel2", "{idata}");
     assert_eq!(idata["v1"]["cloud_id"], "upcloud", "{idata}");
@@ -92,13 +101,19 @@ fn faults() {
         let server = md::start();
         server.set(md::DOCUMENT, vec![answer]);
         let m = upcloud(name, &server.url());
-        m.cmdline(&format!("ro ember.metadata-url={} ember.metadata-timeout=1.5", server.url()));
+        m.cmdline(&format!(
+            "ro ember.metadata-url={} ember.metadata-timeout=1.5",
+            server.url()
+        ));
         let started = Instant::now();
         let out = m.initrd("all");
         assert!(started.elapsed() < Duration::from_secs(5), "{name}");
         assert_eq!(out.status.code(), Some(1), "{name}: {}", stderr(&out));
         let found = codes(&m);
-        assert!(code.iter().any(|c| found.contains(&c.to_string())), "{name}: {found:?}");
+        assert!(
+            code.iter().any(|c| found.contains(&c.to_string())),
+            "{name}: {found:?}"
+        );
         common::assert_no_panic(&out);
     }
 }
@@ -106,7 +121,12 @@ fn faults() {
 #[test]
 fn weak_dmi_evidence_is_not_upcloud() {
     let server = md::start();
-    let m = machine("uc-weak", &[("board_vendor", "UpCloud")], &[("eth0", md::PUBLIC_MAC)], &server.url());
+    let m = machine(
+        "uc-weak",
+        &[("board_vendor", "UpCloud")],
+        &[("eth0", md::PUBLIC_MAC)],
+        &server.url(),
+    );
     let out = m.initrd("all");
     assert_eq!(m.status()["datasource"], "none", "{}", stderr(&out));
     assert!(server.requests().is_empty(), "no packet without evidence");

@@ -41,7 +41,9 @@ const DEFAULT_RETRIES: u32 = 4;
 
 fn vendor(dmi: &Dmi) -> Option<&str> {
     let v = dmi.fields.get("sys_vendor")?;
-    ["Linode", "Akamai"].contains(&v.as_str()).then_some(v.as_str())
+    ["Linode", "Akamai"]
+        .contains(&v.as_str())
+        .then_some(v.as_str())
 }
 
 fn serial(dmi: &Dmi) -> Option<String> {
@@ -77,7 +79,8 @@ impl Datasource for Akamai {
             ..InstanceData::default()
         };
         let (request, deadline, retries) = metadata_get::timing(env, "Akamai", DEFAULT_RETRIES);
-        let override_url = crate::cmdline::metadata_url(env.cmdline).map(|u| u.trim_end_matches('/').to_string());
+        let override_url =
+            crate::cmdline::metadata_url(env.cmdline).map(|u| u.trim_end_matches('/').to_string());
         let mut bases = Vec::new();
         if let Some(url) = &override_url {
             bases.push(url.clone());
@@ -91,7 +94,8 @@ impl Datasource for Akamai {
             }
         }
         let mut service = Service::metadata(env, bases.clone(), request, deadline);
-        let local_stage = link::needs_lease(env.host, &[V4_BASE.to_string()]) && override_url.is_none();
+        let local_stage =
+            link::needs_lease(env.host, &[V4_BASE.to_string()]) && override_url.is_none();
         if let Err(why) = allowed(&s, local_stage) {
             let local = local_only(local_id, why, &mut data);
             data.diags.extend(diags);
@@ -102,14 +106,30 @@ impl Datasource for Akamai {
         // One NIC, as cloud-init: the first with a preferred MAC prefix, else the fallback.
         let preferred = crate::network::fallback::names_by_mac(env.host)
             .into_iter()
-            .find(|(mac, _)| s.preferred_mac_prefixes.iter().any(|p| mac.starts_with(p.as_str())))
+            .find(|(mac, _)| {
+                s.preferred_mac_prefixes
+                    .iter()
+                    .any(|p| mac.starts_with(p.as_str()))
+            })
             .map(|(_, name)| name);
-        service.nics = preferred.into_iter().chain(service.nics.first().cloned()).take(1).collect();
+        service.nics = preferred
+            .into_iter()
+            .chain(service.nics.first().cloned())
+            .take(1)
+            .collect();
         service.share = None;
         let fetcher = Fetcher::with_deadline(env, request, deadline);
         let result = link.reach(env, &service, &mut data, |d, via| {
             let tried = ways(&bases, via, &s);
-            read(env, &fetcher, &tried, via.wait_until, retries, local_id.as_deref(), d)
+            read(
+                env,
+                &fetcher,
+                &tried,
+                via.wait_until,
+                retries,
+                local_id.as_deref(),
+                d,
+            )
         });
         data.diags.extend(diags);
         match result {
@@ -169,7 +189,8 @@ fn local_only(id: Option<String>, why: String, data: &mut InstanceData) -> Resul
         return Err(Diag::error(Reason::MetadataUnreachable, msg));
     };
     let msg = format!("{why}: the instance is provisioned from local data only (the DMI serial)");
-    data.diags.push(Diag::warning(Reason::MetadataUnreachable, msg));
+    data.diags
+        .push(Diag::warning(Reason::MetadataUnreachable, msg));
     data.meta_data = json!({"instance-id": id});
     data.detail = "DataSourceAkamai [local data only]".into();
     data.subplatform = "dmi (product_serial)".into();
@@ -183,7 +204,9 @@ fn ways(bases: &[String], via: &Via, s: &Settings) -> Vec<String> {
     let v6 = |b: &String| b.contains("://[");
     match via.lease {
         None => bases.to_vec(),
-        Some(lease) if lease.slaac.is_some() && s.allow_ipv6 => bases.iter().filter(|b| v6(b)).cloned().collect(),
+        Some(lease) if lease.slaac.is_some() && s.allow_ipv6 => {
+            bases.iter().filter(|b| v6(b)).cloned().collect()
+        }
         Some(_) => bases.iter().filter(|b| !v6(b)).cloned().collect(),
     }
 }
@@ -197,10 +220,14 @@ fn read(
     local_id: Option<&str>,
     data: &mut InstanceData,
 ) -> Result<(), Diag> {
-    let mut last = Diag::error(Reason::MetadataUnreachable, "no address of the service may be asked");
+    let mut last = Diag::error(
+        Reason::MetadataUnreachable,
+        "no address of the service may be asked",
+    );
     for base in bases {
         // Each way gets its share of the wait, so IPv4 is still tried after a silent IPv6.
-        let share = wait_until.saturating_duration_since(Instant::now()) / bases.len().max(1) as u32;
+        let share =
+            wait_until.saturating_duration_since(Instant::now()) / bases.len().max(1) as u32;
         let until = (Instant::now() + share.max(Duration::from_secs(1))).min(wait_until);
         match read_at(env, fetcher, base, until, retries, local_id, data) {
             Ok(()) => return Ok(()),
@@ -235,17 +262,28 @@ fn read_at(
         };
         metadata_get::request(fetcher, method, &g, reads)
     };
-    let expiry = [("Metadata-Token-Expiry-Seconds".to_string(), "300".to_string())];
+    let expiry = [(
+        "Metadata-Token-Expiry-Seconds".to_string(),
+        "300".to_string(),
+    )];
     let token = get(&at(TOKEN), &expiry, "PUT", &mut data.reads)?;
     let token = Secret::new(String::from_utf8_lossy(&token).trim().to_string());
     let auth = ("Metadata-Token".to_string(), token.expose().clone());
-    let json_headers = [("Accept".to_string(), "application/json".to_string()), auth.clone()];
+    let json_headers = [
+        ("Accept".to_string(), "application/json".to_string()),
+        auth.clone(),
+    ];
     let instance_url = at(INSTANCE);
     let body = get(&instance_url, &json_headers, "GET", &mut data.reads)?;
     let shown = crate::fetch::redact_url(&instance_url);
     let invalid = |msg: String| Diag::error(Reason::MetadataInvalid, msg).file(shown.clone());
-    let doc: Value = serde_json::from_slice(&body)
-        .map_err(|e| invalid(format!("not JSON (line {}, column {})", e.line(), e.column())))?;
+    let doc: Value = serde_json::from_slice(&body).map_err(|e| {
+        invalid(format!(
+            "not JSON (line {}, column {})",
+            e.line(),
+            e.column()
+        ))
+    })?;
     let Value::Object(mut md) = doc else {
         return Err(invalid("not a JSON object".into()));
     };
@@ -262,14 +300,19 @@ fn read_at(
     match get(&ud_url, std::slice::from_ref(&auth), "GET", &mut data.reads) {
         Ok(raw) if raw.is_empty() => {}
         Ok(raw) => {
-            let compact: Vec<u8> = raw.iter().copied().filter(|b| !b.is_ascii_whitespace()).collect();
+            let compact: Vec<u8> = raw
+                .iter()
+                .copied()
+                .filter(|b| !b.is_ascii_whitespace())
+                .collect();
             match base64::engine::general_purpose::STANDARD.decode(&compact) {
                 Ok(decoded) => data.user_data = (!decoded.is_empty()).then(|| Secret::new(decoded)),
                 Err(_) => {
                     // cloud-init keeps the text as it came, with a warning.
                     let msg = "not base64: used as it came";
                     let shown = crate::fetch::redact_url(&ud_url);
-                    data.diags.push(Diag::warning(Reason::MetadataInvalid, msg).file(shown));
+                    data.diags
+                        .push(Diag::warning(Reason::MetadataInvalid, msg).file(shown));
                     data.user_data = Some(Secret::new(raw));
                 }
             }
@@ -290,22 +333,42 @@ mod tests {
     #[test]
     fn linode_or_akamai_by_vendor() {
         let d = Dmi::from_pairs(&[("sys_vendor", "Linode"), ("product_serial", "123")]);
-        assert_eq!(Akamai.dmi(&d).as_deref(), Some("sys_vendor=Linode (instance 123)"));
-        assert!(Akamai.dmi(&Dmi::from_pairs(&[("sys_vendor", "Akamai")])).is_some());
-        assert!(Akamai.dmi(&Dmi::from_pairs(&[("sys_vendor", "Linode LLC")])).is_none());
+        assert_eq!(
+            Akamai.dmi(&d).as_deref(),
+            Some("sys_vendor=Linode (instance 123)")
+        );
+        assert!(Akamai
+            .dmi(&Dmi::from_pairs(&[("sys_vendor", "Akamai")]))
+            .is_some());
+        assert!(Akamai
+            .dmi(&Dmi::from_pairs(&[("sys_vendor", "Linode LLC")]))
+            .is_none());
     }
 
     #[test]
     fn the_settings_decide_whether_to_fetch() {
         let all = Settings::default();
         assert!(allowed(&all, true).is_ok() && allowed(&all, false).is_ok());
-        let no_local = Settings { allow_local_stage: false, ..all.clone() };
+        let no_local = Settings {
+            allow_local_stage: false,
+            ..all.clone()
+        };
         assert!(allowed(&no_local, true).is_err() && allowed(&no_local, false).is_ok());
-        let no_dhcp = Settings { allow_dhcp: false, ..all.clone() };
+        let no_dhcp = Settings {
+            allow_dhcp: false,
+            ..all.clone()
+        };
         assert!(allowed(&no_dhcp, true).is_err() && allowed(&no_dhcp, false).is_ok());
-        let none = Settings { allow_ipv4: false, allow_ipv6: false, ..all.clone() };
+        let none = Settings {
+            allow_ipv4: false,
+            allow_ipv6: false,
+            ..all.clone()
+        };
         assert!(allowed(&none, false).is_err());
-        let no_init = Settings { allow_init_stage: false, ..all };
+        let no_init = Settings {
+            allow_init_stage: false,
+            ..all
+        };
         assert!(allowed(&no_init, false).is_err() && allowed(&no_init, true).is_ok());
     }
 }

@@ -63,11 +63,17 @@ pub fn merge(board_serial: Option<&str>, image: Option<&Value>) -> (Settings, Ve
     if let Some(Value::Object(cfg)) = image {
         for (key, v) in cfg {
             let at = format!("datasource.Akamai.{key}");
-            let bad = |what: &str| Diag::warning(Reason::WrongType, format!("must be {what}")).key(at.clone());
+            let bad = |what: &str| {
+                Diag::warning(Reason::WrongType, format!("must be {what}")).key(at.clone())
+            };
             if key == "preferred_mac_prefixes" {
-                match v.as_array().map(|l| l.iter().map(Value::as_str).collect::<Option<Vec<_>>>()) {
+                match v
+                    .as_array()
+                    .map(|l| l.iter().map(Value::as_str).collect::<Option<Vec<_>>>())
+                {
                     Some(Some(list)) => {
-                        s.preferred_mac_prefixes = list.iter().map(|p| p.to_ascii_lowercase()).collect()
+                        s.preferred_mac_prefixes =
+                            list.iter().map(|p| p.to_ascii_lowercase()).collect()
                     }
                     _ => diags.push(bad("a list of strings")),
                 }
@@ -88,7 +94,10 @@ pub fn merge(board_serial: Option<&str>, image: Option<&Value>) -> (Settings, Ve
         };
         let at = format!("board_serial: {short}");
         if *name == "preferred_mac_prefixes" {
-            s.preferred_mac_prefixes = value.split(',').map(|p| p.trim().to_ascii_lowercase()).collect();
+            s.preferred_mac_prefixes = value
+                .split(',')
+                .map(|p| p.trim().to_ascii_lowercase())
+                .collect();
         } else if let Some(slot) = s.flag(name) {
             match value {
                 "0" => *slot = false,

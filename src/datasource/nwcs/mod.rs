@@ -76,11 +76,21 @@ impl Datasource for Nwcs {
     }
 }
 
-fn read(body: &[u8], url: &str, macs: &BTreeMap<String, String>, data: &mut InstanceData) -> Result<(), Diag> {
+fn read(
+    body: &[u8],
+    url: &str,
+    macs: &BTreeMap<String, String>,
+    data: &mut InstanceData,
+) -> Result<(), Diag> {
     let shown = crate::fetch::redact_url(url);
     let invalid = |msg: String| Diag::error(Reason::MetadataInvalid, msg).file(shown.clone());
-    let doc: Value = serde_json::from_slice(body)
-        .map_err(|e| invalid(format!("not JSON (line {}, column {})", e.line(), e.column())))?;
+    let doc: Value = serde_json::from_slice(body).map_err(|e| {
+        invalid(format!(
+            "not JSON (line {}, column {})",
+            e.line(),
+            e.column()
+        ))
+    })?;
     let Value::Object(doc) = doc else {
         return Err(invalid("not a JSON object".into()));
     };
@@ -96,32 +106,51 @@ fn read(body: &[u8], url: &str, macs: &BTreeMap<String, String>, data: &mut Inst
     };
     let mut md = Map::new();
     md.insert("instance-id".into(), json!(id));
-    md.insert("public-keys".into(), doc.get("public-keys").cloned().unwrap_or(Value::Null));
+    md.insert(
+        "public-keys".into(),
+        doc.get("public-keys").cloned().unwrap_or(Value::Null),
+    );
     match doc.get("hostname") {
         Some(Value::String(h)) if !h.is_empty() => {
             md.insert("local-hostname".into(), json!(h));
         }
         _ => data.diags.push(warn("hostname", "missing or not a string")),
     }
-    for (key, slot) in [("userdata", &mut data.user_data), ("vendordata", &mut data.vendor_data)] {
+    for (key, slot) in [
+        ("userdata", &mut data.user_data),
+        ("vendordata", &mut data.vendor_data),
+    ] {
         match doc.get(key) {
-            Some(Value::String(s)) if !s.is_empty() => *slot = Some(Secret::new(s.clone().into_bytes())),
+            Some(Value::String(s)) if !s.is_empty() => {
+                *slot = Some(Secret::new(s.clone().into_bytes()))
+            }
             None | Some(Value::Null | Value::String(_)) => {}
             Some(_) => data.diags.push(warn(key, "not a string: left out")),
         }
     }
     match doc.get("network") {
-        Some(Value::Object(net)) if net.get("config").and_then(Value::as_array).is_some_and(|c| !c.is_empty()) => {
+        Some(Value::Object(net))
+            if net
+                .get("config")
+                .and_then(Value::as_array)
+                .is_some_and(|c| !c.is_empty()) =>
+        {
             let renamed = rename(net, macs);
             md.insert("network".into(), Value::Object(net.clone()));
             data.network_config = Some(("nwcs metadata: network".into(), renamed));
         }
         other => {
             md.insert("network".into(), other.cloned().unwrap_or(Value::Null));
-            data.diags.push(warn("network.config", "missing or empty: the fallback network applies"));
+            data.diags.push(warn(
+                "network.config",
+                "missing or empty: the fallback network applies",
+            ));
         }
     }
-    data.detail = format!("DataSourceNWCS [{}]", crate::fetch::redact_url(url.trim_end_matches(DOCUMENT)).trim_end_matches('/'));
+    data.detail = format!(
+        "DataSourceNWCS [{}]",
+        crate::fetch::redact_url(url.trim_end_matches(DOCUMENT)).trim_end_matches('/')
+    );
     data.subplatform = format!("metadata ({shown})");
     data.instance_id = id;
     data.meta_data = Value::Object(md);
@@ -134,7 +163,10 @@ fn rename(net: &Map<String, Value>, macs: &BTreeMap<String, String>) -> Value {
     let mut net = net.clone();
     if let Some(Value::Array(entries)) = net.get_mut("config") {
         for e in entries {
-            let mac = e.get("mac_address").and_then(Value::as_str).map(str::to_ascii_lowercase);
+            let mac = e
+                .get("mac_address")
+                .and_then(Value::as_str)
+                .map(str::to_ascii_lowercase);
             if let Some(name) = mac.and_then(|m| macs.get(&m)) {
                 e["name"] = json!(name);
             }

@@ -81,7 +81,9 @@ impl Datasource for Scaleway {
         service.nics.truncate(1);
         service.share = None;
         let nic = service.nics.first().cloned();
-        let mac = nic.as_deref().and_then(|n| crate::network::fallback::mac_of(env.host, n));
+        let mac = nic
+            .as_deref()
+            .and_then(|n| crate::network::fallback::mac_of(env.host, n));
         let mut fetcher = Fetcher::with_deadline(env, request, deadline);
         link.reach(env, &service, &mut data, |d, via| {
             let nic = nic.as_deref().map(|name| network::Nic {
@@ -99,8 +101,14 @@ impl Datasource for Scaleway {
         let md = &data.meta_data;
         let listed = md["ssh_public_keys"].as_array().into_iter().flatten();
         let keys = listed.filter_map(|k| k["key"].as_str()).map(str::to_string);
-        let tags = md["tags"].as_array().into_iter().flatten().filter_map(Value::as_str);
-        let tagged = tags.filter_map(|t| t.strip_prefix(KEY_TAG)).map(|k| k.replace('_', " "));
+        let tags = md["tags"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str);
+        let tagged = tags
+            .filter_map(|t| t.strip_prefix(KEY_TAG))
+            .map(|k| k.replace('_', " "));
         keys.chain(tagged)
             .map(|k| PublicKey::for_default_user(&k))
             .collect()
@@ -114,8 +122,15 @@ fn bases(env: &Env) -> Vec<String> {
     }
     let mut bases: Vec<String> = BASES.map(String::from).to_vec();
     let cfg = env.image.datasource_settings("Scaleway");
-    let more = cfg.and_then(|c| c.get("metadata_urls")).and_then(Value::as_array);
-    bases.extend(more.into_iter().flatten().filter_map(Value::as_str).map(|u| u.trim_end_matches('/').to_string()));
+    let more = cfg
+        .and_then(|c| c.get("metadata_urls"))
+        .and_then(Value::as_array);
+    bases.extend(
+        more.into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .map(|u| u.trim_end_matches('/').to_string()),
+    );
     bases
 }
 
@@ -135,7 +150,10 @@ fn read(
         None => bases.iter().collect(),
         Some(_) => bases.iter().filter(|b| v6(b) == slaac).collect(),
     };
-    let mut last = Diag::error(Reason::MetadataUnreachable, "no address of the service to ask");
+    let mut last = Diag::error(
+        Reason::MetadataUnreachable,
+        "no address of the service to ask",
+    );
     for base in usable {
         fetcher.set_source_port(None);
         let url = format!("{base}/{CONF}");
@@ -158,18 +176,34 @@ fn read(
         };
         let shown = crate::fetch::redact_url(&url);
         let invalid = |msg: String| Diag::error(Reason::MetadataInvalid, msg).file(shown.clone());
-        let doc: Value = serde_json::from_slice(&body)
-            .map_err(|e| invalid(format!("not JSON (line {}, column {})", e.line(), e.column())))?;
+        let doc: Value = serde_json::from_slice(&body).map_err(|e| {
+            invalid(format!(
+                "not JSON (line {}, column {})",
+                e.line(),
+                e.column()
+            ))
+        })?;
         let Value::Object(mut md) = doc else {
             return Err(invalid("not a JSON object".into()));
         };
-        let Some(id) = md.get("id").and_then(Value::as_str).filter(|s| !s.is_empty()) else {
+        let Some(id) = md
+            .get("id")
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+        else {
             return Err(invalid("missing or not a string".into()).key("id"));
         };
         let id = id.to_string();
-        md.insert("net_in_use".into(), json!(if slaac { "ipv6" } else { "ipv4" }));
+        md.insert(
+            "net_in_use".into(),
+            json!(if slaac { "ipv6" } else { "ipv4" }),
+        );
         md.insert("instance-id".into(), json!(id));
-        if let Some(h) = md.get("hostname").and_then(Value::as_str).map(str::to_string) {
+        if let Some(h) = md
+            .get("hostname")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+        {
             md.insert("local-hostname".into(), json!(h));
         }
         let leased = via.lease.filter(|_| !slaac).map(|l| l.address);
@@ -177,8 +211,17 @@ fn read(
             let cfg = network::config(&md, &nic, leased);
             data.network_config = Some(("scaleway metadata: public_ips".into(), cfg));
         }
-        for (path, slot) in [(USER_DATA, &mut data.user_data), (VENDOR_DATA, &mut data.vendor_data)] {
-            match privileged_get(env, fetcher, &format!("{base}/{path}"), retries, &mut data.reads) {
+        for (path, slot) in [
+            (USER_DATA, &mut data.user_data),
+            (VENDOR_DATA, &mut data.vendor_data),
+        ] {
+            match privileged_get(
+                env,
+                fetcher,
+                &format!("{base}/{path}"),
+                retries,
+                &mut data.reads,
+            ) {
                 Ok(body) => *slot = body.filter(|b| !b.is_empty()).map(Secret::new),
                 Err(d) => data.diags.push(d),
             }
@@ -211,7 +254,9 @@ fn privileged_get(
         match fetcher.request("GET", url, &[], env.limits().file_bytes) {
             Ok(Response { status: 200, body }) => return Ok(Some(body)),
             Ok(Response { status: 404, .. }) => return Ok(None),
-            Ok(Response { status, .. }) => last = format!("HTTP status {status} from source port {port}"),
+            Ok(Response { status, .. }) => {
+                last = format!("HTTP status {status} from source port {port}")
+            }
             Err(e @ crate::fetch::FetchError::TooLarge { .. }) => return Err(e.to_diag(&shown)),
             Err(e) => last = format!("{} (source port {port})", e.reason()),
         }
@@ -226,9 +271,15 @@ mod tests {
 
     #[test]
     fn scaleway_by_vendor_only() {
-        assert!(Scaleway.dmi(&Dmi::from_pairs(&[("sys_vendor", "Scaleway")])).is_some());
-        assert!(Scaleway.dmi(&Dmi::from_pairs(&[("sys_vendor", "Scaleway SAS")])).is_none());
-        assert!(Scaleway.dmi(&Dmi::from_pairs(&[("board_vendor", "Scaleway")])).is_none());
+        assert!(Scaleway
+            .dmi(&Dmi::from_pairs(&[("sys_vendor", "Scaleway")]))
+            .is_some());
+        assert!(Scaleway
+            .dmi(&Dmi::from_pairs(&[("sys_vendor", "Scaleway SAS")]))
+            .is_none());
+        assert!(Scaleway
+            .dmi(&Dmi::from_pairs(&[("board_vendor", "Scaleway")]))
+            .is_none());
     }
 
     #[test]
@@ -238,7 +289,11 @@ mod tests {
                 "tags": ["web", "AUTHORIZED_KEY=ssh-rsa_BBB_two"]}),
             ..InstanceData::default()
         };
-        let keys: Vec<_> = Scaleway.public_keys(&data).into_iter().map(|k| k.key).collect();
+        let keys: Vec<_> = Scaleway
+            .public_keys(&data)
+            .into_iter()
+            .map(|k| k.key)
+            .collect();
         assert_eq!(keys, ["ssh-ed25519 AAA one", "ssh-rsa BBB two"]);
     }
 }

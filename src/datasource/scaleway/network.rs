@@ -23,7 +23,10 @@ pub fn config(md: &Map<String, Value>, nic: &Nic, leased: Option<Ipv4Addr>) -> V
         return legacy(md, nic);
     }
     let empty = Vec::new();
-    let ips = md.get("public_ips").and_then(Value::as_array).unwrap_or(&empty);
+    let ips = md
+        .get("public_ips")
+        .and_then(Value::as_array)
+        .unwrap_or(&empty);
     let text = |ip: &Value, k: &str| match ip.get(k) {
         Some(Value::String(s)) => s.clone(),
         Some(Value::Number(n)) => n.to_string(),
@@ -63,7 +66,11 @@ pub fn config(md: &Map<String, Value>, nic: &Nic, leased: Option<Ipv4Addr>) -> V
 fn legacy(md: &Map<String, Value>, nic: &Nic) -> Value {
     let mut subnets = vec![json!({"type": "dhcp4"})];
     if let Some(v6) = md.get("ipv6").filter(|v| v.is_object()) {
-        let field = |k: &str| v6.get(k).map_or(String::new(), |v| v.as_str().map_or(v.to_string(), str::to_string));
+        let field = |k: &str| {
+            v6.get(k).map_or(String::new(), |v| {
+                v.as_str().map_or(v.to_string(), str::to_string)
+            })
+        };
         subnets.push(json!({
             "type": "static",
             "address": field("address"),
@@ -96,7 +103,10 @@ mod tests {
 
     #[test]
     fn public_ips_as_cloud_init_builds_them() {
-        let nic = Nic { name: "eth0", mac: Some("de:00:00:11:22:33") };
+        let nic = Nic {
+            name: "eth0",
+            mac: Some("de:00:00:11:22:33"),
+        };
         let got = config(&md(), &nic, Some(Ipv4Addr::new(51, 15, 20, 30)));
         let want = json!({"version": 2, "ethernets": {"eth0": {
             "dhcp4": true,
@@ -113,7 +123,10 @@ mod tests {
     fn older_instances_get_v1() {
         let md = json!({"private_ip": "10.1.2.3",
             "ipv6": {"address": "2001:bc8::5", "netmask": "127", "gateway": "2001:bc8::4"}});
-        let nic = Nic { name: "eth0", mac: None };
+        let nic = Nic {
+            name: "eth0",
+            mac: None,
+        };
         let got = config(md.as_object().unwrap(), &nic, None);
         let want = json!({"version": 1, "config": [{"type": "physical", "name": "eth0", "subnets": [
             {"type": "dhcp4"},

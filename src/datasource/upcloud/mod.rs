@@ -31,7 +31,10 @@ const DEFAULT_RETRIES: u32 = 5;
 /// DMI that says UpCloud, with the server's UUID.
 fn server(dmi: &Dmi) -> Option<Option<String>> {
     (dmi.fields.get("sys_vendor")? == "UpCloud").then(|| {
-        let id = dmi.fields.get("product_uuid").map(|s| s.trim().to_ascii_lowercase());
+        let id = dmi
+            .fields
+            .get("product_uuid")
+            .map(|s| s.trim().to_ascii_lowercase());
         id.filter(|s| !s.is_empty())
     })
 }
@@ -96,11 +99,22 @@ impl Datasource for UpCloud {
     }
 }
 
-fn read(env: &Env, body: &[u8], url: &str, uuid: Option<&str>, data: &mut InstanceData) -> Result<(), Diag> {
+fn read(
+    env: &Env,
+    body: &[u8],
+    url: &str,
+    uuid: Option<&str>,
+    data: &mut InstanceData,
+) -> Result<(), Diag> {
     let shown = crate::fetch::redact_url(url);
     let invalid = |msg: String| Diag::error(Reason::MetadataInvalid, msg).file(shown.clone());
-    let doc: Value = serde_json::from_slice(body)
-        .map_err(|e| invalid(format!("not JSON (line {}, column {})", e.line(), e.column())))?;
+    let doc: Value = serde_json::from_slice(body).map_err(|e| {
+        invalid(format!(
+            "not JSON (line {}, column {})",
+            e.line(),
+            e.column()
+        ))
+    })?;
     let Value::Object(doc) = doc else {
         return Err(invalid("not a JSON object".into()));
     };
@@ -110,13 +124,30 @@ fn read(env: &Env, body: &[u8], url: &str, uuid: Option<&str>, data: &mut Instan
     };
     let mut md = Map::new();
     md.insert("instance-id".into(), json!(id));
-    md.insert("local-hostname".into(), doc.get("hostname").cloned().unwrap_or(Value::Null));
-    md.insert("network".into(), doc.get("network").cloned().unwrap_or(Value::Null));
-    md.insert("public-keys".into(), doc.get("public_keys").cloned().unwrap_or(Value::Null));
-    md.insert("availability_zone".into(), json!(text("region").unwrap_or("default")));
-    for (key, slot) in [("user_data", &mut data.user_data), ("vendor_data", &mut data.vendor_data)] {
+    md.insert(
+        "local-hostname".into(),
+        doc.get("hostname").cloned().unwrap_or(Value::Null),
+    );
+    md.insert(
+        "network".into(),
+        doc.get("network").cloned().unwrap_or(Value::Null),
+    );
+    md.insert(
+        "public-keys".into(),
+        doc.get("public_keys").cloned().unwrap_or(Value::Null),
+    );
+    md.insert(
+        "availability_zone".into(),
+        json!(text("region").unwrap_or("default")),
+    );
+    for (key, slot) in [
+        ("user_data", &mut data.user_data),
+        ("vendor_data", &mut data.vendor_data),
+    ] {
         match doc.get(key) {
-            Some(Value::String(s)) if !s.is_empty() => *slot = Some(Secret::new(s.clone().into_bytes())),
+            Some(Value::String(s)) if !s.is_empty() => {
+                *slot = Some(Secret::new(s.clone().into_bytes()))
+            }
             None | Some(Value::Null | Value::String(_)) => {}
             Some(_) => data.diags.push(
                 Diag::warning(Reason::MetadataInvalid, "not a string: left out")
@@ -134,12 +165,18 @@ fn read(env: &Env, body: &[u8], url: &str, uuid: Option<&str>, data: &mut Instan
             }
         }
         _ => data.diags.push(
-            Diag::warning(Reason::MetadataInvalid, "no network: the fallback network applies")
-                .file(shown.clone())
-                .key("network"),
+            Diag::warning(
+                Reason::MetadataInvalid,
+                "no network: the fallback network applies",
+            )
+            .file(shown.clone())
+            .key("network"),
         ),
     }
-    data.detail = format!("DataSourceUpCloud [{}]", crate::fetch::redact_url(url.trim_end_matches(DOCUMENT)).trim_end_matches('/'));
+    data.detail = format!(
+        "DataSourceUpCloud [{}]",
+        crate::fetch::redact_url(url.trim_end_matches(DOCUMENT)).trim_end_matches('/')
+    );
     data.subplatform = format!("metadata ({shown})");
     data.instance_id = id;
     data.meta_data = Value::Object(md);
@@ -154,7 +191,13 @@ mod tests {
     fn upcloud_by_vendor_with_the_uuid() {
         let d = Dmi::from_pairs(&[("sys_vendor", "UpCloud"), ("product_uuid", "0012ABCD-0000")]);
         assert_eq!(server(&d), Some(Some("0012abcd-0000".into())));
-        assert_eq!(server(&Dmi::from_pairs(&[("sys_vendor", "UpCloud")])), Some(None));
-        assert_eq!(server(&Dmi::from_pairs(&[("sys_vendor", "UpCloud Ltd")])), None);
+        assert_eq!(
+            server(&Dmi::from_pairs(&[("sys_vendor", "UpCloud")])),
+            Some(None)
+        );
+        assert_eq!(
+            server(&Dmi::from_pairs(&[("sys_vendor", "UpCloud Ltd")])),
+            None
+        );
     }
 }

@@ -11,21 +11,38 @@ use crate::reason::Reason;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 
-pub fn convert(network: &Map<String, Value>, macs: &BTreeMap<String, String>) -> Result<Value, Diag> {
-    let dns = network.get("dns").filter(|d| d.as_array().is_some_and(|l| !l.is_empty()));
+pub fn convert(
+    network: &Map<String, Value>,
+    macs: &BTreeMap<String, String>,
+) -> Result<Value, Diag> {
+    let dns = network
+        .get("dns")
+        .filter(|d| d.as_array().is_some_and(|l| !l.is_empty()));
     let mut config = Vec::new();
     let empty = Vec::new();
-    let ifaces = network.get("interfaces").and_then(Value::as_array).unwrap_or(&empty);
+    let ifaces = network
+        .get("interfaces")
+        .and_then(Value::as_array)
+        .unwrap_or(&empty);
     for (i, iface) in ifaces.iter().enumerate() {
         let key = format!("network.interfaces.{i}.mac");
-        let mac = iface.get("mac").and_then(Value::as_str).unwrap_or_default().to_ascii_lowercase();
+        let mac = iface
+            .get("mac")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_ascii_lowercase();
         let Some(name) = macs.get(&mac) else {
             let msg = format!("no interface on this machine has the MAC '{mac}': the network config is left to the fallback, as cloud-init refuses it");
             return Err(Diag::warning(Reason::NicMissing, msg).key(key));
         };
-        let addresses = iface.get("ip_addresses").and_then(Value::as_array).unwrap_or(&empty);
+        let addresses = iface
+            .get("ip_addresses")
+            .and_then(Value::as_array)
+            .unwrap_or(&empty);
         let subnets: Vec<Value> = addresses.iter().map(|a| subnet(a, dns)).collect();
-        config.push(json!({"type": "physical", "name": name, "mac_address": mac, "subnets": subnets}));
+        config.push(
+            json!({"type": "physical", "name": name, "mac_address": mac, "subnets": subnets}),
+        );
     }
     if let Some(dns) = dns {
         config.push(json!({"type": "nameserver", "address": dns}));
@@ -40,13 +57,23 @@ fn subnet(a: &Value, server_dns: Option<&Value>) -> Value {
     }
     let mut s = json!({"type": if v6 { "static6" } else { "static" }, "control": "auto",
         "address": a.get("address").cloned().unwrap_or(Value::Null)});
-    if let Some(gw) = a.get("gateway").and_then(Value::as_str).filter(|g| !g.is_empty()) {
+    if let Some(gw) = a
+        .get("gateway")
+        .and_then(Value::as_str)
+        .filter(|g| !g.is_empty())
+    {
         s["gateway"] = json!(gw);
     }
-    if let Some((_, prefix)) = a.get("network").and_then(Value::as_str).and_then(|n| n.split_once('/')) {
+    if let Some((_, prefix)) = a
+        .get("network")
+        .and_then(Value::as_str)
+        .and_then(|n| n.split_once('/'))
+    {
         s["netmask"] = json!(prefix);
     }
-    let own = a.get("dns").filter(|d| d.as_array().is_some_and(|l| !l.is_empty()));
+    let own = a
+        .get("dns")
+        .filter(|d| d.as_array().is_some_and(|l| !l.is_empty()));
     if let Some(own) = own.filter(|o| Some(*o) != server_dns) {
         s["dns_nameservers"] = own.clone();
     }

@@ -114,7 +114,11 @@ fn connect_from(port: u16, to: SocketAddr, timeout: Duration) -> io::Result<TcpS
     // A port left in TIME_WAIT by the previous request to the same service may be bound again.
     sockopt::set_socket_reuseaddr(&fd, true)?;
     rustix::net::bind(&fd, &SocketAddr::new(any, port))?;
-    sockopt::set_socket_timeout(&fd, sockopt::Timeout::Send, Some(timeout.max(Duration::from_millis(1))))?;
+    sockopt::set_socket_timeout(
+        &fd,
+        sockopt::Timeout::Send,
+        Some(timeout.max(Duration::from_millis(1))),
+    )?;
     rustix::net::connect(&fd, &to).map_err(|e| match e {
         rustix::io::Errno::INPROGRESS | rustix::io::Errno::AGAIN => {
             io::Error::new(io::ErrorKind::TimedOut, "connect timed out")

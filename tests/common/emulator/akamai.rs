@@ -37,7 +37,9 @@ pub fn user_data_b64() -> String {
 fn route(req: &Request) -> Answer {
     let path = req.path.as_str();
     if path == TOKEN_PATH {
-        let expiry = req.header("metadata-token-expiry-seconds").and_then(|v| v.parse::<u32>().ok());
+        let expiry = req
+            .header("metadata-token-expiry-seconds")
+            .and_then(|v| v.parse::<u32>().ok());
         return match (req.method.as_str(), expiry) {
             ("PUT", Some(1..=86400)) => ok(TOKEN),
             ("PUT", _) => Answer::Body(400, Vec::new()),

@@ -40,7 +40,10 @@ pub fn conf() -> Value {
 }
 
 fn privileged(req: &Request, body: &str) -> Answer {
-    let port: u32 = req.header(PEER_PORT).and_then(|p| p.parse().ok()).unwrap_or(u32::MAX);
+    let port: u32 = req
+        .header(PEER_PORT)
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(u32::MAX);
     if port >= 1024 {
         return Answer::Body(403, Vec::new());
     }
