@@ -141,7 +141,7 @@ fn faults() {
     let m = linode("ak-b64", &server.url());
     let out = m.initrd("all");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let d = m.diag_with_code("metadata-invalid").expect("diag");
+    let d = m.diag_with_code("base64-invalid").expect("diag");
     assert!(d["file"].as_str().unwrap().ends_with(md::USER_DATA), "{d}");
     assert_eq!(
         m.target_file("etc/akamai-secret").trim(),

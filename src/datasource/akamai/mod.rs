@@ -312,7 +312,7 @@ fn read_at(
                     let msg = "not base64: used as it came";
                     let shown = crate::fetch::redact_url(&ud_url);
                     data.diags
-                        .push(Diag::warning(Reason::MetadataInvalid, msg).file(shown));
+                        .push(Diag::warning(Reason::Base64Invalid, msg).file(shown));
                     data.user_data = Some(Secret::new(raw));
                 }
             }
