@@ -35,43 +35,15 @@ fn main() {
         (Some("--log"), Some(file)) => Some(file),
         _ => usage(),
     };
-    let (port, log) = match platform.as_str() {
-        "ec2" => {
-            let s = emulator::ec2::start();
-            (s.port, s.log)
-        }
-        "openstack" => {
-            let s = emulator::openstack::start();
-            (s.port, s.log)
-        }
-        "gce" => {
-            let s = emulator::gce::start();
-            (s.port, s.log)
-        }
-        "digitalocean" => {
-            let s = emulator::digitalocean::start();
-            (s.port, s.log)
-        }
-        "cloudcix" => {
-            let s = emulator::cloudcix::start();
-            (s.port, s.log)
-        }
-        "bigstep" => {
-            let s = emulator::bigstep::start();
-            (s.port, s.log)
-        }
-        // IMDS and the wireserver on one port (`ember.azure.wireserver=` names it).
-        "azure" => {
-            let s = emulator::azure::start_with_wire();
-            (s.port, s.log)
-        }
-        other => {
-            eprintln!(
-                "imds: unknown platform '{other}' (known: ec2, openstack, gce, digitalocean, azure, cloudcix, bigstep)"
-            );
-            std::process::exit(2);
-        }
+    let Some(&(_, start)) = EMULATORS.iter().find(|(name, _)| *name == platform) else {
+        let known: Vec<&str> = EMULATORS.iter().map(|(name, _)| *name).collect();
+        eprintln!(
+            "imds: unknown platform '{platform}' (known: {})",
+            known.join(", ")
+        );
+        std::process::exit(2);
     };
+    let (port, log) = start();
     if let Some(file) = log_file {
         let out = std::fs::OpenOptions::new()
             .create(true)
@@ -89,10 +61,44 @@ fn main() {
     }
 }
 
+type Log = Arc<Mutex<Vec<emulator::Request>>>;
+
+/// Starts an emulator on a loopback port: its port, and its log of requests.
+macro_rules! emulator {
+    ($name:ident) => {
+        || {
+            let s = emulator::$name::start();
+            (s.port, s.log)
+        }
+    };
+}
+
+/// The emulators by platform name, one row each.
+const EMULATORS: &[(&str, fn() -> (u16, Log))] = &[
+    ("ec2", emulator!(ec2)),
+    ("openstack", emulator!(openstack)),
+    ("gce", emulator!(gce)),
+    ("digitalocean", emulator!(digitalocean)),
+    // IMDS and the wireserver on one port (`ember.azure.wireserver=` names it).
+    ("azure", || {
+        let s = emulator::azure::start_with_wire();
+        (s.port, s.log)
+    }),
+    ("cloudcix", emulator!(cloudcix)),
+    ("bigstep", emulator!(bigstep)),
+    ("hetzner", emulator!(hetzner)),
+    ("vultr", emulator!(vultr)),
+    ("akamai", emulator!(akamai)),
+    ("upcloud", emulator!(upcloud)),
+    ("nwcs", emulator!(nwcs)),
+    ("scaleway", emulator!(scaleway)),
+];
+
 fn usage() -> ! {
+    let known: Vec<&str> = EMULATORS.iter().map(|(name, _)| *name).collect();
     eprintln!(
-        "usage: imds ec2|openstack|gce|digitalocean|azure|cloudcix|bigstep [--log FILE] \
-         | imds azure-ovf|vmware-ovf"
+        "usage: imds {} [--log FILE] | imds azure-ovf|vmware-ovf",
+        known.join("|")
     );
     std::process::exit(2)
 }

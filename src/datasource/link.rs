@@ -111,7 +111,9 @@ impl Link {
         mut read: impl FnMut(&mut InstanceData, &Via) -> Result<(), Diag>,
     ) -> Result<(), Diag> {
         self.awaits_report = service.awaits_report;
-        if needs_lease(env.host, &service.bases) || (service.routed && no_default_route(env.host)) {
+        let at = service.lease.metadata.unwrap_or(METADATA_V4);
+        let unrouted = service.routed && no_default_route(env.host);
+        if needs_lease_to(env.host, &service.bases, at) || unrouted {
             return self.over_lease(service, data, read);
         }
         let via = Via {
@@ -207,11 +209,16 @@ fn unreachable(result: &Result<(), Diag>, code: Reason) -> bool {
 /// initramfs has no way there yet. Without a readable route table (a test's host tree, a
 /// container) the network is someone else's.
 pub fn needs_lease(host: &crate::host::Host, bases: &[String]) -> bool {
-    if !bases.iter().any(|b| b.contains(&METADATA_V4.to_string())) {
+    needs_lease_to(host, bases, METADATA_V4)
+}
+
+/// `needs_lease` for a service at another link-local address (Scaleway's 169.254.42.42),
+/// which the service names in its lease options (`Options::metadata`).
+pub fn needs_lease_to(host: &crate::host::Host, bases: &[String], at: Ipv4Addr) -> bool {
+    if !bases.iter().any(|b| b.contains(&at.to_string())) {
         return false;
     }
-    crate::network::routes::read(host)
-        .is_some_and(|routes| !routes.iter().any(|r| r.covers(METADATA_V4)))
+    crate::network::routes::read(host).is_some_and(|routes| !routes.iter().any(|r| r.covers(at)))
 }
 
 /// No default route in a readable route table (an unreadable one is someone else's network).

@@ -5,6 +5,8 @@
 //! through it, and tells the platform how it went only in `report`, over the same link.
 //! Adding a cloud is its folder, a `mod` line and a row in `DATASOURCES`.
 
+#[cfg(feature = "ds-akamai")]
+pub mod akamai;
 #[cfg(feature = "ds-altcloud")]
 pub mod altcloud;
 pub mod azure;
@@ -17,19 +19,29 @@ pub mod common;
 pub mod digitalocean;
 pub mod ec2;
 pub mod gce;
+#[cfg(feature = "ds-hetzner")]
+pub mod hetzner;
 #[cfg(feature = "ds-ibmcloud")]
 pub mod ibmcloud;
 pub mod instance;
 pub mod link;
 pub mod nocloud;
 pub mod none;
+#[cfg(feature = "ds-nwcs")]
+pub mod nwcs;
 #[cfg(feature = "ds-opennebula")]
 pub mod opennebula;
 pub mod openstack;
 #[cfg(feature = "ds-rbxcloud")]
 pub mod rbxcloud;
+#[cfg(feature = "ds-scaleway")]
+pub mod scaleway;
+#[cfg(feature = "ds-upcloud")]
+pub mod upcloud;
 #[cfg(feature = "ds-vmware")]
 pub mod vmware;
+#[cfg(feature = "ds-vultr")]
+pub mod vultr;
 #[cfg(feature = "ds-wsl")]
 pub mod wsl;
 
@@ -154,24 +166,30 @@ pub const DATASOURCES: &[&dyn Datasource] = &[
     &gce::Gce,
     &openstack::OpenStack,
     // AliYun
-    // Vultr
+    #[cfg(feature = "ds-vultr")]
+    &vultr::Vultr,
     &ec2::Ec2,
     // CloudSigma
     // CloudStack
     // SmartOS
     #[cfg(feature = "ds-bigstep")]
     &bigstep::Bigstep,
-    // Scaleway
-    // Hetzner
+    #[cfg(feature = "ds-scaleway")]
+    &scaleway::Scaleway,
+    #[cfg(feature = "ds-hetzner")]
+    &hetzner::Hetzner,
     #[cfg(feature = "ds-ibmcloud")]
     &ibmcloud::IbmCloud,
     // Oracle
     // Exoscale
     #[cfg(feature = "ds-rbxcloud")]
     &rbxcloud::RbxCloud,
-    // UpCloud
-    // NWCS
-    // Akamai
+    #[cfg(feature = "ds-upcloud")]
+    &upcloud::UpCloud,
+    #[cfg(feature = "ds-nwcs")]
+    &nwcs::Nwcs,
+    #[cfg(feature = "ds-akamai")]
+    &akamai::Akamai,
     #[cfg(feature = "ds-wsl")]
     &wsl::Wsl,
     #[cfg(feature = "ds-cloudcix")]

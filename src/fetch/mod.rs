@@ -124,6 +124,8 @@ pub struct Fetcher {
     /// Built on the first https request, from the CA bundle found then.
     tls: OnceLock<Result<Arc<rustls::ClientConfig>, String>>,
     dns: dns::Resolver,
+    /// Requests leave from this local port (`from_source_port`).
+    source_port: Option<u16>,
 }
 
 /// A request that was answered: any status, and the body of a 2xx.
@@ -154,7 +156,15 @@ impl Fetcher {
             deadline,
             tls: OnceLock::new(),
             dns: dns::Resolver::new(env.host, env.cmdline),
+            source_port: None,
         }
+    }
+
+    /// Sends every later request from local port `port` (`None`: any): a service that
+    /// answers only a privileged port (< 1024, which only root may bind: Scaleway's
+    /// user-data) can be asked. A port another socket holds fails the request ("in use").
+    pub fn set_source_port(&mut self, port: Option<u16>) {
+        self.source_port = port;
     }
 
     /// One http(s) request, no retries (the caller has its own policy): every status is an
@@ -186,6 +196,7 @@ impl Fetcher {
             url,
             headers,
             body: &[],
+            source_port: self.source_port,
         };
         self.exchange(&out, max_bytes)
     }
@@ -206,6 +217,7 @@ impl Fetcher {
             url,
             headers,
             body,
+            source_port: self.source_port,
         };
         self.exchange(&out, max_bytes).map(|(r, _)| r)
     }

@@ -402,6 +402,7 @@ fn a_body_goes_with_its_length_and_is_not_redirected() {
         url: &format!("http://127.0.0.1:{port}/machine?comp=health"),
         headers: &[("Content-Type".into(), "text/xml; charset=utf-8".into())],
         body: b"<Health/>",
+        source_port: None,
     };
     let (status, _, _) = http::exchange(&out, 10, soon(), &no_tls, &no_dns()).unwrap();
     assert_eq!(status, 307, "answered, not followed");
@@ -412,4 +413,44 @@ fn a_body_goes_with_its_length_and_is_not_redirected() {
     );
     assert!(head.contains("Content-Length: 9\r\n") && head.contains("Content-Type: text/xml"));
     assert_eq!(body, b"<Health/>");
+}
+
+#[test]
+fn a_request_leaves_from_the_source_port_asked_and_a_held_port_fails() {
+    // A free port to send from (a privileged one needs root, which the tests may not have).
+    let held = TcpListener::bind("0.0.0.0:0").unwrap();
+    let source = held.local_addr().unwrap().port();
+    drop(held);
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let (mut s, peer) = listener.accept().unwrap();
+        let mut r = BufReader::new(s.try_clone().unwrap());
+        let mut line = String::new();
+        while r.read_line(&mut line).is_ok_and(|n| n > 2) {
+            line.clear();
+        }
+        let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+        let _ = tx.send(peer.port());
+    });
+    let url = format!("http://127.0.0.1:{port}/user_data/cloud-init");
+    let out = |source_port| http::Outgoing {
+        method: "GET",
+        url: &url,
+        headers: &[],
+        body: b"",
+        source_port,
+    };
+    let got = http::exchange(&out(Some(source)), 10, soon(), &no_tls, &no_dns()).unwrap();
+    assert_eq!((got.0, got.2), (200, b"ok".to_vec()), "{url}");
+    assert_eq!(rx.recv().unwrap(), source);
+    // A port a listening socket holds cannot be sent from: an error, not another port.
+    let busy = TcpListener::bind("0.0.0.0:0").unwrap();
+    let busy_port = busy.local_addr().unwrap().port();
+    let err = http::exchange(&out(Some(busy_port)), 10, soon(), &no_tls, &no_dns()).unwrap_err();
+    assert!(
+        matches!(&err, Error::Transient(r) if r.contains("in use")),
+        "{err:?}"
+    );
 }

@@ -5,6 +5,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod akamai;
 mod altcloud;
 mod azure;
 mod azure_wireserver;
@@ -17,14 +18,20 @@ mod digitalocean;
 mod dns_seed;
 mod ec2;
 mod gce;
+mod hetzner;
 mod http_seed;
 mod https_seed;
 mod ibmcloud;
 mod nocloud;
 mod none;
+mod nwcs;
 mod opennebula;
 mod openstack;
 mod rbxcloud;
+mod scaleway;
 mod templates;
+mod upcloud;
 mod vmware;
+mod vps_machine;
+mod vultr;
 mod wsl;

@@ -29,11 +29,16 @@ pub struct Get<'a> {
 
 /// The body of a 200, counting each request sent in `reads`.
 pub fn get(fetcher: &Fetcher, g: &Get, reads: &mut u32) -> Result<Vec<u8>, Diag> {
+    request(fetcher, "GET", g, reads)
+}
+
+/// `get` with another method and no body: the PUT of a session token (Akamai's `/v1/token`).
+pub fn request(fetcher: &Fetcher, method: &str, g: &Get, reads: &mut u32) -> Result<Vec<u8>, Diag> {
     let shown = crate::fetch::redact_url(g.url);
     let mut retry = Retry::new(Policy::metadata(Some(g.retries + 1), g.wait_until));
     loop {
         *reads += 1;
-        let next = match fetcher.request_with_headers("GET", g.url, g.headers, g.max_bytes) {
+        let next = match fetcher.request_with_headers(method, g.url, g.headers, g.max_bytes) {
             Ok((Response { status, body }, headers)) => {
                 if let Some((name, want)) = g.require {
                     let has = headers
@@ -47,7 +52,8 @@ pub fn get(fetcher: &Fetcher, g: &Get, reads: &mut u32) -> Result<Vec<u8>, Diag>
                     }
                 }
                 match status {
-                    200 => return Ok(body),
+                    // 204: an empty document (Hetzner's user-data when there is none).
+                    200 | 204 => return Ok(body),
                     404 => {
                         let msg = "not found (HTTP 404): the service has no such document";
                         return Err(Diag::error(Reason::MetadataNotFound, msg).file(shown));

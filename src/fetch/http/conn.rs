@@ -9,7 +9,7 @@ use super::{failed, Error};
 use crate::fetch::dns::Resolver;
 use rustls::pki_types::{CertificateDer, ServerName};
 use std::io::{self, Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, TcpStream};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -54,6 +54,7 @@ pub(super) fn connect(
     deadline: Instant,
     tls: &dyn Fn() -> Result<Arc<rustls::ClientConfig>, String>,
     dns: &Resolver,
+    source_port: Option<u16>,
 ) -> Result<Box<dyn Stream>, Error> {
     let addrs = match &url.host {
         Host::Ip(ip) => vec![*ip],
@@ -68,7 +69,12 @@ pub(super) fn connect(
         // An equal share of what is left for each address still to try, so a silent first
         // one leaves time for the next.
         let share = left(deadline)? / (addrs.len() - i) as u32;
-        match TcpStream::connect_timeout(&SocketAddr::new(*ip, url.port), share) {
+        let to = SocketAddr::new(*ip, url.port);
+        let made = match source_port {
+            None => TcpStream::connect_timeout(&to, share),
+            Some(port) => connect_from(port, to, share),
+        };
+        match made {
             Ok(s) => {
                 tcp = Some(s);
                 break;
@@ -92,6 +98,35 @@ pub(super) fn connect(
     let conn = rustls::ClientConnection::new(tls().map_err(failed)?, name)
         .map_err(|e| failed(format!("tls: {e}")))?;
     Ok(Box::new(rustls::StreamOwned::new(conn, tcp)))
+}
+
+/// A connection from local port `port` (Scaleway's user-data answers only a privileged
+/// source port, which only root can bind): bound before connecting, which std cannot do.
+/// A blocking connect on Linux gives up after the socket's send timeout. The port in use by
+/// another socket is an error the caller may answer with another port.
+fn connect_from(port: u16, to: SocketAddr, timeout: Duration) -> io::Result<TcpStream> {
+    use rustix::net::{sockopt, AddressFamily, SocketType};
+    let (family, any) = match to {
+        SocketAddr::V4(_) => (AddressFamily::INET, IpAddr::V4(Ipv4Addr::UNSPECIFIED)),
+        SocketAddr::V6(_) => (AddressFamily::INET6, IpAddr::V6(Ipv6Addr::UNSPECIFIED)),
+    };
+    let fd = rustix::net::socket(family, SocketType::STREAM, None)?;
+    // A port left in TIME_WAIT by the previous request to the same service may be bound again.
+    sockopt::set_socket_reuseaddr(&fd, true)?;
+    rustix::net::bind(&fd, &SocketAddr::new(any, port))?;
+    sockopt::set_socket_timeout(
+        &fd,
+        sockopt::Timeout::Send,
+        Some(timeout.max(Duration::from_millis(1))),
+    )?;
+    rustix::net::connect(&fd, &to).map_err(|e| match e {
+        rustix::io::Errno::INPROGRESS | rustix::io::Errno::AGAIN => {
+            io::Error::new(io::ErrorKind::TimedOut, "connect timed out")
+        }
+        e => e.into(),
+    })?;
+    sockopt::set_socket_timeout(&fd, sockopt::Timeout::Send, None)?;
+    Ok(TcpStream::from(fd))
 }
 
 /// A client configuration trusting `roots`, with the ring provider (no process default).

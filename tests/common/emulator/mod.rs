@@ -3,6 +3,7 @@
 //! faults, and log every request they receive.
 #![allow(dead_code)] // each test binary, the scaling bench and examples/imds use a subset
 
+pub mod akamai;
 pub mod azure;
 pub mod azure_wire;
 pub mod bigstep;
@@ -10,8 +11,14 @@ pub mod cloudcix;
 pub mod digitalocean;
 pub mod ec2;
 pub mod gce;
+pub mod hetzner;
+pub mod nwcs;
 pub mod openstack;
+pub mod scaleway;
+pub mod scripted;
+pub mod upcloud;
 pub mod vmware;
+pub mod vultr;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
