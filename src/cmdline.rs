@@ -207,7 +207,10 @@ pub fn read(host: &Host, kernel_cmdline_env: Option<String>) -> (String, String)
         }
         if let Some(line) = env_value(&environ, b"KERNEL_CMDLINE") {
             let line = String::from_utf8_lossy(line).into_owned();
-            return ("/proc/1/environ KERNEL_CMDLINE".into(), truncate(line, limit));
+            return (
+                "/proc/1/environ KERNEL_CMDLINE".into(),
+                truncate(line, limit),
+            );
         }
         if let Ok(raw) = std::fs::read(host.proc1_cmdline()) {
             let line = String::from_utf8_lossy(&raw).replace('\0', " ");

@@ -13,6 +13,8 @@ pub mod ec2;
 pub mod gce;
 pub mod instance;
 pub mod link;
+#[cfg(feature = "ds-lxd")]
+pub mod lxd;
 pub mod nocloud;
 pub mod none;
 pub mod openstack;
@@ -110,7 +112,8 @@ pub(crate) fn selection_evidence(
 pub const DATASOURCES: &[&dyn Datasource] = &[
     &nocloud::NoCloud,
     &openstack::ConfigDrive,
-    // LXD
+    #[cfg(feature = "ds-lxd")]
+    &lxd::Lxd,
     // OpenNebula
     &digitalocean::DigitalOcean,
     &azure::Azure,

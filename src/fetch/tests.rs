@@ -440,7 +440,10 @@ fn unix_socket_dial_sends_every_url_to_the_socket() {
     let body = http::get("http://lxd/1.0/meta-data", &[], 100, soon(), &no_tls, &dial).unwrap();
     assert_eq!(body, b"hello");
     let head = server.join().unwrap();
-    assert!(head.starts_with("GET /1.0/meta-data HTTP/1.1\r\nHost: lxd\r\n"), "{head}");
+    assert!(
+        head.starts_with("GET /1.0/meta-data HTTP/1.1\r\nHost: lxd\r\n"),
+        "{head}"
+    );
 
     let https = http::get("https://lxd/1.0", &[], 100, soon(), &no_tls, &dial);
     assert!(matches!(https, Err(http::Error::Failed(ref r)) if r.contains("unix socket")));

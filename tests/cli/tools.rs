@@ -491,7 +491,11 @@ fn generator_enables_the_early_unit_only_without_an_initramfs_stage() {
 
     let system = root.join("usr/lib/systemd/system");
     std::fs::create_dir_all(&system).unwrap();
-    std::fs::copy(src.join("ember-local.service"), system.join("ember-local.service")).unwrap();
+    std::fs::copy(
+        src.join("ember-local.service"),
+        system.join("ember-local.service"),
+    )
+    .unwrap();
     let link = generate("first");
     assert_eq!(
         std::fs::read_link(&link).unwrap(),

@@ -16,6 +16,7 @@ mod ec2;
 mod gce;
 mod http_seed;
 mod https_seed;
+mod lxd;
 mod nocloud;
 mod none;
 mod openstack;

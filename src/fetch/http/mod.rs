@@ -14,8 +14,8 @@ mod response;
 mod url;
 
 use base64::Engine as _;
-use conn::{connect, Stream};
 pub(super) use conn::Dial;
+use conn::{connect, Stream};
 use std::io::{self, BufReader, Write};
 use std::sync::Arc;
 use std::time::Instant;
@@ -112,7 +112,8 @@ pub(super) fn exchange(
 ) -> Result<(u16, Headers, Vec<u8>), Error> {
     let mut url = Url::parse(out.url)?;
     for _ in 0..=MAX_REDIRECTS {
-        let (head, mut stream) = send(out.method, &url, out.headers, out.body, deadline, tls, dial)?;
+        let (head, mut stream) =
+            send(out.method, &url, out.headers, out.body, deadline, tls, dial)?;
         match head.status {
             200..=299 => {
                 let body = read_body(&mut stream, &head, max_bytes)?;

@@ -8,8 +8,8 @@ use super::{hostname_in, names, prefer_fqdn, read_hostname, read_text, write_if_
 use super::{Names, ETC_HOSTNAME};
 use crate::config::reader::Reader;
 use crate::error::Diag;
-use crate::reason::Reason;
 use crate::modules::{Module, ModuleCtx};
+use crate::reason::Reason;
 use crate::state::CLOUD_LIB;
 use serde_json::Value;
 

@@ -8,6 +8,7 @@ pub mod azure_wire;
 pub mod digitalocean;
 pub mod ec2;
 pub mod gce;
+pub mod lxd;
 pub mod openstack;
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -93,7 +94,7 @@ pub fn read_request_body(s: &mut TcpStream) -> Option<(Request, Vec<u8>)> {
     Some((req, body))
 }
 
-pub fn write_answer(s: &mut TcpStream, answer: &Answer) {
+pub fn write_answer(s: &mut impl Write, answer: &Answer) {
     match answer {
         Answer::Body(code, body) => {
             let head = format!(
