@@ -1,6 +1,8 @@
 //! The tests' metadata service emulators as a program, for the QEMU cases and
 //! `scripts/bench-clouds`: `imds ec2 [--log FILE]` serves the EC2 fixture on a loopback port,
 //! prints the port, and serves until killed (`imds azure-ovf` prints Azure's ovf-env.xml).
+//! `imds lxd SOCKET [--log FILE]` serves LXD's devlxd API on the unix socket SOCKET instead (a
+//! container's /dev/lxd/sock, bind-mounted) and prints its path.
 //! The same code answers the cargo tests (tests/common/emulator/). With `--log FILE`, every request
 //! the emulator receives is appended to FILE as one `METHOD PATH` line, within a few
 //! milliseconds of its arrival.
@@ -24,12 +26,19 @@ fn main() {
         );
         return;
     }
+    // LXD's API is a unix socket, not a port: its path comes first.
+    let socket = (platform == "lxd").then(|| args.next().unwrap_or_else(|| usage()));
     let log_file = match (args.next().as_deref(), args.next()) {
         (None, _) => None,
         (Some("--log"), Some(file)) => Some(file),
         _ => usage(),
     };
     let (port, log) = match platform.as_str() {
+        "lxd" => {
+            let path = socket.clone().unwrap_or_default();
+            let s = emulator::lxd::start(std::path::Path::new(&path));
+            (0, s.log)
+        }
         "ec2" => {
             let s = emulator::ec2::start();
             (s.port, s.log)
@@ -53,7 +62,7 @@ fn main() {
         }
         other => {
             eprintln!(
-                "imds: unknown platform '{other}' (known: ec2, openstack, gce, digitalocean, azure)"
+                "imds: unknown platform '{other}' (known: ec2, openstack, gce, digitalocean, azure, lxd)"
             );
             std::process::exit(2);
         }
@@ -69,14 +78,17 @@ fn main() {
             });
         std::thread::spawn(move || write_log(log, out));
     }
-    println!("{port}");
+    match socket {
+        Some(path) => println!("{path}"),
+        None => println!("{port}"),
+    }
     loop {
         std::thread::park();
     }
 }
 
 fn usage() -> ! {
-    eprintln!("usage: imds ec2|openstack|gce|digitalocean|azure [--log FILE] | imds azure-ovf");
+    eprintln!("usage: imds ec2|openstack|gce|digitalocean|azure [--log FILE] | imds lxd SOCKET [--log FILE] | imds azure-ovf");
     std::process::exit(2)
 }
 

@@ -12,11 +12,10 @@
 # No network: --private-network (the container has only its own loopback).
 # shellcheck source=qemu-tests/lib/debian.sh
 . "$EMBER_REPO/qemu-tests/lib/debian.sh"
+# shellcheck source=qemu-tests/lib/nspawn.sh
+. "$EMBER_REPO/qemu-tests/lib/nspawn.sh"
 
-why=$(debian_unavailable)
-[ -n "$why" ] || command -v systemd-nspawn >/dev/null ||
-    why="no systemd-nspawn (apt-get install systemd-container)"
-[ -n "$why" ] || command -v nsenter >/dev/null || why="no nsenter (util-linux)"
+why=$(nspawn_unavailable)
 if [ -n "$why" ]; then
     [ -z "${CI:-}" ] || fail "the nspawn case cannot run: $why"
     skip "$why"
@@ -24,57 +23,15 @@ fi
 stamp() { echo "nspawn: [$(($(date +%s) - case_start)) s] $*"; }
 case_start=$(date +%s)
 ensure_debian_root || fail "debootstrap failed (see the log)"
-ensure_bins
 
 root=$CASE_DIR/root key=$CASE_DIR/id_ed25519
-debian_image_root "$root" || fail "cannot prepare the image root"
-# A container's root is mounted by its manager: no fstab entry for it. Its only link is its
-# own loopback (--private-network), which networkd-wait-online would wait two minutes for.
-: >"$root/etc/fstab"
-ln -sf /dev/null "$root/etc/systemd/system/systemd-networkd-wait-online.service"
-debian_install_ember "$root"
-"$EMBER_REPO/initramfs/install-into-root" "$root" "$EMBER_INITRD" >/dev/null ||
-    fail "install-into-root failed"
+nspawn_root "$root"
 ssh-keygen -q -t ed25519 -N '' -C tester@ember-debian -f "$key" || fail "ssh-keygen failed"
 debian_seed "$root/var/lib/cloud/seed/nocloud" "$key.pub"
 stamp "root ready"
 
-# boot_nspawn NAME: boots the root in the background (NSPAWN: its PID; LEADER: the
-# container's init), console in CASE_DIR/NAME.console; waits until the container's systemd
-# says it finished starting (running or degraded).
-NSPAWN='' LEADER=''
-boot_nspawn() {
-    CONSOLE=$CASE_DIR/$1.console
-    systemd-nspawn -q -D "$root" -M ember-nspawn --private-network --register=no --keep-unit \
-        --console=read-only --setenv=KERNEL_CMDLINE="ro cc: final_message: ember-kc-marker-5d2e end_cc" -b \
-        >"$CONSOLE" 2>&1 &
-    NSPAWN=$!
-    local deadline=$((SECONDS + 120)) state=''
-    LEADER=''
-    while [ $SECONDS -lt $deadline ]; do
-        kill -0 "$NSPAWN" 2>/dev/null || fail "$1: systemd-nspawn exited: $(tail -n 5 "$CONSOLE" | tr '\n' ' ')"
-        [ -n "$LEADER" ] || LEADER=$(pgrep -P "$NSPAWN" -x systemd | head -n 1)
-        if [ -n "$LEADER" ]; then
-            state=$(in_container systemctl is-system-running 2>/dev/null) || true
-            case "$state" in running | degraded) return 0 ;; esac
-        fi
-        sleep 1
-    done
-    fail "$1: the container did not finish booting within 120 s (state: ${state:-none})"
-}
-in_container() { timeout 120 nsenter -t "$LEADER" -a -- "$@"; }
-stop_nspawn() {
-    [ -n "$NSPAWN" ] || return 0
-    in_container systemctl poweroff >/dev/null 2>&1 || true
-    local deadline=$((SECONDS + 60))
-    while kill -0 "$NSPAWN" 2>/dev/null && [ $SECONDS -lt $deadline ]; do sleep 1; done
-    kill -KILL "$NSPAWN" 2>/dev/null || true
-    wait "$NSPAWN" 2>/dev/null || true
-    NSPAWN=''
-}
-trap stop_nspawn EXIT
-
-boot_nspawn first
+kcmd="ro cc: final_message: ember-kc-marker-5d2e end_cc"
+boot_nspawn first "$root" --setenv=KERNEL_CMDLINE="$kcmd"
 stamp "container booted"
 
 # Log in as the seed's user (a login shell, PAM's su) and wait as cloud-init users do.
@@ -134,7 +91,7 @@ stamp "first boot done"
 
 # The second boot of the same instance: the initramfs-less path again, nothing provisioned
 # twice (runcmd ran once), and status done again.
-boot_nspawn second
+boot_nspawn second "$root" --setenv=KERNEL_CMDLINE="$kcmd"
 in_container cloud-init status --wait >"$CASE_DIR/status2.out" 2>&1 ||
     fail "second boot: cloud-init status --wait failed: $(tr '\n' ' ' <"$CASE_DIR/status2.out")"
 in_container cat /var/log/ember-test-runcmd >"$CASE_DIR/runcmd2"
