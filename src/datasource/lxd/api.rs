@@ -87,9 +87,10 @@ impl Reader<'_> {
     pub fn crawl(&self, env: &Env, data: &mut InstanceData) -> Result<Crawled, Diag> {
         let limits = env.limits();
         let body = self.get("meta-data", &mut data.reads)?;
-        let Value::Object(meta_data) = seed::parse_mapping(&body, &url("meta-data"), limits)?
-        else {
-            unreachable!("parse_mapping returns a mapping")
+        // parse_mapping returns a mapping (`{}` for an empty document) or an error.
+        let meta_data = match seed::parse_mapping(&body, &url("meta-data"), limits)? {
+            Value::Object(map) => map,
+            _ => Map::new(),
         };
         let mut out = Crawled {
             meta_data,
