@@ -40,7 +40,8 @@ boot_nspawn() {
     local name=$1 root=$2
     shift 2
     CONSOLE=$CASE_DIR/$name.console
-    systemd-nspawn -q -D "$root" -M ember-nspawn --private-network --register=no --keep-unit \
+    # A name of its own: another run on this host may boot a container at the same time.
+    systemd-nspawn -q -D "$root" -M "ember-nspawn-$$" --private-network --register=no --keep-unit \
         --console=read-only "$@" -b >"$CONSOLE" 2>&1 &
     NSPAWN=$!
     trap stop_nspawn EXIT
