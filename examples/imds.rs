@@ -1,7 +1,8 @@
 //! The tests' metadata service emulators as a program, for the QEMU cases and
 //! `scripts/bench-clouds`: `imds ec2 [--log FILE]` serves the EC2 fixture on a loopback port,
 //! prints the port, and serves until killed (`imds azure-ovf` prints Azure's ovf-env.xml, `imds vmware-ovf`
-//! the OVF environment of a VMware vApp).
+//! the OVF environment of a VMware vApp). `imds lxd SOCKET [--log FILE]` serves LXD's devlxd API
+//! on the unix socket SOCKET instead (a container's /dev/lxd/sock, bind-mounted).
 //! The same code answers the cargo tests (tests/common/emulator/). With `--log FILE`, every request
 //! the emulator receives is appended to FILE as one `METHOD PATH` line, within a few
 //! milliseconds of its arrival.
@@ -30,20 +31,30 @@ fn main() {
         print!("{}", emulator::vmware::ovf_fixture());
         return;
     }
+    // LXD's API is a unix socket, not a port: its path comes first.
+    let socket = (platform == "lxd").then(|| args.next().unwrap_or_else(|| usage()));
     let log_file = match (args.next().as_deref(), args.next()) {
         (None, _) => None,
         (Some("--log"), Some(file)) => Some(file),
         _ => usage(),
     };
-    let Some(&(_, start)) = EMULATORS.iter().find(|(name, _)| *name == platform) else {
-        let known: Vec<&str> = EMULATORS.iter().map(|(name, _)| *name).collect();
-        eprintln!(
-            "imds: unknown platform '{platform}' (known: {})",
-            known.join(", ")
-        );
-        std::process::exit(2);
+    let (port, log) = match (platform.as_str(), &socket) {
+        ("lxd", Some(path)) => {
+            let s = emulator::lxd::start(std::path::Path::new(path));
+            (0, s.log)
+        }
+        _ => {
+            let Some(&(_, start)) = EMULATORS.iter().find(|(name, _)| *name == platform) else {
+                let known: Vec<&str> = EMULATORS.iter().map(|(name, _)| *name).collect();
+                eprintln!(
+                    "imds: unknown platform '{platform}' (known: {}, lxd)",
+                    known.join(", ")
+                );
+                std::process::exit(2);
+            };
+            start()
+        }
     };
-    let (port, log) = start();
     if let Some(file) = log_file {
         let out = std::fs::OpenOptions::new()
             .create(true)
@@ -55,7 +66,10 @@ fn main() {
             });
         std::thread::spawn(move || write_log(log, out));
     }
-    println!("{port}");
+    match socket {
+        Some(path) => println!("{path}"),
+        None => println!("{port}"),
+    }
     loop {
         std::thread::park();
     }
@@ -97,7 +111,7 @@ const EMULATORS: &[(&str, fn() -> (u16, Log))] = &[
 fn usage() -> ! {
     let known: Vec<&str> = EMULATORS.iter().map(|(name, _)| *name).collect();
     eprintln!(
-        "usage: imds {} [--log FILE] | imds azure-ovf|vmware-ovf",
+        "usage: imds {} [--log FILE] | imds lxd SOCKET [--log FILE] | imds azure-ovf|vmware-ovf",
         known.join("|")
     );
     std::process::exit(2)

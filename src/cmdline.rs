@@ -195,13 +195,22 @@ pub fn network_config(params: &[String]) -> Option<NetworkConfigArg> {
     })
 }
 
-/// The kernel command line, or in a container what cloud-init reads instead:
-/// `$KERNEL_CMDLINE`, else PID 1's command line.
+/// The kernel command line, or in a container what cloud-init reads instead: `KERNEL_CMDLINE`
+/// (ours, else PID 1's: a service started by the container's init does not inherit the
+/// environment the container manager gave init, as `systemd-nspawn --setenv` and LXD's
+/// `environment.KERNEL_CMDLINE` do), else PID 1's command line.
 pub fn read(host: &Host, kernel_cmdline_env: Option<String>) -> (String, String) {
     let limit = Limits::default().cmdline_bytes as usize;
-    if in_container(host) {
+    if let Some(environ) = container_environ(host) {
         if let Some(line) = kernel_cmdline_env {
             return ("KERNEL_CMDLINE".into(), truncate(line, limit));
+        }
+        if let Some(line) = env_value(&environ, b"KERNEL_CMDLINE") {
+            let line = String::from_utf8_lossy(line).into_owned();
+            return (
+                "/proc/1/environ KERNEL_CMDLINE".into(),
+                truncate(line, limit),
+            );
         }
         if let Ok(raw) = std::fs::read(host.proc1_cmdline()) {
             let line = String::from_utf8_lossy(&raw).replace('\0', " ");
@@ -225,17 +234,21 @@ fn truncate(mut s: String, limit: usize) -> String {
     s
 }
 
-/// systemd's marker, or `container=` in PID 1's environment (set by every container manager).
-fn in_container(host: &Host) -> bool {
-    if host.path("/run/systemd/container").exists() {
-        return true;
-    }
-    std::fs::read(host.proc1_environ())
-        .map(|env| {
-            env.split(|b| *b == 0)
-                .any(|kv| kv.starts_with(b"container="))
-        })
-        .unwrap_or(false)
+/// In a container: PID 1's environment (empty when unreadable), `None` on a machine. A
+/// container is systemd's marker or `container=` in PID 1's environment (set by every
+/// container manager).
+fn container_environ(host: &Host) -> Option<Vec<u8>> {
+    let environ = std::fs::read(host.proc1_environ()).unwrap_or_default();
+    let marked = host.path("/run/systemd/container").exists();
+    (marked || env_value(&environ, b"container").is_some()).then_some(environ)
+}
+
+/// The value of `key` in a NUL-separated environment block.
+fn env_value<'e>(environ: &'e [u8], key: &[u8]) -> Option<&'e [u8]> {
+    environ.split(|b| *b == 0).find_map(|kv| {
+        kv.strip_prefix(key)
+            .and_then(|rest| rest.strip_prefix(b"="))
+    })
 }
 
 #[cfg(test)]

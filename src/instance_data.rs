@@ -23,7 +23,7 @@ pub const REDACTED: &str = "redacted for non-root user";
 /// name or its whole `/`-separated path is one of these, compared without case. EC2's
 /// `iam/security-credentials`, GCE's `instance-data/user-data` are caught by name. `password`
 /// is ember's own (a platform password in meta-data, as CloudStack serves one).
-const SENSITIVE_KEYS: [&str; 11] = [
+const SENSITIVE_KEYS: [&str; 16] = [
     "combined_cloud_config",
     "merged_cfg",
     "merged_system_cfg",
@@ -36,6 +36,13 @@ const SENSITIVE_KEYS: [&str; 11] = [
     // A path, not a name: the top-level `vendor_data` config key is not a secret.
     "ds/vendor_data",
     "password",
+    // LXD's config keys carrying user-data and vendor-data (and user.meta-data, which may
+    // too), kept in `ds/config` as cloud-init keeps them.
+    "cloud-init.user-data",
+    "cloud-init.vendor-data",
+    "user.user-data",
+    "user.vendor-data",
+    "user.meta-data",
 ];
 
 fn is_sensitive(key: &str, path: &str) -> bool {

@@ -20,6 +20,10 @@ stamp "root cached at $DEBIAN_ROOT"
 root=$CASE_DIR/root disk=$CASE_DIR/disk.img key=$CASE_DIR/id_ed25519
 debian_image_root "$root" || fail "cannot prepare the image root"
 debian_install_ember "$root"
+# The booted system's early unit too, as install-into-root lays it out: the initramfs ran
+# ember-initrd this boot, so ember-generator must leave ember-local.service disabled.
+"$EMBER_REPO/initramfs/install-into-root" "$root" "$EMBER_INITRD" >/dev/null ||
+    fail "install-into-root failed"
 # cloud-init's unit names for units written for cloud-init (dist/README.md): ember-generator
 # (installed above) links ember's stand-ins, as cloud-init is not installed. Two such units
 # record when they ran: one `After=cloud-final.service` wanted by cloud-init.target, one
@@ -100,6 +104,14 @@ cat "$CASE_DIR/guest-state"
 [ "$(head -n1 "$CASE_DIR/guest-state")" = ember-debian ] || fail "the running hostname is not ember-debian"
 [ "$(sed -n '2,4p' "$CASE_DIR/guest-state" | sort -u)" = active ] || fail "an ember unit is not active"
 stamp "status done"
+
+# An image with both: the initramfs provisioned, the booted system's ember-local never started.
+guest 'systemctl show -P ActiveState ember-local.service; systemctl show -P ConditionResult ember-local.service
+    test -e /run/systemd/generator/sysinit.target.wants/ember-local.service && echo linked' \
+    >"$CASE_DIR/ember-local" 2>&1
+cat "$CASE_DIR/ember-local"
+[ "$(head -n1 "$CASE_DIR/ember-local")" = inactive ] || fail "ember-local.service ran after the initramfs's stages"
+! grep -qx linked "$CASE_DIR/ember-local" || fail "ember-generator enabled ember-local after an initramfs stage"
 
 # The units ordered on cloud-init's names started after ember's stage finished, by ember's own
 # record (status.json's `finished`, CLOCK_BOOTTIME, which is CLOCK_MONOTONIC in a VM that never

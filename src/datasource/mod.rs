@@ -25,6 +25,8 @@ pub mod hetzner;
 pub mod ibmcloud;
 pub mod instance;
 pub mod link;
+#[cfg(feature = "ds-lxd")]
+pub mod lxd;
 pub mod nocloud;
 pub mod none;
 #[cfg(feature = "ds-nwcs")]
@@ -151,7 +153,8 @@ pub(crate) fn selection_evidence(
 pub const DATASOURCES: &[&dyn Datasource] = &[
     &nocloud::NoCloud,
     &openstack::ConfigDrive,
-    // LXD
+    #[cfg(feature = "ds-lxd")]
+    &lxd::Lxd,
     #[cfg(feature = "ds-opennebula")]
     &opennebula::OpenNebula,
     &digitalocean::DigitalOcean,

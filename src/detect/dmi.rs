@@ -5,7 +5,7 @@ use crate::host::Host;
 use std::collections::BTreeMap;
 
 /// The fields ember reads: sysfs names. Reading all of them costs a handful of small reads.
-pub const FIELDS: [&str; 9] = [
+pub const FIELDS: [&str; 10] = [
     "sys_vendor",
     "product_name",
     "product_serial",
@@ -15,10 +15,12 @@ pub const FIELDS: [&str; 9] = [
     "board_vendor",
     "board_serial",
     "bios_vendor",
+    // LXD VMs: `LXD`.
+    "board_name",
 ];
 
 /// dmidecode's key names (used in `__dmi.<key>__` seed URLs) → sysfs file names.
-const DMIDECODE_NAMES: [(&str, &str); 9] = [
+const DMIDECODE_NAMES: [(&str, &str); 10] = [
     ("system-manufacturer", "sys_vendor"),
     ("system-product-name", "product_name"),
     ("system-serial-number", "product_serial"),
@@ -28,6 +30,7 @@ const DMIDECODE_NAMES: [(&str, &str); 9] = [
     ("baseboard-manufacturer", "board_vendor"),
     ("baseboard-serial-number", "board_serial"),
     ("bios-vendor", "bios_vendor"),
+    ("baseboard-product-name", "board_name"),
 ];
 
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]

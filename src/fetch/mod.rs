@@ -123,8 +123,8 @@ pub struct Fetcher {
     deadline: Instant,
     /// Built on the first https request, from the CA bundle found then.
     tls: OnceLock<Result<Arc<rustls::ClientConfig>, String>>,
-    dns: dns::Resolver,
-    /// Requests leave from this local port (`from_source_port`).
+    dial: http::Dial,
+    /// Requests leave from this local port (`set_source_port`).
     source_port: Option<u16>,
 }
 
@@ -155,7 +155,7 @@ impl Fetcher {
             request_timeout,
             deadline,
             tls: OnceLock::new(),
-            dns: dns::Resolver::new(env.host, env.cmdline),
+            dial: http::Dial::Tcp(dns::Resolver::new(env.host, env.cmdline)),
             source_port: None,
         }
     }
@@ -165,6 +165,21 @@ impl Fetcher {
     /// user-data) can be asked. A port another socket holds fails the request ("in use").
     pub fn set_source_port(&mut self, port: Option<u16>) {
         self.source_port = port;
+    }
+
+    /// A fetcher whose every http:// request goes to the local unix socket `socket` (a host
+    /// path, under the host prefix), the URL's host serving only as the Host header: for a
+    /// platform API served on a socket (LXD's /dev/lxd/sock). Made only by a datasource, so
+    /// no URL from user-data can reach a local socket.
+    pub fn over_unix_socket(
+        env: &Env,
+        socket: &str,
+        request_timeout: Duration,
+        deadline: Instant,
+    ) -> Fetcher {
+        let mut fetcher = Fetcher::with_deadline(env, request_timeout, deadline);
+        fetcher.dial = http::Dial::Unix(env.host.path(socket));
+        fetcher
     }
 
     /// One http(s) request, no retries (the caller has its own policy): every status is an
@@ -241,7 +256,7 @@ impl Fetcher {
                 .clone()
         };
         let deadline = Instant::now() + self.request_timeout.min(left);
-        match http::exchange(out, max_bytes, deadline, &tls, &self.dns) {
+        match http::exchange(out, max_bytes, deadline, &tls, &self.dial) {
             Ok((status, got, body)) => Ok((Response { status, body }, got)),
             Err(http::Error::TooLarge) => Err(FetchError::TooLarge {
                 url: url.into(),
@@ -302,7 +317,7 @@ impl Fetcher {
                 url: url.into(),
                 reason: self.explain(reason),
             };
-            match http::get(url, headers, max_bytes, deadline, &tls, &self.dns) {
+            match http::get(url, headers, max_bytes, deadline, &tls, &self.dial) {
                 Ok(body) => return Ok(body),
                 Err(http::Error::NotFound) => return Err(FetchError::NotFound { url: url.into() }),
                 Err(http::Error::TooLarge) => {

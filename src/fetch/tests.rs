@@ -275,8 +275,11 @@ fn reply(text: &'static str) -> Answer {
 }
 
 /// A resolver with no files and no command line: these tests name hosts by address.
-fn no_dns() -> super::dns::Resolver {
-    super::dns::Resolver::new(&crate::host::Host::new("/nonexistent"), &[])
+fn no_dns() -> http::Dial {
+    http::Dial::Tcp(super::dns::Resolver::new(
+        &crate::host::Host::new("/nonexistent"),
+        &[],
+    ))
 }
 
 fn no_tls() -> Result<Arc<rustls::ClientConfig>, String> {
@@ -453,4 +456,40 @@ fn a_request_leaves_from_the_source_port_asked_and_a_held_port_fails() {
         matches!(&err, Error::Transient(r) if r.contains("in use")),
         "{err:?}"
     );
+}
+
+/// The unix-socket dial: the request goes to the socket whatever the URL's host (which is
+/// only the Host header), a missing socket is an error naming no body, and https is refused.
+#[test]
+fn unix_socket_dial_sends_every_url_to_the_socket() {
+    let dir = std::env::temp_dir().join(format!("ember-fetch-unix-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("sock");
+    let listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
+    let server = std::thread::spawn(move || {
+        let (mut s, _) = listener.accept().unwrap();
+        let mut head = Vec::new();
+        let mut byte = [0u8; 1];
+        while !head.ends_with(b"\r\n\r\n") && s.read(&mut byte).unwrap() == 1 {
+            head.push(byte[0]);
+        }
+        let _ = s.write_all(b"HTTP/1.0 200 OK\r\nContent-Length: 5\r\n\r\nhello");
+        String::from_utf8(head).unwrap()
+    });
+    let dial = http::Dial::Unix(path.clone());
+    let body = http::get("http://lxd/1.0/meta-data", &[], 100, soon(), &no_tls, &dial).unwrap();
+    assert_eq!(body, b"hello");
+    let head = server.join().unwrap();
+    assert!(
+        head.starts_with("GET /1.0/meta-data HTTP/1.1\r\nHost: lxd\r\n"),
+        "{head}"
+    );
+
+    let https = http::get("https://lxd/1.0", &[], 100, soon(), &no_tls, &dial);
+    assert!(matches!(https, Err(http::Error::Failed(ref r)) if r.contains("unix socket")));
+    std::fs::remove_file(&path).unwrap();
+    let gone = http::get("http://lxd/1.0", &[], 100, soon(), &no_tls, &dial);
+    assert!(matches!(gone, Err(http::Error::Transient(_))), "{gone:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -106,6 +106,24 @@ fn container_kernel_cmdline_from_environment_and_pid1() {
     let before = Machine::tree(&m.target);
     let out = m.initrd("all");
     assert_disabled(&m, &before, &out, "/proc/1/cmdline: cloud-init=disabled");
+
+    // A service of the container's init (ember-local.service) has no KERNEL_CMDLINE of its
+    // own: the one the container manager gave PID 1 counts, before PID 1's command line.
+    let m = machine_with_seed("container-pid1-env");
+    m.write(
+        &m.host,
+        "proc/1/environ",
+        b"container=systemd-nspawn\0KERNEL_CMDLINE=ro cloud-init=disabled\0",
+    );
+    m.write(&m.host, "proc/1/cmdline", b"/sbin/init\0");
+    let before = Machine::tree(&m.target);
+    let out = m.initrd("all");
+    assert_disabled(
+        &m,
+        &before,
+        &out,
+        "/proc/1/environ KERNEL_CMDLINE: cloud-init=disabled",
+    );
 }
 
 #[test]

@@ -464,3 +464,53 @@ fn generator_links_stand_ins_only_without_cloud_init() {
     generate(&late);
     assert!(!late.exists(), "stand-ins linked beside cloud-init's units");
 }
+
+/// ember-local.service is enabled on a boot with no ember stage in the initramfs (no
+/// /run/ember/status.json), and only when it is installed; never in an initrd; and the
+/// stand-ins are linked as before either way.
+#[test]
+fn generator_enables_the_early_unit_only_without_an_initramfs_stage() {
+    let d = Dir::new("generator-local");
+    let root = d.path("root");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("dist/systemd");
+    let generate = |name: &str| -> std::path::PathBuf {
+        let normal = d.path(name);
+        let out = common::run(
+            Command::new(src.join("ember-generator"))
+                .arg(&normal)
+                .arg(d.path(&format!("{name}-early")))
+                .arg(d.path(&format!("{name}-late")))
+                .env("EMBER_GENERATOR_ROOT", &root),
+        );
+        assert_eq!(code(&out), 0, "{}", common::text(&out));
+        normal.join("sysinit.target.wants/ember-local.service")
+    };
+    std::fs::create_dir_all(&root).unwrap();
+    // Not installed: nothing to enable.
+    assert!(!generate("none").exists());
+
+    let system = root.join("usr/lib/systemd/system");
+    std::fs::create_dir_all(&system).unwrap();
+    std::fs::copy(
+        src.join("ember-local.service"),
+        system.join("ember-local.service"),
+    )
+    .unwrap();
+    let link = generate("first");
+    assert_eq!(
+        std::fs::read_link(&link).unwrap(),
+        Path::new("/usr/lib/systemd/system/ember-local.service")
+    );
+
+    // The initramfs ran ember-initrd this boot (provisioned, or found it disabled).
+    let run = root.join("run/ember");
+    std::fs::create_dir_all(&run).unwrap();
+    std::fs::write(run.join("status.json"), b"{}").unwrap();
+    assert!(std::fs::symlink_metadata(generate("initramfs-ran")).is_err());
+    std::fs::remove_file(run.join("status.json")).unwrap();
+
+    // systemd's own initrd: the booted system's unit is not for it.
+    std::fs::create_dir_all(root.join("etc")).unwrap();
+    std::fs::write(root.join("etc/initrd-release"), b"").unwrap();
+    assert!(std::fs::symlink_metadata(generate("initrd")).is_err());
+}

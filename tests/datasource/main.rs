@@ -22,6 +22,7 @@ mod hetzner;
 mod http_seed;
 mod https_seed;
 mod ibmcloud;
+mod lxd;
 mod nocloud;
 mod none;
 mod nwcs;

@@ -284,6 +284,8 @@ const INSTALLED: &[(&str, u32)] = &[
     ("usr/lib/ember/initrd/ember-initrd-early.service", 0o644),
     ("usr/lib/ember/initrd/ember-initrd-local", 0o755),
     ("usr/lib/ember/initrd/ember-initrd-local.service", 0o644),
+    ("usr/lib/systemd/system-generators/ember-generator", 0o755),
+    ("usr/lib/systemd/system/ember-local.service", 0o644),
 ];
 
 #[test]
@@ -325,6 +327,12 @@ fn install_into_root_puts_every_file_where_its_generator_reads_it() {
     // Again over the same root: the same tree.
     assert!(sb.run(&[&tool, &root_s, binary], &[]).status.success());
     assert_eq!(common::Machine::tree(&root), tree);
+
+    // A root with OpenRC gets the early unit's script as well.
+    std::fs::create_dir_all(root.join("sbin")).unwrap();
+    std::fs::write(root.join("sbin/openrc-run"), b"").unwrap();
+    assert!(sb.run(&[&tool, &root_s, binary], &[]).status.success());
+    same("etc/init.d/ember-local", &repo("dist/openrc/ember-local"));
 
     let usage = sb.run(&[&tool, &root_s], &[]);
     assert_eq!(usage.status.code(), Some(2), "usage");

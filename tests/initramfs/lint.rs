@@ -173,6 +173,61 @@ fn systemd_units_order_the_stages_and_verify() {
     assert_eq!(common::stderr(&out), "", "systemd-analyze warnings");
 }
 
+/// ember-local.service (dist/, installed by install-into-root): the three stages on the running
+/// root, before the network and sshd, never in an initrd nor after an initramfs stage ran.
+#[test]
+fn ember_local_unit_runs_the_stages_on_the_booted_root_before_the_network() {
+    let unit = text(&repo("dist/systemd/ember-local.service"));
+    let unit = std::fs::read_to_string(unit).unwrap();
+    for line in [
+        "ExecStart=/usr/lib/ember/ember-initrd --host / --target / all",
+        "ConditionPathExists=!/run/ember/status.json",
+        "ConditionPathExists=!/etc/initrd-release",
+        "DefaultDependencies=no",
+        "SuccessExitStatus=1 2",
+    ] {
+        assert!(unit.lines().any(|l| l == line), "ember-local lacks {line}");
+    }
+    let words = |key: &str| -> Vec<&str> {
+        let lines = unit.lines().filter_map(|l| l.strip_prefix(key));
+        lines.flat_map(|v| v.split(' ')).collect()
+    };
+    for w in ["local-fs.target", "systemd-remount-fs.service"] {
+        assert!(words("After=").contains(&w), "After={w}");
+    }
+    for w in [
+        "network-pre.target",
+        "systemd-networkd.service",
+        "NetworkManager.service",
+        "ssh.service",
+        "sshd.service",
+        "ember-init.service",
+        "cloud-init-local.service",
+    ] {
+        assert!(words("Before=").contains(&w), "Before={w}");
+    }
+    if !on_path("systemd-analyze") {
+        common::skip("systemd-analyze not installed: ember-local.service checked as text only");
+        return;
+    }
+    let sb = Sandbox::new("local-unit");
+    sb.copy(
+        "tests/initramfs/fake-ember-initrd",
+        "vroot/usr/lib/ember/ember-initrd",
+        &[],
+    );
+    sb.copy(
+        "dist/systemd/ember-local.service",
+        "vroot/etc/systemd/system/ember-local.service",
+        &[],
+    );
+    let root = format!("--root={}", sb.path("vroot").display());
+    let args = ["verify", "--man=no", &root, "ember-local.service"];
+    let out = Command::new("systemd-analyze").args(args).output().unwrap();
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    assert_eq!(common::stderr(&out), "", "systemd-analyze warnings");
+}
+
 #[test]
 fn ember_initrd_local_remounts_a_real_read_only_root_and_puts_it_back() {
     // A private mount namespace, where this test may mount: as root, or in a user namespace.

@@ -1,6 +1,7 @@
-//! The connection: TCP (a name resolved by ember's own resolver, `fetch/dns`), TLS over rustls
-//! with the ring provider, and the one deadline that bounds resolving, connect, TLS, request
-//! and every read. Kept
+//! The connection: TCP (a name resolved by ember's own resolver, `fetch/dns`) or a local unix
+//! socket (`Dial::Unix`, a platform API such as LXD's /dev/lxd/sock), TLS over rustls with the
+//! ring provider, and the one deadline that bounds resolving, connect, TLS, request and every
+//! read. Kept
 //! apart so the only code touching sockets and certificates is here, and a slow-drip server
 //! meets the deadline in one place (`Timed`).
 
@@ -10,6 +11,8 @@ use crate::fetch::dns::Resolver;
 use rustls::pki_types::{CertificateDer, ServerName};
 use std::io::{self, Read, Write};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, TcpStream};
+use std::os::unix::net::UnixStream;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -22,27 +25,49 @@ fn left(deadline: Instant) -> io::Result<Duration> {
     Ok(left)
 }
 
+/// Where a request's connection goes: TCP to the URL's host, or, for every URL, one local
+/// unix socket whose server answers HTTP (the URL's host is then only the Host header). Only a
+/// fetcher made for a platform's socket dials one, so no URL from user-data reaches a socket.
+pub(in crate::fetch) enum Dial {
+    Tcp(Resolver),
+    Unix(PathBuf),
+}
+
+enum Socket {
+    Tcp(TcpStream),
+    Unix(UnixStream),
+}
+
 /// A socket whose every read and write is bounded by what is left before the deadline, so a
 /// server that drips bytes cannot hold a request past it.
 struct Timed {
-    tcp: TcpStream,
+    socket: Socket,
     deadline: Instant,
 }
 
 impl Read for Timed {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.tcp.set_read_timeout(Some(left(self.deadline)?))?;
-        self.tcp.read(buf)
+        let left = Some(left(self.deadline)?);
+        match &mut self.socket {
+            Socket::Tcp(s) => s.set_read_timeout(left).and_then(|()| s.read(buf)),
+            Socket::Unix(s) => s.set_read_timeout(left).and_then(|()| s.read(buf)),
+        }
     }
 }
 
 impl Write for Timed {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.tcp.set_write_timeout(Some(left(self.deadline)?))?;
-        self.tcp.write(buf)
+        let left = Some(left(self.deadline)?);
+        match &mut self.socket {
+            Socket::Tcp(s) => s.set_write_timeout(left).and_then(|()| s.write(buf)),
+            Socket::Unix(s) => s.set_write_timeout(left).and_then(|()| s.write(buf)),
+        }
     }
     fn flush(&mut self) -> io::Result<()> {
-        self.tcp.flush()
+        match &mut self.socket {
+            Socket::Tcp(s) => s.flush(),
+            Socket::Unix(s) => s.flush(),
+        }
     }
 }
 
@@ -53,9 +78,20 @@ pub(super) fn connect(
     url: &Url,
     deadline: Instant,
     tls: &dyn Fn() -> Result<Arc<rustls::ClientConfig>, String>,
-    dns: &Resolver,
+    dial: &Dial,
     source_port: Option<u16>,
 ) -> Result<Box<dyn Stream>, Error> {
+    let dns = match dial {
+        Dial::Tcp(dns) => dns,
+        Dial::Unix(path) => {
+            if url.tls {
+                return Err(failed("https over a unix socket is not supported"));
+            }
+            // A local connect answers at once: refused, missing, or accepted.
+            let socket = Socket::Unix(UnixStream::connect(path)?);
+            return Ok(Box::new(Timed { socket, deadline }));
+        }
+    };
     let addrs = match &url.host {
         Host::Ip(ip) => vec![*ip],
         Host::Name(name) => dns.resolve(name, deadline).map_err(|f| match f.retry {
@@ -83,7 +119,7 @@ pub(super) fn connect(
         }
     }
     let tcp = Timed {
-        tcp: tcp.ok_or(last)?,
+        socket: Socket::Tcp(tcp.ok_or(last)?),
         deadline,
     };
     if !url.tls {

@@ -1,4 +1,4 @@
-//! A small blocking HTTP/1.1 client: GET, PUT and POST (with a body and its Content-Length) over TCP or rustls, one connection per request
+//! A small blocking HTTP/1.1 client: GET, PUT and POST (with a body and its Content-Length) over TCP, rustls or a local unix socket, one connection per request
 //! (`Connection: close`), a deadline over connect, TLS, request and every read, a body cap,
 //! bounded response heads; redirects only when no request headers are sent, or (for
 //! `exchange`, which reports every status) within the same origin.
@@ -13,8 +13,8 @@ mod conn;
 mod response;
 mod url;
 
-use super::dns::Resolver;
 use base64::Engine as _;
+pub(super) use conn::Dial;
 use conn::{connect, Stream};
 use std::io::{self, BufReader, Write};
 use std::sync::Arc;
@@ -66,7 +66,7 @@ pub(super) fn get(
     max_bytes: u64,
     deadline: Instant,
     tls: &dyn Fn() -> Result<Arc<rustls::ClientConfig>, String>,
-    dns: &Resolver,
+    dial: &Dial,
 ) -> Result<Vec<u8>, Error> {
     let mut url = Url::parse(url)?;
     for _ in 0..=MAX_REDIRECTS {
@@ -77,7 +77,7 @@ pub(super) fn get(
             body: &[],
             source_port: None,
         };
-        let (head, mut stream) = send(&out, &url, deadline, tls, dns)?;
+        let (head, mut stream) = send(&out, &url, deadline, tls, dial)?;
         match head.status {
             200..=299 => return read_body(&mut stream, &head, max_bytes),
             301 | 302 | 303 | 307 | 308 if headers.is_empty() => {
@@ -117,11 +117,11 @@ pub(super) fn exchange(
     max_bytes: u64,
     deadline: Instant,
     tls: &dyn Fn() -> Result<Arc<rustls::ClientConfig>, String>,
-    dns: &Resolver,
+    dial: &Dial,
 ) -> Result<(u16, Headers, Vec<u8>), Error> {
     let mut url = Url::parse(out.url)?;
     for _ in 0..=MAX_REDIRECTS {
-        let (head, mut stream) = send(out, &url, deadline, tls, dns)?;
+        let (head, mut stream) = send(out, &url, deadline, tls, dial)?;
         match head.status {
             200..=299 => {
                 let body = read_body(&mut stream, &head, max_bytes)?;
@@ -152,10 +152,10 @@ fn send(
     url: &Url,
     deadline: Instant,
     tls: &dyn Fn() -> Result<Arc<rustls::ClientConfig>, String>,
-    dns: &Resolver,
+    dial: &Dial,
 ) -> Result<(Head, BufReader<Box<dyn Stream>>), Error> {
     let req = request(out.method, url, out.headers, out.body.len())?;
-    let mut stream = BufReader::new(connect(url, deadline, tls, dns, out.source_port)?);
+    let mut stream = BufReader::new(connect(url, deadline, tls, dial, out.source_port)?);
     stream.get_mut().write_all(&req)?;
     stream.get_mut().write_all(out.body)?;
     stream.get_mut().flush()?;

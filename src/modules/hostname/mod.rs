@@ -2,8 +2,8 @@
 //! `update_hostname` and `update_etc_hosts` (every boot), in that order. `settings` reads their
 //! keys; this file gathers the inputs the name decision (`names`) needs; `system` writes
 //! /etc/hostname and cloud-init's state, `etc_hosts` writes /etc/hosts. The running kernel's
-//! hostname is not set: the initramfs is not the booted system, which reads /etc/hostname
-//! itself.
+//! hostname is set only when ember-initrd runs in the booted system (an early unit, target
+//! `/`): from the initramfs, the booted system reads /etc/hostname itself.
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#set-hostname>
 
 mod etc_hosts;

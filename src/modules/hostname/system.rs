@@ -9,6 +9,7 @@ use super::{Names, ETC_HOSTNAME};
 use crate::config::reader::Reader;
 use crate::error::Diag;
 use crate::modules::{Module, ModuleCtx};
+use crate::reason::Reason;
 use crate::state::CLOUD_LIB;
 use serde_json::Value;
 
@@ -108,6 +109,7 @@ impl Module for SetHostname {
         }
         if write_etc_hostname(ctx, create, &name, diags) {
             write_if_changed(ctx.root, &state, &set_hostname_json(&names), 0o644, diags);
+            set_running_hostname(ctx, &name, diags);
         }
     }
 }
@@ -137,12 +139,43 @@ impl Module for UpdateHostname {
         let prev = prev_text.as_deref().and_then(hostname_in);
         let sys_text = read_text(ctx.root, ETC_HOSTNAME, max);
         let sys = sys_text.as_deref().and_then(hostname_in);
-        if sys.is_none() || (sys == prev && sys != Some(want)) {
-            write_etc_hostname(ctx, create, want, diags);
+        if (sys.is_none() || (sys == prev && sys != Some(want)))
+            && write_etc_hostname(ctx, create, want, diags)
+        {
+            set_running_hostname(ctx, want, diags);
         }
         if prev != Some(want) {
             write_if_changed(ctx.root, &prev_path, &hostname_file(want), 0o644, diags);
         }
+    }
+}
+
+/// Whether the target is the running system: ember-initrd as an early unit of the booted
+/// system (`--host / --target /`), not in the initramfs, whose root is not yet the one booted.
+fn target_is_running_system(ctx: &ModuleCtx) -> bool {
+    let root = std::path::Path::new("/");
+    ctx.host.prefix() == root && ctx.target_path == root
+}
+
+/// The kernel's name as well, when the target is the running system: its init read
+/// /etc/hostname before ember wrote it (cloud-init sets it through hostnamectl or hostname;
+/// this early no hostnamed runs, and the syscall is what both end in). In the initramfs the
+/// booted system reads /etc/hostname itself.
+fn set_running_hostname(ctx: &ModuleCtx, name: &str, diags: &mut Vec<Diag>) {
+    if !target_is_running_system(ctx) {
+        return;
+    }
+    if rustix::system::uname().nodename().to_bytes() == name.as_bytes() {
+        return;
+    }
+    if let Err(e) = rustix::system::sethostname(name.as_bytes()) {
+        diags.push(
+            Diag::warning(
+                Reason::WriteFailed,
+                format!("the running system's hostname was not set: {e}"),
+            )
+            .key("hostname"),
+        );
     }
 }
 

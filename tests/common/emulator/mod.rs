@@ -12,6 +12,7 @@ pub mod digitalocean;
 pub mod ec2;
 pub mod gce;
 pub mod hetzner;
+pub mod lxd;
 pub mod nwcs;
 pub mod openstack;
 pub mod scaleway;
@@ -103,7 +104,7 @@ pub fn read_request_body(s: &mut TcpStream) -> Option<(Request, Vec<u8>)> {
     Some((req, body))
 }
 
-pub fn write_answer(s: &mut TcpStream, answer: &Answer) {
+pub fn write_answer(s: &mut impl Write, answer: &Answer) {
     match answer {
         Answer::Body(code, body) => {
             let head = format!(
