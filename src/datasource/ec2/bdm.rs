@@ -31,7 +31,7 @@ fn wanted(name: &str) -> bool {
 /// without it, the instance does not.
 pub fn read(imds: &mut Imds, data: &mut InstanceData) -> Map<String, Value> {
     let mut out = Map::new();
-    let mut warn = |e: imds::Error, data: &mut InstanceData| {
+    let warn = |e: imds::Error, data: &mut InstanceData| {
         let mut diag = e.diag();
         diag.severity = crate::error::Severity::Warning;
         diag.message = format!("block-device-mapping left out: {}", diag.message);
