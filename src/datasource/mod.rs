@@ -10,6 +10,7 @@ pub mod choose;
 pub mod common;
 pub mod digitalocean;
 pub mod ec2;
+pub mod events;
 pub mod gce;
 pub mod instance;
 pub mod link;
@@ -53,6 +54,16 @@ pub trait Datasource: Sync {
     /// `public-keys` for the default user, unless the cloud keeps keys its own way.
     fn public_keys(&self, data: &InstanceData) -> Vec<PublicKey> {
         PublicKey::from_meta_data(&data.meta_data)
+    }
+    /// cloud-init's `default_update_events` (network scope): when the network is rendered
+    /// again unless the config's `updates` says otherwise (events.rs). A new instance only.
+    fn default_update_events(&self) -> &'static [events::Event] {
+        events::NEW_INSTANCE
+    }
+    /// cloud-init's `supported_update_events` (network scope): the events this cloud's data
+    /// can answer. All of them, as cloud-init's base class.
+    fn supported_update_events(&self) -> &'static [events::Event] {
+        events::ALL
     }
 }
 

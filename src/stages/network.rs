@@ -80,8 +80,9 @@ fn read_record(rec: &mut Recorder, root: &Root) -> Rendered {
     }
 }
 
-/// cloud-init's update events: `boot` (and its older name `boot-legacy`) asks for a
-/// rendering on every boot, `boot-new-instance` is the default; `hotplug` is not ember's.
+/// cloud-init's update events, as the local stage settled them (datasource/events.rs):
+/// `boot` (and its older name `boot-legacy`) asks for a rendering on every boot;
+/// `boot-new-instance` always holds; `hotplug` is the runner's (install_hotplug's udev rule).
 fn every_boot(rec: &mut Recorder, cfg: &Value) -> bool {
     let Some(when) = cfg
         .pointer("/updates/network/when")
@@ -93,9 +94,9 @@ fn every_boot(rec: &mut Recorder, cfg: &Value) -> bool {
     for event in when {
         match event.as_str() {
             Some("boot" | "boot-legacy") => boot = true,
-            Some("boot-new-instance") => {}
+            Some("boot-new-instance" | "hotplug") => {}
             _ => {
-                let msg = "an update event ember does not handle (it knows boot, boot-legacy and boot-new-instance): ignored";
+                let msg = "an update event ember does not know (it knows boot, boot-legacy, boot-new-instance and hotplug): ignored";
                 rec.record(
                     Diag::warning(Reason::UnsupportedUpdateEvent, msg).file("updates.network.when"),
                 );

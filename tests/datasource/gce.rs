@@ -37,6 +37,39 @@ fn target(m: &Machine) {
     m.write(t, "etc/cloud/cloud.cfg", cfg.as_bytes());
 }
 
+/// cloud-init's GCE renders the network on every boot (its `default_update_events`); the
+/// config's `updates` turns that off again.
+#[test]
+fn the_network_is_rendered_on_every_boot_unless_the_config_says_otherwise() {
+    let server = md::start();
+    let m = gce_machine("gce-every-boot", &server);
+    let networkd = "etc/systemd/network/10-cloud-init-ens4.network";
+    m.write(&m.target, "usr/lib/systemd/systemd-networkd", b"");
+    for (file, value) in [
+        ("address", "42:01:0a:80:00:02"),
+        ("type", "1"),
+        ("carrier", "1"),
+        ("operstate", "up"),
+        ("uevent", "INTERFACE=ens4"),
+    ] {
+        let path = format!("sys/class/net/ens4/{file}");
+        m.write(&m.host, &path, format!("{value}\n").as_bytes());
+    }
+    for boot in 0..2 {
+        let out = m.initrd("all");
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert!(m.target_file(networkd).contains("DHCP="), "boot {boot}");
+        m.write(&m.target, networkd, b"# edited\n");
+    }
+    // The image opts out: the same instance keeps the admin's edit.
+    let cfg = m.target_file("etc/cloud/cloud.cfg");
+    let cfg = format!("{cfg}updates:\n  network:\n    when: [boot-new-instance]\n");
+    m.write(&m.target, "etc/cloud/cloud.cfg", cfg.as_bytes());
+    m.initrd("all");
+    assert_eq!(m.target_file(networkd), "# edited\n");
+    assert!(m.diags().is_empty(), "{:?}", m.diags());
+}
+
 fn keys(m: &Machine) -> String {
     m.target_file("home/admin/.ssh/authorized_keys")
 }

@@ -49,6 +49,10 @@ impl Datasource for Ec2 {
     fn cloud_init_name(&self) -> &'static str {
         "Ec2"
     }
+    /// cloud-init's EC2: NICs attached later are configured (hotplug).
+    fn default_update_events(&self) -> &'static [crate::datasource::events::Event] {
+        crate::datasource::events::HOTPLUG
+    }
 
     fn dmi(&self, fields: &Dmi) -> Option<String> {
         dmi::aws(fields)

@@ -65,6 +65,10 @@ impl Datasource for Gce {
     fn cloud_init_name(&self) -> &'static str {
         "GCE"
     }
+    /// cloud-init's GCE: the network is rendered on every boot.
+    fn default_update_events(&self) -> &'static [crate::datasource::events::Event] {
+        crate::datasource::events::EVERY_BOOT
+    }
 
     fn dmi(&self, dmi: &Dmi) -> Option<String> {
         google(dmi)
