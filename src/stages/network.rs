@@ -209,3 +209,28 @@ fn forget_previous(
         }
     }
 }
+
+/// After a hotplug rendering on the running system: the stack that was rendered for reads its
+/// files again, as cloud-init's activators do (networkd and NetworkManager reload, netplan
+/// applies, ifupdown brings up what is marked auto). A failure is a warning: the files are
+/// in place for the next boot.
+pub fn reload(rec: &mut Recorder, root: &Root) {
+    let renderer = read_record(rec, root).renderer;
+    let argv: &[&str] = match renderer.as_str() {
+        "networkd" => &["networkctl", "reload"],
+        "network-manager" => &["nmcli", "connection", "reload"],
+        "netplan" => &["netplan", "apply"],
+        "eni" => &["ifup", "-a"],
+        _ => return,
+    };
+    let outcome = std::process::Command::new(argv[0])
+        .args(&argv[1..])
+        .stdin(std::process::Stdio::null())
+        .status();
+    let failed = match outcome {
+        Ok(s) if s.success() => return,
+        Ok(s) => format!("{}: {s}", argv.join(" ")),
+        Err(e) => format!("{}: {e}", argv.join(" ")),
+    };
+    rec.record(Diag::warning(Reason::CommandFailed, failed).file(STATE));
+}

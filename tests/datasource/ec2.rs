@@ -150,6 +150,13 @@ fn provisions_from_imdsv2_with_two_nics() {
         assert!(net.contains(want), "{want} missing:\n{net}");
     }
     assert!(!net.contains("Name=ens5"), "matched by MAC only:\n{net}");
+    // cloud-init's EC2 default update events: hotplug, for the runner's install_hotplug.
+    let hotplug = m.handoff_module("install_hotplug");
+    assert_eq!(
+        hotplug["config"]["updates"]["network"]["when"],
+        serde_json::json!(["boot-new-instance", "hotplug"]),
+        "{hotplug}"
+    );
     // IMDSv2 throughout; only what is used, each once; the count in status.json.
     assert_imdsv2_only(&server);
     let reqs = server.requests();
