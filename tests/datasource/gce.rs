@@ -222,6 +222,31 @@ fn server_errors_are_retried_and_404_is_final() {
     assert!(m.status()["stages"]["local"].is_object());
 }
 
+/// cloud-init's `datasource: {GCE: {metadata_url, sec_between_retries}}`: the tree where the
+/// image says, retried at its pace.
+#[test]
+fn the_image_names_the_metadata_url_and_the_pause_between_retries() {
+    let server = md::start();
+    server.set(md::DOCUMENT, vec![status(500), status(503), doc_answer()]);
+    let m = gce_machine("gce-settings", &server);
+    // The image's URL only: not the test's guard address on the command line.
+    m.write(&m.host, "proc/cmdline", b"ro\n");
+    let cfg = m.target_file("etc/cloud/cloud.cfg");
+    let url = format!("{}/computeMetadata/v1/", server.url());
+    let cfg = format!(
+        "{cfg}datasource:\n  GCE:\n    metadata_url: {url}\n    sec_between_retries: 0.7\n"
+    );
+    m.write(&m.target, "etc/cloud/cloud.cfg", cfg.as_bytes());
+    let started = Instant::now();
+    let out = m.initrd("all");
+    let took = started.elapsed();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(m.status()["instance_id"], md::INSTANCE_ID);
+    assert_eq!(server.requests().len(), 3);
+    // Two pauses of 0.7 s, not the default 0.25 s then 0.5 s.
+    assert!(took >= Duration::from_millis(1400), "{took:?}");
+}
+
 fn doc_answer() -> Answer {
     ok(&md::document().to_string())
 }

@@ -292,6 +292,26 @@ fn service_machine(name: &str, server: &Nova) -> Machine {
     m
 }
 
+/// cloud-init's `datasource: {OpenStack: {apply_network_config: false}}`: network_data.json
+/// is not rendered; the fallback is.
+#[test]
+fn apply_network_config_false_leaves_the_network_to_the_fallback() {
+    let server = nova::start();
+    let m = service_machine("os-no-net", &server);
+    let cfg = m.target_file("etc/cloud/cloud.cfg");
+    let cfg = format!("{cfg}datasource:\n  OpenStack:\n    apply_network_config: false\n");
+    m.write(&m.target, "etc/cloud/cloud.cfg", cfg.as_bytes());
+    let out = m.initrd("all");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let net = networkd_files(&m);
+    assert!(
+        !net.contains("Kind=bond") && !net.contains("Id=42"),
+        "{net}"
+    );
+    let network = m.json("ember/network-config.json");
+    assert_eq!(network["source"], "fallback", "{network}");
+}
+
 fn paths(server: &Nova) -> Vec<String> {
     server.requests().into_iter().map(|r| r.path).collect()
 }

@@ -158,6 +158,13 @@ impl Datasource for OpenStack {
             };
             read_service(env, &s, attempt)
         });
+        // cloud-init's OpenStack (not its ConfigDrive): `apply_network_config: false` leaves
+        // network_data.json unused, the network to the fallback.
+        let apply = env.image.datasource_settings("OpenStack");
+        let apply = apply.and_then(|c| c.get("apply_network_config"));
+        if apply.and_then(Value::as_bool) == Some(false) {
+            data.network_config = None;
+        }
         result.map(|()| data)
     }
 }
