@@ -329,6 +329,7 @@ fn build(
                 path: format!("{AGENT_DIR}/{OVF_NAME}"),
                 mode: 0o600,
                 content: crate::secret::Secret::new(clean),
+                new_instance_only: false,
             }),
             Err(e) => data.diags.push(e.file(src.shown.clone())),
         }

@@ -8,6 +8,7 @@
 
 mod files;
 mod http;
+mod injected;
 
 use crate::context::Env;
 use crate::datasource::common::seed_volume::{seed_devices, Media, SeedVolume};
@@ -104,8 +105,19 @@ fn read_drive(env: &Env, dev: &LabelledDevice) -> Result<InstanceData, Diag> {
     };
     let dir = format!("openstack/{version}");
     let read = files::read(get, &dir, shown, &mut data);
-    data.reads = reads;
     files::apply(read?, &dir, shown, &mut data)?;
+    let md = data.meta_data.clone();
+    let md_file = shown(&format!("{dir}/meta_data.json"));
+    injected::read(
+        &md,
+        |p| {
+            reads += 1;
+            vol.read(p)
+        },
+        &md_file,
+        &mut data,
+    );
+    data.reads = reads;
     data.detail = format!("DataSourceConfigDrive [local,ver=2][source={name}]");
     data.subplatform = format!("config-disk ({name})");
     Ok(data)
