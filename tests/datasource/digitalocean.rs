@@ -25,6 +25,27 @@ fn droplet(name: &str, server: &Server) -> Machine {
     m
 }
 
+/// An assigned floating IP is DigitalOcean's NAT to the anchor address: cloud-init configures
+/// the anchor and not the floating address, nor keeps it in meta-data; so does ember.
+#[test]
+fn a_floating_ip_reaches_the_droplet_through_its_anchor_address() {
+    let server = md::start();
+    let mut doc = md::document();
+    doc["floating_ip"] = serde_json::json!({"ipv4": {"active": true, "ip_address": "45.55.96.47"}});
+    server.set(md::DOCUMENT, vec![ok(&doc.to_string())]);
+    let m = droplet("do-floating", &server);
+    let out = m.initrd("all");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let net = networkd_files(&m);
+    assert!(net.contains("Address=10.17.0.5/16"), "the anchor:\n{net}");
+    assert!(!net.contains("45.55.96.47"), "the floating address:\n{net}");
+    let md = &m.json("cloud-init/instance-data.json")["ds"]["meta_data"];
+    assert!(
+        md.is_object() && !md.to_string().contains("45.55.96.47"),
+        "{md}"
+    );
+}
+
 /// cloud-init's `datasource: {DigitalOcean: {metadata_url, wait_retry, retries}}`: the
 /// document where the image says, retried at its pace and no more often than it says.
 #[test]

@@ -5,7 +5,8 @@
 //! DHCP), unless a route already goes there. Into `InstanceData` as cloud-init's
 //! DataSourceDigitalOcean has it: the droplet id, host name, public keys, user-data,
 //! vendor-data, and the interfaces as a network-config v1 (digitalocean_network.rs).
-//! Not here: floating IPs, the droplet agent.
+//! Not here: floating IPs (DigitalOcean NATs them to the anchor address, which is configured;
+//! cloud-init ignores them too), the droplet agent, `use_ip4LL: false`.
 //! <https://docs.cloud-init.io/en/latest/reference/datasources/digitalocean.html>
 
 mod network;
