@@ -34,6 +34,14 @@ fn main() {
             let s = emulator::ec2::start();
             (s.port, s.log)
         }
+        // EC2 with an instance-store disk: block-device-mapping's ephemeral0 is `sdb`.
+        "ec2-ephemeral" => {
+            let s = emulator::ec2::start();
+            let bdm = "/latest/meta-data/block-device-mapping";
+            s.set(&format!("{bdm}/"), vec![emulator::ok("ami\nephemeral0\nroot")]);
+            s.set(&format!("{bdm}/ephemeral0"), vec![emulator::ok("sdb")]);
+            (s.port, s.log)
+        }
         "openstack" => {
             let s = emulator::openstack::start();
             (s.port, s.log)
@@ -53,7 +61,7 @@ fn main() {
         }
         other => {
             eprintln!(
-                "imds: unknown platform '{other}' (known: ec2, openstack, gce, digitalocean, azure)"
+                "imds: unknown platform '{other}' (known: ec2, ec2-ephemeral, openstack, gce, digitalocean, azure)"
             );
             std::process::exit(2);
         }
@@ -76,7 +84,7 @@ fn main() {
 }
 
 fn usage() -> ! {
-    eprintln!("usage: imds ec2|openstack|gce|digitalocean|azure [--log FILE] | imds azure-ovf");
+    eprintln!("usage: imds ec2|ec2-ephemeral|openstack|gce|digitalocean|azure [--log FILE] | imds azure-ovf");
     std::process::exit(2)
 }
 
