@@ -38,7 +38,10 @@ fn main() {
         "ec2-ephemeral" => {
             let s = emulator::ec2::start();
             let bdm = "/latest/meta-data/block-device-mapping";
-            s.set(&format!("{bdm}/"), vec![emulator::ok("ami\nephemeral0\nroot")]);
+            s.set(
+                &format!("{bdm}/"),
+                vec![emulator::ok("ami\nephemeral0\nroot")],
+            );
             s.set(&format!("{bdm}/ephemeral0"), vec![emulator::ok("sdb")]);
             (s.port, s.log)
         }

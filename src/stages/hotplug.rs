@@ -5,8 +5,8 @@
 //! the `hotplug.enabled` file), the boot's network config is rendered again by the local
 //! stage's own step, which sees the new set of NICs (a new NIC matched by the config, or the
 //! fallback's, gets its file; a removed one's naming rule goes), and the target's stack is
-//! told to reload when the target is the running system. Recorded as the `hotplug` entry of
-//! status.json. Not here: fetching the metadata again (cloud-init does, for clouds whose
+//! told to reload when the target is the running system. Events before the boot finished
+//! (udev's coldplug) are left to the boot. Recorded as the `hotplug` entry of status.json. Not here: fetching the metadata again (cloud-init does, for clouds whose
 //! per-NIC data grows, EC2's; ember renders the config of this boot), waiting for the NIC to
 //! appear in the metadata, storage hotplug.
 
@@ -119,6 +119,15 @@ pub fn main(args: &[OsString]) -> i32 {
         );
         return 1;
     };
+    // udev's coldplug replays `add` for every NIC while the system boots: the boot's own
+    // rendering covers those, as cloud-init's hook waits for its result.json.
+    if !ctx.run.at(RunPaths::CI_RESULT).exists() {
+        println!(
+            "ember hotplug: this boot is not finished: {} event left to it",
+            args.action
+        );
+        return 0;
+    }
     if !enabled(&ctx, &cfg) {
         println!(
             "ember hotplug: network hotplug is not enabled: {} event ignored",

@@ -37,6 +37,8 @@ fn booted(name: &str, when: &str) -> Machine {
     m.seed_files(&m.target, "var/lib/cloud/seed/nocloud", &files);
     let out = m.initrd("all");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // The runner's final stage is over (the hook waits for it).
+    m.write(&m.run, "cloud-init/result.json", b"{}");
     m
 }
 
@@ -86,6 +88,24 @@ fn a_new_nic_is_rendered_when_hotplug_is_in_force() {
     // Recorded apart from the boot's stages, without errors.
     let hotplug = &m.status()["stages"]["hotplug"];
     assert_eq!(hotplug["errors"], serde_json::json!([]), "{hotplug}");
+}
+
+#[test]
+fn an_event_before_the_boot_is_finished_is_left_to_the_boot() {
+    let m = booted("hotplug-early", "[hotplug]");
+    std::fs::remove_file(m.run.join("cloud-init/result.json")).unwrap();
+    replace_nic(&m);
+    let out = hook(&m, ADD_ETH1);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        common::stdout(&out).contains("not finished"),
+        "{}",
+        common::stdout(&out)
+    );
+    assert!(!m
+        .target
+        .join("etc/systemd/network/10-cloud-init-eth1.network")
+        .exists());
 }
 
 #[test]

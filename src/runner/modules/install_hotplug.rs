@@ -28,12 +28,23 @@ const ENABLED_FILE: &str = "/var/lib/cloud/hotplug.enabled";
 /// Where the packages install the runner.
 const EMBER: &str = "/usr/bin/ember";
 
-/// The rule: network devices added or removed, handed to the runner's hook.
-fn rule(ember: &str) -> String {
+/// cloud-init's EC2 rule lines: only the NICs EC2 attaches (Xen's vif, ENA, Intel's VF),
+/// not a container's veth or a bridge.
+const EC2_DRIVERS: &str = "ENV{ID_NET_DRIVER}!=\"vif|ena|ixgbevf\", GOTO=\"cloudinit_end\"\n";
+
+/// The rule: network devices added or removed, handed to the runner's hook; on EC2
+/// (`datasource`, cloud-init's description) only its NIC drivers.
+fn rule(ember: &str, datasource: &str) -> String {
+    let ec2 = if datasource.starts_with("DataSourceEc2") {
+        EC2_DRIVERS
+    } else {
+        ""
+    };
     format!(
         "# Installed by ember (cloud-init's install_hotplug) for network hotplug\n\
 ACTION!=\"add|remove\", GOTO=\"cloudinit_end\"\n\
 SUBSYSTEM!=\"net\", GOTO=\"cloudinit_end\"\n\
+{ec2}\
 RUN+=\"{ember} devel hotplug-hook -s net handle -d $devpath -u $env{{ACTION}}\"\n\
 LABEL=\"cloudinit_end\"\n"
     )
@@ -101,7 +112,7 @@ impl RunnerModule for InstallHotplug {
                 return;
             }
             let ember = which(ctx.root, "ember").unwrap_or_else(|| EMBER.to_string());
-            let text = rule(&ember);
+            let text = rule(&ember, &ctx.datasource);
             if ctx
                 .root
                 .read_file(RULES, 64 * 1024)
@@ -154,6 +165,18 @@ fn reload(ctx: &ModCtx, diags: &mut Vec<Diag>) {
 #[cfg(test)]
 mod tests {
     use serde_json::json;
+
+    #[test]
+    fn ec2_s_rule_takes_only_its_nic_drivers() {
+        let ec2 = super::rule(
+            "/usr/bin/ember",
+            "DataSourceEc2 [http://169.254.169.254][IMDSv2]",
+        );
+        assert!(ec2.contains("ENV{ID_NET_DRIVER}!=\"vif|ena|ixgbevf\", GOTO=\"cloudinit_end\""));
+        let other = super::rule("/usr/bin/ember", "DataSourceNoCloud [seed=/dev/sr0]");
+        assert!(!other.contains("ID_NET_DRIVER"));
+        assert!(other.contains("RUN+=\"/usr/bin/ember devel hotplug-hook -s net handle"));
+    }
 
     #[test]
     fn hotplug_is_asked_for_by_the_when_list() {
