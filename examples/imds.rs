@@ -90,6 +90,17 @@ macro_rules! emulator {
 /// The emulators by platform name, one row each.
 const EMULATORS: &[(&str, fn() -> (u16, Log))] = &[
     ("ec2", emulator!(ec2)),
+    // EC2 with an instance-store disk: block-device-mapping's ephemeral0 is `sdb`.
+    ("ec2-ephemeral", || {
+        let s = emulator::ec2::start();
+        let bdm = "/latest/meta-data/block-device-mapping";
+        s.set(
+            &format!("{bdm}/"),
+            vec![emulator::ok("ami\nephemeral0\nroot")],
+        );
+        s.set(&format!("{bdm}/ephemeral0"), vec![emulator::ok("sdb")]);
+        (s.port, s.log)
+    }),
     ("openstack", emulator!(openstack)),
     ("gce", emulator!(gce)),
     ("digitalocean", emulator!(digitalocean)),

@@ -23,6 +23,7 @@ pub const TARGETS: &[Target] = &[
     ("seedfs", seedfs),
     ("disk_table", disk_table),
     ("dhcp_packet", crate::network::ephemeral::packet::fuzz),
+    ("dhcp6_packet", crate::network::ephemeral::dhcp6::fuzz),
     ("proc_ipv6", crate::network::ephemeral::slaac::fuzz),
     ("ovf_env", ovf_env),
     ("http_response", crate::fetch::fuzz_response),

@@ -100,6 +100,10 @@ pub struct PlatformFile {
     pub mode: u32,
     #[serde(with = "payload::required")]
     pub content: Secret<Vec<u8>>,
+    /// Written on a new instance only (a config drive's injected files, which the admin may
+    /// change afterwards), else on every boot.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub new_instance_only: bool,
 }
 
 /// A public ssh key and the user it names, if any (GCE's `user:key` lines): the ssh module

@@ -18,6 +18,7 @@ pub mod cloudcix;
 pub mod common;
 pub mod digitalocean;
 pub mod ec2;
+pub mod events;
 pub mod gce;
 #[cfg(feature = "ds-hetzner")]
 pub mod hetzner;
@@ -89,6 +90,16 @@ pub trait Datasource: Sync {
     /// Cloud's marked config-2 drive, which ConfigDrive must leave alone). Local facts only.
     fn claims(&self, _env: &Env, _facts: &Facts, _dev: &LabelledDevice) -> bool {
         false
+    }
+    /// cloud-init's `default_update_events` (network scope): when the network is rendered
+    /// again unless the config's `updates` says otherwise (events.rs). A new instance only.
+    fn default_update_events(&self) -> &'static [events::Event] {
+        events::NEW_INSTANCE
+    }
+    /// cloud-init's `supported_update_events` (network scope): the events this cloud's data
+    /// can answer. All of them, as cloud-init's base class.
+    fn supported_update_events(&self) -> &'static [events::Event] {
+        events::ALL
     }
 }
 

@@ -1,6 +1,6 @@
 //! `ember devel …`, cloud-init's developer tools: `net-convert` and `schema` (older spellings
 //! of the top-level commands), `render` (a user-data template over instance data) and
-//! `make-mime` (a multipart user-data from files).
+//! `make-mime` (a multipart user-data from files), `hotplug-hook` (a NIC added or removed).
 
 use super::{global_flag, run_command, CliError, Command, Ctx};
 use lexopt::prelude::*;
@@ -14,6 +14,12 @@ const DEVEL: &[Command] = &[
             "render a '## template: jinja' user-data file over instance data, as the boot would",
         usage: "USER_DATA [-i|--instance-data FILE] [-d|--debug]",
         run: super::render::devel,
+    },
+    Command {
+        name: "hotplug-hook",
+        summary: "re-render the network for a NIC added or removed (the udev rule's handler)",
+        usage: super::hotplug_hook::USAGE,
+        run: super::hotplug_hook::run,
     },
     Command {
         name: "make-mime",

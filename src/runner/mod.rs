@@ -11,6 +11,7 @@ mod devel;
 mod early;
 mod exec;
 mod finish;
+mod hotplug_hook;
 mod make_mime;
 pub mod modules;
 mod net_convert;

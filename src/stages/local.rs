@@ -46,9 +46,15 @@ pub fn run(ctx: &mut Ctx) -> Status {
         }
         cfg
     });
-    let merged = rec.step("user-data", |rec| {
+    let mut merged = rec.step("user-data", |rec| {
         process_all(ctx, rec, &chosen, &system_cfg, target)
     });
+    // The update events in force, the datasource's default unless the config says them.
+    let ds = crate::datasource::by_name(&chosen.data.datasource);
+    crate::datasource::events::fill(
+        &mut merged.config,
+        ds.unwrap_or(&crate::datasource::none::NoneDs),
+    );
     super::modules::run(ctx, &mut rec, target, &chosen, &merged.config);
     rec.step("record", |rec| {
         persist::record(ctx, rec, target, &chosen, &merged)

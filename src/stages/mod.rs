@@ -4,6 +4,7 @@
 pub mod cli;
 pub mod detect;
 pub mod fetch;
+pub mod hotplug;
 mod instance;
 pub mod local;
 mod modules;

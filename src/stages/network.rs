@@ -80,8 +80,9 @@ fn read_record(rec: &mut Recorder, root: &Root) -> Rendered {
     }
 }
 
-/// cloud-init's update events: `boot` (and its older name `boot-legacy`) asks for a
-/// rendering on every boot, `boot-new-instance` is the default; `hotplug` is not ember's.
+/// cloud-init's update events, as the local stage settled them (datasource/events.rs):
+/// `boot` (and its older name `boot-legacy`) asks for a rendering on every boot;
+/// `boot-new-instance` always holds; `hotplug` is the runner's (install_hotplug's udev rule).
 fn every_boot(rec: &mut Recorder, cfg: &Value) -> bool {
     let Some(when) = cfg
         .pointer("/updates/network/when")
@@ -93,9 +94,9 @@ fn every_boot(rec: &mut Recorder, cfg: &Value) -> bool {
     for event in when {
         match event.as_str() {
             Some("boot" | "boot-legacy") => boot = true,
-            Some("boot-new-instance") => {}
+            Some("boot-new-instance" | "hotplug") => {}
             _ => {
-                let msg = "an update event ember does not handle (it knows boot, boot-legacy and boot-new-instance): ignored";
+                let msg = "an update event ember does not know (it knows boot, boot-legacy, boot-new-instance and hotplug): ignored";
                 rec.record(
                     Diag::warning(Reason::UnsupportedUpdateEvent, msg).file("updates.network.when"),
                 );
@@ -207,4 +208,29 @@ fn forget_previous(
             rec.record(Diag::error(e.code(), e.to_string()).file(UDEV_RULES));
         }
     }
+}
+
+/// After a hotplug rendering on the running system: the stack that was rendered for reads its
+/// files again, as cloud-init's activators do (networkd and NetworkManager reload, netplan
+/// applies, ifupdown brings up what is marked auto). A failure is a warning: the files are
+/// in place for the next boot.
+pub fn reload(rec: &mut Recorder, root: &Root) {
+    let renderer = read_record(rec, root).renderer;
+    let argv: &[&str] = match renderer.as_str() {
+        "networkd" => &["networkctl", "reload"],
+        "network-manager" => &["nmcli", "connection", "reload"],
+        "netplan" => &["netplan", "apply"],
+        "eni" => &["ifup", "-a"],
+        _ => return,
+    };
+    let outcome = std::process::Command::new(argv[0])
+        .args(&argv[1..])
+        .stdin(std::process::Stdio::null())
+        .status();
+    let failed = match outcome {
+        Ok(s) if s.success() => return,
+        Ok(s) => format!("{}: {s}", argv.join(" ")),
+        Err(e) => format!("{}: {e}", argv.join(" ")),
+    };
+    rec.record(Diag::warning(Reason::CommandFailed, failed).file(STATE));
 }

@@ -170,7 +170,11 @@ pub fn record(ctx: &Ctx, rec: &mut Recorder, root: &Root, chosen: &Chosen, merge
     let cc_json = format!("{ember_inst}/cloud-config.json");
     w.json(rec, &cc_json, "", &merged.config, 0o600);
 
-    for file in &data.files {
+    for file in data
+        .files
+        .iter()
+        .filter(|f| chosen.first_boot || !f.new_instance_only)
+    {
         w.write(rec, &file.path, file.content.expose(), file.mode);
     }
 

@@ -25,6 +25,65 @@ fn droplet(name: &str, server: &Server) -> Machine {
     m
 }
 
+/// An assigned floating IP is DigitalOcean's NAT to the anchor address: cloud-init configures
+/// the anchor and not the floating address, nor keeps it in meta-data; so does ember.
+#[test]
+fn a_floating_ip_reaches_the_droplet_through_its_anchor_address() {
+    let server = md::start();
+    let mut doc = md::document();
+    doc["floating_ip"] = serde_json::json!({"ipv4": {"active": true, "ip_address": "45.55.96.47"}});
+    server.set(md::DOCUMENT, vec![ok(&doc.to_string())]);
+    let m = droplet("do-floating", &server);
+    let out = m.initrd("all");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let net = networkd_files(&m);
+    assert!(net.contains("Address=10.17.0.5/16"), "the anchor:\n{net}");
+    assert!(!net.contains("45.55.96.47"), "the floating address:\n{net}");
+    let md = &m.json("cloud-init/instance-data.json")["ds"]["meta_data"];
+    assert!(
+        md.is_object() && !md.to_string().contains("45.55.96.47"),
+        "{md}"
+    );
+}
+
+/// cloud-init's `datasource: {DigitalOcean: {metadata_url, wait_retry, retries}}`: the
+/// document where the image says, retried at its pace and no more often than it says.
+#[test]
+fn the_image_names_the_metadata_url_and_the_retries() {
+    let server = md::start();
+    let doc = md::document().to_string();
+    server.set(md::DOCUMENT, vec![status(500), ok(&doc)]);
+    let m = droplet("do-settings", &server);
+    // The image's URL only: not the test's guard address on the command line.
+    m.write(&m.host, "proc/cmdline", b"ro\n");
+    let cfg = m.target_file("etc/cloud/cloud.cfg");
+    let url = format!("{}{}", server.url(), md::DOCUMENT);
+    let cfg = format!(
+        "{cfg}datasource:\n  DigitalOcean:\n    metadata_url: {url}\n    wait_retry: 1.2\n"
+    );
+    m.write(&m.target, "etc/cloud/cloud.cfg", cfg.as_bytes());
+    let started = Instant::now();
+    let out = m.initrd("all");
+    let took = started.elapsed();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(m.status()["instance_id"], md::DROPLET_ID.to_string());
+    assert!(took >= Duration::from_millis(1200), "{took:?}");
+
+    // `retries: 0`: one attempt only.
+    let server = md::start();
+    server.set(md::DOCUMENT, vec![status(500), ok(&doc)]);
+    let m = droplet("do-settings-once", &server);
+    // The image's URL only: not the test's guard address on the command line.
+    m.write(&m.host, "proc/cmdline", b"ro\n");
+    let cfg = m.target_file("etc/cloud/cloud.cfg");
+    let url = format!("{}{}", server.url(), md::DOCUMENT);
+    let cfg =
+        format!("{cfg}datasource:\n  DigitalOcean:\n    metadata_url: {url}\n    retries: 0\n");
+    m.write(&m.target, "etc/cloud/cloud.cfg", cfg.as_bytes());
+    m.initrd("all");
+    assert_eq!(server.requests().len(), 1);
+}
+
 fn nic(m: &Machine, name: &str, mac: &str) {
     for (file, value) in [("address", mac), ("type", "1")] {
         let path = format!("sys/class/net/{name}/{file}");

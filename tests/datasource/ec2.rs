@@ -152,14 +152,21 @@ fn provisions_from_imdsv2_with_two_nics() {
         assert!(net.contains(want), "{want} missing:\n{net}");
     }
     assert!(!net.contains("Name=ens5"), "matched by MAC only:\n{net}");
+    // cloud-init's EC2 default update events: hotplug, for the runner's install_hotplug.
+    let hotplug = m.handoff_module("install_hotplug");
+    assert_eq!(
+        hotplug["config"]["updates"]["network"]["when"],
+        serde_json::json!(["boot-new-instance", "hotplug"]),
+        "{hotplug}"
+    );
     // IMDSv2 throughout; only what is used, each once; the count in status.json.
     assert_imdsv2_only(&server);
     let reqs = server.requests();
     let paths: Vec<&str> = reqs.iter().map(|r| r.path.as_str()).collect();
-    assert_eq!(reqs.len(), 23, "{paths:?}");
+    assert_eq!(reqs.len(), 24, "{paths:?}");
     assert!(!paths.iter().any(|p| p.ends_with("/hostname")), "{paths:?}");
     let steps = status["stages"]["fetch"]["steps"].to_string();
-    assert!(steps.contains("ok (23 reads)"), "{steps}");
+    assert!(steps.contains("ok (24 reads)"), "{steps}");
     assert_secrets_kept(&m, &server, &out);
     eprintln!(
         "ec2 emulator: {} requests, ember-initrd all in {took:?}",
@@ -300,6 +307,55 @@ fn an_optional_leaf_that_fails_is_left_out_not_the_datasource() {
             "{d}"
         );
     }
+}
+
+/// cloud-init's `device_name_to_device`: the mapping's `ephemeral0` and `swap` (`sdb`, `sdc`
+/// to IMDS) are the hypervisor's `xvdb` and `xvdc` here; mounts' defaults find them.
+#[test]
+fn block_device_mapping_names_the_ephemeral_and_swap_disks() {
+    let server = imds::start();
+    let bdm = "/latest/meta-data/block-device-mapping";
+    server.set(&format!("{bdm}/"), vec![ok("ami\nephemeral0\nroot\nswap")]);
+    server.set(&format!("{bdm}/ephemeral0"), vec![ok("sdb")]);
+    server.set(&format!("{bdm}/swap"), vec![ok("sdc\n")]);
+    let m = aws_machine("ec2-bdm", &server);
+    let mut xfs = b"XFSB".to_vec();
+    xfs.resize(4096, 0);
+    m.write(&m.host, "dev/xvdb", &xfs);
+    m.write(&m.host, "dev/xvdc", b"");
+    let out = m.initrd("all");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let fstab = m.target_file("etc/fstab");
+    assert!(fstab.contains("/dev/xvdb\t/mnt\tauto\t"), "{fstab}");
+    assert!(fstab.contains("/dev/xvdc\tnone\tswap\t"), "{fstab}");
+    let md = &m.json("cloud-init/instance-data.json")["ds"]["meta-data"];
+    assert_eq!(
+        md["block-device-mapping"],
+        serde_json::json!({"ephemeral0": "sdb", "swap": "sdc"})
+    );
+    // No request for what no module resolves.
+    let reqs = server.requests();
+    assert!(
+        !reqs
+            .iter()
+            .any(|r| r.path.ends_with("/ami") || r.path.ends_with("/root")),
+        "{reqs:?}"
+    );
+    // A listing that fails is a warning; the instance provisions without it.
+    let server = imds::start();
+    server.set(&format!("{bdm}/"), vec![status(500)]);
+    let m = aws_machine("ec2-bdm-500", &server);
+    m.initrd("all");
+    assert_eq!(m.status()["instance_id"], imds::INSTANCE_ID);
+    let diags = m.diags();
+    assert!(
+        diags.iter().any(|d| d["severity"] == "warning"
+            && d["message"]
+                .as_str()
+                .unwrap()
+                .contains("block-device-mapping")),
+        "{diags:?}"
+    );
 }
 
 #[test]

@@ -37,6 +37,39 @@ fn target(m: &Machine) {
     m.write(t, "etc/cloud/cloud.cfg", cfg.as_bytes());
 }
 
+/// cloud-init's GCE renders the network on every boot (its `default_update_events`); the
+/// config's `updates` turns that off again.
+#[test]
+fn the_network_is_rendered_on_every_boot_unless_the_config_says_otherwise() {
+    let server = md::start();
+    let m = gce_machine("gce-every-boot", &server);
+    let networkd = "etc/systemd/network/10-cloud-init-ens4.network";
+    m.write(&m.target, "usr/lib/systemd/systemd-networkd", b"");
+    for (file, value) in [
+        ("address", "42:01:0a:80:00:02"),
+        ("type", "1"),
+        ("carrier", "1"),
+        ("operstate", "up"),
+        ("uevent", "INTERFACE=ens4"),
+    ] {
+        let path = format!("sys/class/net/ens4/{file}");
+        m.write(&m.host, &path, format!("{value}\n").as_bytes());
+    }
+    for boot in 0..2 {
+        let out = m.initrd("all");
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert!(m.target_file(networkd).contains("DHCP="), "boot {boot}");
+        m.write(&m.target, networkd, b"# edited\n");
+    }
+    // The image opts out: the same instance keeps the admin's edit.
+    let cfg = m.target_file("etc/cloud/cloud.cfg");
+    let cfg = format!("{cfg}updates:\n  network:\n    when: [boot-new-instance]\n");
+    m.write(&m.target, "etc/cloud/cloud.cfg", cfg.as_bytes());
+    m.initrd("all");
+    assert_eq!(m.target_file(networkd), "# edited\n");
+    assert!(m.diags().is_empty(), "{:?}", m.diags());
+}
+
 fn keys(m: &Machine) -> String {
     m.target_file("home/admin/.ssh/authorized_keys")
 }
@@ -187,6 +220,31 @@ fn server_errors_are_retried_and_404_is_final() {
     );
     assert_eq!(server.requests().len(), 1);
     assert!(m.status()["stages"]["local"].is_object());
+}
+
+/// cloud-init's `datasource: {GCE: {metadata_url, sec_between_retries}}`: the tree where the
+/// image says, retried at its pace.
+#[test]
+fn the_image_names_the_metadata_url_and_the_pause_between_retries() {
+    let server = md::start();
+    server.set(md::DOCUMENT, vec![status(500), status(503), doc_answer()]);
+    let m = gce_machine("gce-settings", &server);
+    // The image's URL only: not the test's guard address on the command line.
+    m.write(&m.host, "proc/cmdline", b"ro\n");
+    let cfg = m.target_file("etc/cloud/cloud.cfg");
+    let url = format!("{}/computeMetadata/v1/", server.url());
+    let cfg = format!(
+        "{cfg}datasource:\n  GCE:\n    metadata_url: {url}\n    sec_between_retries: 0.7\n"
+    );
+    m.write(&m.target, "etc/cloud/cloud.cfg", cfg.as_bytes());
+    let started = Instant::now();
+    let out = m.initrd("all");
+    let took = started.elapsed();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(m.status()["instance_id"], md::INSTANCE_ID);
+    assert_eq!(server.requests().len(), 3);
+    // Two pauses of 0.7 s, not the default 0.25 s then 0.5 s.
+    assert!(took >= Duration::from_millis(1400), "{took:?}");
 }
 
 fn doc_answer() -> Answer {

@@ -217,6 +217,44 @@ fn config_drive_vfat_without_dmi() {
     check_provisioned(&m, "config-disk (/dev/vdb)");
 }
 
+/// cloud-init's ConfigDrive writes meta_data.json's injected files (content under
+/// `openstack/content/`) into the target on a new instance, mode 0660, and only then.
+#[test]
+fn config_drive_injected_files_are_written_on_a_new_instance() {
+    if !have("xorriso") {
+        return;
+    }
+    let mut md: serde_json::Value = serde_json::from_str(&nova::meta_data()).unwrap();
+    md["files"] = serde_json::json!([
+        {"path": "/etc/injected.conf", "content_path": "/content/0000"},
+        {"path": "/etc/escape", "content_path": "/../etc/passwd"}
+    ]);
+    let mut files = replaced("meta_data.json", &md.to_string());
+    files.push(("openstack/content/0000".into(), "injected=yes\n".into()));
+    let m = machine("os-injected");
+    nova_dmi(&m);
+    m.iso_seed("sr0", "config-2", &owned(&files));
+    let out = m.initrd("all");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(m.target_file("etc/injected.conf"), "injected=yes\n");
+    assert_eq!(
+        Machine::mode(&m.target.join("etc/injected.conf")) & 0o777,
+        0o660
+    );
+    assert!(!m.target.join("etc/escape").exists());
+    let d = m.diags();
+    assert!(
+        d.iter()
+            .any(|d| d["key"] == "files.1" && d["severity"] == "warning"),
+        "{d:?}"
+    );
+    // The same instance again: the admin's change stays.
+    m.write(&m.target, "etc/injected.conf", b"edited\n");
+    let out = m.initrd("all");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(m.target_file("etc/injected.conf"), "edited\n");
+}
+
 fn replaced(name: &str, body: &str) -> Vec<(String, String)> {
     let path = format!("openstack/{}/{name}", nova::CHOSEN);
     let mut files = nova::drive_files();
@@ -290,6 +328,26 @@ fn service_machine(name: &str, server: &Nova) -> Machine {
     nova_dmi(&m);
     m.cmdline(&format!("ro ember.metadata-url={}", server.url()));
     m
+}
+
+/// cloud-init's `datasource: {OpenStack: {apply_network_config: false}}`: network_data.json
+/// is not rendered; the fallback is.
+#[test]
+fn apply_network_config_false_leaves_the_network_to_the_fallback() {
+    let server = nova::start();
+    let m = service_machine("os-no-net", &server);
+    let cfg = m.target_file("etc/cloud/cloud.cfg");
+    let cfg = format!("{cfg}datasource:\n  OpenStack:\n    apply_network_config: false\n");
+    m.write(&m.target, "etc/cloud/cloud.cfg", cfg.as_bytes());
+    let out = m.initrd("all");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let net = networkd_files(&m);
+    assert!(
+        !net.contains("Kind=bond") && !net.contains("Id=42"),
+        "{net}"
+    );
+    let network = m.json("ember/network-config.json");
+    assert_eq!(network["source"], "fallback", "{network}");
 }
 
 fn paths(server: &Nova) -> Vec<String> {

@@ -89,7 +89,7 @@ fn update_on_every_boot_renders_again_and_unknown_events_are_named() {
     let m = machine("net-every-boot", "i-1", "52:54:00:aa:bb:01");
     m.write(&m.target, NETWORKD, b"");
     let user_data =
-        "#cloud-config\nupdates:\n  network:\n    when: [boot-new-instance, boot, hotplug]\n";
+        "#cloud-config\nupdates:\n  network:\n    when: [boot-new-instance, boot, sometimes]\n";
     seed_with_user_data(&m, "i-1", None, user_data);
     run(&m);
     m.write(&m.target, FALLBACK_FILE, b"# edited\n");
@@ -97,7 +97,7 @@ fn update_on_every_boot_renders_again_and_unknown_events_are_named() {
     assert!(m.target_file(FALLBACK_FILE).contains("DHCP=ipv4"));
     let diag = m
         .diag_with_code("unsupported-update-event")
-        .expect("the hotplug event is named");
+        .expect("the unknown event is named");
     assert!(diag.to_string().contains("updates.network.when"), "{diag}");
 }
 

@@ -3,7 +3,9 @@
 //! `fd00:ec2::254` with the IMDS emulator bound there; `ember-initrd fetch` in the other with
 //! DMI saying AWS and no metadata URL given. The client must come up by SLAAC, read IMDS with
 //! IMDSv2 at the IPv6 address, and leave nothing behind: addresses, routes, sysctls, link
-//! state. Also a link with no router at all: a clean error, nothing changed. Needs root,
+//! state. The same with the router saying Managed and dnsmasq's DHCPv6 handing out the
+//! address (EC2's own way): the client must take it by DHCPv6, not fall back to link-local.
+//! Also a link with no router at all: a clean error, nothing changed. Needs root,
 //! `ip` and dnsmasq (SKIP otherwise).
 
 use crate::common;
@@ -71,11 +73,16 @@ impl Link {
     }
 }
 
-/// dnsmasq sending router advertisements for `PREFIX`/64 and nothing else; killed by PID.
+/// dnsmasq sending router advertisements for `PREFIX`/64 (and, with `dhcp6`, saying Managed
+/// and serving addresses from `PREFIX`100-1ff by DHCPv6 instead); killed by PID.
 struct Radvd(Child);
 
 impl Radvd {
     fn start(link: &Link) -> Radvd {
+        Radvd::start_with(link, false)
+    }
+
+    fn start_with(link: &Link, dhcp6: bool) -> Radvd {
         let server = &link.server;
         let at = format!("{PREFIX}1/64");
         ip(&[
@@ -99,7 +106,11 @@ impl Radvd {
             ])
             .arg(format!("--interface={server}"))
             .arg("--enable-ra")
-            .arg(format!("--dhcp-range={PREFIX},ra-only,64"))
+            .arg(if dhcp6 {
+                format!("--dhcp-range={PREFIX}100,{PREFIX}1ff,64,1h")
+            } else {
+                format!("--dhcp-range={PREFIX},ra-only,64")
+            })
             // A router lifetime, so the client takes a default route.
             .arg(format!("--ra-param={server},10,600"))
             .arg(format!("--pid-file={}", link.dir.join("pid").display()))
@@ -234,6 +245,39 @@ fn an_ipv6_only_link_reaches_imds_by_slaac_and_is_left_as_found() {
         (link.sysctl("accept_ra"), link.sysctl("autoconf")),
         ("0".into(), "0".into())
     );
+    assert!(!link.is_up());
+}
+
+#[test]
+fn a_managed_link_reaches_imds_by_dhcpv6_and_is_left_as_found() {
+    if !ready() {
+        return;
+    }
+    let link = Link::new("6");
+    let _server = Radvd::start_with(&link, true);
+    let server = imds_in(&link);
+    let m = aws_machine();
+    let out = initrd_in(&link, &m, "detect");
+    assert_eq!(out.status.code(), Some(0), "{}", common::stderr(&out));
+    let out = initrd_in(&link, &m, "fetch");
+    assert_eq!(out.status.code(), Some(0), "{}", common::stderr(&out));
+    let status = m.status();
+    assert_eq!(
+        m.json("ember/fetched.json")["instance_id"],
+        imds::INSTANCE_ID
+    );
+    let detail = status["datasource_detail"].as_str().unwrap_or_default();
+    assert_eq!(detail, "DataSourceEc2 [http://[fd00:ec2::254]][IMDSv2]");
+    // The address dnsmasq leased, as a /128, not the link-local fallback.
+    let steps = status.to_string();
+    assert!(steps.contains(&format!("ok (dhcp6 {PREFIX}1")), "{status}");
+    assert!(steps.contains("/128"), "{status}");
+    let leases = std::fs::read_to_string(link.dir.join("leases")).unwrap_or_default();
+    assert!(leases.contains(PREFIX), "dnsmasq granted nothing: {leases}");
+    assert!(!server.requests().is_empty());
+    let (addrs, routes) = link.leftovers();
+    assert!(addrs.trim().is_empty(), "{addrs}");
+    assert!(!routes.contains(PREFIX), "{routes}");
     assert!(!link.is_up());
 }
 

@@ -254,7 +254,7 @@ fn fan_installs_writes_and_restarts() {
 }
 
 #[test]
-fn install_hotplug_removes_a_stale_rule_and_says_it_installs_none() {
+fn install_hotplug_removes_a_stale_rule_and_installs_one_when_asked() {
     if cannot_chroot() {
         return;
     }
@@ -284,15 +284,33 @@ fn install_hotplug_removes_a_stale_rule_and_says_it_installs_none() {
         json!([module("install_hotplug", "final", cfg)]),
     );
     assert!(out.status.success(), "{}", text(&out));
-    assert!(!asked.exists(rule) && !asked.exists("/tools.log"));
-    assert_eq!(
-        asked.diags("final"),
-        [d(
-            "warning",
-            "unsupported-update-event",
-            "updates.network.when"
-        )]
+    // The rule hands add and remove of network devices to the runner's hook.
+    let installed = asked.read(rule);
+    assert!(installed.contains("SUBSYSTEM!=\"net\""), "{installed}");
+    assert!(
+        installed.contains(
+            "RUN+=\"/usr/bin/ember devel hotplug-hook -s net handle -d $devpath -u $env{ACTION}\""
+        ),
+        "{installed}"
     );
+    assert_eq!(
+        asked.lines("/tools.log"),
+        ["udevadm control --reload-rules"]
+    );
+    assert!(
+        asked.diags("final").is_empty(),
+        "{:?}",
+        asked.diags("final")
+    );
+    // Installed already: left as it is, udev not bothered again.
+    std::fs::remove_file(asked.target.join("tools.log")).unwrap();
+    let cfg = json!({"updates": {"network": {"when": ["boot", "hotplug"]}}});
+    run(
+        &asked,
+        "final",
+        json!([module("install_hotplug", "final", cfg)]),
+    );
+    assert!(!asked.exists("/tools.log"));
 }
 
 #[test]

@@ -259,6 +259,7 @@ fn read_at(
             retries,
             max_bytes,
             unreachable: Reason::MetadataUnreachable,
+            pause: None,
         };
         metadata_get::request(fetcher, method, &g, reads)
     };

@@ -62,9 +62,6 @@ pub fn platform_config(
     if !user.is_empty() {
         cfg["system_info"] = json!({"default_user": user});
     }
-    // cloud-init's Azure default: the network is rendered again on every boot, since NICs can
-    // be added to a stopped VM. The image or user-data can still say otherwise.
-    cfg["updates"] = json!({"network": {"when": ["boot-new-instance", "boot"]}});
     let disable = ovf
         .and_then(|o| o.disable_ssh_password_auth)
         .or(imds.and_then(imds::disable_password));

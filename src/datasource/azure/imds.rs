@@ -38,6 +38,7 @@ pub fn fetch(r: &Request, reads: &mut u32) -> Result<Value, Diag> {
             retries: r.retries,
             max_bytes: r.max_bytes,
             unreachable: UNREACHABLE,
+            pause: None,
         };
         metadata_get::get(r.fetcher, &g, reads)
     };

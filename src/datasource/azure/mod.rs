@@ -59,6 +59,10 @@ impl Datasource for Azure {
     fn cloud_init_name(&self) -> &'static str {
         "Azure"
     }
+    /// cloud-init's Azure: NICs can be added to a stopped VM, so every boot renders.
+    fn default_update_events(&self) -> &'static [crate::datasource::events::Event] {
+        crate::datasource::events::EVERY_BOOT
+    }
 
     /// The chassis asset tag Azure gives every VM (ds-identify's test): a fixed 30-character
     /// value no other platform uses, so it is enough alone; the vendor is shown when it agrees.
@@ -325,6 +329,7 @@ fn build(
                 path: format!("{AGENT_DIR}/{OVF_NAME}"),
                 mode: 0o600,
                 content: crate::secret::Secret::new(clean),
+                new_instance_only: false,
             }),
             Err(e) => data.diags.push(e.file(src.shown.clone())),
         }

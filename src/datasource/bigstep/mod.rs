@@ -64,6 +64,7 @@ impl Datasource for Bigstep {
                 retries,
                 max_bytes: env.limits().file_bytes,
                 unreachable: Reason::MetadataUnreachable,
+                pause: None,
             };
             let body = metadata_get::get(&fetcher, &get, &mut d.reads)?;
             apply(&body, &shown, d)

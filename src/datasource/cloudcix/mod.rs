@@ -65,6 +65,7 @@ impl Datasource for CloudCix {
                     retries,
                     max_bytes: env.limits().file_bytes,
                     unreachable: Reason::MetadataUnreachable,
+                    pause: None,
                 };
                 metadata_get::get(&fetcher, &g, reads)
             };

@@ -25,6 +25,9 @@ pub struct Get<'a> {
     pub max_bytes: u64,
     /// The code of "nothing answered", so the caller can try another NIC.
     pub unreachable: Reason,
+    /// A fixed pause between attempts (cloud-init's `sec_between_retries`, `wait_retry`)
+    /// instead of the doubling backoff.
+    pub pause: Option<Duration>,
 }
 
 /// The body of a 200, counting each request sent in `reads`.
@@ -35,7 +38,11 @@ pub fn get(fetcher: &Fetcher, g: &Get, reads: &mut u32) -> Result<Vec<u8>, Diag>
 /// `get` with another method and no body: the PUT of a session token (Akamai's `/v1/token`).
 pub fn request(fetcher: &Fetcher, method: &str, g: &Get, reads: &mut u32) -> Result<Vec<u8>, Diag> {
     let shown = crate::fetch::redact_url(g.url);
-    let mut retry = Retry::new(Policy::metadata(Some(g.retries + 1), g.wait_until));
+    let mut policy = Policy::metadata(Some(g.retries + 1), g.wait_until);
+    if let Some(pause) = g.pause {
+        (policy.first, policy.max) = (pause, pause);
+    }
+    let mut retry = Retry::new(policy);
     loop {
         *reads += 1;
         let next = match fetcher.request_with_headers(method, g.url, g.headers, g.max_bytes) {
@@ -120,4 +127,31 @@ pub fn timing(env: &crate::context::Env, ds: &str, retries: u32) -> (Duration, I
         .map_or(retries, |r| r.min(10) as u32);
     let deadline = Instant::now() + Duration::from_millis(total);
     (Duration::from_millis(request), deadline, retries)
+}
+
+/// A number of seconds in the image's `datasource: {NAME: {KEY: …}}` (`wait_retry: 2`,
+/// `sec_between_retries: 0.5`), bounded to a minute; none when absent or not a number.
+pub fn seconds(env: &crate::context::Env, ds: &str, key: &str) -> Option<Duration> {
+    let v = env.image.datasource_settings(ds)?.get(key)?.as_f64()?;
+    (v >= 0.0).then(|| Duration::from_secs_f64(v.min(60.0)))
+}
+
+/// An http(s) URL in the image's `datasource: {NAME: {KEY: …}}` (`metadata_url`); a value of
+/// another kind is left out with a warning naming the key, and the default is used.
+pub fn url(
+    env: &crate::context::Env,
+    ds: &str,
+    key: &str,
+    diags: &mut Vec<Diag>,
+) -> Option<String> {
+    let v = env.image.datasource_settings(ds)?.get(key)?;
+    match v.as_str() {
+        Some(u) if u.starts_with("http://") || u.starts_with("https://") => Some(u.to_string()),
+        _ => {
+            let msg = "not an http(s) URL: the default address is used";
+            let key = format!("datasource.{ds}.{key}");
+            diags.push(Diag::warning(Reason::WrongType, msg).key(key));
+            None
+        }
+    }
 }

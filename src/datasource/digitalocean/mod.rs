@@ -5,7 +5,8 @@
 //! DHCP), unless a route already goes there. Into `InstanceData` as cloud-init's
 //! DataSourceDigitalOcean has it: the droplet id, host name, public keys, user-data,
 //! vendor-data, and the interfaces as a network-config v1 (digitalocean_network.rs).
-//! Not here: floating IPs, the droplet agent.
+//! Not here: floating IPs (DigitalOcean NATs them to the anchor address, which is configured;
+//! cloud-init ignores them too), the droplet agent, `use_ip4LL: false`.
 //! <https://docs.cloud-init.io/en/latest/reference/datasources/digitalocean.html>
 
 mod network;
@@ -64,15 +65,19 @@ impl Datasource for DigitalOcean {
             datasource: "digitalocean".into(),
             ..InstanceData::default()
         };
-        let base = crate::cmdline::metadata_url(env.cmdline)
-            .unwrap_or(DEFAULT_BASE)
-            .trim_end_matches('/')
-            .to_string();
+        // The document: under `ember.metadata-url=`, else the image's `metadata_url`
+        // (cloud-init's setting names the document itself), else DigitalOcean's.
+        let url = match crate::cmdline::metadata_url(env.cmdline) {
+            Some(base) => format!("{}/{DOCUMENT}", base.trim_end_matches('/')),
+            None => metadata_get::url(env, "DigitalOcean", "metadata_url", &mut data.diags)
+                .unwrap_or_else(|| format!("{DEFAULT_BASE}/{DOCUMENT}")),
+        };
         let (request, deadline, retries) =
             metadata_get::timing(env, "DigitalOcean", DEFAULT_RETRIES);
+        let pause = metadata_get::seconds(env, "DigitalOcean", "wait_retry");
         let fetcher = Fetcher::with_deadline(env, request, deadline);
         let serial = droplet(&facts.dmi).flatten();
-        let mut service = Service::metadata(env, vec![base.clone()], request, deadline);
+        let mut service = Service::metadata(env, vec![url.clone()], request, deadline);
         // cloud-init's way on a droplet: no DHCP, a link-local address on the first NIC.
         service.lease.dhcp = false;
         service.lease.link_local = true;
@@ -80,13 +85,14 @@ impl Datasource for DigitalOcean {
         service.share = None;
         let result = link.reach(env, &service, &mut data, |d, via| {
             let get = Get {
-                url: &format!("{base}/{DOCUMENT}"),
+                url: &url,
                 headers: &[],
                 require: None,
                 wait_until: via.wait_until,
                 retries,
                 max_bytes: env.limits().file_bytes,
                 unreachable: UNREACHABLE,
+                pause,
             };
             read(env, &fetcher, &get, serial.as_deref(), d)
         });

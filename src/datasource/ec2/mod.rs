@@ -3,13 +3,15 @@
 //! IMDSv2, reaching it through ember's own DHCP lease when no route does (or, on an IPv6-only
 //! subnet, through the kernel's SLAAC and the IPv6 address of the service). Not the whole
 //! tree, one request per leaf as cloud-init crawls it: the identity document, instance id,
-//! host name, public keys, user-data, the per-MAC network metadata, and the leaves scripts
+//! host name, public keys, user-data, the per-MAC network metadata, the block-device-mapping
+//! (bdm.rs: `ephemeral0`, `swap` for mounts), and the leaves scripts
 //! and templates read (`public-ipv4`, `public-hostname`; `instance-type`, `ami-id`,
 //! `local-ipv4`, `placement/availability-zone`, `placement/region` and `mac` only where the
 //! identity document or the per-MAC data do not already say them). Those leaves are optional:
 //! absent on 404, a warning on any other failure.
 //! <https://docs.cloud-init.io/en/latest/reference/datasources/ec2.html>
 
+mod bdm;
 mod dmi;
 mod imds;
 pub mod network;
@@ -46,6 +48,10 @@ impl Datasource for Ec2 {
     }
     fn cloud_init_name(&self) -> &'static str {
         "Ec2"
+    }
+    /// cloud-init's EC2: NICs attached later are configured (hotplug).
+    fn default_update_events(&self) -> &'static [crate::datasource::events::Event] {
+        crate::datasource::events::HOTPLUG
     }
 
     fn dmi(&self, fields: &Dmi) -> Option<String> {
@@ -234,6 +240,15 @@ fn read_from(env: &Env, imds: &mut Imds, data: &mut InstanceData) -> Result<(), 
     let keys = public_keys(imds)?;
     if !keys.is_empty() {
         md.insert("public-keys".into(), Value::Object(keys));
+    }
+    // The ephemeral and swap disks, for mounts and disk_setup (bdm.rs).
+    let mapping = bdm::read(imds, data);
+    if !mapping.is_empty() {
+        let aliases = bdm::aliases(env.host, &mapping);
+        if !aliases.is_empty() {
+            data.config = Some(json!({ "device_aliases": aliases }));
+        }
+        md.insert("block-device-mapping".into(), Value::Object(mapping));
     }
     // Over budget, user-data alone is left out (RELIABILITY rule 8): the rest provisions.
     data.user_data = match imds.get("latest/user-data") {

@@ -29,7 +29,9 @@ pub struct Gce;
 
 const DEFAULT_BASE: &str = "http://169.254.169.254";
 /// Everything under v1 in one answer: the instance's and the project's attributes included.
-const DOCUMENT: &str = "computeMetadata/v1/?recursive=true&alt=json";
+const V1: &str = "computeMetadata/v1";
+/// The whole tree in one answer, under the v1 tree.
+const DOCUMENT: &str = "?recursive=true&alt=json";
 const FLAVOR: (&str, &str) = ("Metadata-Flavor", "Google");
 const UNREACHABLE: Reason = Reason::MetadataUnreachable;
 const DEFAULT_RETRIES: u32 = 5;
@@ -65,6 +67,10 @@ impl Datasource for Gce {
     fn cloud_init_name(&self) -> &'static str {
         "GCE"
     }
+    /// cloud-init's GCE: the network is rendered on every boot.
+    fn default_update_events(&self) -> &'static [crate::datasource::events::Event] {
+        crate::datasource::events::EVERY_BOOT
+    }
 
     fn dmi(&self, dmi: &Dmi) -> Option<String> {
         google(dmi)
@@ -87,29 +93,35 @@ impl Datasource for Gce {
             datasource: "gce".into(),
             ..InstanceData::default()
         };
-        let base = crate::cmdline::metadata_url(env.cmdline)
-            .unwrap_or(DEFAULT_BASE)
-            .trim_end_matches('/')
-            .to_string();
+        // The v1 tree: under `ember.metadata-url=`, else the image's `metadata_url` (cloud-init's
+        // setting names the tree itself), else GCE's address.
+        let v1 = match crate::cmdline::metadata_url(env.cmdline) {
+            Some(base) => format!("{}/{V1}", base.trim_end_matches('/')),
+            None => metadata_get::url(env, "GCE", "metadata_url", &mut data.diags)
+                .unwrap_or_else(|| format!("{DEFAULT_BASE}/{V1}")),
+        };
+        let v1 = v1.trim_end_matches('/').to_string();
         let (request, deadline, retries) = metadata_get::timing(env, "GCE", DEFAULT_RETRIES);
+        let pause = metadata_get::seconds(env, "GCE", "sec_between_retries");
         let fetcher = Fetcher::with_deadline(env, request, deadline);
-        let service = Service::metadata(env, vec![base.clone()], request, deadline);
+        let service = Service::metadata(env, vec![v1.clone()], request, deadline);
         let result = link.reach(env, &service, &mut data, |d, via| {
-            read(env, &fetcher, &base, via.wait_until, retries, d)
+            let wait = (via.wait_until, retries, pause);
+            read(env, &fetcher, &v1, wait, d)
         });
         result.map(|()| data)
     }
 }
 
+/// The document under the v1 tree, with how long and how often to retry it.
 fn read(
     env: &Env,
     fetcher: &Fetcher,
-    base: &str,
-    wait_until: Instant,
-    retries: u32,
+    v1: &str,
+    (wait_until, retries, pause): (Instant, u32, Option<std::time::Duration>),
     data: &mut InstanceData,
 ) -> Result<(), Diag> {
-    let url = format!("{base}/{DOCUMENT}");
+    let url = format!("{v1}/{DOCUMENT}");
     let headers = [(FLAVOR.0.to_string(), FLAVOR.1.to_string())];
     let get = Get {
         url: &url,
@@ -119,6 +131,7 @@ fn read(
         retries,
         max_bytes: env.limits().file_bytes,
         unreachable: UNREACHABLE,
+        pause,
     };
     let body = metadata_get::get(fetcher, &get, &mut data.reads)?;
     let shown = crate::fetch::redact_url(&url);
@@ -137,9 +150,10 @@ fn read(
     data.instance_id = md["instance-id"].as_str().unwrap_or_default().to_string();
     data.meta_data = md;
     data.user_data = user_data;
-    let shown_base = crate::fetch::redact_url(base);
+    let shown = crate::fetch::redact_url(v1);
+    let shown_base = shown.strip_suffix(&format!("/{V1}")).unwrap_or(&shown);
     data.detail = format!("DataSourceGCELocal [{shown_base}]");
-    data.subplatform = format!("metadata ({shown_base}/computeMetadata/v1/)");
+    data.subplatform = format!("metadata ({shown}/)");
     Ok(())
 }
 

@@ -91,6 +91,7 @@ impl Datasource for Hetzner {
                     retries,
                     max_bytes: env.limits().file_bytes,
                     unreachable: Reason::MetadataUnreachable,
+                    pause: None,
                 };
                 metadata_get::get(&fetcher, &get, reads)
             };

@@ -76,6 +76,7 @@ impl Reader<'_> {
             retries: self.retries,
             max_bytes: self.max_bytes,
             unreachable: Reason::MetadataUnreachable,
+            pause: None,
         };
         // The fetcher names the URL as http://lxd/…; the socket is what the reader needs.
         metadata_get::get(self.fetcher, &get, reads).map_err(|mut d| {

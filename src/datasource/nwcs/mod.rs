@@ -67,6 +67,7 @@ impl Datasource for Nwcs {
                 retries,
                 max_bytes: env.limits().file_bytes,
                 unreachable: Reason::MetadataUnreachable,
+                pause: None,
             };
             let body = metadata_get::get(&fetcher, &get, &mut d.reads)?;
             let macs = crate::network::fallback::names_by_mac(env.host);

@@ -136,11 +136,9 @@ pub fn apply(
         md.remove(key);
     }
     cloud_init_keys(&mut md);
-    if md
-        .get("files")
-        .and_then(Value::as_array)
-        .is_some_and(|f| !f.is_empty())
-    {
+    // A config drive's are written (injected.rs); the service's never were, in cloud-init.
+    let has_files = md.get("files").and_then(Value::as_array);
+    if data.datasource == "openstack" && has_files.is_some_and(|f| !f.is_empty()) {
         let msg = "injected files are not written by ember (deprecated in Nova); use write_files in user-data";
         data.diags.push(
             Diag::warning(Reason::OpenstackFilesIgnored, msg)
@@ -300,7 +298,11 @@ mod tests {
             meta_data: md.to_string().into_bytes(),
             ..Files::default()
         };
-        let mut data = InstanceData::default();
+        // From the metadata service: the files are named as not written.
+        let mut data = InstanceData {
+            datasource: "openstack".into(),
+            ..InstanceData::default()
+        };
         apply(files, "openstack/latest", |p| p.to_string(), &mut data).unwrap();
         let md = &data.meta_data;
         assert_eq!(data.instance_id, "u-1");

@@ -8,6 +8,7 @@
 
 pub(crate) mod files;
 mod http;
+mod injected;
 
 use crate::context::Env;
 use crate::datasource::common::seed_volume::{seed_devices, Media, SeedVolume};
@@ -109,8 +110,19 @@ fn read_drive(env: &Env, dev: &LabelledDevice) -> Result<InstanceData, Diag> {
     };
     let dir = format!("openstack/{version}");
     let read = files::read(get, &dir, shown, &mut data);
-    data.reads = reads;
     files::apply(read?, &dir, shown, &mut data)?;
+    let md = data.meta_data.clone();
+    let md_file = shown(&format!("{dir}/meta_data.json"));
+    injected::read(
+        &md,
+        |p| {
+            reads += 1;
+            vol.read(p)
+        },
+        &md_file,
+        &mut data,
+    );
+    data.reads = reads;
     data.detail = format!("DataSourceConfigDrive [local,ver=2][source={name}]");
     data.subplatform = format!("config-disk ({name})");
     Ok(data)
@@ -163,6 +175,13 @@ impl Datasource for OpenStack {
             };
             read_service(env, &s, attempt)
         });
+        // cloud-init's OpenStack (not its ConfigDrive): `apply_network_config: false` leaves
+        // network_data.json unused, the network to the fallback.
+        let apply = env.image.datasource_settings("OpenStack");
+        let apply = apply.and_then(|c| c.get("apply_network_config"));
+        if apply.and_then(Value::as_bool) == Some(false) {
+            data.network_config = None;
+        }
         result.map(|()| data)
     }
 }

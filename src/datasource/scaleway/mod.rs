@@ -165,6 +165,7 @@ fn read(
             retries,
             max_bytes: env.limits().file_bytes,
             unreachable: Reason::MetadataUnreachable,
+            pause: None,
         };
         let body = match metadata_get::get(fetcher, &get, &mut data.reads) {
             Ok(body) => body,

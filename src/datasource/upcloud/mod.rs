@@ -91,6 +91,7 @@ impl Datasource for UpCloud {
                 retries,
                 max_bytes: env.limits().file_bytes,
                 unreachable: Reason::MetadataUnreachable,
+                pause: None,
             };
             let body = metadata_get::get(&fetcher, &get, &mut d.reads)?;
             read(env, &body, &url, uuid.as_deref(), d)

@@ -4,8 +4,9 @@
 //! lets the caller try its request, and on `down()` or drop removes exactly what it added and
 //! sets the link down again if it was down, so the real network stack starts from a clean
 //! link. What happened is kept as `Attempt`s, one status step each. When asked, a NIC with no
-//! DHCPv4 answer comes up by SLAAC instead (slaac.rs).
-//! Not here: DHCPv6, renewal (leases live for seconds), the target's network config.
+//! DHCPv4 answer comes up by SLAAC instead (slaac.rs), or by stateful DHCPv6 when its router
+//! says Managed (dhcp6/).
+//! Not here: renewal (leases live for seconds), the target's network config.
 //!
 //! A datasource uses it like this:
 //!
@@ -24,11 +25,13 @@
 
 pub mod cli;
 pub mod client;
+pub mod dhcp6;
 pub mod linklocal;
 pub mod netlink;
 pub mod nics;
 pub mod packet;
 mod session;
+mod session6;
 pub mod slaac;
 
 use crate::reason::Reason;
@@ -79,7 +82,8 @@ pub struct Options {
     /// Ask DHCP first. Without it (DigitalOcean, whose metadata link has no DHCP server) a
     /// NIC goes straight to a link-local address; `link_local` must then be set.
     pub dhcp: bool,
-    /// A NIC without DHCPv4 waits for the kernel's SLAAC (EC2's IPv6-only subnets).
+    /// A NIC without DHCPv4 waits for the kernel's SLAAC, or asks DHCPv6 when the router
+    /// says Managed (EC2's IPv6-only subnets).
     pub slaac: bool,
     /// Site-specific DHCP options (224-254) the datasource reads from the lease (Azure's 245).
     pub site_options: Vec<u8>,
@@ -108,7 +112,7 @@ impl Options {
 #[derive(Clone, Debug, Serialize)]
 pub struct Attempt {
     pub nic: String,
-    /// `dhcp`, `link-local`, `slaac`, or the reason code of the error that stopped it.
+    /// `dhcp`, `dhcp6`, `link-local`, `slaac`, or the reason code of the error that stopped it.
     pub outcome: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub address: Option<String>,
@@ -241,7 +245,7 @@ impl std::fmt::Display for Error {
             Error::NoSlaac { nic, router: true } => write!(
                 f,
                 "{nic}: no DHCPv4 lease; an IPv6 router advertised no prefix for an address \
-(DHCPv6, which ember does not speak?)"
+and DHCPv6 gave none"
             ),
             Error::Deadline => write!(f, "the deadline passed before the next interface"),
             Error::Exhausted { tried } => {

@@ -1,5 +1,6 @@
-//! rtnetlink over a rustix socket: a link's state, bringing it up or down, adding and removing
-//! IPv4 addresses and routes in the main table, removing what SLAAC added for IPv6. Requests are built as bytes and every request
+//! rtnetlink over a rustix socket: a link's state (with the flags of the last IPv6 router
+//! advertisement), bringing it up or down, adding and removing IPv4 addresses and routes in
+//! the main table, adding a DHCPv6 address, removing what SLAAC added for IPv6. Requests are built as bytes and every request
 //! waits for the kernel's acknowledgement; replies are read only from the kernel (port 0) and
 //! bounds-checked. No unsafe code, no `ip` binary. Not here: deciding what to add (mod.rs).
 
@@ -32,6 +33,14 @@ const IFA_ADDRESS: u16 = 1;
 const IFA_LOCAL: u16 = 2;
 const IFA_BROADCAST: u16 = 4;
 const IFA_CACHEINFO: u16 = 6;
+const IFA_FLAGS: u16 = 8;
+/// The address needs no duplicate detection: the DHCPv6 server assigned it to this client.
+const IFA_F_NODAD: u32 = 0x02;
+const IFLA_AF_SPEC: u16 = 26;
+const IFLA_INET6_FLAGS: u16 = 1;
+/// In IFLA_INET6_FLAGS: an advertisement came, and it said Managed (M: addresses by DHCPv6).
+pub const IF_RA_RCVD: u32 = 0x20;
+pub const IF_RA_MANAGED: u32 = 0x40;
 const RTA_DST: u16 = 1;
 const RTA_OIF: u16 = 4;
 const RTA_GATEWAY: u16 = 5;
@@ -54,6 +63,8 @@ pub struct Link {
     pub up: bool,
     /// The hardware address, when it is an Ethernet one.
     pub mac: Option<[u8; 6]>,
+    /// The kernel's IPv6 flags of the link (`IF_RA_*`); 0 without IPv6.
+    pub ra_flags: u32,
 }
 
 /// An IPv4 address on a link.
@@ -204,10 +215,19 @@ impl Netlink {
                 .find(|(k, _)| *k == IFLA_ADDRESS)
                 .and_then(|(_, d)| <[u8; 6]>::try_from(d).ok())
                 .filter(|_| ethernet);
+            let ra_flags = attrs(&p[16..])
+                .filter(|(k, _)| *k == IFLA_AF_SPEC)
+                .flat_map(|(_, d)| attrs(d))
+                .filter(|(family, _)| *family == AF_INET6 as u16)
+                .flat_map(|(_, d)| attrs(d))
+                .find(|(k, _)| *k == IFLA_INET6_FLAGS)
+                .and_then(|(_, d)| ne_u32(d, 0))
+                .unwrap_or(0);
             found = Some(Link {
                 index: ne_u32(p, 4).unwrap_or(0),
                 up: ne_u32(p, 8).unwrap_or(0) & IFF_UP != 0,
                 mac,
+                ra_flags,
             });
         })?;
         found.filter(|l| l.index != 0).ok_or(Errno::NODEV)
@@ -289,6 +309,28 @@ impl Netlink {
     pub fn del_route(&mut self, r: &RouteSpec) -> Result<(), Errno> {
         let body = Self::route_body(r, true);
         self.call(RTM_DELROUTE, 0, &body, |_, _| {})
+    }
+
+    /// Adds a DHCPv6 address as a /128 (the on-link prefix is the router advertisement's), with
+    /// its lifetimes, so the kernel drops it should ember die before its teardown. `EEXIST`
+    /// when the link had it already.
+    pub fn add_address6(
+        &mut self,
+        index: u32,
+        addr: Ipv6Addr,
+        preferred: u32,
+        valid: u32,
+    ) -> Result<(), Errno> {
+        let mut body = vec![AF_INET6, 128, 0, RT_SCOPE_UNIVERSE];
+        body.extend_from_slice(&index.to_ne_bytes());
+        attr(&mut body, IFA_LOCAL, &addr.octets());
+        attr(&mut body, IFA_FLAGS, &IFA_F_NODAD.to_ne_bytes());
+        let mut info = Vec::with_capacity(16);
+        for v in [preferred, valid, 0, 0] {
+            info.extend_from_slice(&v.to_ne_bytes());
+        }
+        attr(&mut body, IFA_CACHEINFO, &info);
+        self.call(RTM_NEWADDR, F_CREATE | F_EXCL, &body, |_, _| {})
     }
 
     /// Removes an IPv6 address the kernel configured from a router advertisement.

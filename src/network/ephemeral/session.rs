@@ -7,18 +7,20 @@ use super::client::{self, Failure, Ignored, Lease, RawTransport};
 use super::netlink::{Address, Netlink, RouteSpec};
 use super::{linklocal, plan_routes, set_lease_dns, slaac, Attempt, Error, Options};
 use rustix::io::Errno;
-use std::net::Ipv4Addr;
+use std::net::{Ipv4Addr, Ipv6Addr};
 use std::time::{Duration, Instant};
 
 /// What ember added to one link, to be removed in reverse.
-struct Applied {
-    nic: String,
-    index: u32,
+pub(super) struct Applied {
+    pub(super) nic: String,
+    pub(super) index: u32,
     link_was_up: bool,
     addresses: Vec<Address>,
     routes: Vec<RouteSpec>,
     /// What SLAAC needed: sysctls to restore, the kernel's additions to delete.
-    six: Option<slaac::Applied6>,
+    pub(super) six: Option<slaac::Applied6>,
+    /// The DHCPv6 address, a /128.
+    pub(super) addresses6: Vec<Ipv6Addr>,
 }
 
 impl Applied {
@@ -36,16 +38,22 @@ impl Applied {
 
     /// Removes everything added, in reverse; what is already gone is not an error.
     fn teardown(&mut self, nl: &mut Netlink) -> Vec<String> {
-        let mut failed = match self.six.take() {
-            Some(mut six) => six.teardown(nl, self.index),
-            None => Vec::new(),
-        };
         let gone = |e: &Errno| {
             matches!(
                 *e,
                 Errno::SRCH | Errno::NOENT | Errno::NODEV | Errno::ADDRNOTAVAIL
             )
         };
+        let mut failed = Vec::new();
+        while let Some(a) = self.addresses6.pop() {
+            match nl.del_address6(self.index, a, 128) {
+                Err(e) if !gone(&e) => failed.push(format!("removing {a}/128: {e}")),
+                _ => {}
+            }
+        }
+        if let Some(mut six) = self.six.take() {
+            failed.extend(six.teardown(nl, self.index));
+        }
         while let Some(r) = self.routes.pop() {
             if let Err(e) = nl
                 .del_route(&r)
@@ -86,8 +94,8 @@ struct Active {
 }
 
 pub struct Session {
-    nl: Netlink,
-    opts: Options,
+    pub(super) nl: Netlink,
+    pub(super) opts: Options,
     candidates: Vec<String>,
     next: usize,
     current: Option<Active>,
@@ -258,6 +266,7 @@ impl Session {
             addresses: Vec::new(),
             routes: Vec::new(),
             six: None,
+            addresses6: Vec::new(),
         };
         let result = self.lease_and_apply(&mut applied, mac, attempt);
         if result.is_err() {
@@ -309,17 +318,15 @@ impl Session {
                 ignored: 0,
             })
         };
-        let asked = match (asked, &applied.six) {
-            (Err(Error::NoLease { .. }), Some(six)) => {
-                let until = (Instant::now() + slaac::LAST_LOOK).min(self.opts.deadline);
-                let found = six.wait(until).map_err(|router| Error::NoSlaac {
-                    nic: nic.clone(),
-                    router,
-                })?;
-                return Ok((slaac::lease(found), "slaac"));
+        let six_found = applied
+            .six
+            .as_ref()
+            .map(|six| six.state().found().is_some());
+        if matches!(asked, Err(Error::NoLease { .. })) {
+            if let Some(found) = six_found {
+                return self.ipv6(applied, mac, until, found, attempt);
             }
-            (other, _) => other,
-        };
+        }
         let (lease, outcome) = match asked {
             Ok(lease) => (lease, "dhcp"),
             Err(Error::NoLease { .. }) if self.opts.link_local => {
@@ -389,10 +396,15 @@ impl Session {
         let result = RawTransport::open()
             .map_err(|(op, errno)| Error::Socket { op, errno })
             .and_then(|t| {
+                let six = applied.six.as_ref();
                 let mut t = slaac::Watching {
                     inner: t,
-                    six: applied.six.as_ref(),
+                    six,
                     grace_until: Instant::now() + slaac::DHCP_GRACE,
+                    // Without a socket of its own, the handover to DHCPv6 waits for the share's end.
+                    flags: six
+                        .and_then(|_| Netlink::open().ok())
+                        .map(|nl| (nl, applied.nic.as_str())),
                 };
                 client::obtain(
                     &mut t,

@@ -3,7 +3,9 @@
 //! up (the kernel then solicits a router itself), watches /proc/net/if_inet6 and
 //! /proc/net/ipv6_route for a usable global (or ULA) address and a default route, and at the
 //! end deletes what appeared meanwhile and puts the sysctls back.
-//! Not here: DHCPv6, and soliciting a router on a link that was already up (ember waits for
+//! When the advertisement says Managed, the addresses come by DHCPv6 instead (dhcp6/), which
+//! the DHCPv4 wait hands over to as it does to SLAAC.
+//! Not here: soliciting a router on a link that was already up (ember waits for
 //! the router's own periodic advertisement there).
 
 use super::client::{Incoming, Lease, Transport};
@@ -138,19 +140,16 @@ impl State {
         self.found_in_scope(SCOPE_GLOBAL)
     }
 
-    /// A default route and only the link-local address: EC2 hands IPv6 addresses out by
-    /// DHCPv6, which ember does not speak, while its router advertises the default route.
-    /// Requests then leave from the link-local address, as cloud-init's ephemeral IPv6 does.
+    /// A default route and only the link-local address: the last resort when DHCPv6 (EC2's
+    /// way of handing out IPv6 addresses) gave nothing while the router advertises the default
+    /// route. Requests then leave from the link-local address, as cloud-init's ephemeral IPv6
+    /// does.
     pub fn found_link_local(&self) -> Option<Found> {
         self.found_in_scope(SCOPE_LINK)
     }
 
     fn found_in_scope(&self, scope: u32) -> Option<Found> {
-        let router = self
-            .routes
-            .iter()
-            .find(|r| r.prefix == 0 && r.flags & RTF_GATEWAY != 0)?
-            .gateway;
+        let router = self.router()?;
         let a = self
             .addresses
             .iter()
@@ -164,9 +163,15 @@ impl State {
 
     /// Whether a router advertised itself as a default router.
     pub fn has_router(&self) -> bool {
-        self.routes
-            .iter()
-            .any(|r| r.prefix == 0 && r.flags & RTF_GATEWAY != 0)
+        self.router().is_some()
+    }
+
+    /// The default router, when one advertised itself.
+    pub fn router(&self) -> Option<Ipv6Addr> {
+        let r = self.routes.iter();
+        r.filter(|r| r.prefix == 0 && r.flags & RTF_GATEWAY != 0)
+            .map(|r| r.gateway)
+            .next()
     }
 
     /// What is here now and was not in `before`: global addresses, and routes from router
@@ -337,13 +342,22 @@ pub fn lease(found: Found) -> Lease {
     }
 }
 
-/// A DHCP transport that gives up (`ECANCELED`) once SLAAC is done and `grace_until` has
-/// passed, so an IPv6-only link does not wait out the whole DHCP share. Without `six`, the
-/// inner transport as it is.
+/// Whether the last router advertisement on `nic` said Managed: addresses by DHCPv6.
+pub fn managed(nl: &mut Netlink, nic: &str) -> bool {
+    use super::netlink::{IF_RA_MANAGED, IF_RA_RCVD};
+    let flags = nl.link(nic).map_or(0, |l| l.ra_flags);
+    flags & (IF_RA_RCVD | IF_RA_MANAGED) == IF_RA_RCVD | IF_RA_MANAGED
+}
+
+/// A DHCP transport that gives up (`ECANCELED`) once `grace_until` has passed and SLAAC is
+/// done or the router said Managed (DHCPv6's turn), so an IPv6-only link does not wait out
+/// the whole DHCP share. Without `six`, the inner transport as it is.
 pub struct Watching<'a, T: Transport> {
     pub inner: T,
     pub six: Option<&'a Applied6>,
     pub grace_until: Instant,
+    /// A netlink socket of its own and the link's name, to read the advertisement's flags.
+    pub flags: Option<(Netlink, &'a str)>,
 }
 
 impl<T: Transport> Transport for Watching<'_, T> {
@@ -363,8 +377,14 @@ impl<T: Transport> Transport for Watching<'_, T> {
             if Instant::now() >= until {
                 return Ok(None);
             }
-            if Instant::now() >= self.grace_until && six.state().found().is_some() {
-                return Err(Errno::CANCELED);
+            if Instant::now() >= self.grace_until {
+                let mut managed = || match &mut self.flags {
+                    Some((nl, nic)) => managed(nl, nic),
+                    None => false,
+                };
+                if six.state().found().is_some() || managed() {
+                    return Err(Errno::CANCELED);
+                }
             }
         }
     }

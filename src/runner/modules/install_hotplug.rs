@@ -1,11 +1,12 @@
-//! `install_hotplug` (`updates.network.when: [hotplug]`): cloud-init installs a udev rule
-//! (/etc/udev/rules.d/90-cloud-init-hook-hotplug.rules) whose hook hands network add and
-//! remove events to its `hotplug-hook` daemon, which fetches the metadata again and applies
-//! the new network config. ember has no such daemon: when hotplug is asked for (the key, or
-//! the `hotplug.enabled` file `cloud-init devel hotplug-hook enable` writes) it installs no
-//! rule and says so with a warning naming the key. What it does as cloud-init does: when
-//! hotplug is not asked for, a rule left by an earlier instance is removed and udev told to
-//! reload its rules. It runs without keys, as in cloud-init.
+//! `install_hotplug` (`updates.network.when: [hotplug]`, the default on EC2): cloud-init
+//! installs a udev rule (/etc/udev/rules.d/90-cloud-init-hook-hotplug.rules) that hands
+//! network add and remove events to its hotplug hook. ember's rule runs `ember devel
+//! hotplug-hook` for them, which has ember-initrd render the network again (its
+//! stages/hotplug.rs); no daemon and no socket (RELIABILITY rule 12). The events in force are
+//! the boot's, as the local stage settled them from the datasource's default and the config
+//! (`hotplug.enabled`, which `cloud-init devel hotplug-hook enable` writes, adds hotplug).
+//! When hotplug is not in force a rule left by an earlier instance is removed. Either way udev
+//! is told to reload its rules. It runs without keys, as in cloud-init.
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#install-hotplug>
 
 use super::distro::which;
@@ -15,6 +16,7 @@ use crate::config::reader::Reader;
 use crate::config::shape::{list, Fields, Lit, Shape};
 use crate::error::Diag;
 use crate::reason::Reason;
+use crate::root::FileSpec;
 use serde_json::Value;
 
 pub struct InstallHotplug;
@@ -22,6 +24,31 @@ pub struct InstallHotplug;
 pub const RULES: &str = "/etc/udev/rules.d/90-cloud-init-hook-hotplug.rules";
 /// Written by `cloud-init devel hotplug-hook enable`: `{"scopes": ["network"]}`.
 const ENABLED_FILE: &str = "/var/lib/cloud/hotplug.enabled";
+
+/// Where the packages install the runner.
+const EMBER: &str = "/usr/bin/ember";
+
+/// cloud-init's EC2 rule lines: only the NICs EC2 attaches (Xen's vif, ENA, Intel's VF),
+/// not a container's veth or a bridge.
+const EC2_DRIVERS: &str = "ENV{ID_NET_DRIVER}!=\"vif|ena|ixgbevf\", GOTO=\"cloudinit_end\"\n";
+
+/// The rule: network devices added or removed, handed to the runner's hook; on EC2
+/// (`datasource`, cloud-init's description) only its NIC drivers.
+fn rule(ember: &str, datasource: &str) -> String {
+    let ec2 = if datasource.starts_with("DataSourceEc2") {
+        EC2_DRIVERS
+    } else {
+        ""
+    };
+    format!(
+        "# Installed by ember (cloud-init's install_hotplug) for network hotplug\n\
+ACTION!=\"add|remove\", GOTO=\"cloudinit_end\"\n\
+SUBSYSTEM!=\"net\", GOTO=\"cloudinit_end\"\n\
+{ec2}\
+RUN+=\"{ember} devel hotplug-hook -s net handle -d $devpath -u $env{{ACTION}}\"\n\
+LABEL=\"cloudinit_end\"\n"
+    )
+}
 
 /// Whether `updates.network.when` lists `hotplug`.
 pub fn read(cfg: &Value, _diags: &mut Vec<Diag>) -> bool {
@@ -84,14 +111,28 @@ impl RunnerModule for InstallHotplug {
                     .say("install_hotplug: no udevadm in the target: nothing to install");
                 return;
             }
-            let msg = "network hotplug is not handled by ember (cloud-init's hotplug-hook \
-                       daemon): no udev rule installed; devices added later are not configured";
-            let key = if by_key {
-                "updates.network.when"
-            } else {
-                "updates"
-            };
-            diags.push(Diag::warning(Reason::UnsupportedUpdateEvent, msg).key(key));
+            let ember = which(ctx.root, "ember").unwrap_or_else(|| EMBER.to_string());
+            let text = rule(&ember, &ctx.datasource);
+            if ctx
+                .root
+                .read_file(RULES, 64 * 1024)
+                .ok()
+                .flatten()
+                .as_deref()
+                == Some(text.as_bytes())
+            {
+                return; // installed already, by this instance or an earlier boot
+            }
+            ctx.exec
+                .say("install_hotplug: installing the network hotplug udev rule");
+            if let Err(e) = ctx
+                .root
+                .write_file(RULES, text.as_bytes(), &FileSpec::mode(0o644))
+            {
+                diags.push(Diag::error(e.code(), e.to_string()).key("updates"));
+                return;
+            }
+            reload(ctx, diags);
             return;
         }
         if !ctx.root.exists(RULES) {
@@ -103,22 +144,39 @@ impl RunnerModule for InstallHotplug {
             diags.push(Diag::error(e.code(), e.to_string()).key("updates"));
             return;
         }
-        let outcome = tools::run(
-            ctx,
-            "install_hotplug",
-            &["udevadm", "control", "--reload-rules"],
-            &[],
-        );
-        if !outcome.ok() {
-            let msg = format!("udevadm {}", outcome.describe());
-            diags.push(Diag::error(Reason::CommandFailed, msg).key("updates"));
-        }
+        reload(ctx, diags);
+    }
+}
+
+/// udev reads its rules again.
+fn reload(ctx: &ModCtx, diags: &mut Vec<Diag>) {
+    let outcome = tools::run(
+        ctx,
+        "install_hotplug",
+        &["udevadm", "control", "--reload-rules"],
+        &[],
+    );
+    if !outcome.ok() {
+        let msg = format!("udevadm {}", outcome.describe());
+        diags.push(Diag::error(Reason::CommandFailed, msg).key("updates"));
     }
 }
 
 #[cfg(test)]
 mod tests {
     use serde_json::json;
+
+    #[test]
+    fn ec2_s_rule_takes_only_its_nic_drivers() {
+        let ec2 = super::rule(
+            "/usr/bin/ember",
+            "DataSourceEc2 [http://169.254.169.254][IMDSv2]",
+        );
+        assert!(ec2.contains("ENV{ID_NET_DRIVER}!=\"vif|ena|ixgbevf\", GOTO=\"cloudinit_end\""));
+        let other = super::rule("/usr/bin/ember", "DataSourceNoCloud [seed=/dev/sr0]");
+        assert!(!other.contains("ID_NET_DRIVER"));
+        assert!(other.contains("RUN+=\"/usr/bin/ember devel hotplug-hook -s net handle"));
+    }
 
     #[test]
     fn hotplug_is_asked_for_by_the_when_list() {

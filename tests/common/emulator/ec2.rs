@@ -116,6 +116,10 @@ fn fixture() -> HashMap<String, String> {
         CREDENTIALS,
     );
     put(&format!("{md}/public-keys/1/openssh-key"), KEY1);
+    // An EBS-only instance: the root and the image's device, nothing for mounts.
+    put(&format!("{md}/block-device-mapping/"), "ami\nroot");
+    put(&format!("{md}/block-device-mapping/ami"), "/dev/xvda");
+    put(&format!("{md}/block-device-mapping/root"), "/dev/xvda");
     put("/latest/user-data", USER_DATA);
     let macs = format!("{md}/network/interfaces/macs");
     put(&format!("{macs}/"), &format!("{MAC0}/\n{MAC1}/"));
