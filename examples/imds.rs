@@ -46,6 +46,10 @@ fn main() {
             let s = emulator::digitalocean::start();
             (s.port, s.log)
         }
+        "oracle" => {
+            let s = emulator::oracle::start();
+            (s.port, s.log)
+        }
         // IMDS and the wireserver on one port (`ember.azure.wireserver=` names it).
         "azure" => {
             let s = emulator::azure::start_with_wire();
@@ -53,7 +57,7 @@ fn main() {
         }
         other => {
             eprintln!(
-                "imds: unknown platform '{other}' (known: ec2, openstack, gce, digitalocean, azure)"
+                "imds: unknown platform '{other}' (known: ec2, openstack, gce, digitalocean, oracle, azure)"
             );
             std::process::exit(2);
         }
@@ -76,7 +80,7 @@ fn main() {
 }
 
 fn usage() -> ! {
-    eprintln!("usage: imds ec2|openstack|gce|digitalocean|azure [--log FILE] | imds azure-ovf");
+    eprintln!("usage: imds ec2|openstack|gce|digitalocean|oracle|azure [--log FILE] | imds azure-ovf");
     std::process::exit(2)
 }
 

@@ -16,6 +16,8 @@ pub mod link;
 pub mod nocloud;
 pub mod none;
 pub mod openstack;
+#[cfg(feature = "ds-oracle")]
+pub mod oracle;
 
 use crate::context::Env;
 use crate::detect::dmi::Dmi;
@@ -130,7 +132,8 @@ pub const DATASOURCES: &[&dyn Datasource] = &[
     // Scaleway
     // Hetzner
     // IBMCloud
-    // Oracle
+    #[cfg(feature = "ds-oracle")]
+    &oracle::Oracle,
     // Exoscale
     // RbxCloud
     // UpCloud
