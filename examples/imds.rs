@@ -46,6 +46,10 @@ fn main() {
             let s = emulator::digitalocean::start();
             (s.port, s.log)
         }
+        "aliyun" => {
+            let s = emulator::aliyun::start();
+            (s.port, s.log)
+        }
         "oracle" => {
             let s = emulator::oracle::start();
             (s.port, s.log)
@@ -57,7 +61,7 @@ fn main() {
         }
         other => {
             eprintln!(
-                "imds: unknown platform '{other}' (known: ec2, openstack, gce, digitalocean, oracle, azure)"
+                "imds: unknown platform '{other}' (known: ec2, openstack, gce, digitalocean, oracle, aliyun, azure)"
             );
             std::process::exit(2);
         }
@@ -80,7 +84,7 @@ fn main() {
 }
 
 fn usage() -> ! {
-    eprintln!("usage: imds ec2|openstack|gce|digitalocean|oracle|azure [--log FILE] | imds azure-ovf");
+    eprintln!("usage: imds ec2|openstack|gce|digitalocean|oracle|aliyun|azure [--log FILE] | imds azure-ovf");
     std::process::exit(2)
 }
 

@@ -98,7 +98,8 @@ impl Link {
         mut read: impl FnMut(&mut InstanceData, &Via) -> Result<(), Diag>,
     ) -> Result<(), Diag> {
         self.awaits_report = service.awaits_report;
-        if needs_lease(env.host, &service.bases) {
+        let address = service.lease.metadata.unwrap_or(METADATA_V4);
+        if needs_lease_to(env.host, &service.bases, address) {
             return self.over_lease(service, data, read);
         }
         let via = Via {
@@ -194,11 +195,17 @@ fn unreachable(result: &Result<(), Diag>, code: Reason) -> bool {
 /// initramfs has no way there yet. Without a readable route table (a test's host tree, a
 /// container) the network is someone else's.
 pub fn needs_lease(host: &crate::host::Host, bases: &[String]) -> bool {
-    if !bases.iter().any(|b| b.contains(&METADATA_V4.to_string())) {
+    needs_lease_to(host, bases, METADATA_V4)
+}
+
+/// `needs_lease` for a service at another address (the `lease.metadata` of its `Service`:
+/// AliYun's 100.100.100.200).
+pub fn needs_lease_to(host: &crate::host::Host, bases: &[String], address: Ipv4Addr) -> bool {
+    if !bases.iter().any(|b| b.contains(&address.to_string())) {
         return false;
     }
     crate::network::routes::read(host)
-        .is_some_and(|routes| !routes.iter().any(|r| r.covers(METADATA_V4)))
+        .is_some_and(|routes| !routes.iter().any(|r| r.covers(address)))
 }
 
 #[cfg(test)]

@@ -5,6 +5,8 @@
 //! through it, and tells the platform how it went only in `report`, over the same link.
 //! Adding a cloud is its folder, a `mod` line and a row in `DATASOURCES`.
 
+#[cfg(feature = "ds-aliyun")]
+pub mod aliyun;
 pub mod azure;
 pub mod choose;
 pub mod common;
@@ -122,7 +124,8 @@ pub const DATASOURCES: &[&dyn Datasource] = &[
     // MAAS
     &gce::Gce,
     &openstack::OpenStack,
-    // AliYun
+    #[cfg(feature = "ds-aliyun")]
+    &aliyun::AliYun,
     // Vultr
     &ec2::Ec2,
     // CloudSigma

@@ -5,6 +5,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod aliyun;
 mod azure;
 mod azure_wireserver;
 mod boots;

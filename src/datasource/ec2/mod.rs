@@ -11,7 +11,7 @@
 //! <https://docs.cloud-init.io/en/latest/reference/datasources/ec2.html>
 
 mod dmi;
-mod imds;
+pub(crate) mod imds;
 pub mod network;
 
 use crate::context::Env;

@@ -3,6 +3,7 @@
 //! faults, and log every request they receive.
 #![allow(dead_code)] // each test binary, the scaling bench and examples/imds use a subset
 
+pub mod aliyun;
 pub mod azure;
 pub mod azure_wire;
 pub mod digitalocean;
