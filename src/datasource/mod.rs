@@ -12,6 +12,8 @@ pub mod choose;
 pub mod common;
 pub mod digitalocean;
 pub mod ec2;
+#[cfg(feature = "ds-exoscale")]
+pub mod exoscale;
 pub mod gce;
 pub mod instance;
 pub mod link;
@@ -137,7 +139,8 @@ pub const DATASOURCES: &[&dyn Datasource] = &[
     // IBMCloud
     #[cfg(feature = "ds-oracle")]
     &oracle::Oracle,
-    // Exoscale
+    #[cfg(feature = "ds-exoscale")]
+    &exoscale::Exoscale,
     // RbxCloud
     // UpCloud
     // NWCS

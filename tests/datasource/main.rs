@@ -14,6 +14,7 @@ mod config_sources;
 mod digitalocean;
 mod dns_seed;
 mod ec2;
+mod exoscale;
 mod gce;
 mod http_seed;
 mod https_seed;

@@ -5,7 +5,7 @@
 //! /latest/api/token` (`X-aliyun-ecs-metadata-token-ttl-seconds`, EC2's IMDSv2 under AliYun's
 //! header names: ec2/imds.rs speaks it), then under API version 2016-01-01 `user-data`,
 //! `vendor-data` and the whole meta-data as one JSON document `meta-data/all` (the tree
-//! crawled leaf by leaf only where that document is missing: tree.rs). Four requests.
+//! crawled leaf by leaf only where that document is missing: common/ec2_tree.rs). Four requests.
 //! Into `InstanceData`: meta-data as served (instance id, `hostname`, `public-keys`, the
 //! per-MAC `network`), user-data, vendor-data, and the network config cloud-init builds
 //! from the per-MAC data (network.rs). A service that gives no token gives nothing, as in
@@ -13,9 +13,9 @@
 //! <https://docs.cloud-init.io/en/latest/reference/datasources/aliyun.html>
 
 mod network;
-mod tree;
 
 use crate::context::Env;
+use crate::datasource::common::ec2_tree as tree;
 use crate::datasource::ec2::imds::{self, Imds, Settings, TokenHeaders};
 use crate::datasource::link::{Link, Service, Via};
 use crate::datasource::{Datasource, InstanceData};
@@ -147,7 +147,8 @@ fn read_from(env: &Env, imds: &mut Imds, data: &mut InstanceData) -> Result<(), 
                     Diag::warning(Reason::MetadataInvalid, msg).file(format!("{base}/{all}")),
                 );
             }
-            tree::crawl(imds, &format!("{VERSION}/meta-data"))?.unwrap_or(Value::Null)
+            tree::crawl(&mut |p: &str| imds.get(p), &format!("{VERSION}/meta-data"))?
+                .unwrap_or(Value::Null)
         }
     };
     let file = format!("{base}/{VERSION}/meta-data");

@@ -2,6 +2,14 @@
 //! seed-media filter (ISO9660, UDF, VFAT by label). The way to a metadata service is the
 //! stage's (`datasource::link`).
 
+#[cfg(any(
+    feature = "ds-aliyun",
+    feature = "ds-exoscale",
+    feature = "ds-cloudstack"
+))]
+pub mod ec2_tree;
 pub mod metadata_get;
+#[cfg(any(feature = "ds-exoscale", feature = "ds-cloudstack"))]
+pub mod password_server;
 pub mod seed;
 pub mod seed_volume;

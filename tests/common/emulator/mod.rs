@@ -6,6 +6,7 @@
 pub mod aliyun;
 pub mod azure;
 pub mod azure_wire;
+pub mod cloudstack;
 pub mod digitalocean;
 pub mod ec2;
 pub mod gce;

@@ -1,11 +1,11 @@
-//! AliYun's meta-data as cloud-init reads it: the one JSON document `meta-data/all`, each leaf
-//! decoded as EC2's leaves are (text starting with `{` that parses is JSON, text of several
-//! lines a list); where that document is missing or unreadable, the EC2-style tree crawled
-//! listing by listing (`public-keys/` as `N=name` with the key under `N/openssh-key`), within
-//! a budget of depth and requests so a looping or huge tree cannot hold the boot.
-//! Not here: the token and what the keys mean (mod.rs).
+//! An EC2-style meta-data tree read as cloud-init's `get_instance_metadata` reads it, for the
+//! clouds that serve one without a JSON document (Exoscale, CloudStack, AliYun's fallback):
+//! listing by listing (`dir/` a subtree, `N=name` a public key under `N/openssh-key`), each
+//! leaf decoded as cloud-init's `MetadataLeafDecoder` does (text starting with `{` that parses
+//! is JSON, text of several lines a list), within a budget of depth and requests so a looping
+//! or huge tree cannot hold the boot. The GET is the caller's (a token, a retry policy).
+//! Not here: what the keys mean.
 
-use crate::datasource::ec2::imds::{Error, Imds};
 use serde_json::{Map, Value};
 
 /// Depth of the crawled tree (`network/interfaces/macs/<mac>/ipv6s` is 5).
@@ -42,18 +42,22 @@ fn text(body: Vec<u8>) -> String {
     String::from_utf8_lossy(&body).into_owned()
 }
 
+/// One GET of a path under the service's base: the body, `None` when absent (404).
+pub trait Get<E>: FnMut(&str) -> Result<Option<Vec<u8>>, E> {}
+impl<E, F: FnMut(&str) -> Result<Option<Vec<u8>>, E>> Get<E> for F {}
+
 /// The tree under `path` (`2016-01-01/meta-data`), `None` when the service has no listing.
-pub fn crawl(imds: &mut Imds, path: &str) -> Result<Option<Value>, Error> {
+pub fn crawl<E>(get_path: &mut impl Get<E>, path: &str) -> Result<Option<Value>, E> {
     let mut sent = 0;
-    crawl_dir(imds, path, 0, &mut sent)
+    crawl_dir(get_path, path, 0, &mut sent)
 }
 
-fn crawl_dir(
-    imds: &mut Imds,
+fn crawl_dir<E>(
+    imds: &mut impl Get<E>,
     path: &str,
     depth: usize,
     sent: &mut u32,
-) -> Result<Option<Value>, Error> {
+) -> Result<Option<Value>, E> {
     let Some(listing) = get(imds, &format!("{path}/"), sent)? else {
         return Ok(None);
     };
@@ -85,12 +89,12 @@ fn crawl_dir(
 }
 
 /// One GET within the crawl's budget: past it, the rest of the tree is left out.
-fn get(imds: &mut Imds, path: &str, sent: &mut u32) -> Result<Option<Vec<u8>>, Error> {
+fn get<E>(imds: &mut impl Get<E>, path: &str, sent: &mut u32) -> Result<Option<Vec<u8>>, E> {
     if *sent >= MAX_REQUESTS {
         return Ok(None);
     }
     *sent += 1;
-    imds.get(path)
+    imds(path)
 }
 
 #[cfg(test)]
@@ -112,5 +116,39 @@ mod tests {
             decode_all(all),
             json!({"dns-conf": {"nameservers": ["a", "b"]}, "n": 3, "keys": ["x"]})
         );
+    }
+
+    #[test]
+    fn a_tree_is_crawled_within_its_budget() {
+        let served = |p: &str| -> Option<&str> {
+            Some(match p {
+                "md/" => "instance-id\npublic-keys/\nplacement/\nloop/\n",
+                "md/instance-id" => "i-1\n",
+                "md/public-keys/" => "0=mine\n",
+                "md/public-keys/0/openssh-key" => "ssh-ed25519 AAA k\n",
+                "md/placement/" => "availability-zone",
+                "md/placement/availability-zone" => "z-1",
+                p if p.starts_with("md/loop") && p.ends_with('/') => "loop/",
+                _ => return None,
+            })
+        };
+        let mut asked = 0;
+        let mut get = |p: &str| -> Result<Option<Vec<u8>>, ()> {
+            asked += 1;
+            Ok(served(p).map(|b| b.as_bytes().to_vec()))
+        };
+        let tree = crawl(&mut get, "md").unwrap().unwrap();
+        assert_eq!(tree["instance-id"], "i-1");
+        assert_eq!(
+            tree["public-keys"]["mine"]["openssh-key"],
+            "ssh-ed25519 AAA k"
+        );
+        assert_eq!(tree["placement"]["availability-zone"], "z-1");
+        // The self-similar `loop/` ends at the depth budget.
+        assert!(asked < 20, "{asked}");
+        let mut none = |_: &str| -> Result<Option<Vec<u8>>, ()> { Ok(None) };
+        assert_eq!(crawl(&mut none, "md"), Ok(None));
+        let mut failing = |_: &str| -> Result<Option<Vec<u8>>, &str> { Err("down") };
+        assert_eq!(crawl(&mut failing, "md"), Err("down"));
     }
 }
