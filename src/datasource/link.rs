@@ -26,8 +26,9 @@ pub struct Service {
     pub bases: Vec<String>,
     /// The code a read gives when the service did not answer: the next NIC is tried.
     pub unreachable: Reason,
-    /// How a lease is made: its deadline (the datasource's), the metadata route, DHCP or
-    /// link-local, SLAAC, the site-specific DHCP options asked for.
+    /// How a lease is made: its deadline (the datasource's), the metadata route (`None`: the
+    /// service's address is learnt from the lease, so a lease is made without a default
+    /// route), DHCP or link-local, SLAAC, the site-specific DHCP options asked for.
     pub lease: Options,
     /// The NICs a lease is tried on, in order.
     pub nics: Vec<String>,
@@ -98,8 +99,11 @@ impl Link {
         mut read: impl FnMut(&mut InstanceData, &Via) -> Result<(), Diag>,
     ) -> Result<(), Diag> {
         self.awaits_report = service.awaits_report;
-        let address = service.lease.metadata.unwrap_or(METADATA_V4);
-        if needs_lease_to(env.host, &service.bases, address) {
+        let needed = match service.lease.metadata {
+            Some(address) => needs_lease_to(env.host, &service.bases, address),
+            None => needs_default_route(env.host),
+        };
+        if needed {
             return self.over_lease(service, data, read);
         }
         let via = Via {
@@ -196,6 +200,12 @@ fn unreachable(result: &Result<(), Diag>, code: Reason) -> bool {
 /// container) the network is someone else's.
 pub fn needs_lease(host: &crate::host::Host, bases: &[String]) -> bool {
     needs_lease_to(host, bases, METADATA_V4)
+}
+
+/// A service whose address only a lease tells (`lease.metadata` of `None`: CloudStack's
+/// virtual router, the DHCP server): a lease is made when there is no default route.
+pub fn needs_default_route(host: &crate::host::Host) -> bool {
+    crate::network::routes::read(host).is_some_and(|routes| !routes.iter().any(|r| r.is_default()))
 }
 
 /// `needs_lease` for a service at another address (the `lease.metadata` of its `Service`:

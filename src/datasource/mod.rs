@@ -9,6 +9,8 @@
 pub mod aliyun;
 pub mod azure;
 pub mod choose;
+#[cfg(feature = "ds-cloudstack")]
+pub mod cloudstack;
 pub mod common;
 pub mod digitalocean;
 pub mod ec2;
@@ -131,7 +133,8 @@ pub const DATASOURCES: &[&dyn Datasource] = &[
     // Vultr
     &ec2::Ec2,
     // CloudSigma
-    // CloudStack
+    #[cfg(feature = "ds-cloudstack")]
+    &cloudstack::CloudStack,
     // SmartOS
     // Bigstep
     // Scaleway

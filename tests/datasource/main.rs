@@ -10,6 +10,7 @@ mod azure;
 mod azure_wireserver;
 mod boots;
 mod canonical_seeds;
+mod cloudstack;
 mod config_sources;
 mod digitalocean;
 mod dns_seed;
