@@ -1,6 +1,7 @@
 //! The tests' metadata service emulators as a program, for the QEMU cases and
 //! `scripts/bench-clouds`: `imds ec2 [--log FILE]` serves the EC2 fixture on a loopback port,
-//! prints the port, and serves until killed (`imds azure-ovf` prints Azure's ovf-env.xml).
+//! prints the port (and the password server's on a second line for exoscale and cloudstack),
+//! and serves until killed (`imds azure-ovf` prints Azure's ovf-env.xml).
 //! The same code answers the cargo tests (tests/common/emulator/). With `--log FILE`, every request
 //! the emulator receives is appended to FILE as one `METHOD PATH` line, within a few
 //! milliseconds of its arrival.
@@ -29,6 +30,8 @@ fn main() {
         (Some("--log"), Some(file)) => Some(file),
         _ => usage(),
     };
+    // A second port some platforms have (the password server), printed on a second line.
+    let mut second = None;
     let (port, log) = match platform.as_str() {
         "ec2" => {
             let s = emulator::ec2::start();
@@ -50,6 +53,14 @@ fn main() {
             let s = emulator::aliyun::start();
             (s.port, s.log)
         }
+        "exoscale" | "cloudstack" => {
+            let s = match platform.as_str() {
+                "exoscale" => emulator::cloudstack::start_exoscale(),
+                _ => emulator::cloudstack::start(),
+            };
+            second = Some(s.password_port);
+            (s.port, s.log)
+        }
         "oracle" => {
             let s = emulator::oracle::start();
             (s.port, s.log)
@@ -61,7 +72,7 @@ fn main() {
         }
         other => {
             eprintln!(
-                "imds: unknown platform '{other}' (known: ec2, openstack, gce, digitalocean, oracle, aliyun, azure)"
+                "imds: unknown platform '{other}' (known: ec2, openstack, gce, digitalocean, oracle, aliyun, exoscale, cloudstack, azure)"
             );
             std::process::exit(2);
         }
@@ -78,13 +89,16 @@ fn main() {
         std::thread::spawn(move || write_log(log, out));
     }
     println!("{port}");
+    if let Some(p) = second {
+        println!("{p}");
+    }
     loop {
         std::thread::park();
     }
 }
 
 fn usage() -> ! {
-    eprintln!("usage: imds ec2|openstack|gce|digitalocean|oracle|aliyun|azure [--log FILE] | imds azure-ovf");
+    eprintln!("usage: imds ec2|openstack|gce|digitalocean|oracle|aliyun|exoscale|cloudstack|azure [--log FILE] | imds azure-ovf");
     std::process::exit(2)
 }
 

@@ -27,7 +27,7 @@ use crate::secret::Secret;
 use crate::status::Evidence;
 use serde_json::Value;
 use std::net::{IpAddr, Ipv4Addr};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 pub struct CloudStack;
 
@@ -77,7 +77,9 @@ impl Datasource for CloudStack {
             let base = match crate::cmdline::metadata_url(env.cmdline) {
                 Some(url) => url.trim_end_matches('/').to_string(),
                 None => {
-                    let until = (Instant::now() + request).min(via.wait_until);
+                    // Time for the resolver's rounds (1, 2, 4 s, the last over TCP).
+                    let until = (Instant::now() + (request * 2).max(Duration::from_secs(8)))
+                        .min(via.wait_until);
                     let named = fetcher.resolve(DATA_SERVER, until).unwrap_or_default();
                     let gateway = default_gateway(env.host);
                     let Some((ip, how)) = router(&named, via, gateway) else {
