@@ -93,6 +93,12 @@ fn provisions_an_oci_vm_over_imds_v2() {
         assert_eq!(v1[key], want, "v1.{key} in {v1}");
     }
     assert_eq!(idata["ds"]["meta_data"]["name"], "my-oci-vm", "{idata}");
+    assert_eq!(idata["ds"]["shape"], "VM.Standard.E4.Flex", "{idata}");
+    assert_eq!(
+        idata["ds"]["metadata"]["ssh_authorized_keys"],
+        md::KEY,
+        "{idata}"
+    );
     // The primary VNIC by DHCP with OCI's MTU; the secondary only when asked.
     let net = networkd_files(&m);
     for want in [

@@ -206,6 +206,15 @@ fn read(env: &Env, at: &At, iscsi: bool, data: &mut InstanceData) -> Result<(), 
             ),
         }
     }
+    // instance-data's `ds` is the instance document, as cloud-init keeps it (`ds.shape`,
+    // `ds.canonicalRegionName` for templates), without the user-data.
+    for (key, value) in &doc {
+        let mut value = value.clone();
+        if key == "metadata" {
+            value.as_object_mut().map(|m| m.remove("user_data"));
+        }
+        data.ds.extra.insert(key.clone(), value);
+    }
     data.network_config = network_config(env, at, version, iscsi, data);
     let root = crate::fetch::redact_url(&format!("{}/opc/v{version}/", at.base));
     data.detail = format!("DataSourceOracle [{root}]");
