@@ -90,6 +90,14 @@ fn provisions_an_ecs_instance_in_four_requests() {
         assert_eq!(v1[key], want, "v1.{key} in {v1}");
     }
     // The leaves decoded as cloud-init decodes them: two lines are a list.
+    // cloud-init's AliYun renders the network on every boot: in the merged config (root's).
+    let sensitive = m.json("ember/instance-data-sensitive.json");
+    let when = &sensitive["merged_cfg"]["updates"]["network"]["when"];
+    assert_eq!(
+        when,
+        &serde_json::json!(["boot-new-instance", "boot"]),
+        "{sensitive}"
+    );
     let ns = &idata["ds"]["meta-data"]["dns-conf"]["nameservers"];
     assert_eq!(
         ns,

@@ -8,7 +8,8 @@
 //! crawled leaf by leaf only where that document is missing: common/ec2_tree.rs). Four requests.
 //! Into `InstanceData`: meta-data as served (instance id, `hostname`, `public-keys`, the
 //! per-MAC `network`), user-data, vendor-data, and the network config cloud-init builds
-//! from the per-MAC data (network.rs). A service that gives no token gives nothing, as in
+//! from the per-MAC data (network.rs), rendered again on every boot as cloud-init's AliYun
+//! asks (`updates.network.when: [boot-new-instance, boot]`). A service that gives no token gives nothing, as in
 //! cloud-init (ECS always answers the PUT). Not here: the ECS RAM role credentials.
 //! <https://docs.cloud-init.io/en/latest/reference/datasources/aliyun.html>
 
@@ -25,7 +26,7 @@ use crate::fetch::Fetcher;
 use crate::reason::Reason;
 use crate::secret::Secret;
 use crate::status::Evidence;
-use serde_json::Value;
+use serde_json::{json, Value};
 use std::net::Ipv4Addr;
 
 pub struct AliYun;
@@ -193,6 +194,9 @@ fn read_from(env: &Env, imds: &mut Imds, data: &mut InstanceData) -> Result<(), 
             ),
         }
     }
+    // cloud-init's AliYun renders the network again on every boot (NICs can be attached to
+    // a stopped instance); the image or user-data can still say otherwise.
+    data.config = Some(json!({"updates": {"network": {"when": ["boot-new-instance", "boot"]}}}));
     data.detail = format!("DataSourceAliYun [{base}]");
     data.subplatform = format!("metadata ({base})");
     // cloud-init keeps the crawl as `ds["meta-data"]`.

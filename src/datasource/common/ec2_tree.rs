@@ -97,6 +97,17 @@ fn get<E>(imds: &mut impl Get<E>, path: &str, sent: &mut u32) -> Result<Option<V
     imds(path)
 }
 
+/// The fuzz target `metadata_tree`: `data` as every listing and leaf of a tree (so only the
+/// crawl's budgets end it), and as a `meta-data/all` document to decode.
+#[doc(hidden)]
+pub fn fuzz(data: &[u8]) {
+    let mut get = |_: &str| -> Result<Option<Vec<u8>>, ()> { Ok(Some(data.to_vec())) };
+    let _ = crawl(&mut get, "md");
+    if let Ok(v) = serde_json::from_slice::<Value>(data) {
+        let _ = decode_all(v);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
