@@ -1,6 +1,7 @@
 //! The tests' metadata service emulators as a program, for the QEMU cases and
 //! `scripts/bench-clouds`: `imds ec2 [--log FILE]` serves the EC2 fixture on a loopback port,
-//! prints the port, and serves until killed (`imds azure-ovf` prints Azure's ovf-env.xml, `imds vmware-ovf`
+//! prints the port (and the password server's on a second line for exoscale and cloudstack),
+//! and serves until killed (`imds azure-ovf` prints Azure's ovf-env.xml, `imds vmware-ovf`
 //! the OVF environment of a VMware vApp). `imds lxd SOCKET [--log FILE]` serves LXD's devlxd API
 //! on the unix socket SOCKET instead (a container's /dev/lxd/sock, bind-mounted).
 //! The same code answers the cargo tests (tests/common/emulator/). With `--log FILE`, every request
@@ -38,16 +39,26 @@ fn main() {
         (Some("--log"), Some(file)) => Some(file),
         _ => usage(),
     };
+    // A second port some platforms have (the password server), printed on a second line.
+    let mut second = None;
     let (port, log) = match (platform.as_str(), &socket) {
         ("lxd", Some(path)) => {
             let s = emulator::lxd::start(std::path::Path::new(path));
             (0, s.log)
         }
+        ("exoscale" | "cloudstack", _) => {
+            let s = match platform.as_str() {
+                "exoscale" => emulator::cloudstack::start_exoscale(),
+                _ => emulator::cloudstack::start(),
+            };
+            second = Some(s.password_port);
+            (s.port, s.log)
+        }
         _ => {
             let Some(&(_, start)) = EMULATORS.iter().find(|(name, _)| *name == platform) else {
                 let known: Vec<&str> = EMULATORS.iter().map(|(name, _)| *name).collect();
                 eprintln!(
-                    "imds: unknown platform '{platform}' (known: {}, lxd)",
+                    "imds: unknown platform '{platform}' (known: {}, lxd, exoscale, cloudstack)",
                     known.join(", ")
                 );
                 std::process::exit(2);
@@ -69,6 +80,9 @@ fn main() {
     match socket {
         Some(path) => println!("{path}"),
         None => println!("{port}"),
+    }
+    if let Some(p) = second {
+        println!("{p}");
     }
     loop {
         std::thread::park();
@@ -104,6 +118,8 @@ const EMULATORS: &[(&str, fn() -> (u16, Log))] = &[
     ("openstack", emulator!(openstack)),
     ("gce", emulator!(gce)),
     ("digitalocean", emulator!(digitalocean)),
+    ("aliyun", emulator!(aliyun)),
+    ("oracle", emulator!(oracle)),
     // IMDS and the wireserver on one port (`ember.azure.wireserver=` names it).
     ("azure", || {
         let s = emulator::azure::start_with_wire();
@@ -122,7 +138,8 @@ const EMULATORS: &[(&str, fn() -> (u16, Log))] = &[
 fn usage() -> ! {
     let known: Vec<&str> = EMULATORS.iter().map(|(name, _)| *name).collect();
     eprintln!(
-        "usage: imds {} [--log FILE] | imds lxd SOCKET [--log FILE] | imds azure-ovf|vmware-ovf",
+        "usage: imds {}|exoscale|cloudstack [--log FILE] | imds lxd SOCKET [--log FILE] \
+         | imds azure-ovf|vmware-ovf",
         known.join("|")
     );
     std::process::exit(2)

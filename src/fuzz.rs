@@ -28,6 +28,12 @@ pub const TARGETS: &[Target] = &[
     ("ovf_env", ovf_env),
     ("http_response", crate::fetch::fuzz_response),
     ("dns_answer", crate::fetch::fuzz_dns),
+    #[cfg(any(
+        feature = "ds-aliyun",
+        feature = "ds-exoscale",
+        feature = "ds-cloudstack"
+    ))]
+    ("metadata_tree", crate::datasource::common::ec2_tree::fuzz),
 ];
 
 /// The kernel command line and everything ember reads from it.

@@ -146,10 +146,14 @@ free_port() {
 # network is always restricted; --net PORT forwards the guest's 169.254.169.254:80 to the
 # loopback port, --dns PORT the guest's TCP to 169.254.169.53:53 (a restricted network drops
 # UDP, and QEMU's own DNS would ask the host's resolver), --ssh PORT forwards loopback PORT to the guest's port 22; --mac gives the NIC
-# that MAC (and a NIC on a restricted network with nothing forwarded when neither is asked).
+# that MAC (and a NIC on a restricted network with nothing forwarded when neither is asked);
+# --fwd IP:PORT:HOSTPORT forwards the guest's TCP to IP:PORT to the loopback HOSTPORT (a
+# password server on 8080, a service at another address), --subnet A.B.C makes the network
+# A.B.C.0/24 instead of 169.254.169.0/24 (--net then has no 169.254.169.254 to forward).
 # Returns QEMU's status (124 on timeout). BOOT_SECONDS holds the wall time.
 boot() {
     local name=$1 timeout=60 append="" initrd=${INITRD:-} net="" dns="" ssh="" mac="" args=() started
+    local subnet=169.254.169 fwds=()
     shift
     while [ $# -gt 0 ]; do
         case "$1" in
@@ -160,6 +164,8 @@ boot() {
             --dns) dns=$2; shift 2 ;;
             --ssh) ssh=$2; shift 2 ;;
             --mac) mac=$2; shift 2 ;;
+            --fwd) fwds+=("$2"); shift 2 ;;
+            --subnet) subnet=$2; shift 2 ;;
             --append) append=$2; shift 2 ;;
             --initrd) initrd=$2; shift 2 ;;
             --timeout) timeout=$2; shift 2 ;;
@@ -169,10 +175,13 @@ boot() {
         esac
     done
     if [ -n "$net$dns$ssh$mac" ]; then
-        local netdev="user,id=n0,restrict=on,net=169.254.169.0/24,host=169.254.169.2,dhcpstart=169.254.169.15"
+        local netdev="user,id=n0,restrict=on,net=$subnet.0/24,host=$subnet.2,dhcpstart=$subnet.15" fwd
         [ -z "$net" ] || netdev+=",guestfwd=tcp:169.254.169.254:80-cmd:socat - TCP:127.0.0.1:$net"
         [ -z "$dns" ] || netdev+=",guestfwd=tcp:169.254.169.53:53-cmd:socat - TCP:127.0.0.1:$dns"
         [ -z "$ssh" ] || netdev+=",hostfwd=tcp:127.0.0.1:$ssh-:22"
+        for fwd in "${fwds[@]}"; do
+            netdev+=",guestfwd=tcp:${fwd%:*}-cmd:socat - TCP:127.0.0.1:${fwd##*:}"
+        done
         # shellcheck disable=SC2054 # QEMU's own comma-separated option syntax
         args+=(-netdev "$netdev" -device "virtio-net-pci,netdev=n0${mac:+,mac=$mac}")
     else

@@ -26,8 +26,9 @@ pub struct Service {
     pub bases: Vec<String>,
     /// The code a read gives when the service did not answer: the next NIC is tried.
     pub unreachable: Reason,
-    /// How a lease is made: its deadline (the datasource's), the metadata route, DHCP or
-    /// link-local, SLAAC, the site-specific DHCP options asked for.
+    /// How a lease is made: its deadline (the datasource's), the metadata route (`None`: the
+    /// service's address is learnt from the lease, so a lease is made without a default
+    /// route), DHCP or link-local, SLAAC, the site-specific DHCP options asked for.
     pub lease: Options,
     /// The NICs a lease is tried on, in order.
     pub nics: Vec<String>,
@@ -37,9 +38,6 @@ pub struct Service {
     /// The platform waits to hear how the fetch ended (Azure while provisioning): once the
     /// service answered, the stage calls `Datasource::report` over the same way.
     pub awaits_report: bool,
-    /// The service is at a routed address (Bigstep's URL), not the metadata address: a lease
-    /// is made when the initramfs has no default route yet.
-    pub routed: bool,
 }
 
 impl Service {
@@ -56,7 +54,6 @@ impl Service {
             nics: fallback_candidates(env.host),
             share: Some((request * 2).max(Duration::from_secs(5))),
             awaits_report: false,
-            routed: false,
         }
     }
 
@@ -65,7 +62,6 @@ impl Service {
     pub fn routed(env: &Env, bases: Vec<String>, request: Duration, deadline: Instant) -> Self {
         let mut service = Service::metadata(env, bases, request, deadline);
         service.lease.metadata = None;
-        service.routed = true;
         service
     }
 
@@ -111,9 +107,14 @@ impl Link {
         mut read: impl FnMut(&mut InstanceData, &Via) -> Result<(), Diag>,
     ) -> Result<(), Diag> {
         self.awaits_report = service.awaits_report;
-        let at = service.lease.metadata.unwrap_or(METADATA_V4);
-        let unrouted = service.routed && no_default_route(env.host);
-        if needs_lease_to(env.host, &service.bases, at) || unrouted {
+        // A service at a known address needs a lease when no route goes there; one whose
+        // address only a lease tells (CloudStack's router), or any routed one, when there is
+        // no default route.
+        let needed = match service.lease.metadata {
+            Some(address) => needs_lease_to(env.host, &service.bases, address),
+            None => no_default_route(env.host),
+        };
+        if needed {
             return self.over_lease(service, data, read);
         }
         let via = Via {
@@ -212,16 +213,19 @@ pub fn needs_lease(host: &crate::host::Host, bases: &[String]) -> bool {
     needs_lease_to(host, bases, METADATA_V4)
 }
 
-/// `needs_lease` for a service at another link-local address (Scaleway's 169.254.42.42),
-/// which the service names in its lease options (`Options::metadata`).
-pub fn needs_lease_to(host: &crate::host::Host, bases: &[String], at: Ipv4Addr) -> bool {
-    if !bases.iter().any(|b| b.contains(&at.to_string())) {
+/// `needs_lease` for a service at another address (the `lease.metadata` of its `Service`:
+/// Scaleway's 169.254.42.42, AliYun's 100.100.100.200).
+pub fn needs_lease_to(host: &crate::host::Host, bases: &[String], address: Ipv4Addr) -> bool {
+    if !bases.iter().any(|b| b.contains(&address.to_string())) {
         return false;
     }
-    crate::network::routes::read(host).is_some_and(|routes| !routes.iter().any(|r| r.covers(at)))
+    crate::network::routes::read(host)
+        .is_some_and(|routes| !routes.iter().any(|r| r.covers(address)))
 }
 
-/// No default route in a readable route table (an unreadable one is someone else's network).
+/// No default route in a readable route table (an unreadable one is someone else's network):
+/// a service whose address only a lease tells (`lease.metadata` of `None`: CloudStack's
+/// virtual router, the DHCP server), or a routed one (Bigstep), gets a lease then.
 pub fn no_default_route(host: &crate::host::Host) -> bool {
     crate::network::routes::read(host).is_some_and(|routes| !routes.iter().any(|r| r.is_default()))
 }

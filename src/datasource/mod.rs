@@ -7,6 +7,8 @@
 
 #[cfg(feature = "ds-akamai")]
 pub mod akamai;
+#[cfg(feature = "ds-aliyun")]
+pub mod aliyun;
 #[cfg(feature = "ds-altcloud")]
 pub mod altcloud;
 pub mod azure;
@@ -15,10 +17,14 @@ pub mod bigstep;
 pub mod choose;
 #[cfg(feature = "ds-cloudcix")]
 pub mod cloudcix;
+#[cfg(feature = "ds-cloudstack")]
+pub mod cloudstack;
 pub mod common;
 pub mod digitalocean;
 pub mod ec2;
 pub mod events;
+#[cfg(feature = "ds-exoscale")]
+pub mod exoscale;
 pub mod gce;
 #[cfg(feature = "ds-hetzner")]
 pub mod hetzner;
@@ -35,6 +41,8 @@ pub mod nwcs;
 #[cfg(feature = "ds-opennebula")]
 pub mod opennebula;
 pub mod openstack;
+#[cfg(feature = "ds-oracle")]
+pub mod oracle;
 #[cfg(feature = "ds-rbxcloud")]
 pub mod rbxcloud;
 #[cfg(feature = "ds-scaleway")]
@@ -179,12 +187,14 @@ pub const DATASOURCES: &[&dyn Datasource] = &[
     // MAAS
     &gce::Gce,
     &openstack::OpenStack,
-    // AliYun
+    #[cfg(feature = "ds-aliyun")]
+    &aliyun::AliYun,
     #[cfg(feature = "ds-vultr")]
     &vultr::Vultr,
     &ec2::Ec2,
     // CloudSigma
-    // CloudStack
+    #[cfg(feature = "ds-cloudstack")]
+    &cloudstack::CloudStack,
     // SmartOS
     #[cfg(feature = "ds-bigstep")]
     &bigstep::Bigstep,
@@ -194,8 +204,10 @@ pub const DATASOURCES: &[&dyn Datasource] = &[
     &hetzner::Hetzner,
     #[cfg(feature = "ds-ibmcloud")]
     &ibmcloud::IbmCloud,
-    // Oracle
-    // Exoscale
+    #[cfg(feature = "ds-oracle")]
+    &oracle::Oracle,
+    #[cfg(feature = "ds-exoscale")]
+    &exoscale::Exoscale,
     #[cfg(feature = "ds-rbxcloud")]
     &rbxcloud::RbxCloud,
     #[cfg(feature = "ds-upcloud")]

@@ -277,6 +277,16 @@ impl Fetcher {
         self.deadline
     }
 
+    /// `name`'s addresses by the resolver requests use, by `until` (and the overall
+    /// deadline): for a datasource that finds its service by name (CloudStack's
+    /// `data-server`) and must know whether the name exists before it asks anything.
+    pub fn resolve(&self, name: &str, until: Instant) -> Option<Vec<std::net::IpAddr>> {
+        match &self.dial {
+            http::Dial::Tcp(dns) => dns.resolve(name, until.min(self.deadline)).ok(),
+            http::Dial::Unix(_) => None,
+        }
+    }
+
     fn read_path(&self, url: &str, path: &str, max_bytes: u64) -> Result<Vec<u8>, FetchError> {
         let full = self.host.path(path);
         // Regular files only: `#include file:///dev/console` or a FIFO would block for ever.

@@ -6,6 +6,7 @@
 mod common;
 
 mod akamai;
+mod aliyun;
 mod altcloud;
 mod azure;
 mod azure_wireserver;
@@ -13,10 +14,12 @@ mod bigstep;
 mod boots;
 mod canonical_seeds;
 mod cloudcix;
+mod cloudstack;
 mod config_sources;
 mod digitalocean;
 mod dns_seed;
 mod ec2;
+mod exoscale;
 mod gce;
 mod hetzner;
 mod http_seed;
@@ -28,6 +31,7 @@ mod none;
 mod nwcs;
 mod opennebula;
 mod openstack;
+mod oracle;
 mod rbxcloud;
 mod scaleway;
 mod templates;

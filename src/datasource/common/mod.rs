@@ -4,6 +4,14 @@
 
 #[cfg(feature = "ds-hetzner")]
 pub mod b64;
+#[cfg(any(
+    feature = "ds-aliyun",
+    feature = "ds-exoscale",
+    feature = "ds-cloudstack"
+))]
+pub mod ec2_tree;
 pub mod metadata_get;
+#[cfg(any(feature = "ds-exoscale", feature = "ds-cloudstack"))]
+pub mod password_server;
 pub mod seed;
 pub mod seed_volume;

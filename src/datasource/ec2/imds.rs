@@ -13,8 +13,19 @@ use crate::secret::Secret;
 use std::time::{Duration, Instant};
 
 const TOKEN_PATH: &str = "latest/api/token";
-const TOKEN_TTL_HEADER: &str = "X-aws-ec2-metadata-token-ttl-seconds";
-const TOKEN_HEADER: &str = "X-aws-ec2-metadata-token";
+
+/// The headers of a service's IMDSv2-style token: the PUT's TTL header and the GET's token
+/// header. EC2-compatible services that copied the protocol renamed them (AliYun).
+pub struct TokenHeaders {
+    pub ttl: &'static str,
+    pub token: &'static str,
+}
+
+/// AWS's.
+pub const AWS: TokenHeaders = TokenHeaders {
+    ttl: "X-aws-ec2-metadata-token-ttl-seconds",
+    token: "X-aws-ec2-metadata-token",
+};
 /// cloud-init's TTL: six hours.
 const TOKEN_TTL: &str = "21600";
 /// Tokens are about 56 characters; anything much longer is not one.
@@ -113,6 +124,7 @@ pub struct Imds {
     fetcher: Fetcher,
     base: String,
     token: Option<Secret<String>>,
+    headers: &'static TokenHeaders,
     retries: u32,
     max_bytes: u64,
     /// Requests sent, the token's included.
@@ -133,10 +145,20 @@ enum TokenAnswer {
 impl Imds {
     /// Finds a base URL that answers, getting a token (or, where allowed, settling for IMDSv1).
     pub fn connect(fetcher: Fetcher, s: &Settings) -> Result<Imds, Error> {
+        Imds::connect_with(fetcher, s, &AWS)
+    }
+
+    /// `connect` to a service whose token goes by other header names.
+    pub fn connect_with(
+        fetcher: Fetcher,
+        s: &Settings,
+        headers: &'static TokenHeaders,
+    ) -> Result<Imds, Error> {
         let mut imds = Imds {
             fetcher,
             base: String::new(),
             token: None,
+            headers,
             retries: s.retries,
             max_bytes: s.max_bytes,
             reads: 0,
@@ -189,7 +211,7 @@ impl Imds {
 
     fn put_token(&mut self) -> TokenAnswer {
         let url = format!("{}/{TOKEN_PATH}", self.base);
-        let headers = [(TOKEN_TTL_HEADER.to_string(), TOKEN_TTL.to_string())];
+        let headers = [(self.headers.ttl.to_string(), TOKEN_TTL.to_string())];
         self.reads += 1;
         match self.fetcher.request("PUT", &url, &headers, TOKEN_MAX_BYTES) {
             Ok(Response { status: 200, body }) => {
@@ -233,7 +255,7 @@ impl Imds {
             let headers: Vec<(String, String)> = self
                 .token
                 .iter()
-                .map(|t| (TOKEN_HEADER.to_string(), t.expose().clone()))
+                .map(|t| (self.headers.token.to_string(), t.expose().clone()))
                 .collect();
             self.reads += 1;
             let why = match self.fetcher.request("GET", &url, &headers, self.max_bytes) {

@@ -13,7 +13,7 @@
 
 mod bdm;
 mod dmi;
-mod imds;
+pub(crate) mod imds;
 pub mod network;
 
 use crate::context::Env;

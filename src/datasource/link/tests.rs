@@ -84,3 +84,33 @@ fn a_report_is_due_only_when_the_service_answered_and_awaits_one() {
         );
     }
 }
+
+#[test]
+fn a_service_at_another_address_or_the_leases_own() {
+    let dir = host_tree("other-address", None);
+    let host = Host::new(&dir);
+    let aliyun = Ipv4Addr::new(100, 100, 100, 200);
+    let bases = vec![format!("http://{aliyun}")];
+    // Unreadable routes: the network is someone else's.
+    assert!(!needs_lease_to(&host, &bases, aliyun));
+    assert!(!no_default_route(&host));
+    // A link-local route only: 100.100.100.200 and a leased router both need a lease.
+    host_tree(
+        "other-address",
+        Some("eth0\t0000FEA9\t00000000\t0001\t0\t0\t0\t0000FFFF\n"),
+    );
+    assert!(needs_lease_to(&host, &bases, aliyun));
+    assert!(
+        !needs_lease(&host, &bases),
+        "not the metadata address's bases"
+    );
+    assert!(no_default_route(&host));
+    // A default route reaches both.
+    host_tree(
+        "other-address",
+        Some("eth0\t00000000\t0100000A\t0003\t0\t0\t0\t00000000\n"),
+    );
+    assert!(!needs_lease_to(&host, &bases, aliyun));
+    assert!(!no_default_route(&host));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

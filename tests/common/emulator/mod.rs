@@ -4,10 +4,12 @@
 #![allow(dead_code)] // each test binary, the scaling bench and examples/imds use a subset
 
 pub mod akamai;
+pub mod aliyun;
 pub mod azure;
 pub mod azure_wire;
 pub mod bigstep;
 pub mod cloudcix;
+pub mod cloudstack;
 pub mod digitalocean;
 pub mod ec2;
 pub mod gce;
@@ -15,6 +17,7 @@ pub mod hetzner;
 pub mod lxd;
 pub mod nwcs;
 pub mod openstack;
+pub mod oracle;
 pub mod scaleway;
 pub mod scripted;
 pub mod upcloud;
