@@ -378,7 +378,7 @@ reasons! {
     XmlSyntax = "xml-syntax",
     /// YAML that does not parse.
     YamlSyntax = "yaml-syntax",
-    /// A YAML value of the wrong type for where it stands.
+    /// A YAML value of the wrong type for where it stands, or a scalar that cannot be what its tag says (`!!int abc`, an unknown tag): the top-level key it stands under is left out.
     YamlType = "yaml-type",
 }
 

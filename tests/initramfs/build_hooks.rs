@@ -221,6 +221,8 @@ fn dracut_module_installs_hooks_or_units_by_the_image_kind() {
             "inst_script {SHARE}/ember-initrd-local /usr/bin/ember-initrd-local"
         ));
         want.push("inst_multiple chroot".into());
+        // VMware's guestinfo reader, when the image has open-vm-tools.
+        want.push("inst_multiple -o vmware-rpctool".into());
         want.extend(ca_line("inst_simple "));
         want.push("inst_hook cmdline 90 ember-cmdline.sh".into());
         want
