@@ -16,6 +16,8 @@ pub mod link;
 pub mod nocloud;
 pub mod none;
 pub mod openstack;
+#[cfg(feature = "ds-smartos")]
+pub mod smartos;
 
 use crate::context::Env;
 use crate::detect::dmi::Dmi;
@@ -125,7 +127,8 @@ pub const DATASOURCES: &[&dyn Datasource] = &[
     &ec2::Ec2,
     // CloudSigma
     // CloudStack
-    // SmartOS
+    #[cfg(feature = "ds-smartos")]
+    &smartos::SmartOs,
     // Bigstep
     // Scaleway
     // Hetzner
