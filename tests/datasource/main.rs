@@ -19,4 +19,5 @@ mod https_seed;
 mod nocloud;
 mod none;
 mod openstack;
+mod smartos;
 mod templates;

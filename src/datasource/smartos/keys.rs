@@ -61,7 +61,7 @@ fn is_true(v: &[u8]) -> bool {
     matches!(t.as_str(), "true" | "1" | "on" | "yes")
 }
 
-pub fn read_all(c: &mut Client, legacy_base64: bool, diags: &mut Vec<Diag>) -> Values {
+pub fn read_all(c: &mut Client, legacy_base64: bool, shown: &str, diags: &mut Vec<Diag>) -> Values {
     let mut out = BTreeMap::new();
     let all: Vec<&'static str> = TEXT
         .iter()
@@ -74,7 +74,11 @@ pub fn read_all(c: &mut Client, legacy_base64: bool, diags: &mut Vec<Diag>) -> V
             Failure::Channel(_) => Reason::MetadataUnreachable,
             Failure::Frame(_) => Reason::MetadataInvalid,
         };
-        diags.push(Diag::warning(reason, format!("GET failed: {e}")).key(key));
+        diags.push(
+            Diag::warning(reason, format!("GET failed: {e}"))
+                .file(shown)
+                .key(key),
+        );
     };
     let mut closed = false;
     for key in all {
@@ -96,7 +100,7 @@ pub fn read_all(c: &mut Client, legacy_base64: bool, diags: &mut Vec<Diag>) -> V
         }
     }
     if legacy_base64 && !closed {
-        decode_legacy(c, &mut out, diags);
+        decode_legacy(c, &mut out, shown, diags);
     }
     Values(out)
 }
@@ -114,7 +118,12 @@ fn once_more(c: &mut Client, op: &str, key: Option<&str>) -> Result<Reply, Failu
 /// A KVM guest's legacy markers: `base64_all`, `base64_keys` (comma-separated) and
 /// `b64-<key>`, listed by `KEYS`, say which values are base64 on top of the frame's. A value
 /// that does not decode is kept as it came, with a warning, as cloud-init keeps it.
-fn decode_legacy(c: &mut Client, out: &mut BTreeMap<&'static str, Vec<u8>>, diags: &mut Vec<Diag>) {
+fn decode_legacy(
+    c: &mut Client,
+    out: &mut BTreeMap<&'static str, Vec<u8>>,
+    shown: &str,
+    diags: &mut Vec<Diag>,
+) {
     let listed = match once_more(c, "KEYS", None) {
         Ok(Reply::Value(v)) => String::from_utf8_lossy(&v).into_owned(),
         Ok(Reply::NotFound) => return,
@@ -122,7 +131,8 @@ fn decode_legacy(c: &mut Client, out: &mut BTreeMap<&'static str, Vec<u8>>, diag
             let d = Diag::warning(
                 Reason::MetadataUnreachable,
                 format!("KEYS failed: {e}: values are taken as they came"),
-            );
+            )
+            .file(shown);
             diags.push(d);
             return;
         }
@@ -160,6 +170,7 @@ fn decode_legacy(c: &mut Client, out: &mut BTreeMap<&'static str, Vec<u8>>, diag
                     Reason::Base64Invalid,
                     "marked base64 but is not: kept as it came",
                 )
+                .file(shown)
                 .key(*key),
             ),
         }
@@ -191,6 +202,17 @@ pub fn build(values: Values, shown: &str, data: &mut InstanceData) -> Result<(),
         .unwrap_or_default()
         .to_string();
     if id.is_empty() {
+        // The GET's own failure says more than its absence.
+        if let Some(at) = data
+            .diags
+            .iter()
+            .position(|d| d.key.as_deref() == Some("sdc:uuid"))
+        {
+            let mut d = data.diags.remove(at);
+            d.severity = crate::error::Severity::Error;
+            d.message = format!("no instance id: {}", d.message);
+            return Err(d);
+        }
         let msg = "no instance id: sdc:uuid is missing or empty";
         return Err(Diag::error(Reason::MetadataInvalid, msg)
             .file(shown)

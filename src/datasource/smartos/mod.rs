@@ -105,16 +105,13 @@ impl Datasource for SmartOs {
             platform: Some("joyent".into()),
             ..InstanceData::default()
         };
-        let read = keys::read_all(
-            &mut client,
-            matches!(chan, Channel::Serial(_)),
-            &mut data.diags,
-        );
-        data.reads = client.sent;
         let (shown, kind) = match &chan {
             Channel::Serial(p) => (p.clone(), "serial"),
             Channel::Socket(p) => (p.clone(), "socket"),
         };
+        let legacy = matches!(chan, Channel::Serial(_));
+        let read = keys::read_all(&mut client, legacy, &shown, &mut data.diags);
+        data.reads = client.sent;
         data.detail = format!("DataSourceSmartOS [client={kind} {shown}]");
         data.subplatform = format!("{kind} ({shown})");
         keys::build(read, &shown, &mut data)?;
@@ -165,7 +162,8 @@ fn open(env: &Env, chan: &Channel) -> Result<Client, Diag> {
 
 /// cloud-init's built-in config for a hardware VM: the second disk is `ephemeral0` (or the
 /// image's `disk_aliases`), given an MBR and ext4 only when the user's config asks for a
-/// layout.
+/// layout. The layout is left out when the machine has no such disk: cloud-init would try it
+/// and log the failure, ember would wait for the device and record an error.
 fn kvm_config(env: &Env) -> Value {
     let aliases = env
         .image
@@ -174,11 +172,20 @@ fn kvm_config(env: &Env) -> Value {
         .filter(|a| a.is_object())
         .cloned()
         .unwrap_or_else(|| json!({"ephemeral0": "/dev/vdb"}));
-    json!({
-        "device_aliases": aliases,
-        "disk_setup": {"ephemeral0": {"table_type": "mbr", "layout": false, "overwrite": false}},
-        "fs_setup": [{"label": "ephemeral0", "filesystem": "ext4", "device": "ephemeral0"}],
-    })
+    let disk = aliases
+        .get("ephemeral0")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let name = disk.rsplit('/').next().unwrap_or_default();
+    let present = !name.is_empty() && env.host.sys_block().join(name).exists();
+    let mut cfg = json!({"device_aliases": aliases});
+    if present {
+        cfg["disk_setup"] =
+            json!({"ephemeral0": {"table_type": "mbr", "layout": false, "overwrite": false}});
+        cfg["fs_setup"] =
+            json!([{"label": "ephemeral0", "filesystem": "ext4", "device": "ephemeral0"}]);
+    }
+    cfg
 }
 
 #[cfg(test)]

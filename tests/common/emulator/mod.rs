@@ -9,6 +9,7 @@ pub mod digitalocean;
 pub mod ec2;
 pub mod gce;
 pub mod openstack;
+pub mod smartos;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
