@@ -1,6 +1,8 @@
 //! The tests' metadata service emulators as a program, for the QEMU cases and
 //! `scripts/bench-clouds`: `imds ec2 [--log FILE]` serves the EC2 fixture on a loopback port,
 //! prints the port, and serves until killed (`imds azure-ovf` prints Azure's ovf-env.xml).
+//! A serial-port cloud (`imds smartos`) listens on a unix socket instead, for QEMU's second
+//! serial port to connect to, and prints its path.
 //! The same code answers the cargo tests (tests/common/emulator/). With `--log FILE`, every request
 //! the emulator receives is appended to FILE as one `METHOD PATH` line, within a few
 //! milliseconds of its arrival.
@@ -46,6 +48,12 @@ fn main() {
             let s = emulator::digitalocean::start();
             (s.port, s.log)
         }
+        "smartos" => {
+            let agent = emulator::smartos::Agent::new();
+            let path = serial_socket(&platform);
+            agent.listen(&path);
+            serve(path.display(), agent.log, log_file)
+        }
         // IMDS and the wireserver on one port (`ember.azure.wireserver=` names it).
         "azure" => {
             let s = emulator::azure::start_with_wire();
@@ -53,11 +61,27 @@ fn main() {
         }
         other => {
             eprintln!(
-                "imds: unknown platform '{other}' (known: ec2, openstack, gce, digitalocean, azure)"
+                "imds: unknown platform '{other}' (known: ec2, openstack, gce, digitalocean, azure, smartos)"
             );
             std::process::exit(2);
         }
     };
+    serve(port, log, log_file)
+}
+
+/// A socket path of our own in the temporary directory (QEMU's `-chardev socket` wants it
+/// short).
+fn serial_socket(platform: &str) -> std::path::PathBuf {
+    let name = format!("ember-imds-{platform}-{}.sock", std::process::id());
+    std::env::temp_dir().join(name)
+}
+
+/// Logs the requests to `log_file`, prints where the emulator is, and serves until killed.
+fn serve(
+    at: impl std::fmt::Display,
+    log: Arc<Mutex<Vec<emulator::Request>>>,
+    log_file: Option<String>,
+) -> ! {
     if let Some(file) = log_file {
         let out = std::fs::OpenOptions::new()
             .create(true)
@@ -69,14 +93,16 @@ fn main() {
             });
         std::thread::spawn(move || write_log(log, out));
     }
-    println!("{port}");
+    println!("{at}");
     loop {
         std::thread::park();
     }
 }
 
 fn usage() -> ! {
-    eprintln!("usage: imds ec2|openstack|gce|digitalocean|azure [--log FILE] | imds azure-ovf");
+    eprintln!(
+        "usage: imds ec2|openstack|gce|digitalocean|azure|smartos [--log FILE] | imds azure-ovf"
+    );
     std::process::exit(2)
 }
 

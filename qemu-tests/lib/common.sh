@@ -142,11 +142,14 @@ free_port() {
 
 # boot NAME [--disk F]… [--cdrom F] [--net PORT] [--dns PORT] [--ssh PORT] [--mac MAC]
 #      [--append ARGS] [--initrd F] [--timeout S] [--memory MIB] [--smbios SPEC]
+#      [--serial2 SOCKET]
 # Boots the kernel under TCG with the serial console in $WORK/NAME.console. QEMU's user
 # network is always restricted; --net PORT forwards the guest's 169.254.169.254:80 to the
 # loopback port, --dns PORT the guest's TCP to 169.254.169.53:53 (a restricted network drops
 # UDP, and QEMU's own DNS would ask the host's resolver), --ssh PORT forwards loopback PORT to the guest's port 22; --mac gives the NIC
 # that MAC (and a NIC on a restricted network with nothing forwarded when neither is asked).
+# --serial2 SOCKET connects the guest's second serial port (ttyS1) to a host program listening
+# on that unix socket (a serial-port cloud's metadata agent, checks.sh's serve_serial).
 # Returns QEMU's status (124 on timeout). BOOT_SECONDS holds the wall time.
 boot() {
     local name=$1 timeout=60 append="" initrd=${INITRD:-} net="" dns="" ssh="" mac="" args=() started
@@ -165,6 +168,7 @@ boot() {
             --timeout) timeout=$2; shift 2 ;;
             --memory) args+=(-m "$2"); shift 2 ;;
             --smbios) args+=(-smbios "$2"); shift 2 ;;
+            --serial2) args+=(-chardev "socket,id=serial2,path=$2" -serial chardev:serial2); shift 2 ;;
             *) die "boot: unknown option $1" ;;
         esac
     done

@@ -22,7 +22,8 @@ pub const HOSTNAME: &str = "triton-vm";
 pub const KEY: &str = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIJoyentKeyForTestsOnly joyent-key";
 pub const MAC: &str = "90:b8:d0:ae:64:51";
 pub const USER_DATA: &str = "#cloud-config\nwrite_files:\n  - path: /etc/smartos-secret\n    content: smartos-user-data-5e1f\n    permissions: '0600'\n";
-pub const USER_SCRIPT: &str = "echo user-script-secret-8a2c > /run/user-script-ran\n";
+/// No `#!`: cloud-init takes it as bash. It leaves a mark (the QEMU case looks for it).
+pub const USER_SCRIPT: &str = "# user-script-secret-8a2c\necho ran >/var/lib/user-script-ran\n";
 pub const OPERATOR_SCRIPT: &str = "#!/bin/sh\necho operator-secret-44b1\n";
 pub const LEGACY_USER_DATA: &str = "legacy-mdata-secret-91d0\n";
 
