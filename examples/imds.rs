@@ -1,7 +1,7 @@
 //! The tests' metadata service emulators as a program, for the QEMU cases and
 //! `scripts/bench-clouds`: `imds ec2 [--log FILE]` serves the EC2 fixture on a loopback port,
 //! prints the port, and serves until killed (`imds azure-ovf` prints Azure's ovf-env.xml).
-//! A serial-port cloud (`imds smartos`) listens on a unix socket instead, for QEMU's second
+//! A serial-port cloud (`imds smartos`, `imds cloudsigma`) listens on a unix socket instead, for QEMU's second
 //! serial port to connect to, and prints its path.
 //! The same code answers the cargo tests (tests/common/emulator/). With `--log FILE`, every request
 //! the emulator receives is appended to FILE as one `METHOD PATH` line, within a few
@@ -54,6 +54,12 @@ fn main() {
             agent.listen(&path);
             serve(path.display(), agent.log, log_file)
         }
+        "cloudsigma" => {
+            let host = emulator::cloudsigma::Host::new();
+            let path = serial_socket(&platform);
+            host.listen(&path);
+            serve(path.display(), host.log, log_file)
+        }
         // IMDS and the wireserver on one port (`ember.azure.wireserver=` names it).
         "azure" => {
             let s = emulator::azure::start_with_wire();
@@ -61,7 +67,7 @@ fn main() {
         }
         other => {
             eprintln!(
-                "imds: unknown platform '{other}' (known: ec2, openstack, gce, digitalocean, azure, smartos)"
+                "imds: unknown platform '{other}' (known: ec2, openstack, gce, digitalocean, azure, smartos, cloudsigma)"
             );
             std::process::exit(2);
         }
@@ -101,7 +107,7 @@ fn serve(
 
 fn usage() -> ! {
     eprintln!(
-        "usage: imds ec2|openstack|gce|digitalocean|azure|smartos [--log FILE] | imds azure-ovf"
+        "usage: imds ec2|openstack|gce|digitalocean|azure|smartos|cloudsigma [--log FILE] | imds azure-ovf"
     );
     std::process::exit(2)
 }

@@ -7,6 +7,8 @@
 
 pub mod azure;
 pub mod choose;
+#[cfg(feature = "ds-cloudsigma")]
+pub mod cloudsigma;
 pub mod common;
 pub mod digitalocean;
 pub mod ec2;
@@ -125,7 +127,8 @@ pub const DATASOURCES: &[&dyn Datasource] = &[
     // AliYun
     // Vultr
     &ec2::Ec2,
-    // CloudSigma
+    #[cfg(feature = "ds-cloudsigma")]
+    &cloudsigma::CloudSigma,
     // CloudStack
     #[cfg(feature = "ds-smartos")]
     &smartos::SmartOs,

@@ -9,6 +9,7 @@ mod azure;
 mod azure_wireserver;
 mod boots;
 mod canonical_seeds;
+mod cloudsigma;
 mod config_sources;
 mod digitalocean;
 mod dns_seed;

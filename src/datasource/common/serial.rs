@@ -138,8 +138,14 @@ impl Channel {
 
     /// The next line, without its `\n` (and a `\r` before it), by `until`.
     pub fn read_line(&mut self, until: Instant) -> Result<Vec<u8>, LineError> {
+        self.read_to(b"\n", until)
+    }
+
+    /// What comes before the first of the bytes `ends` (dropped, with a `\r` before it),
+    /// by `until`.
+    pub fn read_to(&mut self, ends: &[u8], until: Instant) -> Result<Vec<u8>, LineError> {
         loop {
-            if let Some(at) = self.buf.iter().position(|b| *b == b'\n') {
+            if let Some(at) = self.buf.iter().position(|b| ends.contains(b)) {
                 let mut line: Vec<u8> = self.buf.drain(..=at).collect();
                 line.pop();
                 if line.last() == Some(&b'\r') {
@@ -190,6 +196,10 @@ mod tests {
         let soon = || Instant::now() + Duration::from_millis(200);
         assert_eq!(ch.read_line(soon()).unwrap(), b"V2_OK");
         assert_eq!(ch.read_line(soon()).unwrap(), b"second");
+        peer.write_all(b"{}\x04\n").unwrap();
+        assert_eq!(ch.read_to(b"\n\x04", soon()).unwrap(), b"part{}");
+        assert_eq!(ch.read_line(soon()).unwrap(), b"");
+        peer.write_all(b"part").unwrap();
         assert!(matches!(ch.read_line(soon()), Err(LineError::Timeout(4))));
         peer.write_all(&[b'x'; 40]).unwrap();
         assert!(matches!(ch.read_line(soon()), Err(LineError::TooLong(16))));

@@ -146,23 +146,7 @@ impl Agent {
 
     /// A pty whose other side this agent answers; the path of the side a guest opens.
     pub fn pty(&self) -> PathBuf {
-        use rustix::pty::{grantpt, openpt, ptsname, unlockpt, OpenptFlags};
-        let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).unwrap();
-        grantpt(&master).unwrap();
-        unlockpt(&master).unwrap();
-        let name = ptsname(&master, Vec::new()).unwrap();
-        let path = PathBuf::from(name.to_str().unwrap());
-        // Held open so the master never reads EIO between the guest's opens; raw, so what
-        // the agent writes is not echoed back to it.
-        let slave = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .open(&path)
-            .unwrap();
-        let mut tio = rustix::termios::tcgetattr(&slave).unwrap();
-        tio.make_raw();
-        rustix::termios::tcsetattr(&slave, rustix::termios::OptionalActions::Now, &tio).unwrap();
-        let master = std::fs::File::from(master);
+        let (master, slave, path) = super::pty();
         let agent = self.clone();
         std::thread::spawn(move || {
             let _slave = slave;
