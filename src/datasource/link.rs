@@ -37,6 +37,9 @@ pub struct Service {
     /// The platform waits to hear how the fetch ended (Azure while provisioning): once the
     /// service answered, the stage calls `Datasource::report` over the same way.
     pub awaits_report: bool,
+    /// The service is at a routed address, not the metadata one (MAAS's region controller):
+    /// a lease is made when no default route exists yet, and its router reaches the service.
+    pub routed: bool,
 }
 
 impl Service {
@@ -53,7 +56,17 @@ impl Service {
             nics: fallback_candidates(env.host),
             share: Some((request * 2).max(Duration::from_secs(5))),
             awaits_report: false,
+            routed: false,
         }
+    }
+
+    /// A service at a routed address: DHCP on any NIC when the initramfs has no default
+    /// route yet, no metadata route.
+    pub fn routed(env: &Env, bases: Vec<String>, request: Duration, deadline: Instant) -> Self {
+        let mut service = Service::metadata(env, bases, request, deadline);
+        service.lease.metadata = None;
+        service.routed = true;
+        service
     }
 
     /// Until when a read over a lease just made waits for the service.
@@ -98,7 +111,7 @@ impl Link {
         mut read: impl FnMut(&mut InstanceData, &Via) -> Result<(), Diag>,
     ) -> Result<(), Diag> {
         self.awaits_report = service.awaits_report;
-        if needs_lease(env.host, &service.bases) {
+        if needs_lease(env.host, &service.bases) || (service.routed && no_default_route(env.host)) {
             return self.over_lease(service, data, read);
         }
         let via = Via {
@@ -199,6 +212,12 @@ pub fn needs_lease(host: &crate::host::Host, bases: &[String]) -> bool {
     }
     crate::network::routes::read(host)
         .is_some_and(|routes| !routes.iter().any(|r| r.covers(METADATA_V4)))
+}
+
+/// No default route in a readable route table (without one, a test's host tree or a
+/// container, the network is someone else's).
+fn no_default_route(host: &crate::host::Host) -> bool {
+    crate::network::routes::read(host).is_some_and(|routes| !routes.iter().any(|r| r.is_default()))
 }
 
 #[cfg(test)]

@@ -15,6 +15,8 @@ pub mod ec2;
 pub mod gce;
 pub mod instance;
 pub mod link;
+#[cfg(feature = "ds-maas")]
+pub mod maas;
 pub mod nocloud;
 pub mod none;
 pub mod openstack;
@@ -121,7 +123,8 @@ pub const DATASOURCES: &[&dyn Datasource] = &[
     // AltCloud
     // VMware
     // OVF
-    // MAAS
+    #[cfg(feature = "ds-maas")]
+    &maas::Maas,
     &gce::Gce,
     &openstack::OpenStack,
     // AliYun

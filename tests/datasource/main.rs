@@ -17,6 +17,7 @@ mod ec2;
 mod gce;
 mod http_seed;
 mod https_seed;
+mod maas;
 mod nocloud;
 mod none;
 mod openstack;

@@ -9,6 +9,7 @@ pub mod cloudsigma;
 pub mod digitalocean;
 pub mod ec2;
 pub mod gce;
+pub mod maas;
 pub mod openstack;
 pub mod smartos;
 
