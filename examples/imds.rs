@@ -48,6 +48,10 @@ fn main() {
             let s = emulator::digitalocean::start();
             (s.port, s.log)
         }
+        "maas" => {
+            let s = emulator::maas::start();
+            (s.port, s.log)
+        }
         "smartos" => {
             let agent = emulator::smartos::Agent::new();
             let path = serial_socket(&platform);
@@ -67,7 +71,7 @@ fn main() {
         }
         other => {
             eprintln!(
-                "imds: unknown platform '{other}' (known: ec2, openstack, gce, digitalocean, azure, smartos, cloudsigma)"
+                "imds: unknown platform '{other}' (known: ec2, openstack, gce, digitalocean, azure, smartos, cloudsigma, maas)"
             );
             std::process::exit(2);
         }
@@ -107,7 +111,7 @@ fn serve(
 
 fn usage() -> ! {
     eprintln!(
-        "usage: imds ec2|openstack|gce|digitalocean|azure|smartos|cloudsigma [--log FILE] | imds azure-ovf"
+        "usage: imds ec2|openstack|gce|digitalocean|azure|smartos|cloudsigma|maas [--log FILE] | imds azure-ovf"
     );
     std::process::exit(2)
 }

@@ -46,6 +46,18 @@ ensure_initramfs() {
         "$EMBER_REPO/scripts/mkinitramfs" --moddir "$MODDIR" --ember-initrd "$EMBER_INITRD" -o "$INITRD" >/dev/null
 }
 
+# initrd_plus DIR OUT: the run's initramfs with DIR's files appended as a second cpio archive
+# (the kernel unpacks both), as an initramfs generator carrying the image's /etc/cloud would
+# leave them: detect and fetch run before the root is mounted. Boot it with --initrd OUT.
+initrd_plus() {
+    local size
+    cp "$INITRD" "$2"
+    # The second archive starts on a 512-byte boundary; the kernel skips the zeros before it.
+    size=$(stat -c %s "$2")
+    head -c $(((512 - size % 512) % 512)) /dev/zero >>"$2"
+    (cd "$1" && find . | cpio -o -H newc --quiet) >>"$2" || die "cpio failed"
+}
+
 # A small target root: static busybox, the runner (also as cloud-init), a Debian-like /etc
 # and qemu-tests/lib/target-init as /sbin/init, which runs the runner's stages and powers off.
 make_busybox_root() {
