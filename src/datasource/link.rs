@@ -1,5 +1,5 @@
 //! The way from the initramfs to a datasource's link-local service (EC2, GCE, OpenStack,
-//! DigitalOcean, Azure). The fetch stage owns the `Link`; a datasource declares the `Service`
+//! DigitalOcean, Azure), or a routed one (MAAS: a lease when there is no default route). The fetch stage owns the `Link`; a datasource declares the `Service`
 //! it needs and reads through `Link::reach`. When a route already goes there the service is
 //! read directly; if not, over ember's own throwaway lease (DHCP, or a link-local address) NIC
 //! by NIC until the service answers. The answering lease stays up until the stage has called

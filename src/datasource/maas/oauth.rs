@@ -129,7 +129,7 @@ mod tests {
              oauth_signature_method=\"PLAINTEXT\", oauth_consumer_key=\"ck\", oauth_token=\"tk\", \
              oauth_signature=\"%26t%252Fs%2526\""
         );
-        assert_eq!(format!("{h:?}").contains("t%252Fs"), false, "redacted");
+        assert!(!format!("{h:?}").contains("t%252Fs"), "redacted");
         assert_eq!(nonce().len(), 30);
     }
 

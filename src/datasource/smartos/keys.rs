@@ -84,7 +84,9 @@ pub fn read_all(c: &mut Client, legacy_base64: bool, shown: &str, diags: &mut Ve
     for key in all {
         if closed {
             diags.push(
-                Diag::warning(Reason::MetadataUnreachable, "not read: the channel closed").key(key),
+                Diag::warning(Reason::MetadataUnreachable, "not read: the channel closed")
+                    .file(shown)
+                    .key(key),
             );
             continue;
         }
