@@ -168,13 +168,18 @@ impl Client {
         }
     }
 
+    /// Agrees on version 2. Late answers to the probe's earlier empty lines may come first.
     pub fn negotiate(&mut self) -> Result<(), Failure> {
         self.send("NEGOTIATE V2\n")?;
-        match self.line()? {
-            l if l == "V2_OK" => Ok(()),
-            l => Err(Failure::Frame(FrameError::Status(
-                l.chars().take(20).collect(),
-            ))),
+        loop {
+            match self.line()? {
+                l if l == "V2_OK" => return Ok(()),
+                l if l == "invalid command" => {}
+                l => {
+                    let status = l.chars().take(20).collect();
+                    return Err(Failure::Frame(FrameError::Status(status)));
+                }
+            }
         }
     }
 
@@ -239,5 +244,41 @@ mod tests {
         for bad in ["", "V2", "V2 x y z", "invalid command", "V1 SUCCESS"] {
             assert!(parse(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn late_probe_answers_do_not_spoil_the_negotiation() {
+        use std::io::{Read, Write};
+        let dir = std::env::temp_dir().join(format!("ember-mdata-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir);
+        let path = dir.join("agent.sock");
+        let _ = std::fs::remove_file(&path);
+        let listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
+        // An agent that answers the first empty line only after the second came.
+        let agent = std::thread::spawn(move || {
+            let (mut s, _) = listener.accept().unwrap();
+            let mut seen = Vec::new();
+            let mut b = [0u8; 64];
+            while seen.iter().filter(|c| **c == b'\n').count() < 2 {
+                let n = s.read(&mut b).unwrap();
+                seen.extend_from_slice(&b[..n]);
+            }
+            s.write_all(b"invalid command\ninvalid command\n").unwrap();
+            let mut neg = [0u8; 13];
+            s.read_exact(&mut neg).unwrap();
+            assert_eq!(&neg, b"NEGOTIATE V2\n");
+            s.write_all(b"V2_OK\n").unwrap();
+        });
+        let chan = crate::datasource::common::serial::open_socket(&path, 1024).unwrap();
+        let mut c = Client {
+            chan,
+            per_reply: Duration::from_millis(200),
+            until: Instant::now() + Duration::from_secs(5),
+            sent: 0,
+        };
+        c.probe().unwrap();
+        c.negotiate().unwrap();
+        agent.join().unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
