@@ -86,5 +86,6 @@ serve_imds() {
 serve_serial() {
     serve_imds "$1"
     SERIAL_SOCKET=$IMDS_PORT
+    trap 'kill $IMDS_PID 2>/dev/null; rm -f "$SERIAL_SOCKET"' EXIT
     [ -S "$SERIAL_SOCKET" ] || fail "the $1 agent made no socket"
 }
