@@ -3,7 +3,9 @@
 //! prints the port (and the password server's on a second line for exoscale and cloudstack),
 //! and serves until killed (`imds azure-ovf` prints Azure's ovf-env.xml, `imds vmware-ovf`
 //! the OVF environment of a VMware vApp). `imds lxd SOCKET [--log FILE]` serves LXD's devlxd API
-//! on the unix socket SOCKET instead (a container's /dev/lxd/sock, bind-mounted).
+//! on the unix socket SOCKET instead (a container's /dev/lxd/sock, bind-mounted). A serial-port
+//! cloud (`imds smartos`, `imds cloudsigma`) listens on a unix socket instead, for QEMU's second
+//! serial port to connect to, and prints its path.
 //! The same code answers the cargo tests (tests/common/emulator/). With `--log FILE`, every request
 //! the emulator receives is appended to FILE as one `METHOD PATH` line, within a few
 //! milliseconds of its arrival.
@@ -54,11 +56,24 @@ fn main() {
             second = Some(s.password_port);
             (s.port, s.log)
         }
+        ("smartos", _) => {
+            let agent = emulator::smartos::Agent::new();
+            let path = serial_socket(&platform);
+            agent.listen(&path);
+            serve(path.display(), agent.log, log_file)
+        }
+        ("cloudsigma", _) => {
+            let host = emulator::cloudsigma::Host::new();
+            let path = serial_socket(&platform);
+            host.listen(&path);
+            serve(path.display(), host.log, log_file)
+        }
         _ => {
             let Some(&(_, start)) = EMULATORS.iter().find(|(name, _)| *name == platform) else {
                 let known: Vec<&str> = EMULATORS.iter().map(|(name, _)| *name).collect();
                 eprintln!(
-                    "imds: unknown platform '{platform}' (known: {}, lxd, exoscale, cloudstack)",
+                    "imds: unknown platform '{platform}' (known: {}, lxd, exoscale, cloudstack, \
+                     smartos, cloudsigma)",
                     known.join(", ")
                 );
                 std::process::exit(2);
@@ -66,6 +81,24 @@ fn main() {
             start()
         }
     };
+    // Where it listens: the socket, else the port (and the second port on a line of its own).
+    let at = match (&socket, second) {
+        (Some(path), _) => path.clone(),
+        (None, Some(p)) => format!("{port}\n{p}"),
+        (None, None) => port.to_string(),
+    };
+    serve(at, log, log_file)
+}
+
+/// A socket path of our own in the temporary directory (QEMU's `-chardev socket` wants it
+/// short).
+fn serial_socket(platform: &str) -> std::path::PathBuf {
+    let name = format!("ember-imds-{platform}-{}.sock", std::process::id());
+    std::env::temp_dir().join(name)
+}
+
+/// Logs the requests to `log_file`, prints where the emulator is, and serves until killed.
+fn serve(at: impl std::fmt::Display, log: Log, log_file: Option<String>) -> ! {
     if let Some(file) = log_file {
         let out = std::fs::OpenOptions::new()
             .create(true)
@@ -77,13 +110,7 @@ fn main() {
             });
         std::thread::spawn(move || write_log(log, out));
     }
-    match socket {
-        Some(path) => println!("{path}"),
-        None => println!("{port}"),
-    }
-    if let Some(p) = second {
-        println!("{p}");
-    }
+    println!("{at}");
     loop {
         std::thread::park();
     }
@@ -119,6 +146,7 @@ const EMULATORS: &[(&str, fn() -> (u16, Log))] = &[
     ("gce", emulator!(gce)),
     ("digitalocean", emulator!(digitalocean)),
     ("aliyun", emulator!(aliyun)),
+    ("maas", emulator!(maas)),
     ("oracle", emulator!(oracle)),
     // IMDS and the wireserver on one port (`ember.azure.wireserver=` names it).
     ("azure", || {
@@ -138,8 +166,8 @@ const EMULATORS: &[(&str, fn() -> (u16, Log))] = &[
 fn usage() -> ! {
     let known: Vec<&str> = EMULATORS.iter().map(|(name, _)| *name).collect();
     eprintln!(
-        "usage: imds {}|exoscale|cloudstack [--log FILE] | imds lxd SOCKET [--log FILE] \
-         | imds azure-ovf|vmware-ovf",
+        "usage: imds {}|exoscale|cloudstack|smartos|cloudsigma [--log FILE] \
+         | imds lxd SOCKET [--log FILE] | imds azure-ovf|vmware-ovf",
         known.join("|")
     );
     std::process::exit(2)

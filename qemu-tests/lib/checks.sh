@@ -79,3 +79,13 @@ serve_imds() {
     done
     fail "the imds emulator did not start"
 }
+
+# serve_serial PLATFORM: the tests' metadata agent of a serial-port cloud (examples/imds.rs, as
+# serve_imds) on a unix socket, SERIAL_SOCKET, for boot --serial2; requests are logged in
+# $CASE_DIR/imds.requests. It stops with the case.
+serve_serial() {
+    serve_imds "$1"
+    SERIAL_SOCKET=$IMDS_PORT
+    trap 'kill $IMDS_PID 2>/dev/null; rm -f "$SERIAL_SOCKET"' EXIT
+    [ -S "$SERIAL_SOCKET" ] || fail "the $1 agent made no socket"
+}

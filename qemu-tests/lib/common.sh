@@ -46,6 +46,18 @@ ensure_initramfs() {
         "$EMBER_REPO/scripts/mkinitramfs" --moddir "$MODDIR" --ember-initrd "$EMBER_INITRD" -o "$INITRD" >/dev/null
 }
 
+# initrd_plus DIR OUT: the run's initramfs with DIR's files appended as a second cpio archive
+# (the kernel unpacks both), as an initramfs generator carrying the image's /etc/cloud would
+# leave them: detect and fetch run before the root is mounted. Boot it with --initrd OUT.
+initrd_plus() {
+    local size
+    cp "$INITRD" "$2"
+    # The second archive starts on a 512-byte boundary; the kernel skips the zeros before it.
+    size=$(stat -c %s "$2")
+    head -c $(((512 - size % 512) % 512)) /dev/zero >>"$2"
+    (cd "$1" && find . | cpio -o -H newc --quiet) >>"$2" || die "cpio failed"
+}
+
 # A small target root: static busybox, the runner (also as cloud-init), a Debian-like /etc
 # and qemu-tests/lib/target-init as /sbin/init, which runs the runner's stages and powers off.
 make_busybox_root() {
@@ -142,6 +154,7 @@ free_port() {
 
 # boot NAME [--disk F]… [--cdrom F] [--net PORT] [--dns PORT] [--ssh PORT] [--mac MAC]
 #      [--append ARGS] [--initrd F] [--timeout S] [--memory MIB] [--smbios SPEC]
+#      [--serial2 SOCKET]
 # Boots the kernel under TCG with the serial console in $WORK/NAME.console. QEMU's user
 # network is always restricted; --net PORT forwards the guest's 169.254.169.254:80 to the
 # loopback port, --dns PORT the guest's TCP to 169.254.169.53:53 (a restricted network drops
@@ -150,6 +163,8 @@ free_port() {
 # --fwd IP:PORT:HOSTPORT forwards the guest's TCP to IP:PORT to the loopback HOSTPORT (a
 # password server on 8080, a service at another address), --subnet A.B.C makes the network
 # A.B.C.0/24 instead of 169.254.169.0/24 (--net then has no 169.254.169.254 to forward).
+# --serial2 SOCKET connects the guest's second serial port (ttyS1) to a host program listening
+# on that unix socket (a serial-port cloud's metadata agent, checks.sh's serve_serial).
 # Returns QEMU's status (124 on timeout). BOOT_SECONDS holds the wall time.
 boot() {
     local name=$1 timeout=60 append="" initrd=${INITRD:-} net="" dns="" ssh="" mac="" args=() started
@@ -171,6 +186,7 @@ boot() {
             --timeout) timeout=$2; shift 2 ;;
             --memory) args+=(-m "$2"); shift 2 ;;
             --smbios) args+=(-smbios "$2"); shift 2 ;;
+            --serial2) args+=(-chardev "socket,id=serial2,path=$2" -serial chardev:serial2); shift 2 ;;
             *) die "boot: unknown option $1" ;;
         esac
     done

@@ -1,6 +1,6 @@
 //! The way from the initramfs to a datasource's link-local service (EC2, GCE, OpenStack,
-//! DigitalOcean, Azure). The fetch stage owns the `Link`; a datasource declares the `Service`
-//! it needs and reads through `Link::reach`. When a route already goes there the service is
+//! DigitalOcean, Azure), or a routed one (MAAS, Bigstep: a lease when there is no default
+//! route). The fetch stage owns the `Link`; a datasource declares the `Service` it needs and reads through `Link::reach`. When a route already goes there the service is
 //! read directly; if not, over ember's own throwaway lease (DHCP, or a link-local address) NIC
 //! by NIC until the service answers. The answering lease stays up until the stage has called
 //! `Datasource::report` over it (Azure's wireserver is reached the same way, no second DHCP
@@ -108,7 +108,7 @@ impl Link {
     ) -> Result<(), Diag> {
         self.awaits_report = service.awaits_report;
         // A service at a known address needs a lease when no route goes there; one whose
-        // address only a lease tells (CloudStack's router), or any routed one, when there is
+        // address only a lease tells (CloudStack's router), or any routed one (MAAS, Bigstep), when there is
         // no default route.
         let needed = match service.lease.metadata {
             Some(address) => needs_lease_to(env.host, &service.bases, address),

@@ -17,6 +17,8 @@ pub mod bigstep;
 pub mod choose;
 #[cfg(feature = "ds-cloudcix")]
 pub mod cloudcix;
+#[cfg(feature = "ds-cloudsigma")]
+pub mod cloudsigma;
 #[cfg(feature = "ds-cloudstack")]
 pub mod cloudstack;
 pub mod common;
@@ -34,6 +36,8 @@ pub mod instance;
 pub mod link;
 #[cfg(feature = "ds-lxd")]
 pub mod lxd;
+#[cfg(feature = "ds-maas")]
+pub mod maas;
 pub mod nocloud;
 pub mod none;
 #[cfg(feature = "ds-nwcs")]
@@ -47,6 +51,8 @@ pub mod oracle;
 pub mod rbxcloud;
 #[cfg(feature = "ds-scaleway")]
 pub mod scaleway;
+#[cfg(feature = "ds-smartos")]
+pub mod smartos;
 #[cfg(feature = "ds-upcloud")]
 pub mod upcloud;
 #[cfg(feature = "ds-vmware")]
@@ -184,7 +190,8 @@ pub const DATASOURCES: &[&dyn Datasource] = &[
     &vmware::Vmware,
     #[cfg(feature = "ds-vmware")]
     &vmware::Ovf,
-    // MAAS
+    #[cfg(feature = "ds-maas")]
+    &maas::Maas,
     &gce::Gce,
     &openstack::OpenStack,
     #[cfg(feature = "ds-aliyun")]
@@ -192,10 +199,12 @@ pub const DATASOURCES: &[&dyn Datasource] = &[
     #[cfg(feature = "ds-vultr")]
     &vultr::Vultr,
     &ec2::Ec2,
-    // CloudSigma
+    #[cfg(feature = "ds-cloudsigma")]
+    &cloudsigma::CloudSigma,
     #[cfg(feature = "ds-cloudstack")]
     &cloudstack::CloudStack,
-    // SmartOS
+    #[cfg(feature = "ds-smartos")]
+    &smartos::SmartOs,
     #[cfg(feature = "ds-bigstep")]
     &bigstep::Bigstep,
     #[cfg(feature = "ds-scaleway")]

@@ -1,6 +1,7 @@
-//! What more than one cloud uses: metadata GETs with retries, base64 payloads, NoCloud-style seed files, and the
-//! seed-media filter (ISO9660, UDF, VFAT by label). The way to a metadata service is the
-//! stage's (`datasource::link`).
+//! What more than one cloud uses: metadata GETs with retries, base64 payloads, NoCloud-style
+//! seed files, the seed-media filter (ISO9660, UDF, VFAT by label), the password server, the
+//! EC2-style tree crawl, and the line channel of the serial-port clouds. The way to a metadata
+//! service is the stage's (`datasource::link`).
 
 #[cfg(feature = "ds-hetzner")]
 pub mod b64;
@@ -15,3 +16,5 @@ pub mod metadata_get;
 pub mod password_server;
 pub mod seed;
 pub mod seed_volume;
+#[cfg(any(feature = "ds-smartos", feature = "ds-cloudsigma"))]
+pub mod serial;

@@ -9,17 +9,20 @@ pub mod azure;
 pub mod azure_wire;
 pub mod bigstep;
 pub mod cloudcix;
+pub mod cloudsigma;
 pub mod cloudstack;
 pub mod digitalocean;
 pub mod ec2;
 pub mod gce;
 pub mod hetzner;
 pub mod lxd;
+pub mod maas;
 pub mod nwcs;
 pub mod openstack;
 pub mod oracle;
 pub mod scaleway;
 pub mod scripted;
+pub mod smartos;
 pub mod upcloud;
 pub mod vmware;
 pub mod vultr;
@@ -133,4 +136,25 @@ pub fn write_answer(s: &mut impl Write, answer: &Answer) {
             let _ = s.write_all(bytes);
         }
     }
+}
+
+/// A pty for a serial-port emulator: its master (the host's side), its slave held open (so
+/// the master never reads EIO between a guest's opens) and raw (so nothing is echoed back),
+/// and the slave's path, which the guest opens as its serial port.
+pub fn pty() -> (std::fs::File, std::fs::File, std::path::PathBuf) {
+    use rustix::pty::{grantpt, openpt, ptsname, unlockpt, OpenptFlags};
+    let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).unwrap();
+    grantpt(&master).unwrap();
+    unlockpt(&master).unwrap();
+    let name = ptsname(&master, Vec::new()).unwrap();
+    let path = std::path::PathBuf::from(name.to_str().unwrap());
+    let slave = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&path)
+        .unwrap();
+    let mut tio = rustix::termios::tcgetattr(&slave).unwrap();
+    tio.make_raw();
+    rustix::termios::tcsetattr(&slave, rustix::termios::OptionalActions::Now, &tio).unwrap();
+    (std::fs::File::from(master), slave, path)
 }
