@@ -117,6 +117,8 @@ fn serve(at: impl std::fmt::Display, log: Log, log_file: Option<String>) -> ! {
 }
 
 type Log = Arc<Mutex<Vec<emulator::Request>>>;
+/// Starts an emulator: its port and its log.
+type Start = fn() -> (u16, Log);
 
 /// Starts an emulator on a loopback port: its port, and its log of requests.
 macro_rules! emulator {
@@ -129,7 +131,7 @@ macro_rules! emulator {
 }
 
 /// The emulators by platform name, one row each.
-const EMULATORS: &[(&str, fn() -> (u16, Log))] = &[
+const EMULATORS: &[(&str, Start)] = &[
     ("ec2", emulator!(ec2)),
     // EC2 with an instance-store disk: block-device-mapping's ephemeral0 is `sdb`.
     ("ec2-ephemeral", || {
