@@ -8,7 +8,8 @@
 //! <https://docs.cloudstack.apache.org/en/latest/adminguide/templates/_password.html>
 
 use super::metadata_get::{self, Get};
-use crate::error::Diag;
+use crate::datasource::InstanceData;
+use crate::error::{Diag, Severity};
 use crate::fetch::Fetcher;
 use crate::reason::Reason;
 use crate::secret::Secret;
@@ -96,6 +97,29 @@ pub fn config(password: &Secret<String>) -> Option<Value> {
         "password": hash.expose(),
         "chpasswd": {"expire": false},
     }))
+}
+
+/// The password server's password into `data`'s platform config (as its hash); a failure is a
+/// warning, as cloud-init logs it and goes on: the instance provisions without it.
+pub fn apply(fetcher: &Fetcher, server: &Server, data: &mut InstanceData) {
+    match fetch(fetcher, server, &mut data.reads) {
+        Ok(None) => {}
+        Ok(Some(pw)) => match config(&pw) {
+            Some(cfg) => data.config = Some(cfg),
+            None => data.diags.push(
+                Diag::error(
+                    Reason::PasswordFailed,
+                    "no randomness to salt the hash: password not set",
+                )
+                .file(crate::fetch::redact_url(server.url)),
+            ),
+        },
+        Err(mut d) => {
+            d.severity = Severity::Warning;
+            d.message = format!("password server: {}", d.message);
+            data.diags.push(d);
+        }
+    }
 }
 
 #[cfg(test)]

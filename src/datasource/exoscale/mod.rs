@@ -18,7 +18,7 @@ use crate::datasource::common::password_server;
 use crate::datasource::link::{Link, Service, Via};
 use crate::datasource::{Datasource, InstanceData};
 use crate::detect::{dmi::Dmi, Facts};
-use crate::error::{Diag, Severity};
+use crate::error::Diag;
 use crate::fetch::Fetcher;
 use crate::reason::Reason;
 use crate::secret::Secret;
@@ -167,24 +167,7 @@ fn password(fetcher: &Fetcher, s: &Settings, retries: u32, via: &Via, data: &mut
         retries,
         wait_until: via.wait_until,
     };
-    match password_server::fetch(fetcher, &server, &mut data.reads) {
-        Ok(None) => {}
-        Ok(Some(pw)) => match password_server::config(&pw) {
-            Some(cfg) => data.config = Some(cfg),
-            None => data.diags.push(
-                Diag::error(
-                    Reason::PasswordFailed,
-                    "no randomness to salt the hash: password not set",
-                )
-                .file(crate::fetch::redact_url(&url)),
-            ),
-        },
-        Err(mut d) => {
-            d.severity = Severity::Warning;
-            d.message = format!("password server: {}", d.message);
-            data.diags.push(d);
-        }
-    }
+    password_server::apply(fetcher, &server, data);
 }
 
 #[cfg(test)]

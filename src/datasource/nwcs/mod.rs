@@ -8,12 +8,10 @@
 //! <https://docs.cloud-init.io/en/latest/reference/datasources/nwcs.html>
 
 use crate::context::Env;
-use crate::datasource::common::metadata_get::{self, Get};
-use crate::datasource::link::Service;
+use crate::datasource::common::one_document::{self, Document};
 use crate::datasource::{Datasource, InstanceData, Link};
 use crate::detect::{dmi::Dmi, Facts};
 use crate::error::Diag;
-use crate::fetch::Fetcher;
 use crate::reason::Reason;
 use crate::secret::Secret;
 use crate::status::Evidence;
@@ -47,31 +45,15 @@ impl Datasource for Nwcs {
             datasource: "nwcs".into(),
             ..InstanceData::default()
         };
-        let base = crate::cmdline::metadata_url(env.cmdline)
-            .unwrap_or(DEFAULT_BASE)
-            .trim_end_matches('/')
-            .to_string();
-        let (request, deadline, retries) = metadata_get::timing(env, "NWCS", DEFAULT_RETRIES);
-        let fetcher = Fetcher::with_deadline(env, request, deadline);
-        let mut service = Service::metadata(env, vec![base.clone()], request, deadline);
-        // cloud-init's find_fallback_nic: one NIC.
-        service.nics.truncate(1);
-        service.share = None;
-        let url = format!("{base}/{DOCUMENT}");
-        link.reach(env, &service, &mut data, |d, via| {
-            let get = Get {
-                url: &url,
-                headers: &[],
-                require: None,
-                wait_until: via.wait_until,
-                retries,
-                max_bytes: env.limits().file_bytes,
-                unreachable: Reason::MetadataUnreachable,
-                pause: None,
-            };
-            let body = metadata_get::get(&fetcher, &get, &mut d.reads)?;
+        let doc = Document {
+            cloud: "NWCS",
+            default_base: DEFAULT_BASE,
+            path: DOCUMENT,
+            retries: DEFAULT_RETRIES,
+        };
+        one_document::fetch(env, link, &doc, &mut data, |body, url, d| {
             let macs = crate::network::fallback::names_by_mac(env.host);
-            read(&body, &url, &macs, d)
+            read(body, url, &macs, d)
         })?;
         Ok(data)
     }
