@@ -138,6 +138,18 @@ pub fn is_unsupported(key: &str) -> bool {
     crate::module_specs::is_lacking_key(key)
 }
 
+/// Keys cloud-init acts on that ember takes and does not act on, with why: said once per boot
+/// (and by `ember schema`), so that no key is taken silently.
+pub fn not_acted_on(key: &str) -> Option<&'static str> {
+    match key {
+        "reporting" => Some(
+            "cloud-init's reporting handlers (log, print, webhook, hyperv) are not run by \
+             ember: its status.json and console summary report the stages; ignored",
+        ),
+        _ => None,
+    }
+}
+
 pub fn is_known(key: &str) -> bool {
     KNOWN.binary_search(&key).is_ok()
 }

@@ -117,6 +117,9 @@ fn check_key(key: &str, value: &serde_json::Value, out: &mut Vec<Diag>) -> bool 
         out.push(Diag::warning(Reason::ModuleUnsupported, msg).key(key));
         return true;
     }
+    if let Some(why) = known_keys::not_acted_on(key) {
+        out.push(Diag::warning(Reason::UnsupportedKey, why).key(key));
+    }
     let Some(shape) = modules_check::shape_of(key) else {
         return true;
     };

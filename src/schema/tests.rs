@@ -62,3 +62,24 @@ fn a_deprecated_form_is_valid_with_a_deprecation() {
         crate::error::Severity::Deprecated
     );
 }
+
+/// Issue 21 item 7: keys cloud-init acts on and ember only takes are said, never silent.
+#[test]
+fn keys_ember_does_not_act_on_are_warnings() {
+    let cases: &[(&str, &[&str])] = &[
+        (
+            "#cloud-config\nreporting: {logging: {type: log}}\n",
+            &["reporting 2"],
+        ),
+        (
+            "#cloud-config\nssh_quiet_keygen: false\n",
+            &["ssh_quiet_keygen 2"],
+        ),
+        ("#cloud-config\nssh_quiet_keygen: true\n", &[]),
+    ];
+    for (text, want) in cases {
+        assert_eq!(problems(text), *want, "{text}");
+        let report = check(text, Kind::UserData, &Limits::default());
+        assert!(report.is_valid(), "{text}: warnings only");
+    }
+}

@@ -204,6 +204,8 @@ fn warn_unknown_keys(rec: &mut Recorder, named: &NamedDoc) {
                 Reason::ModuleUnsupported,
                 "no ember module handles this key yet, ignored",
             )
+        } else if let Some(why) = known_keys::not_acted_on(key) {
+            (Reason::UnsupportedKey, why)
         } else {
             continue;
         };

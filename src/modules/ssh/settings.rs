@@ -1,7 +1,7 @@
 //! The ssh module's one reader: the cloud-config keys the module acts on, read into `Settings`
 //! with a diagnostic (naming its key path) for each problem, the default standing in for a
-//! value that cannot be used. The boot acts on `Settings` only. `ssh_quiet_keygen` is not read
-//! (nothing here prints ssh-keygen's output); `ember schema` checks its shape. The console's
+//! value that cannot be used. The boot acts on `Settings` only. `ssh_quiet_keygen` is only
+//! checked: ember never shows ssh-keygen's output, so `false` is a warning. The console's
 //! keys (`ssh.emit_keys_to_console`, the blacklists) are keys_to_console's, in the runner.
 
 use super::authkeys::DISABLE_ROOT_OPTS;
@@ -53,6 +53,23 @@ pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> Settings {
         disable_root_opts: disable_root_opts(cfg, diags),
         publish: publish::read(cfg, diags),
         pwauth: pwauth(cfg, diags),
+    }
+    .quiet_keygen_checked(cfg, diags)
+}
+
+impl Settings {
+    /// cloud-init shows ssh-keygen's output on the console unless `ssh_quiet_keygen`; ember
+    /// makes the keys without printing anything (their fingerprints are keys_to_console's),
+    /// so asking for the output is said not to be done.
+    fn quiet_keygen_checked(self, cfg: &Value, diags: &mut Vec<Diag>) -> Settings {
+        if cfg.get("ssh_quiet_keygen").is_some() && !cfg_bool(cfg, "ssh_quiet_keygen", true, diags)
+        {
+            let why =
+                "ember does not show ssh-keygen's output (the keys' fingerprints are printed \
+                       by keys_to_console); taken as true";
+            diags.push(Diag::warning(Reason::UnsupportedKey, why).key("ssh_quiet_keygen"));
+        }
+        self
     }
 }
 
