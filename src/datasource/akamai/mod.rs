@@ -278,16 +278,7 @@ fn read_at(
     let body = get(&instance_url, &json_headers, "GET", &mut data.reads)?;
     let shown = crate::fetch::redact_url(&instance_url);
     let invalid = |msg: String| Diag::error(Reason::MetadataInvalid, msg).file(shown.clone());
-    let doc: Value = serde_json::from_slice(&body).map_err(|e| {
-        invalid(format!(
-            "not JSON (line {}, column {})",
-            e.line(),
-            e.column()
-        ))
-    })?;
-    let Value::Object(mut md) = doc else {
-        return Err(invalid("not a JSON object".into()));
-    };
+    let mut md = crate::datasource::common::metadata_get::json_object(&body, &shown)?;
     let id = match md.get("id") {
         Some(Value::Number(n)) => n.to_string(),
         Some(Value::String(s)) if !s.is_empty() => s.clone(),

@@ -104,6 +104,24 @@ pub fn request(fetcher: &Fetcher, method: &str, g: &Get, reads: &mut u32) -> Res
 /// Per-request timeout, overall deadline and retries of a datasource: `ember.metadata-timeout=`
 /// or the image's `max_wait`, `timeout` and `retries` under `datasource: {NAME: …}`, bounded by
 /// ember's limits.
+/// A metadata document that must be a JSON object. The error names `shown` (the URL, already
+/// redacted) and the line and column, never the content.
+pub fn json_object(
+    body: &[u8],
+    shown: &str,
+) -> Result<serde_json::Map<String, serde_json::Value>, Diag> {
+    let invalid = |msg: String| Diag::error(Reason::MetadataInvalid, msg).file(shown.to_string());
+    match serde_json::from_slice(body) {
+        Ok(serde_json::Value::Object(map)) => Ok(map),
+        Ok(_) => Err(invalid("not a JSON object".into())),
+        Err(e) => Err(invalid(format!(
+            "not JSON (line {}, column {})",
+            e.line(),
+            e.column()
+        ))),
+    }
+}
+
 pub fn timing(env: &crate::context::Env, ds: &str, retries: u32) -> (Duration, Instant, u32) {
     use serde_json::Value;
     let limits = env.limits();

@@ -120,16 +120,7 @@ fn read(
     let body = metadata_get::get(fetcher, get, &mut data.reads)?;
     let shown = crate::fetch::redact_url(get.url);
     let invalid = |msg: String| Diag::error(Reason::MetadataInvalid, msg).file(shown.clone());
-    let doc: Value = serde_json::from_slice(&body).map_err(|e| {
-        invalid(format!(
-            "not JSON (line {}, column {})",
-            e.line(),
-            e.column()
-        ))
-    })?;
-    let Value::Object(doc) = doc else {
-        return Err(invalid("not a JSON object".into()));
-    };
+    let doc = crate::datasource::common::metadata_get::json_object(&body, &shown)?;
     let text = |k: &str| match doc.get(k) {
         Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
         Some(Value::Number(n)) => Some(n.to_string()),

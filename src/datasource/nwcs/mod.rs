@@ -67,16 +67,7 @@ fn read(
 ) -> Result<(), Diag> {
     let shown = crate::fetch::redact_url(url);
     let invalid = |msg: String| Diag::error(Reason::MetadataInvalid, msg).file(shown.clone());
-    let doc: Value = serde_json::from_slice(body).map_err(|e| {
-        invalid(format!(
-            "not JSON (line {}, column {})",
-            e.line(),
-            e.column()
-        ))
-    })?;
-    let Value::Object(doc) = doc else {
-        return Err(invalid("not a JSON object".into()));
-    };
+    let doc = crate::datasource::common::metadata_get::json_object(body, &shown)?;
     let id = match doc.get("instance-id") {
         Some(Value::String(s)) if !s.is_empty() => s.clone(),
         Some(Value::Number(n)) => n.to_string(),

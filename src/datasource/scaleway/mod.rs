@@ -177,16 +177,7 @@ fn read(
         };
         let shown = crate::fetch::redact_url(&url);
         let invalid = |msg: String| Diag::error(Reason::MetadataInvalid, msg).file(shown.clone());
-        let doc: Value = serde_json::from_slice(&body).map_err(|e| {
-            invalid(format!(
-                "not JSON (line {}, column {})",
-                e.line(),
-                e.column()
-            ))
-        })?;
-        let Value::Object(mut md) = doc else {
-            return Err(invalid("not a JSON object".into()));
-        };
+        let mut md = crate::datasource::common::metadata_get::json_object(&body, &shown)?;
         let Some(id) = md
             .get("id")
             .and_then(Value::as_str)

@@ -91,16 +91,7 @@ fn read(
 ) -> Result<(), Diag> {
     let shown = crate::fetch::redact_url(url);
     let invalid = |msg: String| Diag::error(Reason::MetadataInvalid, msg).file(shown.clone());
-    let doc: Value = serde_json::from_slice(body).map_err(|e| {
-        invalid(format!(
-            "not JSON (line {}, column {})",
-            e.line(),
-            e.column()
-        ))
-    })?;
-    let Value::Object(doc) = doc else {
-        return Err(invalid("not a JSON object".into()));
-    };
+    let doc = crate::datasource::common::metadata_get::json_object(body, &shown)?;
     let text = |k: &str| doc.get(k).and_then(Value::as_str).filter(|s| !s.is_empty());
     let Some(id) = text("instance_id").or(uuid).map(str::to_string) else {
         return Err(invalid("no instance_id, and no system UUID in DMI".into()).key("instance_id"));

@@ -154,16 +154,7 @@ fn user_agent(env: &Env) -> String {
 fn read(env: &Env, body: &[u8], url: &str, data: &mut InstanceData) -> Result<(), Diag> {
     let shown = crate::fetch::redact_url(url);
     let invalid = |msg: String| Diag::error(Reason::MetadataInvalid, msg).file(shown.clone());
-    let doc: Value = serde_json::from_slice(body).map_err(|e| {
-        invalid(format!(
-            "not JSON (line {}, column {})",
-            e.line(),
-            e.column()
-        ))
-    })?;
-    let Value::Object(doc) = doc else {
-        return Err(invalid("not a JSON object".into()));
-    };
+    let doc = crate::datasource::common::metadata_get::json_object(body, &shown)?;
     let Some(id) = doc
         .get("instance-v2-id")
         .and_then(Value::as_str)
