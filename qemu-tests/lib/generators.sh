@@ -22,6 +22,12 @@ generator_initrd() {
     mount -t overlay overlay -o "lowerdir=$DEBIAN_ROOT,upperdir=$overlay/upper,workdir=$overlay/work" \
         "$chroot" || return 1
     "$EMBER_REPO/initramfs/install-into-root" "$chroot" "$EMBER_INITRD" >/dev/null || return 1
+    # The image config the hooks copy into the initramfs: the world-readable file goes in,
+    # the one kept from others (a stand-in for MAAS's tokens) stays out (generator_case checks).
+    mkdir -p "$chroot/etc/cloud/cloud.cfg.d"
+    echo 'datasource_list: [NoCloud, None]' >"$chroot/etc/cloud/cloud.cfg.d/90-ember-test.cfg"
+    chmod 0644 "$chroot/etc/cloud/cloud.cfg.d/90-ember-test.cfg"
+    (umask 077 && echo 'datasource: {MAAS: {token_secret: x}}' >"$chroot/etc/cloud/cloud.cfg.d/91-ember-secret.cfg")
     mkdir -p "$chroot/lib/modules/$KVER"
     mount --bind "$MODDIR" "$chroot/lib/modules/$KVER"
     mount -t proc proc "$chroot/proc"
@@ -47,6 +53,8 @@ generator_initrd() {
         *) rc=2 ;;
     esac >"$out.log" 2>&1
     [ $rc -ne 0 ] || cp "$chroot/tmp/initrd.img" "$out" || rc=$?
+    # What went in, by initramfs-tools' lister (it reads dracut's images too).
+    [ $rc -ne 0 ] || chroot "$chroot" lsinitramfs /tmp/initrd.img >"$out.list" 2>>"$out.log" || rc=$?
     umount "$chroot/dev" "$chroot/proc" "$chroot/lib/modules/$KVER" "$chroot"
     rm -rf --one-file-system "$overlay"
     return $rc
@@ -62,6 +70,10 @@ generator_case() {
     fi
     generator_initrd "$kind" "$CASE_DIR/initrd.img" ||
         fail "$kind could not build an initramfs: $(tail -n 5 "$CASE_DIR/initrd.img.log")"
+    grep -q 'etc/cloud/cloud.cfg.d/90-ember-test.cfg$' "$CASE_DIR/initrd.img.list" ||
+        fail "$kind: the image config is not in the initramfs"
+    ! grep -q '91-ember-secret.cfg' "$CASE_DIR/initrd.img.list" ||
+        fail "$kind: a config file others cannot read went into the initramfs"
     make_busybox_root "$CASE_DIR/root"
     make_disk "$CASE_DIR/root" "$disk"
     make_iso_seed "$EMBER_REPO/tests/fixtures/seeds/basic" "$CASE_DIR/seed.iso"

@@ -47,12 +47,19 @@ fn stage_build_hook(sb: &Sandbox, rel: &str, dst: &str, extra: &[(&str, &str)]) 
     sb.copy(&text(&sb.path("host").join(rel)), dst, &maps)
 }
 
-/// The CA bundle line a build hook adds when this build host has the bundle.
+/// The lines a build hook adds for this build host's files: the CA bundle when it has one,
+/// then the image config `image-config-files` lists (none on a host without cloud-init).
 fn ca_line(prefix: &str) -> Vec<String> {
-    match Path::new(CA_BUNDLE).exists() {
+    let mut lines = match Path::new(CA_BUNDLE).exists() {
         true => vec![format!("{prefix}{CA_BUNDLE}")],
         false => vec![],
-    }
+    };
+    let listed = std::process::Command::new(repo("initramfs/common/image-config-files"))
+        .output()
+        .unwrap();
+    let listed = String::from_utf8(listed.stdout).unwrap();
+    lines.extend(listed.lines().map(|f| format!("{prefix}{f}")));
+    lines
 }
 
 const LIB_BINARY: &str = "host/usr/lib/ember/ember-initrd";
@@ -286,6 +293,7 @@ const INSTALLED: &[(&str, u32)] = &[
     ("usr/lib/ember/initrd/ember-initrd-early.service", 0o644),
     ("usr/lib/ember/initrd/ember-initrd-local", 0o755),
     ("usr/lib/ember/initrd/ember-initrd-local.service", 0o644),
+    ("usr/lib/ember/initrd/image-config-files", 0o755),
     ("usr/lib/systemd/system-generators/ember-generator", 0o755),
     ("usr/lib/systemd/system/ember-local.service", 0o644),
 ];
@@ -343,4 +351,45 @@ fn install_into_root_puts_every_file_where_its_generator_reads_it() {
     assert!(common::stderr(&no_binary).contains("not an executable file"));
     let no_root = sb.run(&[&tool, "/nonexistent-root", binary], &[]);
     assert_eq!(no_root.status.code(), Some(1));
+}
+
+/// The image config every build hook copies into the initramfs (detect and fetch read the
+/// image's datasource_list before the root is mounted): world-readable files only, a secret
+/// one (MAAS's OAuth tokens) left out and named, links and other files ignored.
+#[test]
+fn image_config_files_lists_the_world_readable_config_only() {
+    use std::os::unix::fs::PermissionsExt;
+    let sb = Sandbox::new("image-config");
+    let root = sb.path("root");
+    let put = |rel: &str, mode: u32| {
+        let path = root.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, "datasource_list: [Ec2]\n").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+    };
+    put("etc/cloud/cloud.cfg", 0o644);
+    put("etc/cloud/cloud.cfg.d/90_dpkg.cfg", 0o644);
+    put("etc/cloud/cloud.cfg.d/90_dpkg_maas.cfg", 0o600);
+    put("etc/cloud/cloud.cfg.d/README", 0o644);
+    put("etc/ember/ember.cfg", 0o644);
+    std::os::unix::fs::symlink("/etc/shadow", root.join("etc/cloud/cloud.cfg.d/99.cfg")).unwrap();
+    let tool = text(&repo("initramfs/common/image-config-files"));
+    let out = sb.run(&[&tool, &text(&root)], &[]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let r = text(&root);
+    let want: Vec<String> = [
+        "etc/cloud/cloud.cfg",
+        "etc/cloud/cloud.cfg.d/90_dpkg.cfg",
+        "etc/ember/ember.cfg",
+    ]
+    .iter()
+    .map(|f| format!("{r}/{f}"))
+    .collect();
+    let got: Vec<String> = common::stdout(&out).lines().map(str::to_string).collect();
+    assert_eq!(got, want);
+    let err = common::stderr(&out);
+    assert!(
+        err.contains("90_dpkg_maas.cfg left out") && !err.contains("99.cfg"),
+        "{err}"
+    );
 }

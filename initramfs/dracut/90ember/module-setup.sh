@@ -47,6 +47,11 @@ install() {
     inst_multiple -o vmware-rpctool
     # For https seeds; ember also tries the target's bundle once the root is mounted.
     [[ -e /etc/ssl/certs/ca-certificates.crt ]] && inst_simple /etc/ssl/certs/ca-certificates.crt
+    # The image's config for detect and fetch, which run before the root is mounted.
+    local _cfg
+    while read -r _cfg; do
+        inst_simple "$_cfg"
+    done < <("$_share/image-config-files")
 
     # Both modes: the toggles, and ip= turned into rd.neednet=1 for the initqueue to wait on.
     inst_hook cmdline 90 "$moddir/ember-cmdline.sh"
