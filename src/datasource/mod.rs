@@ -81,8 +81,12 @@ pub trait Datasource: Sync {
     fn dmi(&self, _dmi: &Dmi) -> Option<String> {
         None
     }
-    /// Local evidence that this datasource applies; empty when it does not. No network.
-    fn detect(&self, env: &Env, facts: &Facts) -> Vec<Evidence>;
+    /// Local evidence that this datasource applies; empty when it does not. No network. By
+    /// default what most clouds take: its DMI rule, `ds=` naming it, or the image's
+    /// `datasource_list` naming it alone (`selection_evidence`).
+    fn detect(&self, env: &Env, facts: &Facts) -> Vec<Evidence> {
+        selection_evidence(env, facts, self, self.dmi(&facts.dmi))
+    }
     /// Reads the data, reaching a link-local service through `link` (the stage's: it makes a
     /// lease when one is needed and lets it go after `report`; NoCloud's `seedfrom` still makes
     /// its own, which needs a default route rather than the metadata address). `Err` when nothing usable was
@@ -135,10 +139,10 @@ pub struct Reported {
 /// The evidence a network datasource takes besides its own: its name in `ds=` on the command
 /// line, what DMI said (`dmi`, worded by the datasource), and the image's `datasource_list`
 /// naming it alone (with `None`), where cloud-init's ds-identify skips its checks too.
-pub(crate) fn selection_evidence(
+pub(crate) fn selection_evidence<D: Datasource + ?Sized>(
     env: &Env,
     facts: &Facts,
-    ds: &dyn Datasource,
+    ds: &D,
     dmi: Option<String>,
 ) -> Vec<Evidence> {
     let mut ev = Vec::new();

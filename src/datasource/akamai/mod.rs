@@ -24,7 +24,6 @@ use crate::error::Diag;
 use crate::fetch::Fetcher;
 use crate::reason::Reason;
 use crate::secret::Secret;
-use crate::status::Evidence;
 use base64::Engine;
 use serde_json::{json, Value};
 use settings::Settings;
@@ -64,10 +63,6 @@ impl Datasource for Akamai {
             Some(id) => format!("sys_vendor={v} (instance {id})"),
             None => format!("sys_vendor={v}"),
         })
-    }
-
-    fn detect(&self, env: &Env, facts: &Facts) -> Vec<Evidence> {
-        crate::datasource::selection_evidence(env, facts, self, self.dmi(&facts.dmi))
     }
 
     fn fetch(&self, env: &Env, facts: &Facts, link: &mut Link) -> Result<InstanceData, Diag> {

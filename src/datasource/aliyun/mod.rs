@@ -25,7 +25,6 @@ use crate::error::Diag;
 use crate::fetch::Fetcher;
 use crate::reason::Reason;
 use crate::secret::Secret;
-use crate::status::Evidence;
 use serde_json::Value;
 use std::net::Ipv4Addr;
 
@@ -57,11 +56,6 @@ impl Datasource for AliYun {
 
     fn dmi(&self, dmi: &Dmi) -> Option<String> {
         (dmi.fields.get("product_name")? == PRODUCT).then(|| format!("product_name={PRODUCT}"))
-    }
-
-    fn detect(&self, env: &Env, facts: &Facts) -> Vec<Evidence> {
-        let why = self.dmi(&facts.dmi);
-        crate::datasource::selection_evidence(env, facts, self, why)
     }
 
     fn fetch(&self, env: &Env, facts: &Facts, link: &mut Link) -> Result<InstanceData, Diag> {

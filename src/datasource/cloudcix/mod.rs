@@ -16,7 +16,6 @@ use crate::error::Diag;
 use crate::fetch::Fetcher;
 use crate::reason::Reason;
 use crate::secret::Secret;
-use crate::status::Evidence;
 use base64::Engine;
 use serde_json::Value;
 
@@ -36,11 +35,6 @@ impl Datasource for CloudCix {
 
     fn dmi(&self, dmi: &Dmi) -> Option<String> {
         (dmi.fields.get("product_name")? == "CloudCIX").then(|| "product_name=CloudCIX".into())
-    }
-
-    fn detect(&self, env: &Env, facts: &Facts) -> Vec<Evidence> {
-        let dmi = self.dmi(&facts.dmi);
-        crate::datasource::selection_evidence(env, facts, self, dmi)
     }
 
     fn fetch(&self, env: &Env, _facts: &Facts, link: &mut Link) -> Result<InstanceData, Diag> {

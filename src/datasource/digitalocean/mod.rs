@@ -20,7 +20,6 @@ use crate::error::Diag;
 use crate::fetch::Fetcher;
 use crate::reason::Reason;
 use crate::secret::Secret;
-use crate::status::Evidence;
 use serde_json::{json, Map, Value};
 
 pub struct DigitalOcean;
@@ -53,11 +52,6 @@ impl Datasource for DigitalOcean {
             let id = id.map_or("no droplet id".into(), |i| format!("droplet {i}"));
             format!("sys_vendor=DigitalOcean ({id})")
         })
-    }
-
-    fn detect(&self, env: &Env, facts: &Facts) -> Vec<Evidence> {
-        let droplet = self.dmi(&facts.dmi);
-        crate::datasource::selection_evidence(env, facts, self, droplet)
     }
 
     fn fetch(&self, env: &Env, facts: &Facts, link: &mut Link) -> Result<InstanceData, Diag> {

@@ -22,7 +22,6 @@ use crate::error::Diag;
 use crate::fetch::Fetcher;
 use crate::reason::Reason;
 use crate::secret::Secret;
-use crate::status::Evidence;
 use serde_json::Value;
 
 pub struct Exoscale;
@@ -75,11 +74,6 @@ impl Datasource for Exoscale {
         let name = dmi.fields.get("product_name")?;
         name.starts_with(PRODUCT)
             .then(|| format!("product_name={name}"))
-    }
-
-    fn detect(&self, env: &Env, facts: &Facts) -> Vec<Evidence> {
-        let why = self.dmi(&facts.dmi);
-        crate::datasource::selection_evidence(env, facts, self, why)
     }
 
     fn fetch(&self, env: &Env, _facts: &Facts, link: &mut Link) -> Result<InstanceData, Diag> {

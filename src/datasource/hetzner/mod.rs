@@ -22,7 +22,6 @@ use crate::error::Diag;
 use crate::fetch::Fetcher;
 use crate::reason::Reason;
 use crate::secret::Secret;
-use crate::status::Evidence;
 use serde_json::{json, Map, Value};
 
 pub struct Hetzner;
@@ -54,11 +53,6 @@ impl Datasource for Hetzner {
             let id = id.map_or("no serial".into(), |i| format!("server {i}"));
             format!("sys_vendor=Hetzner ({id})")
         })
-    }
-
-    fn detect(&self, env: &Env, facts: &Facts) -> Vec<Evidence> {
-        let found = self.dmi(&facts.dmi);
-        crate::datasource::selection_evidence(env, facts, self, found)
     }
 
     fn fetch(&self, env: &Env, facts: &Facts, link: &mut Link) -> Result<InstanceData, Diag> {

@@ -14,7 +14,6 @@ use crate::detect::{dmi::Dmi, Facts};
 use crate::error::Diag;
 use crate::reason::Reason;
 use crate::secret::Secret;
-use crate::status::Evidence;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 
@@ -34,10 +33,6 @@ impl Datasource for Nwcs {
 
     fn dmi(&self, dmi: &Dmi) -> Option<String> {
         (dmi.fields.get("sys_vendor")? == "NWCS").then(|| "sys_vendor=NWCS".into())
-    }
-
-    fn detect(&self, env: &Env, facts: &Facts) -> Vec<Evidence> {
-        crate::datasource::selection_evidence(env, facts, self, self.dmi(&facts.dmi))
     }
 
     fn fetch(&self, env: &Env, _facts: &Facts, link: &mut Link) -> Result<InstanceData, Diag> {

@@ -26,7 +26,6 @@ use crate::error::{Diag, Severity};
 use crate::fetch::Fetcher;
 use crate::reason::Reason;
 use crate::secret::Secret;
-use crate::status::Evidence;
 use base64::Engine;
 use serde_json::{json, Map, Value};
 
@@ -50,11 +49,6 @@ impl Datasource for Oracle {
     fn dmi(&self, dmi: &Dmi) -> Option<String> {
         (dmi.fields.get("chassis_asset_tag")? == ASSET_TAG)
             .then(|| format!("chassis_asset_tag={ASSET_TAG}"))
-    }
-
-    fn detect(&self, env: &Env, facts: &Facts) -> Vec<Evidence> {
-        let why = self.dmi(&facts.dmi);
-        crate::datasource::selection_evidence(env, facts, self, why)
     }
 
     fn fetch(&self, env: &Env, _facts: &Facts, link: &mut Link) -> Result<InstanceData, Diag> {

@@ -17,7 +17,6 @@ use crate::detect::{dmi::Dmi, Facts};
 use crate::error::Diag;
 use crate::reason::Reason;
 use crate::secret::Secret;
-use crate::status::Evidence;
 use serde_json::{json, Map, Value};
 
 pub struct UpCloud;
@@ -50,10 +49,6 @@ impl Datasource for UpCloud {
             Some(id) => format!("sys_vendor=UpCloud (server {id})"),
             None => "sys_vendor=UpCloud".into(),
         })
-    }
-
-    fn detect(&self, env: &Env, facts: &Facts) -> Vec<Evidence> {
-        crate::datasource::selection_evidence(env, facts, self, self.dmi(&facts.dmi))
     }
 
     fn fetch(&self, env: &Env, facts: &Facts, link: &mut Link) -> Result<InstanceData, Diag> {
