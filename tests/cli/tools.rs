@@ -434,10 +434,12 @@ fn generator_links_stand_ins_only_without_cloud_init() {
         let e = e.unwrap();
         std::fs::copy(e.path(), compat.join(e.file_name())).unwrap();
     }
+    let normal = d.path("normal");
     let generate = |late: &Path| {
         let out = common::run(
             Command::new(src.join("ember-generator"))
-                .args(["/n", "/e"])
+                .arg(&normal)
+                .arg(d.path("early"))
                 .arg(late)
                 .env("EMBER_GENERATOR_ROOT", &root),
         );
@@ -445,6 +447,8 @@ fn generator_links_stand_ins_only_without_cloud_init() {
     };
     let late = d.path("late");
     generate(&late);
+    // No cloud-init: the stand-ins get no condition (they mark the points ember reached).
+    assert!(!normal.join("cloud-final.service.d").exists());
     for unit in [
         "cloud-final.service",
         "cloud-config.service",
@@ -463,6 +467,22 @@ fn generator_links_stand_ins_only_without_cloud_init() {
     let late = d.path("late2");
     generate(&late);
     assert!(!late.exists(), "stand-ins linked beside cloud-init's units");
+    // ... and each of cloud-init's stages stands down on a boot ember-initrd provisioned.
+    for unit in [
+        "cloud-init-local.service",
+        "cloud-init-main.service",
+        "cloud-init-network.service",
+        "cloud-init.service",
+        "cloud-config.service",
+        "cloud-final.service",
+    ] {
+        let dropin = std::fs::read_to_string(normal.join(format!("{unit}.d/50-ember.conf")));
+        let dropin = dropin.unwrap_or_else(|e| panic!("{unit}: {e}"));
+        assert!(
+            dropin.contains("[Unit]\nConditionPathExists=!/run/ember/handoff.json\n"),
+            "{unit}: {dropin}"
+        );
+    }
 }
 
 /// ember-local.service is enabled on a boot with no ember stage in the initramfs (no
