@@ -285,6 +285,8 @@ const INSTALLED: &[(&str, u32)] = &[
     ("etc/initramfs-tools/hooks/ember", 0o755),
     ("etc/initramfs-tools/scripts/local-bottom/ember", 0o755),
     ("etc/initramfs-tools/scripts/local-premount/ember", 0o755),
+    ("etc/mkinitfs/features.d/ember.files", 0o644),
+    ("etc/mkinitfs/features.d/ember.modules", 0o644),
     ("usr/lib/dracut/modules.d/90ember/ember-cmdline.sh", 0o755),
     ("usr/lib/dracut/modules.d/90ember/ember-pre-mount.sh", 0o755),
     ("usr/lib/dracut/modules.d/90ember/ember-pre-pivot.sh", 0o755),

@@ -30,6 +30,7 @@ const POSIX: &[&str] = &[
 /// Scripts that the generators run with bash on the build host.
 const BASH: &[&str] = &[
     "initramfs/install-into-root",
+    "initramfs/mkinitfs/install",
     "initramfs/dracut/90ember/module-setup.sh",
     "initramfs/mkinitcpio/install/ember",
     "initramfs/mkinitcpio/install/sd-ember",
