@@ -64,10 +64,11 @@ dracut_for_vm() {
     printf 'hostonly="no"\ndrivers="%s"\n' "$PACKAGE_DRIVERS" >"$1/etc/dracut.conf.d/90-vm.conf"
 }
 
-# package_debs: PACKAGE_DIR, scripts/package's output for this run's binaries (built once).
+# package_debs: PACKAGE_DIR, scripts/package's output for this run's binaries: EMBER_PACKAGES
+# when scripts/test built them already, else built once per run.
 package_debs() {
     ensure_bins
-    PACKAGE_DIR=$WORK/packages
+    PACKAGE_DIR=${EMBER_PACKAGES:-$WORK/packages}
     if [ ! -f "$PACKAGE_DIR/SHA256SUMS" ]; then
         "$EMBER_REPO/scripts/package" --bins "$EMBER_BINS" --out "$PACKAGE_DIR" >"$WORK/package.log" 2>&1 ||
             fail "scripts/package failed: $(tail -n 5 "$WORK/package.log")"
