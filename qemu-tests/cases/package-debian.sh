@@ -26,6 +26,15 @@ package_install "$root" ember ember-cloud-init
 cat "$CASE_DIR/dpkg.log"
 grep -q 'Processing triggers for initramfs-tools' "$CASE_DIR/dpkg.log" ||
     fail "installing ember did not trigger initramfs-tools"
+# An upgrade (the same packages again: dpkg runs the old prerm and the new postinst) triggers
+# the rebuild again and keeps the units enabled.
+: >"$CASE_DIR/dpkg.log"
+package_install "$root" ember ember-cloud-init
+grep -q 'Processing triggers for initramfs-tools' "$CASE_DIR/dpkg.log" ||
+    fail "upgrading ember did not trigger initramfs-tools"
+for unit in ember-init ember-config ember-final; do
+    [ -L "$root/etc/systemd/system/multi-user.target.wants/$unit.service" ] || fail "$unit is not enabled after the upgrade"
+done
 after_final_unit "$root"
 root_kernel "$root"
 grep -qx 'usr/bin/ember-initrd' "$ROOT_INITRD.list" || fail "the trigger's initramfs lacks ember-initrd"
