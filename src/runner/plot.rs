@@ -150,7 +150,7 @@ pub fn layout(title: String, stages: &[(&str, &StageStatus)], sshd: Sshd) -> Lay
     if let Ok((at, _)) = sshd {
         end = end.max(at);
     }
-    let axis_end = end.ceil() as u32;
+    let axis_end = ceil(end);
     let grid = *GRID
         .iter()
         .find(|g| axis_end / **g <= 20)
@@ -217,10 +217,6 @@ pub fn layout(title: String, stages: &[(&str, &StageStatus)], sshd: Sshd) -> Lay
         }
     }
 
-    let mut markers = vec![Marker {
-        at: 0.0,
-        label: "kernel started 0s".into(),
-    }];
     let initramfs_end = stages
         .iter()
         .filter(|(n, _)| in_initramfs(n))
@@ -230,34 +226,31 @@ pub fn layout(title: String, stages: &[(&str, &StageStatus)], sshd: Sshd) -> Lay
         .iter()
         .filter(|(n, _)| !in_initramfs(n))
         .map(|(_, s)| s.start)
-        .reduce(f64::min);
+        .reduce(|a, b| if b < a { b } else { a });
     let pivot = initramfs_end.zip(runner_start).filter(|(a, b)| a <= b);
+    // Marker labels stack under the rows, the rightmost marker's first: each dashed line then
+    // ends above its own label without crossing the labels of the markers right of it. (An
+    // insertion, not a sort: a sort's code costs the runner kilobytes.)
+    let mut markers: Vec<Marker> = Vec::new();
+    let mut add = |at: f64, label: String| {
+        let i = markers.iter().take_while(|m| m.at >= at).count();
+        markers.insert(i, Marker { at, label });
+    };
+    add(0.0, "kernel started 0s".into());
     if let Some(at) = initramfs_end {
-        markers.push(Marker {
-            at,
-            label: format!("pivot: the initramfs stages ended {at:.3}s"),
-        });
+        add(at, format!("pivot: the initramfs stages ended {at:.3}s"));
     }
     if let Some(at) = runner_start {
-        markers.push(Marker {
-            at,
-            label: format!("pivot: the runner started {at:.3}s"),
-        });
+        add(at, format!("pivot: the runner started {at:.3}s"));
     }
     let sshd_note = match sshd {
         Ok((at, source)) => {
-            markers.push(Marker {
-                at,
-                label: format!("sshd started {at:.3}s"),
-            });
+            add(at, format!("sshd started {at:.3}s"));
             format!("sshd's start: {source}")
         }
         Err(why) => format!("no sshd marker: its start is unknown ({why})"),
     };
 
-    // Marker labels stack under the rows, the rightmost marker's first: each dashed line then
-    // ends above its own label without crossing the labels of the markers right of it.
-    markers.sort_by(|a, b| b.at.total_cmp(&a.at));
     let bottom = TOP + rows.len() as f64 * ROW + 10.0;
     // The title's font is 14 px, the labels' 11.
     let mut width = (LEFT + AXIS_W + 40.0).max(LEFT + label_w(&title) * 14.0 / 11.0 + 10.0);
@@ -278,8 +271,14 @@ pub fn layout(title: String, stages: &[(&str, &StageStatus)], sshd: Sshd) -> Lay
         markers,
         pivot,
         sshd_note,
-        width: width.ceil(),
+        width: f64::from(ceil(width)),
     }
+}
+
+/// Rounded up, for a positive `v` (by hand: `f64::ceil` links libm's for two uses).
+fn ceil(v: f64) -> u32 {
+    let whole = v as u32;
+    whole + u32::from(v > f64::from(whole))
 }
 
 pub fn label_w(text: &str) -> f64 {
@@ -310,10 +309,16 @@ pub fn escape(text: &str) -> String {
     out
 }
 
+/// Whole pixels (all coordinates are positive): crispEdges snaps bars to them anyway, and an
+/// integer costs the runner less code to format than a float with a precision.
+fn px(v: f64) -> i64 {
+    (v + 0.5) as i64
+}
+
 pub fn svg(l: &Layout) -> String {
-    let (w, h) = (l.width, l.height);
-    let bottom = TOP + l.rows.len() as f64 * ROW;
-    let x = |t: f64| LEFT + t * l.scale;
+    let (w, h) = (px(l.width), px(l.height));
+    let (top, bottom) = (px(TOP), px(TOP + l.rows.len() as f64 * ROW));
+    let x = |t: f64| px(LEFT + t * l.scale);
     let mut s = String::with_capacity(256 + l.rows.len() * 160);
     let _ = write!(
         s,
@@ -324,86 +329,79 @@ font-family=\"sans-serif\" font-size=\"11\">\n\
 as status.json records them. {} -->\n\
 <style>.g{{stroke:#ddd}}.m{{stroke:#333;stroke-dasharray:4 3}}.si{{fill:#4a7ebb}}\
 .sr{{fill:#3c9a5f}}.ti{{fill:#9dbde3}}.tr{{fill:#9fd4b2}}.f{{fill:#d9362b}}.k{{fill:#bbb}}\
-.p{{fill:#fff3c4}}.n{{fill:#888}}rect{{shape-rendering:crispEdges}}</style>\n<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n\
-<text x=\"{LEFT}\" y=\"20\" font-size=\"14\">{}</text>\n",
+.p{{fill:#fff3c4}}.n{{fill:#888}}rect{{shape-rendering:crispEdges}}</style>\n\
+<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n\
+<text x=\"{}\" y=\"20\" font-size=\"14\">{}</text>\n",
         // A comment takes any text but `--` (no entities: they would show as written).
         l.sshd_note.replace("--", "- -"),
+        px(LEFT),
         escape(&l.title)
     );
     if let Some((a, b)) = l.pivot {
-        let _ = writeln!(
-            s,
-            "<rect class=\"p\" x=\"{:.1}\" y=\"{TOP}\" width=\"{:.1}\" height=\"{:.1}\"/>",
-            x(a),
-            (b - a) * l.scale,
-            bottom - TOP
-        );
+        let (a, b) = (x(a), x(b));
+        rect(&mut s, "p", a, top, b - a, bottom - top);
     }
     for k in (0..=l.axis_end).step_by(l.grid as usize) {
         let gx = x(f64::from(k));
-        let _ = writeln!(
-            s,
-            "<line class=\"g\" x1=\"{gx:.1}\" y1=\"{:.1}\" x2=\"{gx:.1}\" y2=\"{bottom:.1}\"/>\
-<text x=\"{gx:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{k}s</text>",
-            TOP - 14.0,
-            TOP - 18.0
+        line(&mut s, "g", gx, top - 14, bottom);
+        text(
+            &mut s,
+            gx,
+            top - 18,
+            " text-anchor=\"middle\"",
+            &format!("{k}s"),
         );
     }
     // Marker lines before the rows, so the row labels are drawn over them.
-    for (i, m) in l.markers.iter().enumerate() {
-        let mx = x(m.at);
-        let _ = writeln!(
-            s,
-            "<line class=\"m\" x1=\"{mx:.1}\" y1=\"{:.1}\" x2=\"{mx:.1}\" y2=\"{:.1}\"/>\
-<text x=\"{:.1}\" y=\"{:.1}\">{}</text>",
-            TOP - 14.0,
-            bottom + 10.0 + i as f64 * 14.0,
-            mx + 3.0,
-            bottom + 20.0 + i as f64 * 14.0,
-            escape(&m.label)
-        );
+    for (i, m) in (0..).zip(&l.markers) {
+        let (mx, y) = (x(m.at), bottom + 20 + i * 14);
+        line(&mut s, "m", mx, top - 14, y - 10);
+        text(&mut s, mx + 3, y, "", &m.label);
     }
-    for (i, r) in l.rows.iter().enumerate() {
-        let y = TOP + i as f64 * ROW;
+    for (i, r) in (0..).zip(&l.rows) {
+        let y = top + i * px(ROW);
         if let Some(bw) = r.w {
             // At least a pixel, so a step of microseconds still shows where it ran.
-            let _ = write!(
-                s,
-                "<rect class=\"{}\" x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\"/>",
-                r.class,
-                r.x,
-                y + 2.0,
-                bw.max(1.0),
-                ROW - 4.0
-            );
+            rect(&mut s, r.class, px(r.x), y + 2, px(bw).max(1), px(ROW) - 4);
         }
-        let _ = writeln!(
-            s,
-            "<text x=\"{:.1}\" y=\"{:.1}\"{}>{}</text>",
-            label_x(r),
-            y + ROW - 5.0,
-            match (r.stage, r.w) {
-                (true, _) => " font-weight=\"bold\"",
-                (false, None) => " class=\"n\"",
-                _ => "",
-            },
-            escape(&r.label)
-        );
+        let attrs = match (r.stage, r.w) {
+            (true, _) => " font-weight=\"bold\"",
+            (false, None) => " class=\"n\"",
+            _ => "",
+        };
+        text(&mut s, px(label_x(r)), y + px(ROW) - 5, attrs, &r.label);
     }
-    let ly = h - LEGEND_H + 4.0;
-    let mut lx = LEFT;
+    let (ly, mut lx) = (h - px(LEGEND_H) + 4, px(LEFT));
     for (class, what) in LEGEND {
-        let _ = writeln!(
-            s,
-            "<rect class=\"{class}\" x=\"{lx}\" y=\"{ly}\" width=\"12\" height=\"10\"/>\
-<text x=\"{}\" y=\"{}\">{what}</text>",
-            lx + 16.0,
-            ly + 9.0
-        );
-        lx += 16.0 + label_w(what) + 14.0;
+        rect(&mut s, class, lx, ly, 12, 10);
+        text(&mut s, lx + 16, ly + 9, "", what);
+        lx += 30 + px(label_w(what));
     }
     s.push_str("</svg>\n");
     s
+}
+
+fn rect(s: &mut String, class: &str, x: i64, y: i64, w: i64, h: i64) {
+    let _ = writeln!(
+        s,
+        "<rect class=\"{class}\" x=\"{x}\" y=\"{y}\" width=\"{w}\" height=\"{h}\"/>"
+    );
+}
+
+/// A vertical line from `y1` down to `y2`.
+fn line(s: &mut String, class: &str, x: i64, y1: i64, y2: i64) {
+    let _ = writeln!(
+        s,
+        "<line class=\"{class}\" x1=\"{x}\" y1=\"{y1}\" x2=\"{x}\" y2=\"{y2}\"/>"
+    );
+}
+
+fn text(s: &mut String, x: i64, y: i64, attrs: &str, what: &str) {
+    let _ = writeln!(
+        s,
+        "<text x=\"{x}\" y=\"{y}\"{attrs}>{}</text>",
+        escape(what)
+    );
 }
 
 #[cfg(test)]
