@@ -32,7 +32,7 @@ const LEGEND: [(&str, &str); 7] = [
     ("p", "pivot: initramfs end to runner start"),
 ];
 /// Gridline spacings in seconds: the first that gives at most 20 lines (50 px apart, room
-/// for a label like `13200s`) is used.
+/// for a label like `13200s`) is used, else whole hours.
 const GRID: [u32; 11] = [1, 2, 5, 10, 30, 60, 120, 300, 600, 1800, 3600];
 
 /// sshd's start, when a source gave it: seconds since the kernel started and where it is from.
@@ -81,18 +81,18 @@ pub struct Layout {
 const SSHD_UNITS: [(&str, &str); 2] = [
     (
         "ssh.service",
-        "ExecMainStartTimestampMonotonic of ssh.service from systemctl show",
+        "ExecMainStartTimestampMonotonic of ssh.service from systemctl show (a restart moves it)",
     ),
     (
         "sshd.service",
-        "ExecMainStartTimestampMonotonic of sshd.service from systemctl show",
+        "ExecMainStartTimestampMonotonic of sshd.service from systemctl show (a restart moves it)",
     ),
 ];
 
-/// sshd's start on the running system, from systemd: its unit's main process start in
-/// CLOCK_MONOTONIC microseconds, which equals status.json's CLOCK_BOOTTIME unless the machine
-/// slept before sshd started. Asked only where systemd runs (`<run>/systemd/system`, the test
-/// sd_booted makes).
+/// sshd's start on the running system, from systemd: its unit's main process's latest start
+/// in CLOCK_MONOTONIC microseconds, which equals status.json's CLOCK_BOOTTIME unless the
+/// machine slept before sshd started. Asked only where systemd runs (`<run>/systemd/system`,
+/// the test sd_booted makes).
 pub fn sshd_start(run: &Path) -> Sshd {
     if !run.join("systemd/system").is_dir() {
         return Err("this system does not run systemd");
@@ -151,11 +151,13 @@ pub fn layout(title: String, stages: &[(&str, &StageStatus)], sshd: Sshd) -> Lay
         end = end.max(at);
     }
     let axis_end = ceil(end);
-    let grid = *GRID
-        .iter()
-        .find(|g| axis_end / **g <= 20)
-        .unwrap_or(&GRID[GRID.len() - 1]);
-    let axis_end = axis_end.div_ceil(grid) * grid;
+    // Past 20 hours (a stage run by hand days after the boot): whole hours, 20 lines.
+    let grid = GRID
+        .into_iter()
+        .find(|g| axis_end / g <= 20)
+        .unwrap_or_else(|| axis_end.div_ceil(20 * 3600) * 3600);
+    // Saturating: a status.json edited by hand may hold any number.
+    let axis_end = axis_end.div_ceil(grid).saturating_mul(grid);
     let scale = AXIS_W / f64::from(axis_end);
     let x = |t: f64| LEFT + t * scale;
 
@@ -278,7 +280,7 @@ pub fn layout(title: String, stages: &[(&str, &StageStatus)], sshd: Sshd) -> Lay
 /// Rounded up, for a positive `v` (by hand: `f64::ceil` links libm's for two uses).
 fn ceil(v: f64) -> u32 {
     let whole = v as u32;
-    whole + u32::from(v > f64::from(whole))
+    whole.saturating_add(u32::from(v > f64::from(whole)))
 }
 
 pub fn label_w(text: &str) -> f64 {

@@ -138,6 +138,7 @@ fn the_gridline_spacing_keeps_the_axis_readable() {
         (21.0, 22, 2),
         (90.0, 90, 5),
         (13_000.0, 14_400, 1800),
+        (30.0 * 86_400.0, 2_592_000, 129_600),
     ] {
         let v = vec![("config", stage(0.0, Some(end), vec![]))];
         let l = plot(&v, Err("test"));
@@ -232,6 +233,15 @@ fn an_empty_status_still_draws_the_axis_and_kernel_marker() {
     assert_eq!(l.markers.len(), 1);
     assert_eq!((l.axis_end, l.pivot), (1, None));
     roxmltree::Document::parse(&svg(&l)).expect("well-formed");
+
+    // A hand-edited record with an absurd time: no overflow, still a document.
+    let v = vec![("final", stage(1e12, Some(1.0), vec![]))];
+    let l = plot(&v, Err("test"));
+    assert_eq!(l.axis_end, u32::MAX);
+    assert!(l.axis_end / l.grid <= 20, "{}", l.grid);
+    let text = svg(&l);
+    assert!(text.len() < 10_000, "{} bytes", text.len());
+    roxmltree::Document::parse(&text).expect("well-formed");
 }
 
 #[test]
