@@ -1,11 +1,12 @@
-//! `ember analyze show | blame | dump [--infile FILE] [--format text|json]`: cloud-init's
-//! `analyze`, read from ember's status.json (stages and their timed steps) instead of a log.
-//! `show` lists each stage's steps with the time since the first stage started (@) and their
-//! duration (+), then the total; `blame` sorts every step by its duration; `dump` gives the
-//! start and finish events as cloud-init's JSON does.
+//! `ember analyze show | blame | dump | plot [--infile FILE] [--outfile FILE] [--format
+//! text|json]`: cloud-init's `analyze`, read from ember's status.json (stages and their timed
+//! steps) instead of a log. `show` lists each stage's steps with the time since the first stage
+//! started (@) and their duration (+), then the total; `blame` sorts every step by its
+//! duration; `dump` gives the start and finish events as cloud-init's JSON does; `plot` draws
+//! the boot as an SVG timeline (`super::plot`), as `systemd-analyze plot` does.
 //! <https://docs.cloud-init.io/en/latest/reference/cli.html#analyze>
 
-use super::{global_flag, CliError, Ctx};
+use super::{global_flag, plot, CliError, Ctx};
 use crate::status::{StageStatus, Status};
 use lexopt::prelude::*;
 use serde_json::{json, Value};
@@ -15,11 +16,15 @@ use std::path::PathBuf;
 const ORDER: &[&str] = &["detect", "fetch", "local", "config", "final"];
 
 pub fn run(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> {
-    let (mut what, mut infile, mut as_json) = (None, None, false);
+    let (mut what, mut infile, mut outfile, mut as_json) = (None, None, None, false);
     while let Some(arg) = parser.next()? {
         match arg {
             Value(v) if what.is_none() => what = Some(v.string()?),
             Short('i') | Long("infile") => infile = Some(PathBuf::from(parser.value()?)),
+            // cloud-init's spelling, and systemd-analyze's.
+            Short('o') | Long("outfile") | Long("output") => {
+                outfile = Some(PathBuf::from(parser.value()?))
+            }
             Long("format") => {
                 as_json = match parser.value()?.string()?.as_str() {
                     "json" => true,
@@ -33,7 +38,9 @@ pub fn run(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> 
             },
         }
     }
-    let what = what.ok_or_else(|| CliError::Usage("analyze: show, blame or dump".into()))?;
+    let what = what.ok_or_else(|| CliError::Usage("analyze: show, blame, dump or plot".into()))?;
+    // sshd's start is asked of systemd only when the plot is of this running system's boot.
+    let live = infile.is_none();
     let path = infile.unwrap_or_else(|| ctx.run_paths().status());
     let text = crate::regular::read_to_string(&path, crate::regular::STATE_MAX)
         .map_err(|e| CliError::file(&path, e))?;
@@ -45,14 +52,40 @@ pub fn run(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> 
         ("blame", false) => blame(&stages),
         ("blame", true) => pretty(&blame_json(&stages)),
         ("dump", _) => pretty(&dump(&stages)),
+        ("plot", false) => {
+            let sshd = if live {
+                plot::sshd_start(&ctx.run)
+            } else {
+                Err("the status was read from a file given with infile, not from this system")
+            };
+            plot::svg(&plot::layout(title(&status), &stages, sshd))
+        }
+        ("plot", true) => return Err(CliError::Usage("analyze plot: it writes SVG".into())),
         (other, _) => {
             return Err(CliError::Usage(format!(
                 "analyze: unknown command '{other}'"
             )))
         }
     };
-    print!("{out}");
+    match outfile {
+        Some(file) => std::fs::write(&file, out).map_err(|e| CliError::file(&file, e))?,
+        None => print!("{out}"),
+    }
     Ok(0)
+}
+
+/// The plot's heading: which boot this is.
+fn title(status: &Status) -> String {
+    format!(
+        "ember boot: datasource {}, instance {}{}",
+        status.datasource.as_deref().unwrap_or("none"),
+        status.instance_id.as_deref().unwrap_or("unknown"),
+        if status.first_boot {
+            ", first boot"
+        } else {
+            ""
+        }
+    )
 }
 
 fn pretty(v: &Value) -> String {

@@ -17,6 +17,7 @@ pub mod modules;
 mod net_convert;
 mod output;
 mod part_handlers;
+mod plot;
 mod query;
 mod render;
 mod schema;
@@ -238,8 +239,8 @@ const COMMANDS: &[Command] = &[
     },
     Command {
         name: "analyze",
-        summary: "per-stage and per-step times from status.json: show, blame, dump",
-        usage: "show|blame|dump [--infile FILE] [--format text|json]",
+        summary: "per-stage and per-step times from status.json: show, blame, dump, plot (SVG)",
+        usage: "show|blame|dump|plot [-i|--infile FILE] [-o|--outfile FILE] [--format text|json]",
         run: analyze::run,
     },
     Command {

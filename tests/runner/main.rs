@@ -14,6 +14,7 @@ mod module_lists;
 mod more;
 mod ntp;
 mod part_handler;
+mod plot;
 mod repos;
 mod snap;
 mod stages;

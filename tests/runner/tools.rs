@@ -137,6 +137,18 @@ fn analyze_shows_blames_and_dumps_the_stages() {
     assert_eq!(json["stages"][0]["stage"], "detect");
     assert!(json["total_seconds"].as_f64().unwrap() > 0.0);
 
+    // -o/--outfile (cloud-init's) writes the file instead of stdout; a bad one is named.
+    let file = m.dir.join("blame.txt");
+    let out = ember(&m, &["analyze", "blame", "-o", file.to_str().unwrap()]);
+    assert_eq!(common::stdout(&out), "");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), blame);
+    let out = ember(
+        &m,
+        &["analyze", "plot", "--outfile", "/nonexistent/plot.svg"],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(common::stderr(&out).contains("/nonexistent/plot.svg"));
+
     let missing = ember(
         &m,
         &["analyze", "show", "--infile", "/nonexistent/status.json"],
