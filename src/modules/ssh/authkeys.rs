@@ -76,7 +76,7 @@ pub fn apply(ctx: &ModuleCtx, settings: &Settings, diags: &mut Vec<Diag>) {
     let accounts = Accounts::load(ctx.root);
     if let Some(name) = &user {
         match accounts.user(name) {
-            Some(acct) => diags.extend(add_keys(ctx.root, acct, &keys).err()),
+            Some(acct) => diags.extend(add_keys(ctx.root, acct, &keys).err().map(recoverable)),
             None => diags.push(
                 Diag::warning(
                     Reason::SshUserMissing,
@@ -101,7 +101,18 @@ pub fn apply(ctx: &ModuleCtx, settings: &Settings, diags: &mut Vec<Diag>) {
         home: "/root".into(),
         shell: String::new(),
     });
-    diags.extend(add_keys(ctx.root, &root_acct, &root_lines).err());
+    diags.extend(
+        add_keys(ctx.root, &root_acct, &root_lines)
+            .err()
+            .map(recoverable),
+    );
+}
+
+/// cc_ssh wraps applying these keys in one `logexc` (a warning) and goes on, unlike the users
+/// module, whose per-user keys fail it: the same failure is a warning here.
+fn recoverable(mut d: Diag) -> Diag {
+    d.severity = crate::error::Severity::Warning;
+    d
 }
 
 #[cfg(test)]
