@@ -43,7 +43,18 @@ impl RunnerModule for RhSubscription {
         Guard::AtMostOnce
     }
     fn run(&self, ctx: &ModCtx, cfg: &Value, diags: &mut Vec<Diag>) {
-        let Some(s) = read(cfg, diags) else {
+        // cloud-init checks the settings inside the `try` that warns "did not complete
+        // successfully" and returns, so a bad value is a warning at boot (ember schema keeps
+        // the error). Only a `rh_subscription` that is not a mapping makes its module raise.
+        let mut own = Vec::new();
+        let read = read(cfg, &mut own);
+        diags.extend(own.into_iter().map(|mut d| {
+            if d.is_error() && d.key.as_deref() != Some("rh_subscription") {
+                d.severity = crate::error::Severity::Warning;
+            }
+            d
+        }));
+        let Some(s) = read else {
             return;
         };
         if !s.configured() {
