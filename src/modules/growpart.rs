@@ -140,11 +140,9 @@ pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> Option<Settings> {
 fn settings(ctx: &ModuleCtx, diags: &mut Vec<Diag>) -> Option<Vec<String>> {
     let mut own = Vec::new();
     let settings = read(ctx.cfg, &mut own);
-    diags.extend(own.into_iter().map(|mut d| {
-        if d.is_error() && d.key.as_deref() != Some("growpart.mode") {
-            d.severity = crate::error::Severity::Warning;
-        }
-        d
+    diags.extend(own.into_iter().map(|d| match d.key.as_deref() {
+        Some("growpart.mode") => d,
+        _ => d.recoverable(),
     }));
     let settings = settings?;
     if settings.off {

@@ -385,7 +385,8 @@ fn cloud_init_per_once_instance_always() {
 /// power_state with a bad mode (one `try` that warns "Not performing power state change!"),
 /// rh_subscription with a setting of a wrong type (checked in the `try` that warns "did not
 /// complete successfully"), ssh_import_id with neither sudo nor doas (`LOG.error`, which
-/// cloud-init's status counts as recoverable).
+/// cloud-init's status counts as recoverable), final_message of another type (printed as its
+/// Python text there).
 #[test]
 fn what_cloud_init_warns_about_is_a_warning_and_status_degraded() {
     if cannot_chroot() {
@@ -427,6 +428,7 @@ fn what_cloud_init_warns_about_is_a_warning_and_status_degraded() {
             json!({"rh_subscription": {"activation_key": "k", "org": "o", "add-pool": [["x"]]}})
         ),
         import_id,
+        module("final_message", "final", json!({"final_message": ["a", "list"]})),
     ]);
     m.boot_modules(final_stage);
     let out = m.ember("boot-1", &["modules", "--mode", "final"]);
@@ -441,6 +443,7 @@ fn what_cloud_init_warns_about_is_a_warning_and_status_degraded() {
         "power_state.mode",
         "rh_subscription.add-pool.0",
         "users.u.ssh_import_id",
+        "final_message",
     ] {
         assert!(keys.contains(&key), "{key} in {said:?}");
     }

@@ -63,12 +63,7 @@ impl Module for DiskSetup {
                 own.push(with_key(d, format!("fs_setup.{}", fs.index)));
             }
         }
-        diags.extend(own.into_iter().map(|mut d| {
-            if d.is_error() {
-                d.severity = crate::error::Severity::Warning;
-            }
-            d
-        }));
+        diags.extend(own.into_iter().map(Diag::recoverable));
     }
 }
 

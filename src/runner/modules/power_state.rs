@@ -138,12 +138,7 @@ impl RunnerModule for PowerState {
         if let Some(argv) = self.settle(ctx, cfg, &mut own) {
             *ctx.power.borrow_mut() = Some(argv);
         }
-        diags.extend(own.into_iter().map(|mut d| {
-            if d.is_error() {
-                d.severity = crate::error::Severity::Warning;
-            }
-            d
-        }));
+        diags.extend(own.into_iter().map(Diag::recoverable));
     }
 }
 

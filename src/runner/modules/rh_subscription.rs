@@ -48,11 +48,9 @@ impl RunnerModule for RhSubscription {
         // the error). Only a `rh_subscription` that is not a mapping makes its module raise.
         let mut own = Vec::new();
         let read = read(cfg, &mut own);
-        diags.extend(own.into_iter().map(|mut d| {
-            if d.is_error() && d.key.as_deref() != Some("rh_subscription") {
-                d.severity = crate::error::Severity::Warning;
-            }
-            d
+        diags.extend(own.into_iter().map(|d| match d.key.as_deref() {
+            Some("rh_subscription") => d,
+            _ => d.recoverable(),
         }));
         let Some(s) = read else {
             return;
