@@ -428,7 +428,11 @@ fn what_cloud_init_warns_about_is_a_warning_and_status_degraded() {
             json!({"rh_subscription": {"activation_key": "k", "org": "o", "add-pool": [["x"]]}})
         ),
         import_id,
-        module("final_message", "final", json!({"final_message": ["a", "list"]})),
+        module(
+            "final_message",
+            "final",
+            json!({"final_message": ["a", "list"]})
+        ),
     ]);
     m.boot_modules(final_stage);
     let out = m.ember("boot-1", &["modules", "--mode", "final"]);

@@ -89,9 +89,10 @@ fn default_fields(cfg: &Value, diags: &mut Vec<Diag>) -> Fields {
     };
     match v.as_array() {
         Some(list) if list.len() == 6 => std::array::from_fn(|i| field(&list[i])),
+        // cloud-init pads the entries with whatever list it is given and goes on.
         _ => {
             let msg = "expected a list of 6 fields: the built-in defaults are used";
-            diags.push(Diag::error(Reason::WrongType, msg).key("mount_default_fields"));
+            diags.push(Diag::warning(Reason::WrongType, msg).key("mount_default_fields"));
             builtin
         }
     }
@@ -114,6 +115,13 @@ fn mounts(cfg: &Value, defaults: &Fields, diags: &mut Vec<Diag>) -> Vec<Mount> {
             .enumerate()
             .filter_map(|(index, line)| mount(index, line, defaults, diags))
             .collect(),
+        // cloud-init walks a string's characters, warning that each is not a list; another
+        // value makes its module raise.
+        Some(Value::String(_)) => {
+            let msg = "expected a list: no mounts added";
+            diags.push(Diag::warning(Reason::WrongType, msg).key("mounts"));
+            Vec::new()
+        }
         Some(_) => {
             diags.push(Diag::error(Reason::WrongType, "expected a list").key("mounts"));
             Vec::new()

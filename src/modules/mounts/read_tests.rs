@@ -107,13 +107,19 @@ fn device_aliases_come_from_disk_setup_unreported() {
 }
 
 /// Each problem: one diagnostic naming its key path; an error only where cloud-init's module
-/// fails too. It warns and goes on for a `mounts` entry that is not a list and for anything
-/// wrong with `swap` (read and made in one `try` that warns "failed to setup swap").
+/// fails too. It warns and goes on for a `mounts` entry that is not a list (a string's
+/// characters included), pads entries with any `mount_default_fields` list, and reads and
+/// makes `swap` in one `try` that warns "failed to setup swap".
 #[test]
 fn each_problem_is_named_by_its_key() {
     let (error, warning) = (true, false);
     let cases = [
-        (json!({"mounts": "vdb /data"}), "wrong-type@mounts", error),
+        (json!({"mounts": "vdb /data"}), "wrong-type@mounts", warning),
+        (
+            json!({"mounts": {"vdb": "/data"}}),
+            "wrong-type@mounts",
+            error,
+        ),
         (
             json!({"mounts": [["vdb", "/a"], []]}),
             "wrong-type@mounts.1",
@@ -132,7 +138,7 @@ fn each_problem_is_named_by_its_key() {
         (
             json!({"mount_default_fields": [null, null]}),
             "wrong-type@mount_default_fields",
-            error,
+            warning,
         ),
         (json!({"swap": null}), "wrong-type@swap", warning),
         (

@@ -56,9 +56,12 @@ pub fn item<'v>(index: usize, value: &'v Value, diags: &mut Vec<Diag>) -> Option
     };
     let mut errors = Vec::new();
     // cloud-init warns about an entry without a path and goes on to the next one.
-    if matches!(map.get("path"), None | Some(Value::Null))
-        || map.get("path").and_then(Value::as_str) == Some("")
-    {
+    let no_path = match map.get("path") {
+        None | Some(Value::Null) => true,
+        Some(Value::String(p)) => p.is_empty(),
+        Some(_) => false,
+    };
+    if no_path {
         let msg = "is required: entry skipped";
         diags.push(Diag::warning(Reason::PathMissing, msg).key(format!("{key}.path")));
         return None;
