@@ -26,6 +26,12 @@ swap:
   size: lots
 ssh_authorized_keys:
   - ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGGz8hJq8Kg/9nDo9VhbCwpCIe/jNL9J3uuhMhUSSzGm a@b
+disk_setup:
+  /dev/vdz:
+    table_type: zfs
+    layout: true
+fs_setup:
+  - just a string
 locale: false
 ";
 
@@ -108,6 +114,9 @@ fn what_cloud_init_warns_about_leaves_the_boot_degraded() {
         w("wrong-type", "mounts.0"),
         // cc_mounts: the swap file is made inside a `try` that warns "failed to setup swap".
         w("bad-value", "swap.size"),
+        // cc_disk_setup: each entry's failure is caught with logexc; a non-mapping warned.
+        w("bad-value", "disk_setup./dev/vdz.table_type"),
+        w("wrong-type", "fs_setup.0"),
     ];
     // cc_ssh: apply_credentials fails inside a `try` that logexc's (a warning).
     let link = said(&m)
