@@ -76,8 +76,9 @@ impl Module for Ssh {
 }
 
 /// Deletes, writes or generates the host keys once per instance. The problems of the host key
-/// settings (`config_diags`) are reported only then, and like a failed write they leave the
-/// step to be tried again.
+/// settings (`config_diags`) are reported only then; an error among them, like a key that
+/// could not be written, leaves the step to be tried again. A warning (a key ssh-keygen could
+/// not make, as cloud-init logs and goes on) does not.
 fn host_key_step(
     ctx: &ModuleCtx,
     settings: &Settings,
