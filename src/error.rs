@@ -80,6 +80,15 @@ impl Diag {
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Error
     }
+    /// The same problem as a warning, for a module that goes on where cloud-init's module
+    /// logs it and goes on, though its schema (and `ember schema`) calls the value an error.
+    /// A deprecation stays one.
+    pub fn recoverable(mut self) -> Diag {
+        if self.severity == Severity::Error {
+            self.severity = Severity::Warning;
+        }
+        self
+    }
 }
 
 /// Longest message shown, in characters: a server's words or a parser's may be quoted in it.
@@ -120,6 +129,16 @@ mod tests {
             d.to_string(),
             "user-data: line 14: write_files.2.permissions: expected a string"
         );
+    }
+
+    #[test]
+    fn recoverable_turns_an_error_into_a_warning_only() {
+        let e = Diag::error(Reason::WrongType, "m").key("k");
+        let w = e.clone().recoverable();
+        assert_eq!(w.severity, Severity::Warning);
+        assert_eq!((w.code, w.key, w.message), (e.code, e.key, e.message));
+        let d = Diag::deprecated(Reason::Deprecated, "old").recoverable();
+        assert_eq!(d.severity, Severity::Deprecated);
     }
 
     #[test]

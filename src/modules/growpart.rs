@@ -74,7 +74,8 @@ pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> Option<Settings> {
         None | Some(Value::Null) => return Some(settings),
         Some(Value::Object(map)) => map,
         Some(_) => {
-            diags.push(Diag::error(Reason::WrongType, "must be a mapping").key("growpart"));
+            let msg = "must be a mapping: nothing grown";
+            diags.push(Diag::error(Reason::WrongType, msg).key("growpart"));
             return None;
         }
     };
@@ -102,19 +103,27 @@ pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> Option<Settings> {
                     match d.as_str() {
                         Some(s) => settings.devices.push(s.to_string()),
                         None => diags.push(
-                            Diag::error(Reason::WrongType, "must be a string")
+                            Diag::error(Reason::WrongType, "must be a string: skipped")
                                 .key(format!("{key}.{i}")),
                         ),
                     }
                 }
             }
+            // cloud-init's get_cfg_option_list takes a lone string as a list of one.
+            ("devices", Value::String(one)) => {
+                let msg = "must be a list: taken as a list of one device";
+                diags.push(Diag::error(Reason::WrongType, msg).key(key));
+                settings.devices = vec![one.clone()];
+            }
             ("devices", _) => {
-                diags.push(Diag::error(Reason::WrongType, "must be a list").key(key));
+                let msg = "must be a list: nothing grown";
+                diags.push(Diag::error(Reason::WrongType, msg).key(key));
                 return None;
             }
             ("ignore_growroot_disabled", Value::Bool(b)) => settings.ignore_growroot_disabled = *b,
             ("ignore_growroot_disabled", _) => {
-                diags.push(Diag::error(Reason::WrongType, "must be true or false").key(key));
+                let msg = "must be true or false: taken as false";
+                diags.push(Diag::error(Reason::WrongType, msg).key(key));
             }
             _ => diags
                 .push(Diag::warning(Reason::UnknownKey, "not a key of growpart: ignored").key(key)),
@@ -123,9 +132,19 @@ pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> Option<Settings> {
     Some(settings)
 }
 
-/// The devices to grow, or `None` when growpart is off or its config unusable.
+/// The devices to grow, or `None` when growpart is off or its config unusable. The reader's
+/// errors are `ember schema`'s (cloud-init's schema calls them errors); at boot only a mode
+/// without a resizer fails the module, as cloud-init raises only then: its module warns
+/// about a `growpart` that is not a mapping, takes a lone device as a list, skips a device it
+/// cannot use and reads anything but true as false.
 fn settings(ctx: &ModuleCtx, diags: &mut Vec<Diag>) -> Option<Vec<String>> {
-    let settings = read(ctx.cfg, diags)?;
+    let mut own = Vec::new();
+    let settings = read(ctx.cfg, &mut own);
+    diags.extend(own.into_iter().map(|d| match d.key.as_deref() {
+        Some("growpart.mode") => d,
+        _ => d.recoverable(),
+    }));
+    let settings = settings?;
     if settings.off {
         return None;
     }
@@ -155,9 +174,10 @@ pub(crate) fn resolve(ctx: &ModuleCtx, dev: &str) -> Option<String> {
     None
 }
 
-/// Grows one device's partition: a line for the console when something changed.
+/// Grows one device's partition: a line for the console when something changed. Every
+/// failure is a warning: cloud-init records a failed resize, logs it and goes on.
 fn grow_one(ctx: &ModuleCtx, dev: &str) -> Result<Option<String>, Diag> {
-    let err = |code: Reason, msg: String| Diag::error(code, msg);
+    let err = |code: Reason, msg: String| Diag::warning(code, msg);
     let Some(name) = resolve(ctx, dev) else {
         // No block device under the root (a container, a network root): nothing to grow,
         // as in cloud-init. A device the config names is worth a word.
@@ -290,7 +310,12 @@ mod tests {
                 vec!["bad-value@growpart.mode"],
             ),
             (
-                json!({"growpart": {"devices": "/"}}),
+                json!({"growpart": {"devices": "/var"}}),
+                Some((false, vec!["/var".into()], false)),
+                vec!["wrong-type@growpart.devices"],
+            ),
+            (
+                json!({"growpart": {"devices": 5, "ignore_growroot_disabled": "x"}}),
                 None,
                 vec!["wrong-type@growpart.devices"],
             ),

@@ -41,9 +41,10 @@ pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> Option<Settings> {
         None | Some(Value::Null) | Some(Value::Bool(true)) => Some(Settings::Blocking),
         Some(Value::Bool(false)) => Some(Settings::Off),
         Some(Value::String(s)) if s == "noblock" => Some(Settings::NoBlock),
+        // cloud-init takes any other value as false (its schema warns): not grown, a warning.
         Some(_) => {
-            let msg = "expected true, false or noblock";
-            diags.push(Diag::error(Reason::BadValue, msg).key("resize_rootfs"));
+            let msg = "expected true, false or noblock: not resized";
+            diags.push(Diag::warning(Reason::BadValue, msg).key("resize_rootfs"));
             None
         }
     }
@@ -142,8 +143,9 @@ mod tests {
         }
     }
 
+    /// cloud-init takes any other value as false (its schema only warns): one warning.
     #[test]
-    fn anything_else_is_one_error_naming_the_key() {
+    fn anything_else_is_one_warning_naming_the_key() {
         for value in [json!("yes"), json!("NoBlock"), json!(1), json!(["noblock"])] {
             let mut diags = Vec::new();
             assert_eq!(read(&json!({ "resize_rootfs": value }), &mut diags), None);
@@ -151,7 +153,11 @@ mod tests {
                 .iter()
                 .map(|d| (d.code.as_str(), d.key.as_deref(), d.is_error()))
                 .collect();
-            assert_eq!(got, [("bad-value", Some("resize_rootfs"), true)], "{value}");
+            assert_eq!(
+                got,
+                [("bad-value", Some("resize_rootfs"), false)],
+                "{value}"
+            );
         }
     }
 }

@@ -91,8 +91,9 @@ pub fn host_keys(ctx: &ModCtx, diags: &mut Vec<Diag>) -> Option<String> {
         let argv = ["ssh-keygen", "-q", "-N", "", "-t", t, "-f", &key];
         let outcome = ctx.exec.run(&argv, &[]);
         if !outcome.ok() {
+            // cloud-init's cc_ssh logs a failed ssh-keygen (logexc, a warning) and goes on.
             let msg = format!("ssh-keygen {}; kept for the next boot", outcome.describe());
-            diags.push(Diag::error(Reason::HostkeyFailed, msg).file(line));
+            diags.push(Diag::warning(Reason::HostkeyFailed, msg).file(line));
             left.push(t.clone());
         }
     }
@@ -153,8 +154,9 @@ pub fn resizefs(ctx: &ModCtx, diags: &mut Vec<Diag>) -> Option<String> {
         };
         let dev = format!("/dev/{device}");
         let Some(argv) = crate::disk::grow_command(fstype, mountpoint, &dev) else {
+            // cloud-init warns ("Not resizing unknown filesystem type") and goes on.
             let msg = "no grow tool known for this filesystem; dropped";
-            diags.push(Diag::error(Reason::ResizefsEntry, msg).file(at));
+            diags.push(Diag::warning(Reason::ResizefsEntry, msg).file(at));
             continue;
         };
         let argv: Vec<&str> = argv.iter().map(String::as_str).collect();

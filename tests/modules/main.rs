@@ -5,6 +5,7 @@
 mod common;
 
 mod hostname;
+mod severities;
 mod ssh;
 mod users;
 mod write_files;

@@ -379,3 +379,81 @@ fn cloud_init_per_once_instance_always() {
     assert_eq!(per(&m, &["once", "a/b", "true"]).status.code(), Some(1));
     assert!(!m.read("/per.log").contains("legacy"));
 }
+
+/// Issue 21 item 8: what cloud-init's modules warn about and go on is a warning, and the final
+/// stage ends `degraded done` (exit 2): phone_home without a url ("Skipping module"),
+/// power_state with a bad mode (one `try` that warns "Not performing power state change!"),
+/// rh_subscription with a setting of a wrong type (checked in the `try` that warns "did not
+/// complete successfully"), ssh_import_id with neither sudo nor doas (`LOG.error`, which
+/// cloud-init's status counts as recoverable), final_message of another type (printed as its
+/// Python text there).
+#[test]
+fn what_cloud_init_warns_about_is_a_warning_and_status_degraded() {
+    if cannot_chroot() {
+        return;
+    }
+    let m = machine("warned", "ID=rhel\nID_LIKE=fedora\n");
+    m.write("/usr/bin/ssh-import-id", "#!/bin/sh\nexit 0\n", 0o755);
+    m.write(
+        "/usr/sbin/subscription-manager",
+        "#!/bin/sh\nexit 1\n",
+        0o755,
+    );
+    m.write(
+        "/etc/passwd",
+        "root:x:0:0:root:/root:/bin/sh\nu:x:1000:1000::/home/u:/bin/sh\n",
+        0o644,
+    );
+    // Ubuntu's and Debian's module: run here as `unverified_modules` would.
+    let mut import_id = module(
+        "ssh_import_id",
+        "final",
+        json!({"users": [{"name": "u", "ssh_import_id": ["gh:u"]}]}),
+    );
+    import_id["unverified"] = json!(true);
+    let final_stage = json!([
+        module(
+            "phone_home",
+            "final",
+            json!({"phone_home": {"post": "all"}})
+        ),
+        module(
+            "power_state_change",
+            "final",
+            json!({"power_state": {"mode": "sideways"}})
+        ),
+        module(
+            "rh_subscription",
+            "final",
+            json!({"rh_subscription": {"activation_key": "k", "org": "o", "add-pool": [["x"]]}})
+        ),
+        import_id,
+        module(
+            "final_message",
+            "final",
+            json!({"final_message": ["a", "list"]})
+        ),
+    ]);
+    m.boot_modules(final_stage);
+    let out = m.ember("boot-1", &["modules", "--mode", "final"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let mut said = m.diags("final");
+    said.retain(|(_, code, _)| code != "deprecated");
+    let errors: Vec<_> = said.iter().filter(|(s, _, _)| s == "error").collect();
+    assert!(errors.is_empty(), "{said:?}");
+    let keys: Vec<&str> = said.iter().map(|(_, _, k)| k.as_str()).collect();
+    for key in [
+        "phone_home.url",
+        "power_state.mode",
+        "rh_subscription.add-pool.0",
+        "users.u.ssh_import_id",
+        "final_message",
+    ] {
+        assert!(keys.contains(&key), "{key} in {said:?}");
+    }
+    assert!(!text(&out).contains("power_state: would run"));
+    let status = m.ember("boot-1", &["status", "--long"]);
+    let shown = String::from_utf8_lossy(&status.stdout);
+    assert!(shown.contains("extended_status: degraded"), "{shown}");
+    assert_eq!(status.status.code(), Some(2), "{shown}");
+}

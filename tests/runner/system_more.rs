@@ -199,7 +199,8 @@ fn disable_ec2_metadata_is_shown_not_run_on_a_target_directory() {
         !m.exists("/tools.log"),
         "the host's routes are not the target's"
     );
-    // Neither ip nor route: an error, as cloud-init logs one.
+    // Neither ip nor route: cloud-init logs it at ERROR level and returns, which its status
+    // counts among the recoverable errors (degraded), not as a failed module: a warning.
     let bare = machine("ec2md-bare", "ID=debian\n");
     let cfg = json!({"disable_ec2_metadata": true});
     let out = run(
@@ -207,10 +208,10 @@ fn disable_ec2_metadata_is_shown_not_run_on_a_target_directory() {
         "config",
         json!([module("disable_ec2_metadata", "config", cfg)]),
     );
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert_eq!(
         bare.diags("config"),
-        [d("error", "tool-missing", "disable_ec2_metadata")]
+        [d("warning", "tool-missing", "disable_ec2_metadata")]
     );
 }
 

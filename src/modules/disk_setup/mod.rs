@@ -47,18 +47,23 @@ impl Module for DiskSetup {
     fn reader(&self) -> Option<&'static Reader> {
         Some(&READER)
     }
+    /// At boot every problem is a warning: cloud-init's module skips an entry that is not a
+    /// mapping with a warning and catches each entry's failure (`logexc`, a warning), so it
+    /// never fails. `ember schema` keeps the reader's errors, as cloud-init's schema does.
     fn run(&self, ctx: &ModuleCtx, diags: &mut Vec<Diag>) {
-        let settings = read(ctx.cfg, diags);
+        let mut own = Vec::new();
+        let settings = read(ctx.cfg, &mut own);
         for disk in &settings.disks {
             if let Err(d) = partition_disk(ctx, &settings.aliases, disk) {
-                diags.push(with_key(d, format!("disk_setup.{}", disk.name)));
+                own.push(with_key(d, format!("disk_setup.{}", disk.name)));
             }
         }
         for fs in &settings.filesystems {
             if let Err(d) = mkfs::make_fs(ctx, &settings.aliases, fs) {
-                diags.push(with_key(d, format!("fs_setup.{}", fs.index)));
+                own.push(with_key(d, format!("fs_setup.{}", fs.index)));
             }
         }
+        diags.extend(own.into_iter().map(Diag::recoverable));
     }
 }
 

@@ -150,9 +150,10 @@ fn configured(cfg: &Value, diags: &mut Vec<Diag>) -> Option<Configured> {
 
 fn manage_etc_hosts(cfg: &Value, diags: &mut Vec<Diag>) -> Manage {
     const KEY: &str = "manage_etc_hosts";
+    // cloud-init leaves /etc/hosts alone on any other value (its schema warns).
     let bad = |diags: &mut Vec<Diag>| {
-        diags
-            .push(Diag::error(Reason::WrongType, "expected true, false or \"localhost\"").key(KEY));
+        let msg = "expected true, false or \"localhost\": /etc/hosts not managed";
+        diags.push(Diag::warning(Reason::WrongType, msg).key(KEY));
         Manage::Off
     };
     match cfg.get(KEY) {
@@ -183,22 +184,23 @@ fn wrong_type(key: &str, want: &str) -> Diag {
 }
 
 /// A boolean setting as cloud-init's `get_cfg_option_bool` reads it (YAML booleans, and the
-/// strings true/yes/on/1 and false/no/off/0); anything else is an error and the default.
+/// strings true/yes/on/1 and false/no/off/0). Anything else is false there, which its schema
+/// only warns about: a warning here, and false.
 fn opt_bool(cfg: &Value, key: &str, diags: &mut Vec<Diag>) -> Option<bool> {
-    match cfg.get(key)? {
-        Value::Null => None,
-        Value::Bool(b) => Some(*b),
-        Value::String(s) => match s.trim().to_ascii_lowercase().as_str() {
-            "true" | "yes" | "on" | "1" => Some(true),
-            "false" | "no" | "off" | "0" => Some(false),
-            _ => {
-                diags.push(wrong_type(key, "a boolean"));
-                None
-            }
-        },
+    let word = match cfg.get(key)? {
+        Value::Null => return None,
+        Value::Bool(b) => return Some(*b),
+        Value::String(s) => s.trim().to_ascii_lowercase(),
+        Value::Number(n) => n.to_string(), // Python's 1 == True
+        _ => String::new(),
+    };
+    match word.as_str() {
+        "true" | "yes" | "on" | "1" => Some(true),
+        "false" | "no" | "off" | "0" => Some(false),
         _ => {
-            diags.push(wrong_type(key, "a boolean"));
-            None
+            let msg = "expected a boolean: taken as false";
+            diags.push(Diag::warning(Reason::WrongType, msg).key(key));
+            Some(false)
         }
     }
 }

@@ -85,9 +85,10 @@ fn a_module_switched_off_reads_no_further() {
 
 #[test]
 fn each_module_reads_its_own_keys() {
-    let cfg = json!({"manage_etc_hosts": "bogus", "create_hostname_file": 1});
+    let cfg = json!({"manage_etc_hosts": "bogus", "create_hostname_file": "perhaps"});
     let mut d = Vec::new();
-    assert!(read_hostname(&cfg, &mut d).is_some());
+    let read = read_hostname(&cfg, &mut d).expect("read");
+    assert!(!read.create_hostname_file, "cloud-init reads it as false");
     assert_eq!(keys(&d), [("wrong-type", "create_hostname_file")]);
     let mut d = Vec::new();
     assert_eq!(read_etc_hosts(&cfg, &mut d), None);
@@ -167,9 +168,19 @@ fn bools_as_cloud_init_reads_them() {
         .iter()
         .map(|k| opt_bool(&cfg, k, &mut diags))
         .collect();
+    // Anything else is false, with a warning: cloud-init's module goes on (issue 21 item 8).
     assert_eq!(
         got,
-        [Some(true), Some(true), Some(false), None, None, None, None]
+        [
+            Some(true),
+            Some(true),
+            Some(false),
+            Some(false),
+            Some(false),
+            None,
+            None
+        ]
     );
     assert_eq!(keys(&diags), [("wrong-type", "d"), ("wrong-type", "e")]);
+    assert!(diags.iter().all(|d| !d.is_error()));
 }

@@ -98,8 +98,9 @@ impl Module for Mounts {
 fn make_mount_points(ctx: &ModuleCtx, lines: &[[String; 6]], diags: &mut Vec<Diag>) {
     for l in lines {
         if l[1].starts_with('/') {
+            // cloud-init logs a mount point it cannot make (logexc, a warning) and goes on.
             if let Err(e) = ctx.root.create_dir_all(&l[1], &FileSpec::DIR) {
-                diags.push(Diag::error(e.code(), e.to_string()).file(l[1].clone()));
+                diags.push(Diag::warning(e.code(), e.to_string()).file(l[1].clone()));
             }
         }
     }

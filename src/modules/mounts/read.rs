@@ -89,9 +89,10 @@ fn default_fields(cfg: &Value, diags: &mut Vec<Diag>) -> Fields {
     };
     match v.as_array() {
         Some(list) if list.len() == 6 => std::array::from_fn(|i| field(&list[i])),
+        // cloud-init pads the entries with whatever list it is given and goes on.
         _ => {
             let msg = "expected a list of 6 fields: the built-in defaults are used";
-            diags.push(Diag::error(Reason::WrongType, msg).key("mount_default_fields"));
+            diags.push(Diag::warning(Reason::WrongType, msg).key("mount_default_fields"));
             builtin
         }
     }
@@ -114,6 +115,13 @@ fn mounts(cfg: &Value, defaults: &Fields, diags: &mut Vec<Diag>) -> Vec<Mount> {
             .enumerate()
             .filter_map(|(index, line)| mount(index, line, defaults, diags))
             .collect(),
+        // cloud-init walks a string's characters, warning that each is not a list; another
+        // value makes its module raise.
+        Some(Value::String(_)) => {
+            let msg = "expected a list: no mounts added";
+            diags.push(Diag::warning(Reason::WrongType, msg).key("mounts"));
+            Vec::new()
+        }
         Some(_) => {
             diags.push(Diag::error(Reason::WrongType, "expected a list").key("mounts"));
             Vec::new()
@@ -125,8 +133,9 @@ fn mounts(cfg: &Value, defaults: &Fields, diags: &mut Vec<Diag>) -> Vec<Mount> {
 /// removal, whatever the defaults say.
 fn mount(index: usize, line: &Value, defaults: &Fields, diags: &mut Vec<Diag>) -> Option<Mount> {
     let Some(tokens) = line.as_array().filter(|t| !t.is_empty() && t.len() <= 6) else {
-        let msg = "expected a list of 1 to 6 fields";
-        diags.push(Diag::error(Reason::WrongType, msg).key(format!("mounts.{index}")));
+        // cloud-init warns about an entry that is not a list and goes on with the next.
+        let msg = "expected a list of 1 to 6 fields: entry skipped";
+        diags.push(Diag::warning(Reason::WrongType, msg).key(format!("mounts.{index}")));
         return None;
     };
     let mut fields = defaults.clone();
@@ -148,10 +157,13 @@ fn mount(index: usize, line: &Value, defaults: &Fields, diags: &mut Vec<Diag>) -
     })
 }
 
-/// `swap: {filename, size, maxsize}`; `None` when absent or unusable.
+/// `swap: {filename, size, maxsize}`; `None` when absent or unusable. Every problem is a
+/// warning: cloud-init makes its swap file inside one `try` that warns ("failed to setup
+/// swap") and goes on, and warns about a `swap` that is not a mapping.
 fn swap(cfg: &Value, diags: &mut Vec<Diag>) -> Option<Swap> {
     let Some(map) = cfg.get("swap")?.as_object() else {
-        diags.push(Diag::error(Reason::WrongType, "expected a mapping").key("swap"));
+        let msg = "expected a mapping: no swap made";
+        diags.push(Diag::warning(Reason::WrongType, msg).key("swap"));
         return None;
     };
     let filename = map
@@ -159,7 +171,8 @@ fn swap(cfg: &Value, diags: &mut Vec<Diag>) -> Option<Swap> {
         .and_then(Value::as_str)
         .unwrap_or(DEFAULT_SWAP_FILE);
     if !filename.starts_with('/') {
-        diags.push(Diag::error(Reason::BadValue, "expected an absolute path").key("swap.filename"));
+        let msg = "expected an absolute path: no swap made";
+        diags.push(Diag::warning(Reason::BadValue, msg).key("swap.filename"));
         return None;
     }
     let auto = map
@@ -187,8 +200,8 @@ fn bytes(swap: &Map<String, Value>, key: &str, diags: &mut Vec<Diag>) -> Option<
         _ => None,
     };
     if n.is_none() {
-        let msg = "expected a number of bytes, or a number with B, K, M, G or T";
-        diags.push(Diag::error(Reason::BadValue, msg).key(format!("swap.{key}")));
+        let msg = "expected a number of bytes, or a number with B, K, M, G or T: no swap made";
+        diags.push(Diag::warning(Reason::BadValue, msg).key(format!("swap.{key}")));
     }
     n
 }

@@ -24,8 +24,9 @@ pub(super) fn swap_file(ctx: &ModuleCtx, wanted: &Swap, diags: &mut Vec<Diag>) -
             (ctx.console)(&format!("ember: swap: {file} made, {} MiB", size >> 20));
             Some(file.clone())
         }
+        // cloud-init: "failed to setup swap", a warning; the mounts are still written.
         Err(e) => {
-            diags.push(Diag::error(e.code(), e.to_string()).key("swap.filename"));
+            diags.push(Diag::warning(e.code(), e.to_string()).key("swap.filename"));
             None
         }
     }

@@ -65,7 +65,9 @@ fn wanted_keys(ctx: &ModuleCtx, settings: &Settings) -> Vec<String> {
     keys
 }
 
-/// Installs the keys for the default user and root.
+/// Installs the keys for the default user and root. A failure is a warning: cc_ssh applies
+/// them in one `try` that logs (logexc) and goes on, unlike the users module, whose per-user
+/// keys fail it.
 pub fn apply(ctx: &ModuleCtx, settings: &Settings, diags: &mut Vec<Diag>) {
     let keys = wanted_keys(ctx, settings);
     // cloud-init writes an empty authorized_keys when there are none; nothing is kinder.
@@ -76,7 +78,9 @@ pub fn apply(ctx: &ModuleCtx, settings: &Settings, diags: &mut Vec<Diag>) {
     let accounts = Accounts::load(ctx.root);
     if let Some(name) = &user {
         match accounts.user(name) {
-            Some(acct) => diags.extend(add_keys(ctx.root, acct, &keys).err()),
+            Some(acct) => {
+                diags.extend(add_keys(ctx.root, acct, &keys).err().map(Diag::recoverable))
+            }
             None => diags.push(
                 Diag::warning(
                     Reason::SshUserMissing,
@@ -101,7 +105,11 @@ pub fn apply(ctx: &ModuleCtx, settings: &Settings, diags: &mut Vec<Diag>) {
         home: "/root".into(),
         shell: String::new(),
     });
-    diags.extend(add_keys(ctx.root, &root_acct, &root_lines).err());
+    diags.extend(
+        add_keys(ctx.root, &root_acct, &root_lines)
+            .err()
+            .map(Diag::recoverable),
+    );
 }
 
 #[cfg(test)]

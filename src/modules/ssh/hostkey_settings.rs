@@ -162,8 +162,9 @@ fn genkeytypes(cfg: &Value, diags: &mut Vec<Diag>) -> Vec<GenKey> {
         Some(Value::Null) => Vec::new(),
         Some(Value::String(s)) => vec![(s.clone(), key.to_string())],
         Some(Value::Array(items)) => string_items(items, key, diags),
+        // cloud-init would run ssh-keygen on its text and log the failure: a warning.
         Some(_) => {
-            diags.push(Diag::error(Reason::WrongType, "must be a list of strings").key(key));
+            diags.push(Diag::warning(Reason::WrongType, "must be a list of strings").key(key));
             Vec::new()
         }
     };
@@ -230,7 +231,8 @@ mod tests {
         ];
         assert_eq!(types(&keys), want);
         assert_eq!(keys_of(&diags), ["ssh_genkeytypes.1", "ssh_genkeytypes.2"]);
-        assert!(diags[0].is_error() && !diags[1].is_error());
+        // cloud-init would run ssh-keygen on either and log its failure: warnings.
+        assert!(diags.iter().all(|d| !d.is_error()));
     }
 
     #[test]

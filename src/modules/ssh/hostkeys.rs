@@ -37,15 +37,22 @@ fn private_spec(ctx: &ModuleCtx) -> FileSpec {
     }
 }
 
+/// A given key that cannot be written fails the module, as cloud-init's `write_file` raises.
 fn write_err(path: &str, e: RootError) -> Diag {
     Diag::error(Reason::SshHostkey, e.to_string()).file(path.to_string())
+}
+
+/// Deleting the image's keys and generating or deriving keys: cloud-init logs these failures
+/// (`logexc`, a warning) and goes on, so they are warnings here.
+fn warn_err(path: &str, e: RootError) -> Diag {
+    Diag::warning(Reason::SshHostkey, e.to_string()).file(path.to_string())
 }
 
 /// Removes `/etc/ssh/ssh_host_*key*` (the image's keys, shared by every instance of it).
 fn delete_image_keys(ctx: &ModuleCtx, diags: &mut Vec<Diag>) {
     let names = match ctx.root.list_dir(SSH_DIR) {
         Ok(names) => names,
-        Err(e) => return diags.push(write_err(SSH_DIR, e)),
+        Err(e) => return diags.push(warn_err(SSH_DIR, e)),
     };
     for name in names {
         if name
@@ -54,7 +61,7 @@ fn delete_image_keys(ctx: &ModuleCtx, diags: &mut Vec<Diag>) {
         {
             let path = format!("{SSH_DIR}/{name}");
             if let Err(e) = ctx.root.remove_file(&path) {
-                diags.push(write_err(&path, e));
+                diags.push(warn_err(&path, e));
             }
         }
     }
@@ -92,7 +99,7 @@ fn write_derived_public(ctx: &ModuleCtx, given: &GivenKey, path: &str, diags: &m
             let pub_path = format!("{path}.pub");
             let line = public_line(&blob, "root@localhost");
             if let Err(e) = ctx.root.write_file(&pub_path, line.as_bytes(), &PUBLIC) {
-                diags.push(write_err(&pub_path, e).key(given.key.clone()));
+                diags.push(warn_err(&pub_path, e).key(given.key.clone()));
             }
         }
         _ => diags.push(
@@ -122,16 +129,16 @@ fn generate(ctx: &ModuleCtx, types: &[GenKey], diags: &mut Vec<Diag>) -> Vec<Key
                     let pem = g.private_pem.expose().as_bytes();
                     let pub_path = format!("{path}.pub");
                     if let Err(e) = ctx.root.write_file(&path, pem, &private) {
-                        diags.push(write_err(&path, e).key(key.clone()));
+                        diags.push(warn_err(&path, e).key(key.clone()));
                     } else if let Err(e) =
                         ctx.root
                             .write_file(&pub_path, g.public_line.as_bytes(), &PUBLIC)
                     {
-                        diags.push(write_err(&pub_path, e).key(key.clone()));
+                        diags.push(warn_err(&pub_path, e).key(key.clone()));
                     }
                 }
                 Err(why) => diags.push(
-                    Diag::error(
+                    Diag::warning(
                         Reason::SshKeygen,
                         format!("host key generation failed: {why}"),
                     )

@@ -76,8 +76,9 @@ impl Module for Ssh {
 }
 
 /// Deletes, writes or generates the host keys once per instance. The problems of the host key
-/// settings (`config_diags`) are reported only then, and like a failed write they leave the
-/// step to be tried again.
+/// settings (`config_diags`) are reported only then; an error among them, like a key that
+/// could not be written, leaves the step to be tried again. A warning (a key ssh-keygen could
+/// not make, as cloud-init logs and goes on) does not.
 fn host_key_step(
     ctx: &ModuleCtx,
     settings: &Settings,
@@ -106,8 +107,9 @@ fn host_key_step(
 }
 
 /// A boolean setting as cloud-init's `get_cfg_option_bool` reads it: a boolean, or the strings
-/// and numbers `true/yes/on/1`, `false/no/off/0`. Anything else is an error naming the key,
-/// and the default stands.
+/// and numbers `true/yes/on/1`, `false/no/off/0`. Anything else is a warning naming the key
+/// (cc_ssh never fails on it), and the default stands where cloud-init would read false: for
+/// `disable_root` that keeps root's keys restricted.
 fn cfg_bool(cfg: &Value, key: &str, default: bool, diags: &mut Vec<Diag>) -> bool {
     bool_value(cfg.get(key), key, default, diags)
 }
@@ -117,7 +119,7 @@ fn bool_value(value: Option<&Value>, path: &str, default: bool, diags: &mut Vec<
     match value {
         None | Some(Value::Null) => default,
         Some(v) => truth(v).unwrap_or_else(|| {
-            diags.push(Diag::error(Reason::WrongType, "must be a boolean").key(path));
+            diags.push(Diag::warning(Reason::WrongType, "must be a boolean").key(path));
             default
         }),
     }
@@ -159,8 +161,8 @@ pub fn pwauth(cfg: &Value, diags: &mut Vec<Diag>) -> Option<&'static str> {
     }
 }
 
-/// A list of strings at `path` (absent or null: empty). Anything else is an error and the
-/// list stays empty.
+/// A list of strings at `path` (absent or null: empty). Anything else is a warning and the
+/// list stays empty: cc_ssh applies keys and generates host keys inside `try`s that only log.
 fn string_list(value: Option<&Value>, path: &str, diags: &mut Vec<Diag>) -> Vec<String> {
     match value {
         None | Some(Value::Null) => Vec::new(),
@@ -169,21 +171,21 @@ fn string_list(value: Option<&Value>, path: &str, diags: &mut Vec<Diag>) -> Vec<
             .map(|(s, _)| s)
             .collect(),
         Some(_) => {
-            diags.push(Diag::error(Reason::WrongType, "must be a list of strings").key(path));
+            diags.push(Diag::warning(Reason::WrongType, "must be a list of strings").key(path));
             Vec::new()
         }
     }
 }
 
-/// The string items of the list at `path`, each with its key path; any other item is an
-/// error naming its own and is left out.
+/// The string items of the list at `path`, each with its key path; any other item is a
+/// warning naming its own and is left out.
 fn string_items(items: &[Value], path: &str, diags: &mut Vec<Diag>) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for (i, item) in items.iter().enumerate() {
         let key = format!("{path}.{i}");
         match item.as_str() {
             Some(s) => out.push((s.to_string(), key)),
-            None => diags.push(Diag::error(Reason::WrongType, "must be a string").key(key)),
+            None => diags.push(Diag::warning(Reason::WrongType, "must be a string").key(key)),
         }
     }
     out

@@ -55,6 +55,17 @@ pub fn item<'v>(index: usize, value: &'v Value, diags: &mut Vec<Diag>) -> Option
         return None;
     };
     let mut errors = Vec::new();
+    // cloud-init warns about an entry without a path and goes on to the next one.
+    let no_path = match map.get("path") {
+        None | Some(Value::Null) => true,
+        Some(Value::String(p)) => p.is_empty(),
+        Some(_) => false,
+    };
+    if no_path {
+        let msg = "is required: entry skipped";
+        diags.push(Diag::warning(Reason::PathMissing, msg).key(format!("{key}.path")));
+        return None;
+    }
     let path = path(map, &key, &mut errors);
     let content = text(map, "content", &key, &mut errors).unwrap_or("");
     let owner = text(map, "owner", &key, &mut errors).unwrap_or(DEFAULT_OWNER);
@@ -82,8 +93,8 @@ pub fn item<'v>(index: usize, value: &'v Value, diags: &mut Vec<Diag>) -> Option
             0
         }
     };
-    let append = flag(map, "append", &key, &mut errors);
-    let defer = flag(map, "defer", &key, &mut errors);
+    let append = flag(map, "append", &key, diags);
+    let defer = flag(map, "defer", &key, diags);
     let source = source::parse(map.get("source"), &key).unwrap_or_else(|e| {
         errors.extend(e);
         None
@@ -125,20 +136,20 @@ fn path<'v>(map: &'v Map<String, Value>, key: &str, errors: &mut Vec<Diag>) -> O
     let path_key = format!("{key}.path");
     let (code, msg) = match map.get("path") {
         Some(Value::String(p)) if p.starts_with('/') => return Some(p),
-        None | Some(Value::Null) => (Reason::PathMissing, "is required"),
-        Some(Value::String(p)) if p.is_empty() => (Reason::PathMissing, "is required"),
         // cloud-init takes a relative path from its working directory (`/`); here that
         // would be a guess, so it is refused.
         Some(Value::String(_)) => (Reason::PathInvalid, "must be an absolute path"),
         Some(_) => (Reason::WrongType, "must be a string"),
+        None => (Reason::PathMissing, "is required"), // `item` warned and skipped it
     };
     errors.push(Diag::error(code, msg).key(path_key));
     None
 }
 
 /// `true`/`false`, or the strings cloud-init's `get_cfg_option_bool` takes (`"yes"`, `"on"`, …:
-/// only quoted ones reach here, the YAML reader turns bare ones into booleans).
-fn flag(map: &Map<String, Value>, name: &str, key: &str, errors: &mut Vec<Diag>) -> bool {
+/// only quoted ones reach here, the YAML reader turns bare ones into booleans). Anything else
+/// is false there, which its schema only warns about: a warning here too, and false.
+fn flag(map: &Map<String, Value>, name: &str, key: &str, diags: &mut Vec<Diag>) -> bool {
     let word = match map.get(name) {
         None | Some(Value::Null) => return false,
         Some(Value::Bool(b)) => return *b,
@@ -149,8 +160,8 @@ fn flag(map: &Map<String, Value>, name: &str, key: &str, errors: &mut Vec<Diag>)
         "true" | "1" | "on" | "yes" | "y" => true,
         "false" | "0" | "off" | "no" | "n" | "" => false,
         _ => {
-            let d = Diag::error(Reason::WrongType, "must be true or false");
-            errors.push(d.key(format!("{key}.{name}")));
+            let d = Diag::warning(Reason::WrongType, "must be true or false: taken as false");
+            diags.push(d.key(format!("{key}.{name}")));
             false
         }
     }

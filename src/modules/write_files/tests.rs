@@ -104,10 +104,10 @@ fn bad_types_name_their_keys() {
         let want = [
             ("wrong-type", "write_files.0.content"),
             ("path-missing", "write_files.1.path"),
+            ("wrong-type", "write_files.2.append"),
             ("path-invalid", "write_files.2.path"),
             ("wrong-type", "write_files.2.owner"),
             ("permissions-invalid", "write_files.2.permissions"),
-            ("wrong-type", "write_files.2.append"),
             ("base64-invalid", "write_files.3.content"),
             ("wrong-type", "write_files.4"),
             ("encoding-unknown", "write_files.5.encoding"),
@@ -118,6 +118,23 @@ fn bad_types_name_their_keys() {
             .map(|(c, k)| (c.to_string(), k.to_string()))
             .collect();
         assert_eq!(keys(&d), want);
+        // cloud-init warns and goes on for an entry without a path and for a flag it cannot
+        // read (false); the rest fail the item.
+        let warned: Vec<_> = d
+            .iter()
+            .filter(|d| !d.is_error())
+            .map(|d| d.key.clone())
+            .collect();
+        let warned: Vec<_> = warned.iter().flatten().map(String::as_str).collect();
+        assert_eq!(
+            warned,
+            [
+                "write_files.1.path",
+                "write_files.2.append",
+                "write_files.5.encoding",
+                "write_files.5.permissions"
+            ]
+        );
         assert!(!d.iter().any(|d| d.to_string().contains("SECRET")), "{d:?}");
         assert_eq!(std::fs::read(dir.join("ok")).unwrap(), b"SECRET-3");
         assert!(!dir.join("a").exists() && !dir.join("b").exists());

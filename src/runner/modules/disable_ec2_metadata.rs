@@ -57,8 +57,10 @@ impl RunnerModule for DisableEc2Metadata {
         }
         let has = |tool| which(ctx.root, tool).is_some();
         let Some(argv) = reject_command(has("ip"), has("ifconfig")) else {
+            // cloud-init logs this at ERROR level and returns: a recoverable error (degraded),
+            // not a failed module.
             let msg = "neither ip nor route is in the target: the metadata route stays open";
-            diags.push(Diag::error(Reason::ToolMissing, msg).key("disable_ec2_metadata"));
+            diags.push(Diag::warning(Reason::ToolMissing, msg).key("disable_ec2_metadata"));
             return;
         };
         if !ctx.exec.is_live() {

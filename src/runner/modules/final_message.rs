@@ -46,7 +46,10 @@ impl RunnerModule for FinalMessage {
         "final_message"
     }
     fn run(&self, ctx: &ModCtx, cfg: &Value, diags: &mut Vec<Diag>) {
-        let given = read(cfg, diags);
+        // cloud-init prints another type's Python text (its schema warns): never a failure.
+        let mut own = Vec::new();
+        let given = read(cfg, &mut own);
+        diags.extend(own.into_iter().map(Diag::recoverable));
         let template = if given.is_empty() { DEFAULT } else { &given };
         let vars = Vars {
             uptime: format!("{:.2}", boot_seconds()),

@@ -130,23 +130,33 @@ impl RunnerModule for PowerState {
     fn guard(&self) -> Guard {
         Guard::AtMostOnce
     }
+    /// At boot every problem is a warning: cloud-init reads the whole of `power_state` in one
+    /// `try` that warns ("Not performing power state change!") and returns, and its condition
+    /// runs where a failure is a warning too. `ember schema` keeps the errors.
     fn run(&self, ctx: &ModCtx, cfg: &Value, diags: &mut Vec<Diag>) {
-        let Some(ps) = cfg.get("power_state") else {
-            return;
-        };
+        let mut own = Vec::new();
+        if let Some(argv) = self.settle(ctx, cfg, &mut own) {
+            *ctx.power.borrow_mut() = Some(argv);
+        }
+        diags.extend(own.into_iter().map(Diag::recoverable));
+    }
+}
+
+impl PowerState {
+    /// The shutdown command to run, when the config is usable and its condition holds.
+    fn settle(&self, ctx: &ModCtx, cfg: &Value, diags: &mut Vec<Diag>) -> Option<Vec<String>> {
+        let ps = cfg.get("power_state")?;
         if !ps.is_object() {
             diags.push(Diag::error(Reason::WrongType, "expected a mapping").key("power_state"));
-            return;
+            return None;
         }
-        let Some(argv) = command(ps, diags) else {
-            return;
-        };
+        let argv = command(ps, diags)?;
         if !condition(ctx, ps.get("condition"), diags) {
             ctx.exec
                 .say("power_state: condition not met; no power change");
-            return;
+            return None;
         }
-        *ctx.power.borrow_mut() = Some(argv);
+        Some(argv)
     }
 }
 

@@ -43,7 +43,16 @@ impl RunnerModule for RhSubscription {
         Guard::AtMostOnce
     }
     fn run(&self, ctx: &ModCtx, cfg: &Value, diags: &mut Vec<Diag>) {
-        let Some(s) = read(cfg, diags) else {
+        // cloud-init checks the settings inside the `try` that warns "did not complete
+        // successfully" and returns, so a bad value is a warning at boot (ember schema keeps
+        // the error). Only a `rh_subscription` that is not a mapping makes its module raise.
+        let mut own = Vec::new();
+        let read = read(cfg, &mut own);
+        diags.extend(own.into_iter().map(|d| match d.key.as_deref() {
+            Some("rh_subscription") => d,
+            _ => d.recoverable(),
+        }));
+        let Some(s) = read else {
             return;
         };
         if !s.configured() {

@@ -110,14 +110,18 @@ pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> Option<Settings> {
         diags.push(bad("", "expected a mapping"));
         return None;
     }
+    // cloud-init skips the module with a warning when there is no url, and a post that
+    // fails (a scheme it cannot fetch too) is a warning: neither fails the module.
     let Some(url) = ph.get("url").and_then(Value::as_str) else {
-        diags.push(bad(".url", "expected a URL"));
+        let d = Diag::warning(Reason::WrongType, "expected a URL: nothing posted");
+        diags.push(d.key("phone_home.url"));
         return None;
     };
     if !(url.starts_with("http://") || url.starts_with("https://"))
         || url.chars().any(|c| c.is_whitespace() || c.is_control())
     {
-        diags.push(bad(".url", "expected an http:// or https:// URL"));
+        let msg = "expected an http:// or https:// URL: nothing posted";
+        diags.push(Diag::warning(Reason::WrongType, msg).key("phone_home.url"));
         return None;
     }
     let post: Vec<String> = match ph.get("post") {
@@ -174,8 +178,8 @@ impl RunnerModule for PhoneHome {
         let url = settings.url.replace("${INSTANCE_ID}", id);
         let url = url.replace("$INSTANCE_ID", id);
         if url.chars().any(|c| c.is_whitespace() || c.is_control()) {
-            let msg = "the instance id put in the URL makes it unusable";
-            diags.push(Diag::error(Reason::BadValue, msg).key("phone_home.url"));
+            let msg = "the instance id put in the URL makes it unusable: not posted";
+            diags.push(Diag::warning(Reason::BadValue, msg).key("phone_home.url"));
             return;
         }
         let (post, tries) = (settings.post, settings.tries);
@@ -291,8 +295,15 @@ mod tests {
         use crate::error::Severity::{Error, Warning};
         assert_eq!(tries, Some(10));
         assert_eq!(said, [(Warning, Some("phone_home.tries".to_string()))]);
+        // cloud-init's post fails on it, with a warning: the module goes on.
         let (got, said) = read_one(serde_json::json!({"url": "ftp://h/"}));
         assert_eq!(got, None);
-        assert_eq!(said, [(Error, Some("phone_home.url".to_string()))]);
+        assert_eq!(said, [(Warning, Some("phone_home.url".to_string()))]);
+        let (got, said) = read_one(serde_json::json!({"post": "all"}));
+        assert_eq!(got, None);
+        assert_eq!(said, [(Warning, Some("phone_home.url".to_string()))]);
+        let (got, said) = read_one(serde_json::json!("http://h/"));
+        assert_eq!(got, None);
+        assert_eq!(said, [(Error, Some("phone_home".to_string()))]);
     }
 }

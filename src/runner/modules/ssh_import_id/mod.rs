@@ -141,8 +141,9 @@ impl RunnerModule for SshImportId {
             } else if doas {
                 vec!["doas", "-u", user, TOOL]
             } else {
+                // cloud-init logs this at ERROR level and returns: a recoverable error.
                 let msg = "neither sudo nor doas in the target: nothing imported";
-                diags.push(Diag::error(Reason::ToolMissing, msg).key(key));
+                diags.push(Diag::warning(Reason::ToolMissing, msg).key(key));
                 continue;
             };
             argv.extend(ids.iter().map(String::as_str));
