@@ -30,8 +30,13 @@ const GNU_TIME: &str = "/usr/bin/time";
 /// Runs `bin --host H --target T --run R ARGS…` in `dir` (host, target, run below it) and
 /// measures it: wall and CPU (user+sys, from wait4) here, the peak RSS through GNU time.
 /// Panics when it fails: a benchmark of a failing run means nothing.
-#[allow(clippy::zombie_processes)] // the child is reaped by wait4 below, which also gives its rusage
 pub fn run_initrd(bin: &str, dir: &Path, args: &[&str]) -> Sample {
+    run_initrd_in(bin, dir, &dir.join("run"), args)
+}
+
+/// [`run_initrd`] with the run directory at `run`.
+#[allow(clippy::zombie_processes)] // the child is reaped by wait4 below, which also gives its rusage
+pub fn run_initrd_in(bin: &str, dir: &Path, run: &Path, args: &[&str]) -> Sample {
     let rss_file = dir.join("time-rss");
     let mut cmd = if Path::new(GNU_TIME).exists() {
         let mut c = Command::new(GNU_TIME);
@@ -47,7 +52,7 @@ pub fn run_initrd(bin: &str, dir: &Path, args: &[&str]) -> Sample {
         .arg("--target")
         .arg(dir.join("target"))
         .arg("--run")
-        .arg(dir.join("run"))
+        .arg(run)
         .args(args)
         .stdout(Stdio::null())
         .stderr(Stdio::null())

@@ -46,6 +46,8 @@ pub struct ModuleCtx<'a> {
     pub target_path: &'a std::path::Path,
     /// The kernel command line's words (`root=`).
     pub cmdline: &'a [String],
+    /// Semaphores the module sets besides its own, marked after the stage's durable point.
+    pub marks: &'a crate::state::ExtraMarks,
 }
 
 pub trait Module: Sync {

@@ -48,6 +48,20 @@ pub(super) fn check(
     name: Option<&str>,
     shown: &str,
 ) -> Result<(), RootError> {
+    let dev = climb(root, dir, name, shown)?;
+    // Every write passes here first: its filesystem is one `Root::sync` must reach.
+    root.written
+        .note(root.id.0, dev, dir)
+        .map_err(|e| RootError::io(shown, "open the filesystem of", e))
+}
+
+/// The climb of [`check`]; returns the device `dir` is on.
+fn climb(
+    root: &Root,
+    dir: BorrowedFd<'_>,
+    name: Option<&str>,
+    shown: &str,
+) -> Result<u64, RootError> {
     let io = |e| RootError::io(shown, "check the location of", e);
     let up_flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
     let guards = root.guard_cache.guards.get_or_init(|| {
@@ -63,9 +77,13 @@ pub(super) fn check(
         .lock()
         .unwrap_or_else(|e| e.into_inner());
     let mut climbed = Vec::new();
-    let mut cur: OwnedFd = openat(dir, ".", up_flags, Mode::empty()).map_err(io)?;
+    // `dir` itself first; descriptors of our own only for the levels above it.
+    let mut above: Option<OwnedFd> = None;
+    let mut dir_dev = None;
     for level in 0..MAX_UP {
-        let here = id(cur.as_fd()).map_err(io)?;
+        let cur = above.as_ref().map_or(dir, |fd| fd.as_fd());
+        let here = id(cur).map_err(io)?;
+        let dev = *dir_dev.get_or_insert(here.0);
         if guards.contains(&here) {
             return Err(RootError::refused(shown, REASON));
         }
@@ -74,22 +92,22 @@ pub(super) fn check(
                 return Err(RootError::refused(shown, REASON));
             }
             cleared.extend(climbed);
-            return Ok(());
+            return Ok(dev);
         }
         // Below the root, the name written does not matter: only where the directory is.
         if cleared.contains(&here) {
             cleared.extend(climbed);
-            return Ok(());
+            return Ok(dev);
         }
         climbed.push(here);
-        let up = openat(cur.as_fd(), "..", up_flags, Mode::empty()).map_err(io)?;
+        let up = openat(cur, "..", up_flags, Mode::empty()).map_err(io)?;
         if id(up.as_fd()).map_err(io)? == here {
             return Err(RootError::refused(
                 shown,
                 "resolves outside the target root",
             ));
         }
-        cur = up;
+        above = Some(up);
     }
     Err(RootError::refused(
         shown,

@@ -2,6 +2,7 @@
 //! resolved inside the root, files are replaced atomically with their final mode from birth, and
 //! the target's /proc, /sys and /dev are refused. It does not decide what to write.
 
+mod durable;
 mod error;
 mod guard;
 mod links;
@@ -67,6 +68,8 @@ pub struct Root {
     /// shown to lie outside them. Both hold for the root's lifetime, since ember creates no
     /// guarded directory and renames no directory.
     guard_cache: guard::Cache,
+    /// The filesystems written into, for `sync`.
+    written: durable::Written,
 }
 
 const DIR_FLAGS: OFlags = OFlags::RDONLY
@@ -103,6 +106,7 @@ impl Root {
             id,
             durable: true,
             guard_cache: guard::Cache::default(),
+            written: durable::Written::default(),
         })
     }
 
@@ -115,9 +119,10 @@ impl Root {
         Ok(root)
     }
 
-    /// Flushes every write made so far on the root's filesystem (`syncfs`).
+    /// Flushes every write made so far: `syncfs` of the root's filesystem and of each other
+    /// filesystem mounted in the root that a write reached. A stage's one durable point.
     pub fn sync(&self) -> Result<(), RootError> {
-        rustix::fs::syncfs(&self.fd).map_err(|e| RootError::io("/", "sync the filesystem of", e))
+        self.written.sync(self.fd.as_fd())
     }
 
     /// `fsync` when this root syncs each write; a no-op for a deferred root.

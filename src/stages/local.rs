@@ -55,9 +55,9 @@ pub fn run(ctx: &mut Ctx) -> Status {
         &mut merged.config,
         ds.unwrap_or(&crate::datasource::none::NoneDs),
     );
-    super::modules::run(ctx, &mut rec, target, &chosen, &merged.config);
+    let finished = super::modules::run(ctx, &mut rec, target, &chosen, &merged.config);
     rec.step("record", |rec| {
-        persist::record(ctx, rec, target, &chosen, &merged)
+        persist::record(ctx, rec, target, &chosen, &merged, &finished)
     });
     rec.finish(StageState::Done)
 }

@@ -1,7 +1,8 @@
 //! Runs the local stage's modules that the module lists ask for (`plan`), in the lists' order
 //! and with their frequencies, each as a timed step, each under its semaphore:
-//! a module is marked done only when it finished without error (and after its outputs are
-//! synced, see `Semaphores::mark_all_done`), so an interrupted or failed one runs again next boot.
+//! a module is marked done only when it finished without error, and only after the stage's one
+//! durable point (`Finished::mark`, called by the record step once everything the stage wrote is
+//! synced), so an interrupted or failed one runs again next boot.
 
 use super::instance::Chosen;
 use crate::context::Ctx;
@@ -12,7 +13,7 @@ use crate::modules::{Module, ModuleCtx, LOCAL};
 use crate::plan;
 use crate::record::Recorder;
 use crate::root::Root;
-use crate::state::{encode_instance_id, Semaphores};
+use crate::state::{encode_instance_id, ExtraMarks, Frequency, Semaphores};
 use serde_json::Value;
 
 /// This boot's id, for per-boot semaphores.
@@ -22,7 +23,28 @@ fn boot_id(ctx: &Ctx) -> String {
         .unwrap_or_else(|_| format!("unknown-{}", crate::clock::wall_seconds() as u64))
 }
 
-pub fn run(ctx: &Ctx, rec: &mut Recorder, root: &Root, chosen: &Chosen, cfg: &Value) {
+/// The modules that finished (and the semaphores they asked for), not yet marked done.
+pub struct Finished<'r> {
+    sems: Semaphores<'r>,
+    modules: Vec<(&'static str, Frequency)>,
+}
+
+impl Finished<'_> {
+    /// Writes their semaphores. Only after `Root::sync` of everything the stage wrote.
+    pub fn mark(&self, rec: &mut Recorder) {
+        if let Err(e) = self.sems.mark_synced(&self.modules) {
+            rec.record(Diag::error(e.code(), e.to_string()).file("module semaphores"));
+        }
+    }
+}
+
+pub fn run<'r>(
+    ctx: &Ctx,
+    rec: &mut Recorder,
+    root: &'r Root,
+    chosen: &Chosen,
+    cfg: &Value,
+) -> Finished<'r> {
     let sems = Semaphores::new(
         root,
         &encode_instance_id(&chosen.data.instance_id),
@@ -32,6 +54,7 @@ pub fn run(ctx: &Ctx, rec: &mut Recorder, root: &Root, chosen: &Chosen, cfg: &Va
     // ember-initrd's standard output is the console in the initramfs.
     let console = |line: &str| println!("{line}");
     let urls = crate::fetch::Fetcher::new(&ctx.env());
+    let marks = ExtraMarks::default();
     let mctx = ModuleCtx {
         root,
         cfg,
@@ -43,6 +66,7 @@ pub fn run(ctx: &Ctx, rec: &mut Recorder, root: &Root, chosen: &Chosen, cfg: &Va
         host: &ctx.host,
         target_path: &ctx.target_path,
         cmdline: &ctx.cmdline,
+        marks: &marks,
     };
     let mut list_diags = Vec::new();
     let planned = plan::modules(cfg, &mut list_diags);
@@ -79,10 +103,10 @@ pub fn run(ctx: &Ctx, rec: &mut Recorder, root: &Root, chosen: &Chosen, cfg: &Va
             }
         });
     }
-    // One sync for all the modules' outputs, then their semaphores (synced with the
-    // instance-id marker at the end of the stage).
-    if let Err(e) = sems.mark_all_done(&succeeded) {
-        rec.record(Diag::error(e.code(), e.to_string()).file("module semaphores"));
+    succeeded.extend(marks.take());
+    Finished {
+        sems,
+        modules: succeeded,
     }
 }
 

@@ -1,8 +1,11 @@
 //! Recording an instance for the booted system: state in the target (ember's and cloud-init's
-//! layouts), instance data and the handoff in the run directory. The instance id file that
-//! decides "first boot" next time is written last: "done" is the last durable write.
+//! layouts), instance data and the handoff in the run directory. Then the stage's one durable
+//! point (RELIABILITY rule 11): everything the stage wrote into the target is synced once, and
+//! only then are the markers written that say it is done, the modules' semaphores and the
+//! instance id file that decides "first boot" next time.
 
 use super::instance::Chosen;
+use super::modules::Finished;
 use super::persist_write::{RunWriter, TargetWriter};
 use crate::cmdline::{self, NetworkConfigArg};
 use crate::context::Ctx;
@@ -157,7 +160,14 @@ pub fn user_cloud_config(
     }
 }
 
-pub fn record(ctx: &Ctx, rec: &mut Recorder, root: &Root, chosen: &Chosen, merged: &Merged) {
+pub fn record(
+    ctx: &Ctx,
+    rec: &mut Recorder,
+    root: &Root,
+    chosen: &Chosen,
+    merged: &Merged,
+    finished: &Finished,
+) {
     let w = TargetWriter { root };
     let data = &chosen.data;
     let enc = encode_instance_id(&data.instance_id);
@@ -287,12 +297,16 @@ pub fn record(ctx: &Ctx, rec: &mut Recorder, root: &Root, chosen: &Chosen, merge
     rec.status.datasource = Some(data.datasource.clone());
     rec.status.datasource_detail = Some(data.detail.clone());
 
-    // Last: the ids that make the next boot a repeat boot rather than a first one, written
-    // only once everything above is on disk, and synced themselves.
+    // The durable point: everything the modules and this step wrote, on disk at once. Then
+    // the markers, each replaced atomically: the modules' semaphores and last the ids that make
+    // the next boot a repeat boot rather than a first one. A power cut before the sync leaves no
+    // marker; one after it may lose markers, never outputs, so the next boot replays the
+    // (idempotent) stage and does not skip it. The runner's next sync makes them durable.
     if let Err(e) = root.sync() {
         rec.record(Diag::error(e.code(), e.to_string()));
         return;
     }
+    finished.mark(rec);
     let id_line = format!("{}\n", data.instance_id);
     if let Some(prev) = chosen.previous.as_ref().filter(|_| chosen.first_boot) {
         let prev_line = format!("{prev}\n");
@@ -321,9 +335,6 @@ pub fn record(ctx: &Ctx, rec: &mut Recorder, root: &Root, chosen: &Chosen, merge
         id_line.as_bytes(),
         0o644,
     );
-    if let Err(e) = root.sync() {
-        rec.record(Diag::error(e.code(), e.to_string()));
-    }
 }
 
 /// cloud-init's class name part for a datasource: `nocloud` → `NoCloud`.

@@ -179,6 +179,13 @@ impl<'a> Semaphores<'a> {
             return Ok(());
         }
         self.root.sync()?;
+        self.mark_synced(modules)
+    }
+
+    /// Marks modules whose outputs the caller has already synced, with the rest of its stage,
+    /// at the stage's one durable point (`Root::sync`). Each mark replaces its file atomically;
+    /// a mark lost to a power cut after the sync makes its module replay, never skip.
+    pub fn mark_synced(&self, modules: &[(&str, Frequency)]) -> Result<(), RootError> {
         for (module, freq) in modules {
             self.write_mark(module, *freq)?;
         }
@@ -195,6 +202,20 @@ impl<'a> Semaphores<'a> {
             content.as_bytes(),
             &FileSpec::mode(0o644),
         )
+    }
+}
+
+/// Semaphores a module asks for besides its own, to be marked with the stage's (ssh's
+/// `ssh-hostkeys`, kept even when the rest of the module fails and replays).
+#[derive(Debug, Default)]
+pub struct ExtraMarks(std::cell::RefCell<Vec<(&'static str, Frequency)>>);
+
+impl ExtraMarks {
+    pub fn add(&self, name: &'static str, freq: Frequency) {
+        self.0.borrow_mut().push((name, freq));
+    }
+    pub fn take(&self) -> Vec<(&'static str, Frequency)> {
+        self.0.take()
     }
 }
 

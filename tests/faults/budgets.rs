@@ -158,10 +158,12 @@ fn boot_rss(name: &str, user_data: &[u8]) -> u64 {
     rss
 }
 
-/// Expected: a 10 MiB user-data costs less than three times its size in memory above a boot
-/// with a tiny one, whether it is a script (kept, written, never parsed) or one YAML document
-/// (parsed into a tree, merged, written as a file and in three JSON forms); the figures are
-/// printed for the record.
+/// Expected: a 10 MiB user-data costs less than two and a half times its size in memory above
+/// a boot with a tiny one, whether it is a script (kept, written, never parsed) or one YAML
+/// document (parsed into a tree, merged, written as a file and in three JSON forms): the
+/// payload and one parsed or split copy of it, with room for neither a third copy nor a
+/// serialized one (the release build peaks at 2.8 times the input in all, its 4.4 MiB floor
+/// included; BENCHMARKS.md). The figures are printed for the record.
 #[test]
 fn a_large_user_data_costs_a_small_multiple_of_its_size() {
     let base = boot_rss("rss-base", b"#cloud-config\nruncmd: [ls]\n");
@@ -179,12 +181,13 @@ fn a_large_user_data_costs_a_small_multiple_of_its_size() {
     let yaml_rss = boot_rss("rss-yaml", yaml.as_bytes());
     let kib = size / 1024;
     eprintln!("peak RSS: base {base} KiB, 10 MiB script {script_rss} KiB, 10 MiB cloud-config {yaml_rss} KiB");
+    let limit = base + 5 * kib / 2;
     assert!(
-        script_rss < base + 3 * kib,
-        "script: {script_rss} KiB over {base}"
+        script_rss < limit,
+        "script: {script_rss} KiB, over {limit} ({base} + 2.5 × {kib})"
     );
     assert!(
-        yaml_rss < base + 3 * kib,
-        "cloud-config: {yaml_rss} KiB over {base}"
+        yaml_rss < limit,
+        "cloud-config: {yaml_rss} KiB, over {limit} ({base} + 2.5 × {kib})"
     );
 }

@@ -100,9 +100,7 @@ fn host_key_step(
     let failed = own.iter().any(Diag::is_error);
     diags.extend(own);
     if !failed {
-        if let Err(e) = sems.mark_done(HOSTKEYS_SEM, Frequency::PerInstance) {
-            diags.push(Diag::error(e.code(), e.to_string()));
-        }
+        ctx.marks.add(HOSTKEYS_SEM, Frequency::PerInstance);
     }
 }
 

@@ -70,6 +70,7 @@ fn run_on(root: &Root, cfg: &Value, urls: &Urls) -> Vec<Diag> {
         host: &crate::host::Host::new("/nonexistent"),
         target_path: std::path::Path::new("/nonexistent"),
         cmdline: &[],
+        marks: &Default::default(),
     };
     let mut diags = Vec::new();
     WriteFiles.run(&ctx, &mut diags);
