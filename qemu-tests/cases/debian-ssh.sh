@@ -51,7 +51,7 @@ stamp "image ready"
 port=$(free_port)
 CONSOLE=$CASE_DIR/debian.console
 WORK=$CASE_DIR boot debian --disk "$disk" --cdrom "$CASE_DIR/seed.iso" --ssh "$port" \
-    --memory 1024 --append "root=/dev/vda1 rw" --timeout 140 &
+    --memory 1024 --append "root=/dev/vda1 rw" --timeout 240 &
 vm=$!
 trap 'pkill -TERM -P $vm 2>/dev/null' EXIT
 
@@ -63,11 +63,11 @@ guest() {
 
 # Wait for the login (slirp accepts the TCP connection at once; sshd answers much later). The
 # first login says the guest's time, and whether the RSA key existed yet.
-deadline=$((SECONDS + 120))
+deadline=$((SECONDS + 180))
 # shellcheck disable=SC2016 # expanded in the guest
 until first=$(guest 'echo "$(date +%s.%6N) $(test -e /etc/ssh/ssh_host_rsa_key && echo rsa || echo no-rsa)"' 2>/dev/null); do
     kill -0 $vm 2>/dev/null || fail "QEMU stopped before ssh answered"
-    [ $SECONDS -lt $deadline ] || fail "no ssh login as tester within 120 s"
+    [ $SECONDS -lt $deadline ] || fail "no ssh login as tester within 180 s"
     sleep 2
 done
 read -r first_login rsa_at_login <<<"$first"
@@ -76,16 +76,26 @@ stamp "logged in over ssh (guest time $first_login, RSA key then: $rsa_at_login)
 # ed25519 and ecdsa (from the initramfs) are older than the ssh unit's start; rsa is newer: sshd
 # started without it, and ember-hostkeys.service made it and reloaded sshd. Once that unit is
 # done, each host key sshd offers is the one on the guest's disk.
+# The reload may refuse a connection while sshd re-executes itself: a refused one is tried again.
 # shellcheck disable=SC2016 # expanded in the guest
-guest 'for i in $(seq 100); do [ "$(systemctl show -P ActiveState ember-hostkeys.service)" = active ] && break; sleep 1; done
+keys_script='for i in $(seq 50); do [ "$(systemctl show -P ActiveState ember-hostkeys.service)" = active ] && break; sleep 1; done
     for t in ed25519 ecdsa rsa; do
         echo "$t $(stat -c %.6Y /etc/ssh/ssh_host_${t}_key) $(cut -d" " -f2 /etc/ssh/ssh_host_${t}_key.pub)"
     done
     echo "sshd $(date -d "$(systemctl show -P InactiveExitTimestamp --timestamp=us+utc ssh.service)" +%s.%6N)"
-    echo "hostkeys $(systemctl show -P ActiveState ember-hostkeys.service) $(systemctl show -P ExecMainStatus ember-hostkeys.service)"' \
-    >"$CASE_DIR/guest-keys" || fail "cannot read the host keys in the guest"
+    echo "hostkeys $(systemctl show -P ActiveState ember-hostkeys.service) $(systemctl show -P ExecMainStatus ember-hostkeys.service)"'
+for try in 1 2 3 4; do
+    guest "$keys_script" >"$CASE_DIR/guest-keys" && break
+    [ $try -lt 4 ] || fail "cannot read the host keys in the guest"
+    sleep 3
+done
 cat "$CASE_DIR/guest-keys"
-grep -qx 'hostkeys active 0' "$CASE_DIR/guest-keys" || fail "ember-hostkeys.service did not finish well within 100 s"
+grep -qx 'hostkeys active 0' "$CASE_DIR/guest-keys" || fail "ember-hostkeys.service did not finish well"
+# Nothing waits for it: neither sshd nor multi-user.target, after which ember-final runs.
+for unit in ssh.service multi-user.target ember-final.service; do
+    after=$(guest "systemctl show -P After $unit") || fail "cannot read $unit's ordering"
+    case " $after " in *" ember-hostkeys.service "*) fail "$unit is ordered after ember-hostkeys.service" ;; esac
+done
 sshd_start=$(awk '$1 == "sshd" { print $2 }' "$CASE_DIR/guest-keys")
 [ -n "$sshd_start" ] || fail "no start time for ssh.service"
 for type in ed25519 ecdsa rsa; do
