@@ -441,7 +441,7 @@ fn on_gce_the_host_keys_are_left_for_the_runner_to_publish() {
     use common::emulator::gce;
     let server = gce::start();
     let ud =
-        "#cloud-config\nssh_genkeytypes: [ed25519]\nssh_publish_hostkeys: {blacklist: [rsa]}\n";
+        "#cloud-config\nssh_genkeytypes: [ed25519, rsa, dsa]\nssh_publish_hostkeys: {blacklist: [rsa]}\n";
     let b64 = base64::engine::general_purpose::STANDARD.encode(ud);
     server.attribute("instance", "user-data", Some(&b64));
     let m = Machine::new("ssh-gce");
@@ -477,5 +477,9 @@ fn on_gce_the_host_keys_are_left_for_the_runner_to_publish() {
     assert_eq!(mode(&m, file), 0o600);
     // ember-initrd itself publishes nothing: the RSA key and the network come later.
     assert!(server.guest_attributes().is_empty());
+    // The published DSA key is made before sshd (the config stage publishes once); the
+    // blacklisted RSA key after it, in the background.
+    assert_eq!(m.target_file("var/lib/ember/pending-hostkeys"), "dsa\n");
+    assert_eq!(m.target_file("var/lib/ember/deferred-hostkeys"), "rsa\n");
     assert!(server.requests().iter().all(|r| r.method == "GET"));
 }

@@ -4,8 +4,9 @@
 //! types are left, one per line, for the runner to make with `ssh-keygen -t TYPE -N '' -f
 //! /etc/ssh/ssh_host_TYPE_key` inside the target: in `/var/lib/ember/deferred-hostkeys` for
 //! `ember-hostkeys.service`, after sshd started with the keys made here (RSA takes ssh-keygen
-//! seconds, 19 s under emulation), or with the image's `ember: {rsa_host_key: before-sshd}` in
-//! `/var/lib/ember/pending-hostkeys` for `ember init`, before sshd. The runner removes them.
+//! seconds, 19 s under emulation), or with the image's `ember: {rsa_host_key: before-sshd}`
+//! (and on GCE when the config stage publishes them) in `/var/lib/ember/pending-hostkeys` for
+//! `ember init`, before sshd. The runner removes them.
 
 use super::hostkey_settings::{GenKey, GivenKey, HostKeys, KeyPart, KeyType};
 use super::openssh_format::{key_type_of, public_blob_of, public_line};
@@ -146,6 +147,15 @@ fn generate(ctx: &ModuleCtx, types: &[GenKey], diags: &mut Vec<Diag>) -> Vec<Key
     pending
 }
 
+/// Whether the runner's config stage publishes keys of this type (`ssh_publish_hostkeys`, on
+/// GCE): it does so once, so they are made before sshd, by `ember init`, as before.
+fn published(ctx: &ModuleCtx, settings: &Settings, t: KeyType) -> bool {
+    let publish = &settings.publish;
+    ctx.instance.datasource == "gce"
+        && publish.enabled
+        && !publish.blacklist.iter().any(|b| b == t.name())
+}
+
 /// Deletes the image's keys (once per instance), writes the given keys or generates new ones,
 /// and records what the runner still has to generate, before or after sshd starts.
 pub fn apply(ctx: &ModuleCtx, settings: &Settings, diags: &mut Vec<Diag>) {
@@ -160,11 +170,10 @@ pub fn apply(ctx: &ModuleCtx, settings: &Settings, diags: &mut Vec<Diag>) {
         }
         HostKeys::Generate(types) => generate(ctx, types, diags),
     };
-    let (now, other) = match settings.rsa_before_sshd {
-        true => (PENDING, DEFERRED),
-        false => (DEFERRED, PENDING),
-    };
-    for (list, types) in [(now, &pending[..]), (other, &[])] {
+    let (before, after): (Vec<KeyType>, Vec<KeyType>) = pending
+        .into_iter()
+        .partition(|t| settings.rsa_before_sshd || published(ctx, settings, *t));
+    for (list, types) in [(PENDING, before), (DEFERRED, after)] {
         let result = if types.is_empty() {
             ctx.root.remove_file(list)
         } else {
