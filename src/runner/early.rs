@@ -1,9 +1,10 @@
 //! The early unit's own work (`ember init`), besides `bootcmd`: boothooks, SELinux labels for
 //! what ember-initrd wrote (`restorecon`, which needs the booted system's policy), and host
 //! keys ember-initrd left for `ssh-keygen` in the target before sshd (the image's
-//! `ember.rsa_host_key: before-sshd`; by default they are `deferred`'s, after it); and, first in the config stage (the
-//! network is up), the `random_seed.command` ember-initrd left. Each returns `None` when there
-//! was nothing to do, so no step is recorded for it.
+//! `ember.rsa_host_key: before-sshd`, or published on GCE; by default they are `deferred`'s,
+//! after sshd); and, first in the config stage (the network is up), the
+//! `random_seed.command` ember-initrd left. Each returns `None` when there was nothing to do,
+//! so no step is recorded for it.
 
 use super::modules::{once, run_script, shell, which, ModCtx};
 use crate::error::Diag;
