@@ -332,6 +332,8 @@ reasons! {
     SshUserMissing = "ssh-user-missing",
     /// sshd_config could not be read or written.
     SshdConfig = "sshd-config",
+    /// sshd could not be reloaded to offer host keys made after it started.
+    SshdReload = "sshd-reload",
     /// A partition table that does not read as one (bad signature, checksum or bounds).
     TableCorrupt = "table-corrupt",
     /// A partition table or layout ember does not write.

@@ -1,6 +1,9 @@
 //! Recording a stage, in either binary: its start, steps, diagnostics and end go into
 //! `<run>/ember/status.json` (and cloud-init's projection of it) as they happen, so a waiter
 //! always sees the truth. It knows the run directory's paths only, not the initramfs context.
+//! Each process owns one stage's record: a save takes the others from the file as it is now,
+//! under a lock, since the background host keys (`hostkeys`) record while `config` or `final`
+//! runs.
 
 use crate::error::Diag;
 use crate::paths::RunPaths;
@@ -118,12 +121,42 @@ impl Recorder {
     }
 
     pub fn save(&mut self) {
+        // Unlocked when the directory handle drops, at the end of the save.
+        let _lock = self.lock();
+        self.take_other_stages();
         let ember = serde_json::to_vec_pretty(&self.status).unwrap_or_default();
         let ci = serde_json::to_vec_pretty(&self.status.to_cloud_init()).unwrap_or_default();
         // A status that cannot be written leaves nothing to report it in: say it on stderr.
         for (rel, data) in [(RunPaths::STATUS, ember), (RunPaths::CI_STATUS, ci)] {
             if let Err(e) = self.run.write_file(rel, &data, &FileSpec::mode(0o644)) {
                 eprintln!("ember: cannot write status: {e}");
+            }
+        }
+    }
+
+    /// An exclusive lock on `<run>/ember` for a read-modify-write of the status; `None` (the
+    /// save goes on unlocked) where the directory cannot be opened or locked.
+    fn lock(&self) -> Option<std::fs::File> {
+        let dir = std::fs::File::open(self.paths.ember_dir()).ok()?;
+        rustix::fs::flock(&dir, rustix::fs::FlockOperation::LockExclusive).ok()?;
+        Some(dir)
+    }
+
+    /// The other stages' records as the file has them now, written by other processes since
+    /// this one read it; this stage's record stays this process's.
+    fn take_other_stages(&mut self) {
+        let Some(now) = self
+            .run
+            .read_file(RunPaths::STATUS, 16 * 1024 * 1024)
+            .ok()
+            .flatten()
+            .and_then(|d| serde_json::from_slice::<Status>(&d).ok())
+        else {
+            return;
+        };
+        for (name, stage) in now.stages {
+            if name != self.name {
+                self.status.stages.insert(name, stage);
             }
         }
     }
@@ -141,5 +174,35 @@ impl Recorder {
         stage.duration_us = Some(duration_us);
         self.save();
         self.status
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two processes recording at once (`config` and the background `hostkeys`), each saving
+    /// from its own copy: neither save loses the other's record.
+    #[test]
+    fn a_save_keeps_the_stages_other_processes_recorded() {
+        let dir = std::env::temp_dir().join(format!("ember-record-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let paths = RunPaths::new(&dir);
+        let mut config = Recorder::begin(&paths, "config").unwrap();
+        let mut keys = Recorder::begin(&paths, "hostkeys").unwrap();
+        keys.step("hostkeys", |_| ());
+        config.step("module runcmd", |_| ());
+        config.save();
+        keys.finish(StageState::Done);
+        let last = config.finish(StageState::Done);
+        let data = std::fs::read(paths.status()).unwrap();
+        let on_disk: Status = serde_json::from_slice(&data).unwrap();
+        assert_eq!(on_disk, last);
+        for (stage, step) in [("config", "module runcmd"), ("hostkeys", "hostkeys")] {
+            let s = &on_disk.stages[stage];
+            assert_eq!(s.state, StageState::Done, "{stage}");
+            assert_eq!(s.steps[0].name, step);
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

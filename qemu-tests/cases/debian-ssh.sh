@@ -1,8 +1,9 @@
 # A real Debian bookworm (systemd, udev, openssh-server) with ember and its units installed
 # boots through the busybox initramfs from a NoCloud ISO seed: the seed's user logs in over ssh
-# with the seed's key, sshd offers the host keys ember made before sshd started, `cloud-init
-# status --wait` says done, no secret of the seed is in the journal or on the console, and the
-# disk shows the provisioning after `sudo poweroff`.
+# with the seed's key, sshd starts with the Ed25519 and ECDSA keys ember-initrd made and answers
+# before the RSA key exists, which ember-hostkeys.service makes in the background and sshd then
+# offers, `cloud-init status --wait` says done, no secret of the seed is in the journal or on the
+# console, and the disk shows the provisioning after `sudo poweroff`.
 # The root is debootstrapped once into the cache (lib/debian.sh).
 # shellcheck source=qemu-tests/lib/debian.sh
 . "$EMBER_REPO/qemu-tests/lib/debian.sh"
@@ -50,7 +51,7 @@ stamp "image ready"
 port=$(free_port)
 CONSOLE=$CASE_DIR/debian.console
 WORK=$CASE_DIR boot debian --disk "$disk" --cdrom "$CASE_DIR/seed.iso" --ssh "$port" \
-    --memory 1024 --append "root=/dev/vda1 rw" --timeout 140 &
+    --memory 1024 --append "root=/dev/vda1 rw" --timeout 240 &
 vm=$!
 trap 'pkill -TERM -P $vm 2>/dev/null' EXIT
 
@@ -60,33 +61,61 @@ guest() {
         -o UserKnownHostsFile="$known" -i "$key" -p "$port" tester@127.0.0.1 "$@"
 }
 
-# Wait for the login (slirp accepts the TCP connection at once; sshd answers much later).
-deadline=$((SECONDS + 120))
-until guest true 2>/dev/null; do
+# Wait for the login (slirp accepts the TCP connection at once; sshd answers much later). The
+# first login says the guest's time, and whether the RSA key existed yet.
+deadline=$((SECONDS + 180))
+# shellcheck disable=SC2016 # expanded in the guest
+until first=$(guest 'echo "$(date +%s.%6N) $(test -e /etc/ssh/ssh_host_rsa_key && echo rsa || echo no-rsa)"' 2>/dev/null); do
     kill -0 $vm 2>/dev/null || fail "QEMU stopped before ssh answered"
-    [ $SECONDS -lt $deadline ] || fail "no ssh login as tester within 120 s"
+    [ $SECONDS -lt $deadline ] || fail "no ssh login as tester within 180 s"
     sleep 2
 done
-stamp "logged in over ssh"
+read -r first_login rsa_at_login <<<"$first"
+stamp "logged in over ssh (guest time $first_login, RSA key then: $rsa_at_login)"
 
-# Each host key sshd offers is the one on the guest's disk, and every key file is older than
-# the ssh unit's start (ed25519 and ecdsa come from the initramfs, rsa from `ember init`).
+# ed25519 and ecdsa (from the initramfs) are older than the ssh unit's start; rsa is newer: sshd
+# started without it, and ember-hostkeys.service made it and reloaded sshd. Once that unit is
+# done, each host key sshd offers is the one on the guest's disk.
+# The reload may refuse a connection while sshd re-executes itself: a refused one is tried again.
 # shellcheck disable=SC2016 # expanded in the guest
-guest 'for t in ed25519 ecdsa rsa; do
+keys_script='for i in $(seq 50); do [ "$(systemctl show -P ActiveState ember-hostkeys.service)" = active ] && break; sleep 1; done
+    for t in ed25519 ecdsa rsa; do
         echo "$t $(stat -c %.6Y /etc/ssh/ssh_host_${t}_key) $(cut -d" " -f2 /etc/ssh/ssh_host_${t}_key.pub)"
     done
-    echo "sshd $(date -d "$(systemctl show -P InactiveExitTimestamp --timestamp=us+utc ssh.service)" +%s.%6N)"' \
-    >"$CASE_DIR/guest-keys" || fail "cannot read the host keys in the guest"
+    echo "sshd $(date -d "$(systemctl show -P InactiveExitTimestamp --timestamp=us+utc ssh.service)" +%s.%6N)"
+    echo "hostkeys $(systemctl show -P ActiveState ember-hostkeys.service) $(systemctl show -P ExecMainStatus ember-hostkeys.service)"'
+for try in 1 2 3 4; do
+    guest "$keys_script" >"$CASE_DIR/guest-keys" && break
+    [ $try -lt 4 ] || fail "cannot read the host keys in the guest"
+    sleep 3
+done
 cat "$CASE_DIR/guest-keys"
+grep -qx 'hostkeys active 0' "$CASE_DIR/guest-keys" || fail "ember-hostkeys.service did not finish well"
+# Nothing waits for it: neither sshd nor multi-user.target, after which ember-final runs.
+for unit in ssh.service multi-user.target ember-final.service; do
+    after=$(guest "systemctl show -P After $unit") || fail "cannot read $unit's ordering"
+    case " $after " in *" ember-hostkeys.service "*) fail "$unit is ordered after ember-hostkeys.service" ;; esac
+done
 sshd_start=$(awk '$1 == "sshd" { print $2 }' "$CASE_DIR/guest-keys")
 [ -n "$sshd_start" ] || fail "no start time for ssh.service"
 for type in ed25519 ecdsa rsa; do
     read -r _ mtime blob < <(grep "^$type " "$CASE_DIR/guest-keys")
     [ -n "${blob:-}" ] || fail "the guest has no $type host key"
-    offered=$(ssh-keyscan -T 20 -t "$type" -p "$port" 127.0.0.1 2>/dev/null | awk '{ print $3 }')
+    # sshd re-executes itself on the reload: a scan may meet it between its sockets.
+    for _ in 1 2 3 4 5; do
+        offered=$(ssh-keyscan -T 20 -t "$type" -p "$port" 127.0.0.1 2>/dev/null | awk '{ print $3 }')
+        [ -z "$offered" ] || break
+        sleep 2
+    done
     [ "$offered" = "$blob" ] || fail "sshd offers another $type key than /etc/ssh/ssh_host_${type}_key.pub"
-    awk -v k="$mtime" -v s="$sshd_start" 'BEGIN { exit !(k < s) }' ||
-        fail "the $type host key ($mtime) is not older than ssh.service's start ($sshd_start)"
+    if [ "$type" = rsa ]; then
+        awk -v k="$mtime" -v s="$sshd_start" 'BEGIN { exit !(k > s) }' ||
+            fail "the rsa host key ($mtime) is older than ssh.service's start ($sshd_start): sshd waited for it"
+        echo "debian-ssh: sshd started at $sshd_start, first login at $first_login, rsa key made at $mtime"
+    else
+        awk -v k="$mtime" -v s="$sshd_start" 'BEGIN { exit !(k < s) }' ||
+            fail "the $type host key ($mtime) is not older than ssh.service's start ($sshd_start)"
+    fi
 done
 grep -q "$(awk '$1 == "ed25519" { print $3 }' "$CASE_DIR/guest-keys")" "$known" ||
     fail "the known_hosts entry is not the guest's ed25519 key"
@@ -97,12 +126,12 @@ rc=$?
 cat "$CASE_DIR/status.out"
 [ $rc -eq 0 ] || fail "cloud-init status --wait exited $rc: $(tr '\n' ' ' <"$CASE_DIR/status.out")"
 grep -qx 'status: done' "$CASE_DIR/status.out" || fail "cloud-init status --wait did not say done"
-guest 'hostname; systemctl is-active ember-init ember-config ember-final; sudo cloud-init status --long;
+guest 'hostname; systemctl is-active ember-init ember-config ember-final ember-hostkeys; sudo cloud-init status --long;
     systemctl --failed --no-legend' >"$CASE_DIR/guest-state" 2>&1
 cat "$CASE_DIR/guest-state"
 ! grep -q 'unable to resolve host' "$CASE_DIR/guest-state" || fail "sudo cannot resolve the hostname"
 [ "$(head -n1 "$CASE_DIR/guest-state")" = ember-debian ] || fail "the running hostname is not ember-debian"
-[ "$(sed -n '2,4p' "$CASE_DIR/guest-state" | sort -u)" = active ] || fail "an ember unit is not active"
+[ "$(sed -n '2,5p' "$CASE_DIR/guest-state" | sort -u)" = active ] || fail "an ember unit is not active"
 stamp "status done"
 
 # An image with both: the initramfs provisioned, the booted system's ember-local never started.
@@ -143,10 +172,21 @@ for pair in final:ember-test-after-final config:ember-test-after-config; do
 done
 stamp "units ordered on cloud-init's names ran after ember's stages"
 
+# The background keys' own record in status.json (no waiter waits for it): one step, ok; its
+# time is ssh-keygen's for RSA under emulation, the time sshd no longer waits.
+python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))["stages"]["hostkeys"]
+assert s["state"] == "done" and [(t["name"], t["result"]) for t in s["steps"]] == [("hostkeys", "ok")], s
+print("debian-ssh: ember-hostkeys made RSA in %.1f s, ending %.1f s after boot; the final stage finished at %.1f s"
+      % (s["steps"][0]["duration_us"] / 1e6, s["finished"], json.load(open(sys.argv[1]))["stages"]["final"]["finished"]))' \
+    "$CASE_DIR/ember-status.json" || fail "status.json has no good hostkeys record"
+
 # Secrets (RELIABILITY rule 1): the seed's password and file content never reach the journal
 # or the console; the journal is the whole boot's and holds ember's units (so it was read).
 guest 'sudo journalctl -b --no-pager' >"$CASE_DIR/journal.txt" 2>&1 || fail "cannot read the journal"
 grep -q 'ember-final' "$CASE_DIR/journal.txt" || fail "the journal has no ember-final lines"
+grep -q 'ember: sshd reloaded to offer the new host keys' "$CASE_DIR/journal.txt" ||
+    fail "ember-hostkeys did not reload sshd"
 ! grep -qi 'ordering cycle' "$CASE_DIR/journal.txt" || fail "systemd found an ordering cycle (see the journal)"
 for secret in ember-pw-marker-51c9 ember-secret-marker-7f3a; do
     ! grep -qF "$secret" "$CASE_DIR/journal.txt" || fail "a secret of the seed is in the journal"
@@ -163,6 +203,9 @@ stamp "powered off"
 
 grep -q 'ember-initramfs: .* ember done' "$CONSOLE" || fail "the initramfs did not run ember"
 console_lacks 'Failed to start .*ember'
+# The RSA key's fingerprint on the console, as keys_to_console prints the others.
+rsa_fp=$(printf 'ssh-rsa %s\n' "$(awk '$1 == "rsa" { print $3 }' "$CASE_DIR/guest-keys")" | ssh-keygen -lf - | awk '{ print $2 }')
+grep -qF "$rsa_fp" "$CONSOLE" || fail "the RSA host key's fingerprint ($rsa_fp) is not on the console"
 file_is "$disk" /etc/hostname ember-debian
 file_has "$disk" /etc/hosts '^127\.0\.1\.1[[:space:]]+ember-debian'
 # A fixed string: base64 has `+`, which a regular expression would read as a repeat.

@@ -117,7 +117,7 @@ debian_install_ember() {
     ln -sf ember "$root/usr/bin/cloud-init"
     install -m 0755 "$EMBER_REPO/dist/cloud-init-per" "$root/usr/bin/cloud-init-per"
     mkdir -p "$root/etc/systemd/system/multi-user.target.wants"
-    for unit in ember-init.service ember-config.service ember-final.service; do
+    for unit in ember-init.service ember-config.service ember-final.service ember-hostkeys.service; do
         install -m 0644 "$EMBER_REPO/dist/systemd/$unit" "$root/usr/lib/systemd/system/$unit"
         ln -sf "/usr/lib/systemd/system/$unit" "$root/etc/systemd/system/multi-user.target.wants/$unit"
     done

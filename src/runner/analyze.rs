@@ -140,7 +140,7 @@ fn show(stages: &[(&str, &StageStatus)]) -> String {
         ));
     }
     out.push_str(&format!("Total Time: {total:.5} seconds\n"));
-    if let Some(end) = stages.last().and_then(|(_, s)| s.finished) {
+    if let Some(end) = provisioned(stages) {
         out.push_str(&format!(
             "Provisioned {end:.5} seconds after the kernel started\n"
         ));
@@ -164,8 +164,14 @@ fn show_json(stages: &[(&str, &StageStatus)]) -> Value {
         })
         .collect();
     let total: f64 = stages.iter().map(|(_, s)| stage_secs(s)).sum();
-    let provisioned = stages.last().and_then(|(_, s)| s.finished);
-    json!({"stages": list, "total_seconds": total, "provisioned_at": provisioned})
+    json!({"stages": list, "total_seconds": total, "provisioned_at": provisioned(stages)})
+}
+
+/// When the last of the boot's own stages finished: the background host keys and hotplug,
+/// recorded after it, are not part of provisioning.
+fn provisioned(stages: &[(&str, &StageStatus)]) -> Option<f64> {
+    let boot = stages.iter().rfind(|(name, _)| ORDER.contains(name));
+    boot.and_then(|(_, s)| s.finished)
 }
 
 /// Every step, longest first: `(seconds, stage/step)`.
@@ -239,4 +245,24 @@ fn dump(stages: &[(&str, &StageStatus)]) -> Value {
             .total_cmp(&b["timestamp"].as_f64().unwrap_or(0.0))
     });
     Value::Array(events)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The background host keys finish after the final stage: provisioning ended with final.
+    #[test]
+    fn provisioned_when_final_finished_not_the_background_keys() {
+        let mut st = Status::new();
+        for (name, start, end) in [("final", 5.0, 10.0), ("hostkeys", 4.0, 20.0)] {
+            let mut s = StageStatus::started(start, 0.0, 1);
+            s.finished = Some(end);
+            st.stages.insert(name.into(), s);
+        }
+        let stages = in_order(&st);
+        assert_eq!(stages.last().unwrap().0, "hostkeys");
+        assert_eq!(show_json(&stages)["provisioned_at"], 10.0);
+        assert!(show(&stages).contains("Provisioned 10.00000 seconds"));
+    }
 }

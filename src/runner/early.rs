@@ -1,8 +1,10 @@
 //! The early unit's own work (`ember init`), besides `bootcmd`: boothooks, SELinux labels for
 //! what ember-initrd wrote (`restorecon`, which needs the booted system's policy), and host
-//! keys ember-initrd left for `ssh-keygen` in the target; and, first in the config stage (the
-//! network is up), the `random_seed.command` ember-initrd left. Each returns `None` when there
-//! was nothing to do, so no step is recorded for it.
+//! keys ember-initrd left for `ssh-keygen` in the target before sshd (the image's
+//! `ember.rsa_host_key: before-sshd`, or published on GCE; by default they are `deferred`'s,
+//! after sshd); and, first in the config stage (the network is up), the
+//! `random_seed.command` ember-initrd left. Each returns `None` when there was nothing to do,
+//! so no step is recorded for it.
 
 use super::modules::{once, run_script, shell, which, ModCtx};
 use crate::error::Diag;
@@ -13,6 +15,8 @@ use crate::root::FileSpec;
 use crate::state::{Frequency, EMBER_LIB};
 
 pub const PENDING_HOSTKEYS: &str = "/var/lib/ember/pending-hostkeys";
+/// The host keys ember-hostkeys.service makes after sshd started (`deferred`).
+pub const DEFERRED_HOSTKEYS: &str = "/var/lib/ember/deferred-hostkeys";
 pub const RESTORECON_LIST: &str = "/var/lib/ember/restorecon.list";
 /// Host key types ssh-keygen knows; anything else in the list is dropped with an error.
 const KEY_TYPES: &[&str] = &["rsa", "dsa", "ecdsa", "ed25519", "ecdsa-sk", "ed25519-sk"];
@@ -68,17 +72,24 @@ fn write_list(ctx: &ModCtx, rel: &str, left: &[String], diags: &mut Vec<Diag>) {
     }
 }
 
-/// `ssh-keygen -q -N '' -t <type> -f /etc/ssh/ssh_host_<type>_key` in the target for each
-/// pending type; an entry is removed once its key exists, kept (for the next boot) on failure.
+/// The host keys left for before sshd starts (`make_host_keys`).
 pub fn host_keys(ctx: &ModCtx, diags: &mut Vec<Diag>) -> Option<String> {
-    let pending = read_list(ctx, PENDING_HOSTKEYS, diags)?;
+    make_host_keys(ctx, PENDING_HOSTKEYS, diags)?;
+    Some(step_result(diags))
+}
+
+/// `ssh-keygen -q -N '' -t <type> -f /etc/ssh/ssh_host_<type>_key` in the target for each type
+/// in the list `list`; an entry is removed once its key exists, kept (for the next boot) on
+/// failure. Returns the types made, `None` when there is no list.
+pub fn make_host_keys(ctx: &ModCtx, list: &str, diags: &mut Vec<Diag>) -> Option<Vec<String>> {
+    let pending = read_list(ctx, list, diags)?;
     if let Err(e) = ctx.root.create_dir_all("/etc/ssh", &FileSpec::DIR) {
         diags.push(Diag::from(e));
-        return Some("error".into());
+        return Some(Vec::new());
     }
-    let mut left = Vec::new();
+    let (mut left, mut made) = (Vec::new(), Vec::new());
     for (i, t) in pending.iter().enumerate() {
-        let line = format!("{PENDING_HOSTKEYS}:{}", i + 1);
+        let line = format!("{list}:{}", i + 1);
         if !KEY_TYPES.contains(&t.as_str()) {
             let msg = "unknown host key type; entry dropped";
             diags.push(Diag::error(Reason::HostkeyType, msg).file(line));
@@ -90,15 +101,17 @@ pub fn host_keys(ctx: &ModCtx, diags: &mut Vec<Diag>) -> Option<String> {
         }
         let argv = ["ssh-keygen", "-q", "-N", "", "-t", t, "-f", &key];
         let outcome = ctx.exec.run(&argv, &[]);
-        if !outcome.ok() {
+        if outcome.ok() {
+            made.push(t.clone());
+        } else {
             // cloud-init's cc_ssh logs a failed ssh-keygen (logexc, a warning) and goes on.
             let msg = format!("ssh-keygen {}; kept for the next boot", outcome.describe());
             diags.push(Diag::warning(Reason::HostkeyFailed, msg).file(line));
             left.push(t.clone());
         }
     }
-    write_list(ctx, PENDING_HOSTKEYS, &left, diags);
-    Some(step_result(diags))
+    write_list(ctx, list, &left, diags);
+    Some(made)
 }
 
 /// The first of `names` present in the target.
@@ -240,7 +253,7 @@ pub fn seed_random_command(ctx: &ModCtx, diags: &mut Vec<Diag>) -> Option<String
 }
 
 /// A step's result word from what it recorded.
-fn step_result(diags: &[Diag]) -> String {
+pub(super) fn step_result(diags: &[Diag]) -> String {
     let failed = diags.iter().any(Diag::is_error);
     if failed { "error" } else { "ok" }.into()
 }

@@ -7,6 +7,7 @@ mod clean;
 mod clock;
 mod cloud_id;
 mod collect_logs;
+mod deferred;
 mod devel;
 mod early;
 mod exec;
@@ -216,7 +217,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "init",
         summary: "early boot: boothooks, bootcmd, pending host keys and SELinux labels",
-        usage: "",
+        usage: "[--deferred-hostkeys]",
         run: stage_cmd::init,
     },
     Command {

@@ -2,7 +2,9 @@
 //! handoff ember-initrd left in `<run>/ember/handoff.json`. Without a handoff there is nothing
 //! to do and they say so. `init` is cloud-init's early unit (boothooks, part-handlers, bootcmd,
 //! host keys, SELinux labels); its steps are kept, prefixed `init/`, in the `config` stage's
-//! record, since ember's stage list is detect, fetch, local, config, final.
+//! record, since ember's stage list is detect, fetch, local, config, final. `init
+//! --deferred-hostkeys` is ember-hostkeys.service, in the background after sshd started: its
+//! own `hostkeys` record, outside that list, so nothing waits for it.
 
 use super::early;
 use super::exec::Exec;
@@ -24,6 +26,8 @@ use std::cell::RefCell;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
     Init,
+    /// `init --deferred-hostkeys`.
+    Hostkeys,
     Config,
     Final,
 }
@@ -32,13 +36,14 @@ impl Kind {
     fn stage(self) -> &'static str {
         match self {
             Kind::Init | Kind::Config => "config",
+            Kind::Hostkeys => "hostkeys",
             Kind::Final => "final",
         }
     }
     /// The `output:` key for this stage.
     fn output_stage(self) -> &'static str {
         match self {
-            Kind::Init => "init",
+            Kind::Init | Kind::Hostkeys => "init",
             Kind::Config => "config",
             Kind::Final => "final",
         }
@@ -47,6 +52,7 @@ impl Kind {
     fn words(self) -> &'static str {
         match self {
             Kind::Init => "init",
+            Kind::Hostkeys => "init --deferred-hostkeys",
             Kind::Config => "modules:config",
             Kind::Final => "modules:final",
         }
@@ -55,12 +61,13 @@ impl Kind {
 
 const INIT_PREFIX: &str = "init/";
 
-/// `ember init [--local]`.
+/// `ember init [--local | --deferred-hostkeys]`.
 pub fn init(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> {
-    let mut local = false;
+    let (mut local, mut deferred) = (false, false);
     while let Some(arg) = parser.next()? {
         match arg {
             Short('l') | Long("local") => local = true,
+            Long("deferred-hostkeys") => deferred = true,
             other => match global_flag(&other) {
                 Some(flag) => ctx.set_global(flag, parser)?,
                 None => return Err(other.unexpected().into()),
@@ -73,6 +80,19 @@ pub fn init(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError>
             ctx.prog
         );
         return Ok(0);
+    }
+    if deferred {
+        // Every boot starts the unit: no record unless there are keys to make.
+        let listed = Root::open_deferred(&ctx.target)
+            .is_ok_and(|r| r.exists(super::early::DEFERRED_HOSTKEYS));
+        if !listed {
+            println!(
+                "{}: init --deferred-hostkeys: no host keys deferred",
+                ctx.prog
+            );
+            return Ok(0);
+        }
+        return run(ctx, Kind::Hostkeys);
     }
     run(ctx, Kind::Init)
 }
@@ -269,6 +289,7 @@ fn stage(rec: &mut Recorder, ctx: &Ctx, kind: Kind, h: &Handoff, root: &Root) {
                 early_step(rec, &format!("{INIT_PREFIX}{name}"), |d| f(&mctx, d));
             }
         }
+        Kind::Hostkeys => early_step(rec, "hostkeys", |d| super::deferred::host_keys(&mctx, d)),
         Kind::Config => {
             // What ember-initrd left for the booted system's network, before the modules, as
             // cloud-init does both in its init stage.

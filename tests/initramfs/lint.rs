@@ -276,3 +276,47 @@ fn ember_initrd_local_remounts_a_real_read_only_root_and_puts_it_back() {
         assert_eq!(sb.events(), want, "{what}");
     }
 }
+
+/// ember-hostkeys.service (dist/): the RSA key after sshd started, waited for by nothing. With
+/// default dependencies multi-user.target would be ordered after it (a target is after what it
+/// wants), and ember-final, after multi-user.target, would wait for the key.
+#[test]
+fn ember_hostkeys_unit_runs_after_sshd_and_nothing_waits_for_it() {
+    let unit = std::fs::read_to_string(repo("dist/systemd/ember-hostkeys.service")).unwrap();
+    for line in [
+        "ExecStart=/usr/bin/ember init --deferred-hostkeys",
+        "ConditionPathExists=/var/lib/ember/deferred-hostkeys",
+        "DefaultDependencies=no",
+        "Type=oneshot",
+        "WantedBy=multi-user.target",
+    ] {
+        assert!(
+            unit.lines().any(|l| l == line),
+            "ember-hostkeys lacks {line}"
+        );
+    }
+    let words = |key: &str| -> Vec<&str> {
+        let lines = unit.lines().filter_map(|l| l.strip_prefix(key));
+        lines.flat_map(|v| v.split(' ')).collect()
+    };
+    for w in ["ember-init.service", "ssh.service", "sshd.service"] {
+        assert!(words("After=").contains(&w), "After={w}");
+    }
+    assert_eq!(words("Before="), ["shutdown.target"]);
+    if !on_path("systemd-analyze") {
+        common::skip("systemd-analyze not installed: ember-hostkeys.service checked as text only");
+        return;
+    }
+    // Against the host's units (sysinit.target, shutdown.target), with a command that exists.
+    let sb = Sandbox::new("hostkeys-unit");
+    let path = sb.path("ember-hostkeys.service");
+    let text = unit.replace("/usr/bin/ember init --deferred-hostkeys", "/bin/true");
+    std::fs::write(&path, text).unwrap();
+    let out = Command::new("systemd-analyze")
+        .args(["verify", "--man=no"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    assert_eq!(common::stderr(&out), "", "systemd-analyze warnings");
+}

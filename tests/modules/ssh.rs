@@ -211,9 +211,11 @@ fn generated_host_keys_replace_the_image_keys() {
             "sshd_config"
         ]
     );
-    assert_eq!(m.target_file("var/lib/ember/pending-hostkeys"), "rsa\n");
+    // RSA is the background unit's, after sshd started; nothing is left for before it.
+    assert_eq!(m.target_file("var/lib/ember/deferred-hostkeys"), "rsa\n");
+    assert!(!m.target.join("var/lib/ember/pending-hostkeys").exists());
     let console = stdout(&out);
-    // The fingerprints are keys_to_console's, printed by the runner once the RSA key exists.
+    // The fingerprints are keys_to_console's, printed by the runner.
     assert!(!console.contains("HOST KEY FINGERPRINTS"), "{console}");
     for t in ["ecdsa", "ed25519"] {
         let key = format!("etc/ssh/ssh_host_{t}_key");
@@ -252,6 +254,22 @@ fn generated_host_keys_replace_the_image_keys() {
     assert_eq!(m.target_file("etc/ssh/ssh_host_ed25519_key.pub"), pubkey);
     assert_eq!(m.target_file("root/.ssh/authorized_keys"), keys);
     assert_eq!(Machine::tree(&m.target.join("etc")).len(), before);
+}
+
+/// The image's `ember: {rsa_host_key: before-sshd}`: RSA left for `ember init`, before sshd,
+/// as before ember made it in the background.
+#[test]
+fn the_image_may_keep_rsa_before_sshd() {
+    let m = machine("ssh-rsa-first", "Port 22\n", "#cloud-config\n");
+    m.write(
+        &m.target,
+        "etc/cloud/cloud.cfg.d/90-rsa.cfg",
+        b"ember:\n  rsa_host_key: before-sshd\n",
+    );
+    m.initrd("all");
+    assert_eq!(m.target_file("var/lib/ember/pending-hostkeys"), "rsa\n");
+    assert!(!m.target.join("var/lib/ember/deferred-hostkeys").exists());
+    assert!(m.diags().is_empty(), "{:?}", m.diags());
 }
 
 #[test]
@@ -299,6 +317,7 @@ fn given_host_keys_with_the_ssh_keys_group() {
     // Given keys: nothing generated, nothing left for the runner.
     assert!(!m.target.join("etc/ssh/ssh_host_ecdsa_key").exists());
     assert!(!m.target.join("var/lib/ember/pending-hostkeys").exists());
+    assert!(!m.target.join("var/lib/ember/deferred-hostkeys").exists());
     let unknown = m.diag_with_code("unknown-key").unwrap();
     assert_eq!(unknown["key"], "ssh_keys.bogus_private");
     assert_no_private_leak(&m, &out);
@@ -422,7 +441,7 @@ fn on_gce_the_host_keys_are_left_for_the_runner_to_publish() {
     use common::emulator::gce;
     let server = gce::start();
     let ud =
-        "#cloud-config\nssh_genkeytypes: [ed25519]\nssh_publish_hostkeys: {blacklist: [rsa]}\n";
+        "#cloud-config\nssh_genkeytypes: [ed25519, rsa, dsa]\nssh_publish_hostkeys: {blacklist: [rsa]}\n";
     let b64 = base64::engine::general_purpose::STANDARD.encode(ud);
     server.attribute("instance", "user-data", Some(&b64));
     let m = Machine::new("ssh-gce");
@@ -458,5 +477,9 @@ fn on_gce_the_host_keys_are_left_for_the_runner_to_publish() {
     assert_eq!(mode(&m, file), 0o600);
     // ember-initrd itself publishes nothing: the RSA key and the network come later.
     assert!(server.guest_attributes().is_empty());
+    // The published DSA key is made before sshd (the config stage publishes once); the
+    // blacklisted RSA key after it, in the background.
+    assert_eq!(m.target_file("var/lib/ember/pending-hostkeys"), "dsa\n");
+    assert_eq!(m.target_file("var/lib/ember/deferred-hostkeys"), "rsa\n");
     assert!(server.requests().iter().all(|r| r.method == "GET"));
 }

@@ -537,7 +537,8 @@ fn install_host_binary(target: &Path, bin: &str) {
 }
 
 /// GCE from ember-initrd to the runner's final stage: Ed25519 and ECDSA made in the
-/// initramfs, RSA by `ember init` (a stand-in ssh-keygen copying a key the host made), then
+/// initramfs, RSA by `ember init` before sshd, not in the background, since the config stage
+/// publishes it (a stand-in ssh-keygen copying a key the host made), then
 /// the config stage PUTs each key not blacklisted to the emulator's guest attributes with the
 /// target's own curl, and the final stage shows every key's fingerprint.
 #[test]

@@ -8,6 +8,7 @@ mod access;
 mod apt;
 mod cfgmgmt;
 mod end_to_end;
+mod hostkeys;
 mod hotplug;
 mod lxd;
 mod module_lists;

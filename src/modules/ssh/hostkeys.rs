@@ -1,9 +1,12 @@
 //! Host keys as cloud-init's cc_ssh makes them: image keys deleted (`ssh_deletekeys`), then
 //! either the given `ssh_keys` written, or the `ssh_genkeytypes` generated. Ed25519 and ECDSA
 //! are generated here; RSA (and DSA) cannot be (ring has no RSA key generation), so their
-//! types are left in `/var/lib/ember/pending-hostkeys`, one per line, for the runner's early
-//! unit to make with `ssh-keygen -t TYPE -N '' -f /etc/ssh/ssh_host_TYPE_key` inside the
-//! target before sshd starts (and to remove the file afterwards).
+//! types are left, one per line, for the runner to make with `ssh-keygen -t TYPE -N '' -f
+//! /etc/ssh/ssh_host_TYPE_key` inside the target: in `/var/lib/ember/deferred-hostkeys` for
+//! `ember-hostkeys.service`, after sshd started with the keys made here (RSA takes ssh-keygen
+//! seconds, 19 s under emulation), or with the image's `ember: {rsa_host_key: before-sshd}`
+//! (and on GCE when the config stage publishes them) in `/var/lib/ember/pending-hostkeys` for
+//! `ember init`, before sshd. The runner removes them.
 
 use super::hostkey_settings::{GenKey, GivenKey, HostKeys, KeyPart, KeyType};
 use super::openssh_format::{key_type_of, public_blob_of, public_line};
@@ -15,6 +18,7 @@ use crate::reason::Reason;
 use crate::root::{FileSpec, Owner, RootError};
 
 pub const PENDING: &str = "/var/lib/ember/pending-hostkeys";
+pub const DEFERRED: &str = "/var/lib/ember/deferred-hostkeys";
 const SSH_DIR: &str = "/etc/ssh";
 
 pub fn key_path(key_type: KeyType) -> String {
@@ -150,8 +154,17 @@ fn generate(ctx: &ModuleCtx, types: &[GenKey], diags: &mut Vec<Diag>) -> Vec<Key
     pending
 }
 
+/// Whether the runner's config stage publishes keys of this type (`ssh_publish_hostkeys`, on
+/// GCE): it does so once, so they are made before sshd, by `ember init`, as before.
+fn published(ctx: &ModuleCtx, settings: &Settings, t: KeyType) -> bool {
+    let publish = &settings.publish;
+    ctx.instance.datasource == "gce"
+        && publish.enabled
+        && !publish.blacklist.iter().any(|b| b == t.name())
+}
+
 /// Deletes the image's keys (once per instance), writes the given keys or generates new ones,
-/// and records what the runner still has to generate.
+/// and records what the runner still has to generate, before or after sshd starts.
 pub fn apply(ctx: &ModuleCtx, settings: &Settings, diags: &mut Vec<Diag>) {
     if settings.delete_image_keys {
         delete_image_keys(ctx, diags);
@@ -164,14 +177,19 @@ pub fn apply(ctx: &ModuleCtx, settings: &Settings, diags: &mut Vec<Diag>) {
         }
         HostKeys::Generate(types) => generate(ctx, types, diags),
     };
-    let result = if pending.is_empty() {
-        ctx.root.remove_file(PENDING)
-    } else {
-        let text: String = pending.iter().map(|t| format!("{}\n", t.name())).collect();
-        ctx.root
-            .write_file(PENDING, text.as_bytes(), &FileSpec::mode(0o644))
-    };
-    if let Err(e) = result {
-        diags.push(write_err(PENDING, e));
+    let (before, after): (Vec<KeyType>, Vec<KeyType>) = pending
+        .into_iter()
+        .partition(|t| settings.rsa_before_sshd || published(ctx, settings, *t));
+    for (list, types) in [(PENDING, before), (DEFERRED, after)] {
+        let result = if types.is_empty() {
+            ctx.root.remove_file(list)
+        } else {
+            let text: String = types.iter().map(|t| format!("{}\n", t.name())).collect();
+            ctx.root
+                .write_file(list, text.as_bytes(), &FileSpec::mode(0o644))
+        };
+        if let Err(e) = result {
+            diags.push(write_err(list, e));
+        }
     }
 }

@@ -30,6 +30,9 @@ pub struct Settings {
     pub publish: Publish,
     /// `ssh_pwauth` as `pwauth` reads it: the `PasswordAuthentication` value to set, if any.
     pub pwauth: Option<&'static str>,
+    /// The image's `ember: {rsa_host_key: before-sshd}`: the keys ssh-keygen makes in the
+    /// target (RSA, DSA) are made before sshd starts, not in the background after it.
+    pub rsa_before_sshd: bool,
 }
 
 /// The keys deciding which host keys are written: their problems belong to the host key step,
@@ -53,6 +56,7 @@ pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> Settings {
         disable_root_opts: disable_root_opts(cfg, diags),
         publish: publish::read(cfg, diags),
         pwauth: pwauth(cfg, diags),
+        rsa_before_sshd: rsa_before_sshd(cfg, diags),
     }
     .quiet_keygen_checked(cfg, diags)
 }
@@ -70,6 +74,21 @@ impl Settings {
             diags.push(Diag::warning(Reason::UnsupportedKey, why).key("ssh_quiet_keygen"));
         }
         self
+    }
+}
+
+/// `ember.rsa_host_key`: `after-sshd` (the default) or `before-sshd`; anything else warns and
+/// the default stands.
+fn rsa_before_sshd(cfg: &Value, diags: &mut Vec<Diag>) -> bool {
+    match cfg.pointer("/ember/rsa_host_key") {
+        None | Some(Value::Null) => false,
+        Some(v) if v == "before-sshd" => true,
+        Some(v) if v == "after-sshd" => false,
+        Some(_) => {
+            let why = "must be after-sshd or before-sshd; after-sshd is used";
+            diags.push(Diag::warning(Reason::BadValue, why).key("ember.rsa_host_key"));
+            false
+        }
     }
 }
 
@@ -131,6 +150,27 @@ mod tests {
             }
         );
         assert_eq!(s.pwauth, None);
+        assert!(!s.rsa_before_sshd);
+    }
+
+    /// The image's choice of when RSA is made; a value it cannot use warns, the default stands.
+    #[test]
+    fn rsa_host_key_order() {
+        for (v, want, warned) in [
+            (json!("before-sshd"), true, false),
+            (json!("after-sshd"), false, false),
+            (Value::Null, false, false),
+            (json!("early"), false, true),
+            (json!(true), false, true),
+        ] {
+            let (s, diags) = read_all(json!({"ember": {"rsa_host_key": v}}));
+            assert_eq!(s.rsa_before_sshd, want, "{v}");
+            assert_eq!(!diags.is_empty(), warned, "{v}: {diags:?}");
+            if warned {
+                assert_eq!(only_diag(&diags), ("ember.rsa_host_key", "bad-value"));
+                assert!(!diags[0].is_error());
+            }
+        }
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! `keys_to_console`: the host keys' fingerprints and public keys on the console, in the
-//! blocks cloud-init's `write-ssh-key-fingerprints` helper prints, in the final stage (all host
-//! keys exist by then: ember-initrd made Ed25519 and ECDSA, `ember init` RSA). Honours
+//! blocks cloud-init's `write-ssh-key-fingerprints` helper prints, in the final stage (the host
+//! keys that exist by then: ember-initrd made Ed25519 and ECDSA; RSA, made in the background
+//! after sshd started, gets blocks of its own when it is made: `runner::deferred`). Honours
 //! `ssh.emit_keys_to_console`, `ssh_fp_console_blacklist` and `ssh_key_console_blacklist`.
 //! ember computes the fingerprints itself; the target needs no helper and no ssh-keygen.
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#keys-to-console>
@@ -48,14 +49,22 @@ impl RunnerModule for KeysToConsole {
         "keys_to_console"
     }
     fn run(&self, ctx: &ModCtx, cfg: &Value, diags: &mut Vec<Diag>) {
-        let console = read(cfg, diags);
-        if !console.emit {
-            return;
-        }
-        let pubs = host_public_keys(ctx);
-        let header = render::header(&format_utc(wall_seconds()));
-        for line in render::render(&pubs, &console, &header) {
-            ctx.exec.say(&line);
-        }
+        print(ctx, cfg, |_| true, diags);
+    }
+}
+
+/// Prints the blocks for the public host key files whose names `keep` accepts, as `cfg` says.
+pub fn print(ctx: &ModCtx, cfg: &Value, keep: impl Fn(&str) -> bool, diags: &mut Vec<Diag>) {
+    let console = read(cfg, diags);
+    if !console.emit {
+        return;
+    }
+    let pubs: Vec<_> = host_public_keys(ctx)
+        .into_iter()
+        .filter(|(n, _)| keep(n))
+        .collect();
+    let header = render::header(&format_utc(wall_seconds()));
+    for line in render::render(&pubs, &console, &header) {
+        ctx.exec.say(&line);
     }
 }
