@@ -484,11 +484,16 @@ fn generator_links_stand_ins_only_without_cloud_init() {
         );
     }
     // Skipped, they still end after ember's step in their place.
-    let dropin = |unit: &str| std::fs::read_to_string(normal.join(format!("{unit}.d/50-ember.conf")));
-    assert!(dropin("cloud-final.service").unwrap().contains("\nAfter=ember-final.service\n"));
-    assert!(dropin("cloud-config.service").unwrap().contains("\nAfter=ember-config.service\n"));
-    assert!(dropin("cloud-init.service").unwrap().contains("\nAfter=ember-init.service\n"));
-    assert!(!dropin("cloud-init-local.service").unwrap().contains("After="));
+    for (unit, after) in [
+        ("cloud-final.service", "\nAfter=ember-final.service\n"),
+        ("cloud-config.service", "\nAfter=ember-config.service\n"),
+        ("cloud-init.service", "\nAfter=ember-init.service\n"),
+    ] {
+        let dropin = std::fs::read_to_string(normal.join(format!("{unit}.d/50-ember.conf")));
+        assert!(dropin.unwrap().contains(after), "{unit}");
+    }
+    let local = std::fs::read_to_string(normal.join("cloud-init-local.service.d/50-ember.conf"));
+    assert!(!local.unwrap().contains("After="));
 }
 
 /// ember-local.service is enabled on a boot with no ember stage in the initramfs (no
