@@ -299,6 +299,12 @@ impl Root {
         Ok(Some(data))
     }
 
+    /// The permission bits of `rel` (symlinks followed, inside the root); `None` if absent.
+    pub fn file_mode(&self, rel: &str) -> Option<u32> {
+        let fd = self.open_in(&parse(rel, "").ok()?, OFlags::PATH).ok()?;
+        Some(rustix::fs::fstat(&fd).ok()?.st_mode & 0o7777)
+    }
+
     /// Whether `rel` resolves (symlinks followed, inside the root) to something. A dangling
     /// symlink does not exist, as with `Path::exists`.
     pub fn exists(&self, rel: &str) -> bool {
