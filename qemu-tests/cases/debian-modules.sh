@@ -182,9 +182,8 @@ sys_has 'End of config validation run'
 sys_has 'ember-rsyslog-marker'
 stamp "locale, keyboard and rsyslog checked"
 
-guest sudo poweroff
-wait $vm
-rc=$?
+rc=0
+guest_poweroff $vm || rc=$?
 trap - EXIT
 gpgconf --kill all 2>/dev/null
 [ $rc -ne 124 ] || fail "no power-off within the time limit"

@@ -188,3 +188,23 @@ ensure_debian_cloud_init_root() {
     rm -rf "$tmp"
     [ -x "$DEBIAN_CI_ROOT/usr/bin/cloud-init" ]
 }
+
+# guest_poweroff VM_PID: `sudo poweroff` over the case's `guest` (ssh) until QEMU exits: an
+# attempt can meet sshd re-executing itself (ember-hostkeys reloads it) and never arrive, which
+# once left a whole run waiting for QEMU's own time limit. Three attempts, a minute each; each
+# one's ssh status is printed. Returns QEMU's exit status (124: it never powered off).
+guest_poweroff() {
+    local vm=$1 try rc
+    for try in 1 2 3; do
+        rc=0
+        guest sudo poweroff || rc=$?
+        echo "poweroff attempt $try: ssh exited $rc"
+        for _ in $(seq 60); do
+            kill -0 "$vm" 2>/dev/null || break 2
+            sleep 1
+        done
+    done
+    rc=0
+    wait "$vm" || rc=$?
+    return $rc
+}

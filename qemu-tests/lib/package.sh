@@ -149,8 +149,7 @@ guest() {
 # package_poweroff: powers the guest off and waits for QEMU.
 package_poweroff() {
     local rc=0
-    guest sudo poweroff || true
-    wait "$VM_PID" || rc=$?
+    guest_poweroff "$VM_PID" || rc=$?
     trap - EXIT
     [ $rc -ne 124 ] || fail "no power-off within the time limit"
 }
