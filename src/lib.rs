@@ -42,4 +42,5 @@ pub mod stages;
 pub mod state;
 pub mod status;
 pub mod userdata;
+pub mod xml;
 pub mod yaml;

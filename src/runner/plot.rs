@@ -5,6 +5,7 @@
 //! with `write!` into a String: the runner links no XML crate.
 
 use crate::status::StageStatus;
+pub use crate::xml::escape;
 use std::fmt::Write;
 use std::path::Path;
 use std::process::Command;
@@ -290,25 +291,6 @@ pub fn label_w(text: &str) -> f64 {
 /// Labels sit right of their bar, as systemd-analyze's do.
 pub fn label_x(r: &Row) -> f64 {
     r.x + r.w.unwrap_or(0.0) + 4.0
-}
-
-/// XML text and attribute escaping; characters XML 1.0 cannot carry at all (most control
-/// characters) become U+FFFD, so a module name from user data never breaks the document.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\t' | '\n' | '\r' => out.push(c),
-            c if c < ' ' || c == '\u{fffe}' || c == '\u{ffff}' => out.push('\u{fffd}'),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// Whole pixels (all coordinates are positive): crispEdges snaps bars to them anyway, and an

@@ -10,6 +10,7 @@ use crate::error::Diag;
 use crate::fetch::{redact_url, FetchError, Fetcher};
 use crate::reason::Reason;
 use crate::retry::{Policy, Retry, Stopped};
+use crate::xml::escape;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 
 /// The wireserver when DHCP option 245 does not name one.
@@ -177,25 +178,6 @@ pub fn health_document(goal: &GoalState, health: &Health) -> String {
         escape(&goal.container_id),
         escape(&goal.instance_id),
     )
-}
-
-/// XML text: markup characters as entities; characters XML 1.0 cannot hold at all (most
-/// controls) as U+FFFD, so the document stays well-formed whatever the description holds.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\t' | '\n' | '\r' => out.push(c),
-            c if c < ' ' || c == '\u{FFFE}' || c == '\u{FFFF}' => out.push('\u{FFFD}'),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// The wireserver's base URL: `ember.azure.wireserver=` (an IP, IP:port or http(s) URL) when
