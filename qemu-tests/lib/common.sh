@@ -162,13 +162,15 @@ free_port() {
 # that MAC (and a NIC on a restricted network with nothing forwarded when neither is asked);
 # --fwd IP:PORT:HOSTPORT forwards the guest's TCP to IP:PORT to the loopback HOSTPORT (a
 # password server on 8080, a service at another address), --subnet A.B.C makes the network
-# A.B.C.0/24 instead of 169.254.169.0/24 (--net then has no 169.254.169.254 to forward).
+# A.B.C.0/24 instead of 169.254.169.0/24 (--net then has no 169.254.169.254 to forward),
+# --prefix N widens the network to A.B.C.0/N (7 holds both 169.254.169.254 and Azure's
+# wireserver, 168.63.129.16: QEMU forwards only addresses inside its network).
 # --serial2 SOCKET connects the guest's second serial port (ttyS1) to a host program listening
 # on that unix socket (a serial-port cloud's metadata agent, checks.sh's serve_serial).
 # Returns QEMU's status (124 on timeout). BOOT_SECONDS holds the wall time.
 boot() {
     local name=$1 timeout=60 append="" initrd=${INITRD:-} net="" dns="" ssh="" mac="" args=() started
-    local subnet=169.254.169 fwds=()
+    local subnet=169.254.169 prefix=24 fwds=()
     shift
     while [ $# -gt 0 ]; do
         case "$1" in
@@ -181,6 +183,7 @@ boot() {
             --mac) mac=$2; shift 2 ;;
             --fwd) fwds+=("$2"); shift 2 ;;
             --subnet) subnet=$2; shift 2 ;;
+            --prefix) prefix=$2; shift 2 ;;
             --append) append=$2; shift 2 ;;
             --initrd) initrd=$2; shift 2 ;;
             --timeout) timeout=$2; shift 2 ;;
@@ -191,7 +194,7 @@ boot() {
         esac
     done
     if [ -n "$net$dns$ssh$mac" ]; then
-        local netdev="user,id=n0,restrict=on,net=$subnet.0/24,host=$subnet.2,dhcpstart=$subnet.15" fwd
+        local netdev="user,id=n0,restrict=on,net=$subnet.0/$prefix,host=$subnet.2,dhcpstart=$subnet.15" fwd
         [ -z "$net" ] || netdev+=",guestfwd=tcp:169.254.169.254:80-cmd:socat - TCP:127.0.0.1:$net"
         [ -z "$dns" ] || netdev+=",guestfwd=tcp:169.254.169.53:53-cmd:socat - TCP:127.0.0.1:$dns"
         [ -z "$ssh" ] || netdev+=",hostfwd=tcp:127.0.0.1:$ssh-:22"
