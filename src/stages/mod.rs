@@ -20,6 +20,8 @@ use crate::status::Status;
 /// Runs the three stages in order, each recorded as if run on its own.
 pub fn all(ctx: &mut Ctx) -> Status {
     let (detection, status) = detect::run(ctx);
+    // What detect alone prints, so a one-process initramfs shows the same on the console.
+    print!("{}", detect::describe(&detection));
     if detection.disabled.is_some() {
         return status;
     }
