@@ -2,7 +2,8 @@
 //! with strace makes exactly one durable point (one `syncfs` per filesystem written, no
 //! `fsync`), after every output and before every marker that says a module or the instance is
 //! done (the semaphores, the instance id files). SKIP where strace is missing or cannot trace
-//! (scripts/setup installs it).
+//! (scripts/setup installs it). The same trace, counted, keeps the write path's syscalls
+//! within a ceiling.
 
 use crate::common;
 use common::{have, skip, stderr, Machine};
@@ -238,5 +239,55 @@ fn the_durable_point_reaches_a_filesystem_mounted_in_the_target() {
         Path::new(&synced[1]).starts_with(&home),
         "second sync on {}",
         synced[1]
+    );
+}
+
+/// The syscalls of one `ember-initrd all`, counted by `strace -c`: each name's calls, and
+/// `total`.
+fn syscalls(m: &Machine) -> std::collections::HashMap<String, u64> {
+    let summary = m.dir.join("count.strace");
+    let inner = common::faults::initrd_command(m, &["all"]);
+    let out = common::run(
+        std::process::Command::new("strace")
+            .args(["-f", "-qq", "-c", "-o"])
+            .arg(&summary)
+            .arg(inner.get_program())
+            .args(inner.get_args()),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // Rows: `% time  seconds  usecs/call  calls  [errors]  syscall`.
+    let text = std::fs::read_to_string(&summary).unwrap();
+    text.lines()
+        .filter_map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            let calls = w.get(3)?.parse().ok()?;
+            Some((w.last()?.to_string(), calls))
+        })
+        .collect()
+}
+
+/// Syscalls of the first boot below when this was written, with openat2 (a kernel of 5.6 or
+/// later; the walker that stands in for it makes several calls per path).
+const CALLS: u64 = 1431;
+/// 5% over: syscalls do not vary between runs, and one more per file written is 5% here.
+const CEILING: u64 = CALLS + CALLS * 5 / 100;
+
+/// Expected: a first boot of this seed (a hostname, a user with a key, two files, runcmd)
+/// stays within [`CEILING`] syscalls. The write path's cost per file is counted, untimed: a
+/// guard that reopens directories, a sync or a status save per file shows here.
+#[test]
+fn a_first_boot_stays_within_its_syscalls() {
+    if !strace_works() {
+        return;
+    }
+    let m = machine("durable-count");
+    let calls = syscalls(&m);
+    if !calls.contains_key("openat2") {
+        return skip("no openat2 here: the walker's count is not the one measured");
+    }
+    let total = calls["total"];
+    assert!(
+        total <= CEILING,
+        "{total} syscalls, ceiling {CEILING}: {calls:?}"
     );
 }
