@@ -11,12 +11,9 @@
 # shellcheck source=qemu-tests/lib/debian.sh
 . "$EMBER_REPO/qemu-tests/lib/debian.sh"
 
-why=$(debian_unavailable)
-[ -n "$why" ] || command -v gpg >/dev/null || why="no gpg on the host (apt-get install gpg)"
-if [ -n "$why" ]; then
-    [ -z "${CI:-}" ] || fail "the Debian case cannot run: $why"
-    skip "$why"
-fi
+no_gpg=""
+command -v gpg >/dev/null || no_gpg="no gpg on the host (apt-get install gpg)"
+debian_required "$no_gpg"
 stamp() { echo "debian-modules: [$(($(date +%s) - case_start)) s] $*"; }
 case_start=$(date +%s)
 ensure_debian_root || fail "debootstrap failed (see the log)"

@@ -9,11 +9,7 @@
 # shellcheck source=qemu-tests/lib/package.sh
 . "$EMBER_REPO/qemu-tests/lib/package.sh"
 
-why=$(debian_unavailable)
-if [ -n "$why" ]; then
-    [ -z "${CI:-}" ] || fail "the Debian root cannot be built: $why"
-    skip "$why"
-fi
+debian_required
 ensure_debian_root || fail "debootstrap failed"
 debian_variant dracut "$DEBIAN_ROOT" "dracut linux-image-amd64 cloud-init" dracut_for_vm ||
     fail "cannot install dracut, the kernel and cloud-init into the Debian root"

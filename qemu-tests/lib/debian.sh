@@ -22,6 +22,18 @@ debian_unavailable() {
     done
 }
 
+# debian_required [WHY]: a case that needs the Debian root goes on when it can be had; else it
+# prints SKIP with the reason (or WHY, a reason of the case's own), FAIL under CI=1, where
+# scripts/setup installs all it needs. Needs checks.sh's fail and skip.
+debian_required() {
+    local why
+    why=$(debian_unavailable)
+    [ -n "$why" ] || why=${1:-}
+    [ -n "$why" ] || return 0
+    [ -z "${CI:-}" ] || fail "the Debian case cannot run: $why"
+    skip "$why"
+}
+
 # The cache key: the suite, the mirror and the sorted package list.
 debian_key() {
     # shellcheck disable=SC2086 # the package list is words
