@@ -10,10 +10,7 @@
 # shellcheck source=qemu-tests/lib/package.sh
 . "$EMBER_REPO/qemu-tests/lib/package.sh"
 
-debian_required
-ensure_debian_root || fail "debootstrap failed"
-debian_variant kernel "$DEBIAN_ROOT" "linux-image-amd64 initramfs-tools" initramfs_tools_for_vm ||
-    fail "cannot install the kernel into the Debian root"
+kernel_root
 package_debs
 
 root=$CASE_DIR/root

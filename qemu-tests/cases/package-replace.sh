@@ -9,10 +9,7 @@
 # shellcheck source=qemu-tests/lib/package.sh
 . "$EMBER_REPO/qemu-tests/lib/package.sh"
 
-debian_required
-ensure_debian_root || fail "debootstrap failed"
-debian_variant kernel "$DEBIAN_ROOT" "linux-image-amd64 initramfs-tools" initramfs_tools_for_vm ||
-    fail "cannot install the kernel into the Debian root"
+kernel_root
 debian_variant cloud-init "$PACKAGE_ROOT" cloud-init || fail "cannot install cloud-init into the root"
 package_debs
 

@@ -64,6 +64,16 @@ dracut_for_vm() {
     printf 'hostonly="no"\ndrivers="%s"\n' "$PACKAGE_DRIVERS" >"$1/etc/dracut.conf.d/90-vm.conf"
 }
 
+# kernel_root: PACKAGE_ROOT, the cached Debian root with its own kernel and initramfs-tools
+# (configured for this VM), as the initramfs-tools cases start from; the case SKIPs (FAILs under
+# CI=1) where the root cannot be had.
+kernel_root() {
+    debian_required
+    ensure_debian_root || fail "debootstrap failed"
+    debian_variant kernel "$DEBIAN_ROOT" "linux-image-amd64 initramfs-tools" initramfs_tools_for_vm ||
+        fail "cannot install the kernel into the Debian root"
+}
+
 # package_debs: PACKAGE_DIR, scripts/package's output for this run's binaries: EMBER_PACKAGES
 # when scripts/test built them already, else built once per run.
 package_debs() {
