@@ -63,21 +63,13 @@ mode_is() {
 }
 absent() { ! disk_exists "$1" "$2" || fail "$2 exists"; }
 
-# serve_imds PLATFORM: the tests' metadata emulator (examples/imds.rs, the code the cargo
-# tests use, IMDS_BIN) on a loopback port, IMDS_PORT, for the guest at 169.254.169.254 (boot
-# --net); every request it gets is logged in $CASE_DIR/imds.requests. It stops with the case.
+# serve_imds PLATFORM: start_imds for the case (requests in $CASE_DIR/imds.requests), for the
+# guest at 169.254.169.254 (boot --net). It stops with the case.
 serve_imds() {
-    IMDS_BIN=${CARGO_TARGET_DIR:-$EMBER_REPO/target}/debug/examples/imds
-    (cd "$EMBER_REPO" && cargo build -q --example imds) || fail "cannot build the imds emulator"
-    "$IMDS_BIN" "$1" --log "$CASE_DIR/imds.requests" >"$CASE_DIR/imds.port" 2>"$CASE_DIR/imds.log" &
-    IMDS_PID=$!
-    trap 'kill $IMDS_PID 2>/dev/null' EXIT
-    for _ in $(seq 50); do
-        IMDS_PORT=$(head -n1 "$CASE_DIR/imds.port")
-        [ -z "$IMDS_PORT" ] || return 0
-        sleep 0.1
-    done
-    fail "the imds emulator did not start"
+    local rc=0
+    start_imds "$1" "$CASE_DIR" || rc=$?
+    [ -z "${IMDS_PID:-}" ] || trap 'kill $IMDS_PID 2>/dev/null' EXIT
+    [ $rc -eq 0 ] || fail "the imds emulator did not build or start"
 }
 
 # serve_serial PLATFORM: the tests' metadata agent of a serial-port cloud (examples/imds.rs, as

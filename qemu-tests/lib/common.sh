@@ -147,6 +147,24 @@ make_vfat_seed() {
     mcopy -oi "$2" "$1"/* ::
 }
 
+# start_imds PLATFORM DIR: the tests' metadata emulator (examples/imds.rs, the code the cargo
+# tests use, IMDS_BIN) in the background (IMDS_PID) on a loopback port, IMDS_PORT; every request
+# it gets is logged in DIR/imds.requests. Returns 1 when it cannot be built or did not start;
+# the caller stops it.
+start_imds() {
+    IMDS_BIN=${CARGO_TARGET_DIR:-$EMBER_REPO/target}/debug/examples/imds
+    (cd "$EMBER_REPO" && cargo build -q --example imds) || return 1
+    "$IMDS_BIN" "$1" --log "$2/imds.requests" >"$2/imds.port" 2>"$2/imds.log" &
+    # shellcheck disable=SC2034 # read by its callers, which stop it
+    IMDS_PID=$!
+    for _ in $(seq 50); do
+        IMDS_PORT=$(head -n1 "$2/imds.port")
+        [ -z "$IMDS_PORT" ] || return 0
+        sleep 0.1
+    done
+    return 1
+}
+
 # A free loopback TCP port.
 free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
