@@ -36,7 +36,7 @@ pub struct Env<'a> {
 
 impl Env<'_> {
     pub fn limits(&self) -> &Limits {
-        &self.image.limits
+        &self.image.ember.limits
     }
 }
 
@@ -64,7 +64,7 @@ impl Ctx {
     }
 
     pub fn limits(&self) -> &Limits {
-        &self.image.limits
+        &self.image.ember.limits
     }
 
     /// The context as a datasource sees it: to read, with nothing to write through.

@@ -2,10 +2,10 @@
 //! /etc/ember/ember.cfg, merged with later files winning, as cloud-init reads them. Read from
 //! the target root, or from the initramfs itself when the target holds none (not mounted yet).
 
+use crate::config::ember::{self, EmberSettings};
 use crate::config::merge::merge_replace;
 use crate::error::Diag;
 use crate::host::Host;
-use crate::limits::Limits;
 use crate::reason::Reason;
 use crate::root::Root;
 use crate::yaml;
@@ -22,8 +22,8 @@ pub struct ImageConfig {
     /// Files read, in merge order, named as on the machine (`/etc/cloud/cloud.cfg`).
     pub files: Vec<String>,
     pub diags: Vec<Diag>,
-    /// Budgets: defaults, overridden by `ember: {limits: {...}}`.
-    pub limits: Limits,
+    /// ember's own settings (`ember:`): the budgets, the removable seeds accepted.
+    pub ember: EmberSettings,
     /// Each top-level key with the last file that set it, for diagnostics about its value.
     origins: BTreeMap<String, String>,
 }
@@ -87,7 +87,7 @@ pub fn load(target: Option<&Root>, host: &Host) -> ImageConfig {
         value: Value::Object(Default::default()),
         ..ImageConfig::default()
     };
-    let parse_limits = Limits::default();
+    let parse_limits = crate::limits::Limits::default();
     for path in paths {
         let data = match source.read(&path) {
             Ok(Some(data)) => data,
@@ -122,21 +122,14 @@ pub fn load(target: Option<&Root>, host: &Host) -> ImageConfig {
             Err(e) => cfg.diags.push(e.to_diag(&path)),
         }
     }
-    cfg.limits = limits_from(&cfg.value, &mut cfg.diags);
+    let mut diags = Vec::new();
+    cfg.ember = ember::read(&cfg.value, &mut diags);
+    let file = cfg.origin("ember").map(str::to_string);
+    cfg.diags.extend(diags.into_iter().map(|d| match &file {
+        Some(f) => d.file(f.as_str()),
+        None => d,
+    }));
     cfg
-}
-
-/// `ember: {limits: {...}}`, each key a budget of `Limits`; unknown keys are reported.
-fn limits_from(value: &Value, diags: &mut Vec<Diag>) -> Limits {
-    let Some(v) = value.pointer("/ember/limits") else {
-        return Limits::default();
-    };
-    serde_json::from_value(v.clone()).unwrap_or_else(|e| {
-        diags.push(
-            Diag::error(Reason::ConfigInvalid, format!("invalid budget: {e}")).key("ember.limits"),
-        );
-        Limits::default()
-    })
 }
 
 impl ImageConfig {

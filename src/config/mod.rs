@@ -1,6 +1,7 @@
 //! Configuration: the image's own files, cloud-init's merge rules, the known keys, and the
 //! small shape language modules describe their keys with.
 
+pub mod ember;
 pub mod image;
 pub mod known_keys;
 pub mod merge;

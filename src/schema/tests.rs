@@ -83,3 +83,29 @@ fn keys_ember_does_not_act_on_are_warnings() {
         assert!(report.is_valid(), "{text}: warnings only");
     }
 }
+
+/// ember's own image settings are checked by the reader the boot uses, with its severities.
+#[test]
+fn ember_settings_as_the_boot_reads_them() {
+    let text = "ember:\n  rsa_hostkey: before-sshd\n  removable_seeds: first-boot\n  limits:\n    file_byte: 5\n";
+    let report = check(text, Kind::ImageConfig, &Limits::default());
+    let got: Vec<String> = report
+        .problems
+        .iter()
+        .map(|p| {
+            format!(
+                "{} {} {:?}",
+                p.key.as_deref().unwrap_or_default(),
+                p.line.unwrap_or(0),
+                p.severity
+            )
+        })
+        .collect();
+    assert_eq!(got, ["ember.rsa_hostkey 2 Warning", "ember.limits 4 Error"]);
+    let good =
+        "ember: {rsa_host_key: before-sshd, removable_seeds: always, limits: {file_bytes: 5}}\n";
+    assert_eq!(
+        check(good, Kind::ImageConfig, &Limits::default()).problems,
+        vec![]
+    );
+}

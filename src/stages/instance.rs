@@ -28,16 +28,6 @@ fn migrate(mut data: InstanceData) -> InstanceData {
     data
 }
 
-/// `ember: {removable_seeds: first-boot}` accepts a seed on removable media only while the
-/// machine has no instance yet; the default (`always`) follows cloud-init.
-fn removable_first_boot_only(ctx: &Ctx) -> bool {
-    ctx.image
-        .value
-        .pointer("/ember/removable_seeds")
-        .and_then(|v| v.as_str())
-        == Some("first-boot")
-}
-
 pub fn choose(ctx: &Ctx, rec: &mut Recorder, target: &Root) -> Option<Chosen> {
     let previous = state::previous_instance_id(crate::root::ReadOnly::new(target));
     let fetched = fetch::load(ctx);
@@ -102,7 +92,7 @@ fn accept(ctx: &Ctx, data: &InstanceData, previous: Option<&str>) -> Result<(), 
             .key("instance-id")
     })?;
     let new_instance = previous.is_some_and(|p| p != data.instance_id);
-    if data.from_removable_media && new_instance && removable_first_boot_only(ctx) {
+    if data.from_removable_media && new_instance && ctx.image.ember.removable_seeds_first_boot {
         return Err(Diag::warning(
             Reason::RemovableSeedRefused,
             "a seed on removable media names a new instance; refused by ember.removable_seeds: first-boot",

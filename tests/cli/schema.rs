@@ -426,3 +426,42 @@ fn other_user_data_types_are_skipped_and_templates_rendered() {
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("write_files: line 3:"), "{err}");
 }
+
+/// ember's own image settings: a misspelt key or value is named, with its file, by the boot
+/// (status) and by `schema --system`, with the same severities (one reader, config::ember).
+#[test]
+fn boot_and_schema_name_the_same_ember_settings() {
+    let m = common::Machine::new("schema-boot-ember");
+    let cfg = "ember:\n  rsa_hostkey: before-sshd\n  removable_seeds: firstboot\n  limits: {file_bytes: 65536}\n";
+    m.write(
+        &m.target,
+        "etc/cloud/cloud.cfg.d/90-ember.cfg",
+        cfg.as_bytes(),
+    );
+    m.write(&m.host, "seed/meta-data", b"instance-id: i-1\n");
+    m.write(&m.host, "seed/user-data", b"#cloud-config\nruncmd: [ls]\n");
+    m.cmdline("ro ds=nocloud;s=/seed/");
+    m.initrd("all");
+    let mut at_boot: Vec<String> = m
+        .diags()
+        .iter()
+        .filter(|d| d["key"].as_str().is_some_and(|k| k.starts_with("ember")))
+        .map(|d| format!("{}@{} in {}", d["severity"], d["key"], d["file"]))
+        .collect();
+    at_boot.sort();
+    let file = "\"/etc/cloud/cloud.cfg.d/90-ember.cfg\"";
+    assert_eq!(
+        at_boot,
+        [
+            format!("\"warning\"@\"ember.removable_seeds\" in {file}"),
+            format!("\"warning\"@\"ember.rsa_hostkey\" in {file}"),
+        ]
+    );
+    let (code, out, err) = run(Command::new(initrd())
+        .args(["schema", "--system", "--target"])
+        .arg(&m.target));
+    assert_eq!(code, 0, "warnings only: {out}{err}");
+    for key in ["ember.rsa_hostkey: line 2", "ember.removable_seeds: line 3"] {
+        assert!(out.contains(key) || err.contains(key), "{key}: {out}{err}");
+    }
+}

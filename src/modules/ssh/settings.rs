@@ -56,7 +56,7 @@ pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> Settings {
         disable_root_opts: disable_root_opts(cfg, diags),
         publish: publish::read(cfg, diags),
         pwauth: pwauth(cfg, diags),
-        rsa_before_sshd: rsa_before_sshd(cfg, diags),
+        rsa_before_sshd: crate::config::ember::rsa_before_sshd(cfg, diags),
     }
     .quiet_keygen_checked(cfg, diags)
 }
@@ -74,21 +74,6 @@ impl Settings {
             diags.push(Diag::warning(Reason::UnsupportedKey, why).key("ssh_quiet_keygen"));
         }
         self
-    }
-}
-
-/// `ember.rsa_host_key`: `after-sshd` (the default) or `before-sshd`; anything else warns and
-/// the default stands.
-fn rsa_before_sshd(cfg: &Value, diags: &mut Vec<Diag>) -> bool {
-    match cfg.pointer("/ember/rsa_host_key") {
-        None | Some(Value::Null) => false,
-        Some(v) if v == "before-sshd" => true,
-        Some(v) if v == "after-sshd" => false,
-        Some(_) => {
-            let why = "must be after-sshd or before-sshd; after-sshd is used";
-            diags.push(Diag::warning(Reason::BadValue, why).key("ember.rsa_host_key"));
-            false
-        }
     }
 }
 

@@ -1,0 +1,172 @@
+//! ember's own settings, under the image config's `ember:` key: the budgets (`limits`), which
+//! removable seeds are accepted (`removable_seeds`) and when the RSA host key is made
+//! (`rsa_host_key`). One reader for the boot and `ember schema`, so both say the same thing
+//! with the same severity: a misspelt key or value is a warning and the default stands; budgets
+//! that do not read are an error (every budget falls back to its default).
+
+use crate::error::{Diag, Reason};
+use crate::limits::Limits;
+use serde_json::Value;
+
+/// The keys under `ember:`, each with what it may be.
+pub const KEYS: &[(&str, &str)] = &[
+    ("limits", "a mapping of budgets (README: Budgets)"),
+    ("removable_seeds", "always or first-boot"),
+    ("rsa_host_key", "after-sshd or before-sshd"),
+];
+
+/// What the image's `ember:` mapping sets, defaults where it does not.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EmberSettings {
+    pub limits: Limits,
+    /// `removable_seeds: first-boot`: a seed on removable media only while the machine has no
+    /// instance yet (README: Removable seeds).
+    pub removable_seeds_first_boot: bool,
+}
+
+/// Reads the image's settings; `rsa_host_key`, which the ssh module reads from the config it
+/// is given, is checked there (`rsa_before_sshd`), not twice.
+pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> EmberSettings {
+    let Some(ember) = cfg.get("ember").filter(|v| !v.is_null()) else {
+        return EmberSettings::default();
+    };
+    let Some(map) = ember.as_object() else {
+        diags.push(Diag::error(Reason::WrongType, "must be a mapping").key("ember"));
+        return EmberSettings::default();
+    };
+    for key in map
+        .keys()
+        .filter(|k| !KEYS.iter().any(|(known, _)| known == k))
+    {
+        let known: Vec<&str> = KEYS.iter().map(|(k, _)| *k).collect();
+        let why = format!(
+            "unknown ember setting, ignored (known: {})",
+            known.join(", ")
+        );
+        diags.push(Diag::warning(Reason::UnknownKey, why).key(format!("ember.{key}")));
+    }
+    EmberSettings {
+        limits: limits(map.get("limits"), diags),
+        removable_seeds_first_boot: removable_seeds_first_boot(map.get("removable_seeds"), diags),
+    }
+}
+
+/// Everything `ember schema` reports for the `ember:` mapping: what the boot reports.
+pub fn check(cfg: &Value, diags: &mut Vec<Diag>) {
+    read(cfg, diags);
+    rsa_before_sshd(cfg, diags);
+}
+
+fn limits(value: Option<&Value>, diags: &mut Vec<Diag>) -> Limits {
+    let Some(v) = value.filter(|v| !v.is_null()) else {
+        return Limits::default();
+    };
+    serde_json::from_value(v.clone()).unwrap_or_else(|e| {
+        let why = format!("invalid budget: {e}; every budget keeps its default");
+        diags.push(Diag::error(Reason::ConfigInvalid, why).key("ember.limits"));
+        Limits::default()
+    })
+}
+
+fn removable_seeds_first_boot(value: Option<&Value>, diags: &mut Vec<Diag>) -> bool {
+    match value {
+        None | Some(Value::Null) => false,
+        Some(v) if v == "first-boot" => true,
+        Some(v) if v == "always" => false,
+        Some(_) => {
+            let why = "must be always or first-boot; always (cloud-init's behaviour) is used";
+            diags.push(Diag::warning(Reason::BadValue, why).key("ember.removable_seeds"));
+            false
+        }
+    }
+}
+
+/// `ember.rsa_host_key`: `after-sshd` (the default) or `before-sshd`; anything else warns and
+/// the default stands.
+pub fn rsa_before_sshd(cfg: &Value, diags: &mut Vec<Diag>) -> bool {
+    match cfg.pointer("/ember/rsa_host_key") {
+        None | Some(Value::Null) => false,
+        Some(v) if v == "before-sshd" => true,
+        Some(v) if v == "after-sshd" => false,
+        Some(_) => {
+            let why = "must be after-sshd or before-sshd; after-sshd is used";
+            diags.push(Diag::warning(Reason::BadValue, why).key("ember.rsa_host_key"));
+            false
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::Severity;
+    use serde_json::json;
+
+    fn diags_of(cfg: Value) -> (EmberSettings, Vec<(String, String, Severity)>) {
+        let mut diags = Vec::new();
+        let settings = read(&cfg, &mut diags);
+        rsa_before_sshd(&cfg, &mut diags);
+        let named = diags
+            .into_iter()
+            .map(|d| (d.key.unwrap_or_default(), d.code, d.severity))
+            .collect();
+        (settings, named)
+    }
+
+    #[test]
+    fn absent_empty_or_null_is_the_defaults() {
+        for cfg in [json!({}), json!({"ember": null}), json!({"ember": {}})] {
+            assert_eq!(diags_of(cfg), (EmberSettings::default(), vec![]));
+        }
+    }
+
+    #[test]
+    fn every_setting_read() {
+        let cfg = json!({"ember": {
+            "limits": {"file_bytes": 4096},
+            "removable_seeds": "first-boot",
+            "rsa_host_key": "before-sshd",
+        }});
+        let (settings, diags) = diags_of(cfg.clone());
+        assert!(diags.is_empty(), "{diags:?}");
+        assert_eq!(settings.limits.file_bytes, 4096);
+        assert!(settings.removable_seeds_first_boot);
+        assert!(rsa_before_sshd(&cfg, &mut Vec::new()));
+    }
+
+    #[test]
+    fn misspelt_keys_and_values_warn_and_bad_budgets_are_errors() {
+        let cfg = json!({"ember": {
+            "rsa_hostkey": "before-sshd",
+            "removable_seeds": "firstboot",
+            "rsa_host_key": true,
+            "limits": {"file_byte": 1},
+        }});
+        let (settings, diags) = diags_of(cfg);
+        assert_eq!(settings, EmberSettings::default());
+        let want = [
+            ("ember.rsa_hostkey", "unknown-key", Severity::Warning),
+            ("ember.limits", "config-invalid", Severity::Error),
+            ("ember.removable_seeds", "bad-value", Severity::Warning),
+            ("ember.rsa_host_key", "bad-value", Severity::Warning),
+        ];
+        let want: Vec<_> = want
+            .map(|(k, r, s)| (k.to_string(), r.to_string(), s))
+            .into();
+        assert_eq!(diags, want);
+    }
+
+    #[test]
+    fn not_a_mapping_is_an_error() {
+        let (settings, diags) = diags_of(json!({"ember": ["limits"]}));
+        assert_eq!(settings, EmberSettings::default());
+        assert_eq!(
+            diags,
+            vec![(
+                "ember".to_string(),
+                "wrong-type".to_string(),
+                Severity::Error
+            )]
+        );
+    }
+}
