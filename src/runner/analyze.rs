@@ -12,7 +12,8 @@ use lexopt::prelude::*;
 use serde_json::{json, Value};
 use std::path::PathBuf;
 
-/// The stages in the order they run.
+/// The boot's own stages in the order they run. Others (the background host keys, hotplug)
+/// are shown after them and not counted in the total: they run beside the boot.
 const ORDER: &[&str] = &["detect", "fetch", "local", "config", "final"];
 
 pub fn run(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> {
@@ -133,11 +134,16 @@ fn show(stages: &[(&str, &StageStatus)]) -> String {
                 secs(step.duration_us)
             ));
         }
-        total += stage_secs(s);
         out.push_str(&format!(
-            "Finished stage: ({name}) {:08.5} seconds\n\n",
+            "Finished stage: ({name}) {:08.5} seconds\n",
             stage_secs(s)
         ));
+        if ORDER.contains(name) {
+            total += stage_secs(s);
+        } else {
+            out.push_str("(beside the boot: not in the total time)\n");
+        }
+        out.push('\n');
     }
     out.push_str(&format!("Total Time: {total:.5} seconds\n"));
     if let Some(end) = provisioned(stages) {
@@ -163,7 +169,11 @@ fn show_json(stages: &[(&str, &StageStatus)]) -> Value {
             })
         })
         .collect();
-    let total: f64 = stages.iter().map(|(_, s)| stage_secs(s)).sum();
+    let total: f64 = stages
+        .iter()
+        .filter(|(name, _)| ORDER.contains(name))
+        .map(|(_, s)| stage_secs(s))
+        .sum();
     json!({"stages": list, "total_seconds": total, "provisioned_at": provisioned(stages)})
 }
 
@@ -264,5 +274,13 @@ mod tests {
         assert_eq!(stages.last().unwrap().0, "hostkeys");
         assert_eq!(show_json(&stages)["provisioned_at"], 10.0);
         assert!(show(&stages).contains("Provisioned 10.00000 seconds"));
+        // Nor is the key's time part of the boot's.
+        assert_eq!(show_json(&stages)["total_seconds"], 5.0);
+        let text = show(&stages);
+        assert!(text.contains("Total Time: 5.00000 seconds"), "{text}");
+        assert!(
+            text.contains("(hostkeys) 16.00000 seconds\n(beside the boot"),
+            "{text}"
+        );
     }
 }
