@@ -15,6 +15,10 @@ pub const KEYS: &[(&str, &str)] = &[
     ("rsa_host_key", "after-sshd or before-sshd"),
 ];
 
+/// Settings user-data and vendor-data cannot make: the budgets bound the reading of user-data
+/// itself, and a seed may not loosen the gate it passes through.
+const IMAGE_ONLY: &[&str] = &["limits", "removable_seeds"];
+
 /// What the image's `ember:` mapping sets, defaults where it does not.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct EmberSettings {
@@ -51,10 +55,27 @@ pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> EmberSettings {
     }
 }
 
-/// Everything `ember schema` reports for the `ember:` mapping: what the boot reports.
-pub fn check(cfg: &Value, diags: &mut Vec<Diag>) {
+/// Everything `ember schema` reports for the `ember:` mapping: what the boot reports. In
+/// user-data (`from_instance`), the image-only settings are also said to be ignored.
+pub fn check(cfg: &Value, from_instance: bool, diags: &mut Vec<Diag>) {
     read(cfg, diags);
     rsa_before_sshd(cfg, diags);
+    if from_instance {
+        ignored_from_instance(&Value::Null, cfg, diags);
+    }
+}
+
+/// A warning for each image-only setting the instance's data (merged into `merged`) set to
+/// something other than the `image`'s: ignored, the image's stands.
+pub fn ignored_from_instance(image: &Value, merged: &Value, diags: &mut Vec<Diag>) {
+    for key in IMAGE_ONLY {
+        let path = format!("/ember/{key}");
+        if merged.pointer(&path).is_some() && merged.pointer(&path) != image.pointer(&path) {
+            let why = "an image setting (cloud.cfg, /etc/ember/ember.cfg): not taken from \
+                       user-data or vendor-data, ignored";
+            diags.push(Diag::warning(Reason::UnsupportedKey, why).key(format!("ember.{key}")));
+        }
+    }
 }
 
 fn limits(value: Option<&Value>, diags: &mut Vec<Diag>) -> Limits {
@@ -154,6 +175,22 @@ mod tests {
             .map(|(k, r, s)| (k.to_string(), r.to_string(), s))
             .into();
         assert_eq!(diags, want);
+    }
+
+    #[test]
+    fn image_only_settings_from_the_instance_are_ignored() {
+        let image = json!({"ember": {"limits": {"file_bytes": 1}}});
+        let merged = json!({"ember": {
+            "limits": {"file_bytes": 1},
+            "removable_seeds": "always",
+            "rsa_host_key": "before-sshd",
+        }});
+        let mut diags = Vec::new();
+        ignored_from_instance(&image, &merged, &mut diags);
+        let keys: Vec<_> = diags.iter().map(|d| d.key.as_deref().unwrap()).collect();
+        assert_eq!(keys, ["ember.removable_seeds"]);
+        ignored_from_instance(&image, &image, &mut diags);
+        assert_eq!(diags.len(), 1);
     }
 
     #[test]

@@ -84,7 +84,7 @@ pub fn check(text: &str, kind: Kind, limits: &Limits) -> Report {
                 }
             }
             modules_check::check(&doc.value, &shape_failed, &mut problems);
-            crate::config::ember::check(&doc.value, &mut problems);
+            crate::config::ember::check(&doc.value, kind == Kind::UserData, &mut problems);
         }
         // A comment-only image config file is common and harmless; empty user-data is refused
         // by cloud-init's schema ("not a YAML dict").

@@ -141,6 +141,9 @@ fn process_all(
         merge_part(&mut config, Some(v));
     }
     merge_part(&mut config, user.as_mut());
+    let mut ignored = Vec::new();
+    crate::config::ember::ignored_from_instance(system_cfg, &config, &mut ignored);
+    rec.record_all(ignored);
     for processed in user.iter_mut().chain(vendor.iter_mut().map(|(_, v)| v)) {
         rec.record_all(processed.diags.iter().cloned());
         for named in std::mem::take(&mut processed.docs) {

@@ -465,3 +465,31 @@ fn boot_and_schema_name_the_same_ember_settings() {
         assert!(out.contains(key) || err.contains(key), "{key}: {out}{err}");
     }
 }
+
+/// Budgets and the removable-seed gate are the image's: user-data that sets them is told so,
+/// at boot and by `schema`, and its budget is not applied (this user-data is over 8 bytes).
+#[test]
+fn user_data_cannot_set_the_images_ember_settings() {
+    let text = "#cloud-config\nember:\n  limits: {file_bytes: 8}\n  rsa_host_key: before-sshd\nruncmd: [ls]\n";
+    let report = check(text, Kind::UserData, &Limits::default());
+    let by_schema: Vec<_> = report.problems.iter().map(|p| p.key.clone()).collect();
+    assert_eq!(by_schema, [Some("ember.limits".to_string())]);
+
+    let m = common::Machine::new("schema-boot-ember-ud");
+    m.write(&m.host, "seed/meta-data", b"instance-id: i-1\n");
+    m.write(&m.host, "seed/user-data", text.as_bytes());
+    m.cmdline("ro ds=nocloud;s=/seed/");
+    assert_eq!(m.initrd("all").status.code(), Some(0));
+    let at_boot: Vec<String> = m
+        .diags()
+        .iter()
+        .filter_map(|d| {
+            Some(format!(
+                "{}@{}",
+                d["severity"].as_str()?,
+                d["key"].as_str()?
+            ))
+        })
+        .collect();
+    assert_eq!(at_boot, ["warning@ember.limits"]);
+}
