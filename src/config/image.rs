@@ -6,6 +6,7 @@ use crate::config::ember::{self, EmberSettings};
 use crate::config::merge::merge_replace;
 use crate::error::Diag;
 use crate::host::Host;
+use crate::limits::Limits;
 use crate::reason::Reason;
 use crate::root::Root;
 use crate::yaml;
@@ -87,7 +88,7 @@ pub fn load(target: Option<&Root>, host: &Host) -> ImageConfig {
         value: Value::Object(Default::default()),
         ..ImageConfig::default()
     };
-    let parse_limits = crate::limits::Limits::default();
+    let parse_limits = Limits::default();
     for path in paths {
         let data = match source.read(&path) {
             Ok(Some(data)) => data,

@@ -120,9 +120,38 @@ impl Root {
     }
 
     /// Flushes every write made so far: `syncfs` of the root's filesystem and of each other
-    /// filesystem mounted in the root that a write reached. A stage's one durable point.
+    /// filesystem mounted in the root that a write reached. A stage's one durable point. Free
+    /// when nothing was written since the last sync (see `incidental`, `commands_ran`).
     pub fn sync(&self) -> Result<(), RootError> {
         self.written.sync(self.fd.as_fd())
+    }
+
+    /// The syncs of `sync` whether or not a write is pending: for markers (incidental writes)
+    /// that must be on the disk before something happens, such as an at-most-once module's
+    /// "started" before its first command.
+    pub fn flush(&self) -> Result<(), RootError> {
+        self.written.set_pending(false);
+        self.written
+            .flush(self.fd.as_fd())
+            .inspect_err(|_| self.written.set_pending(true))
+    }
+
+    /// A command ran in the root: it may have written anything, so the next `sync` flushes.
+    pub fn commands_ran(&self) {
+        self.written.set_pending(true);
+    }
+
+    /// Runs `f`, whose writes no marker stands for (markers themselves, log lines): they do not
+    /// make the next `sync` flush. They reach the disk with the next flush or the kernel's own
+    /// writeback; a power cut before may lose them, as it may lose any marker written after
+    /// the durable point.
+    pub fn incidental<T>(&self, f: impl FnOnce() -> T) -> T {
+        let before = self.written.pending();
+        let out = f();
+        if !before {
+            self.written.set_pending(false);
+        }
+        out
     }
 
     /// `fsync` when this root syncs each write; a no-op for a deferred root.

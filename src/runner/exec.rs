@@ -6,6 +6,7 @@
 //! setting names (see `output.rs`). It does not interpret output.
 
 use crate::root::{FileSpec, Root};
+use std::cell::Cell;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -25,6 +26,9 @@ pub struct Exec<'a> {
     chroot: bool,
     /// The output log in the target.
     log: String,
+    /// Flush the root before the next command: an at-most-once module's "started" marker
+    /// must be on the disk before what it guards happens.
+    flush_first: Cell<bool>,
 }
 
 /// How a command ended.
@@ -62,6 +66,7 @@ impl<'a> Exec<'a> {
             chroot: target != Path::new("/"),
             target,
             log: OUTPUT_LOG.to_string(),
+            flush_first: Cell::new(false),
         }
     }
 
@@ -81,14 +86,23 @@ impl<'a> Exec<'a> {
         !self.chroot
     }
 
+    /// Whether the next command waits for the root's flush (see `flush_first`).
+    pub fn flush_before_commands(&self, on: bool) {
+        self.flush_first.set(on);
+    }
+
     /// Appends to the output log and prints: the one sink for everything the stages say.
     pub fn say(&self, line: &str) {
         println!("{line}");
         self.log(format!("{line}\n").as_bytes());
     }
 
+    /// Log lines are incidental to the root's durability: no module's marker stands for them.
     fn log(&self, data: &[u8]) {
-        if let Err(e) = self.root.append_file(&self.log, data, &LOG_SPEC) {
+        let appended = self
+            .root
+            .incidental(|| self.root.append_file(&self.log, data, &LOG_SPEC));
+        if let Err(e) = appended {
             eprintln!("ember: cannot append to {}: {e}", self.log);
         }
     }
@@ -119,6 +133,12 @@ impl<'a> Exec<'a> {
         cmd.stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
+        if self.flush_first.replace(false) {
+            if let Err(e) = self.root.flush() {
+                return Outcome::NotStarted(format!("its start could not be recorded: {e}"));
+            }
+        }
+        self.root.commands_ran();
         let mut child = match cmd.spawn() {
             Ok(c) => c,
             Err(e) => return Outcome::NotStarted(e.to_string()),

@@ -301,7 +301,8 @@ pub fn record(
     // the markers, each replaced atomically: the modules' semaphores and last the ids that make
     // the next boot a repeat boot rather than a first one. A power cut before the sync leaves no
     // marker; one after it may lose markers, never outputs, so the next boot replays the
-    // (idempotent) stage and does not skip it. The runner's next sync makes them durable.
+    // (idempotent) stage and does not skip it. The runner's next flush, or the kernel's own
+    // writeback, makes them durable.
     if let Err(e) = root.sync() {
         rec.record(Diag::error(e.code(), e.to_string()));
         return;

@@ -192,16 +192,24 @@ impl<'a> Semaphores<'a> {
         Ok(())
     }
 
+    /// Marks that an at-most-once module is about to run (`<name>.started`). The caller makes
+    /// it durable before the module's first command (`Exec::flush_before_commands`): a module
+    /// that runs none needs no flush for it.
+    pub fn mark_started(&self, started: &str, freq: Frequency) -> Result<(), RootError> {
+        self.write_mark(started, freq)
+    }
+
+    /// A marker is incidental: the next sync is for outputs, not for it.
     fn write_mark(&self, module: &str, freq: Frequency) -> Result<(), RootError> {
         let content = match freq {
             Frequency::PerBoot => self.boot_id.clone(),
             _ => String::new(),
         };
-        self.root.write_file(
-            &self.path(module, freq),
-            content.as_bytes(),
-            &FileSpec::mode(0o644),
-        )
+        let path = self.path(module, freq);
+        self.root.incidental(|| {
+            self.root
+                .write_file(&path, content.as_bytes(), &FileSpec::mode(0o644))
+        })
     }
 }
 

@@ -7,6 +7,7 @@ mod common;
 mod access;
 mod apt;
 mod cfgmgmt;
+mod durable;
 mod end_to_end;
 mod hostkeys;
 mod hotplug;

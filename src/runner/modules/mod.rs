@@ -356,13 +356,16 @@ pub fn once(
                 return false;
             }
         }
-        if let Err(e) = ctx.sems.mark_done(&started, freq) {
+        if let Err(e) = ctx.sems.mark_started(&started, freq) {
             // Without the marker an interruption would go unnoticed: do not run.
             diags.push(sem_err(e));
             return false;
         }
     }
+    // The marker on the disk before anything that must not happen twice.
+    ctx.exec.flush_before_commands(freq != Frequency::PerBoot);
     f(diags);
+    ctx.exec.flush_before_commands(false);
     if let Err(e) = ctx.sems.mark_done(name, freq) {
         diags.push(sem_err(e));
     }
