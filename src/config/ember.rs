@@ -89,29 +89,32 @@ fn limits(value: Option<&Value>, diags: &mut Vec<Diag>) -> Limits {
     })
 }
 
+/// `ember.removable_seeds`: `always` (the default, cloud-init's behaviour) or `first-boot`.
 fn removable_seeds_first_boot(value: Option<&Value>, diags: &mut Vec<Diag>) -> bool {
-    match value {
-        None | Some(Value::Null) => false,
-        Some(v) if v == "first-boot" => true,
-        Some(v) if v == "always" => false,
-        Some(_) => {
-            let why = "must be always or first-boot; always (cloud-init's behaviour) is used";
-            diags.push(Diag::warning(Reason::BadValue, why).key("ember.removable_seeds"));
-            false
-        }
-    }
+    one_of_two(value, "removable_seeds", ("always", "first-boot"), diags)
 }
 
-/// `ember.rsa_host_key`: `after-sshd` (the default) or `before-sshd`; anything else warns and
-/// the default stands.
+/// `ember.rsa_host_key`: `after-sshd` (the default) or `before-sshd`.
 pub fn rsa_before_sshd(cfg: &Value, diags: &mut Vec<Diag>) -> bool {
-    match cfg.pointer("/ember/rsa_host_key") {
+    let value = cfg.pointer("/ember/rsa_host_key");
+    one_of_two(value, "rsa_host_key", ("after-sshd", "before-sshd"), diags)
+}
+
+/// A setting that is `default` (also when absent) or `other`: true for `other`; anything else
+/// warns and the default stands.
+fn one_of_two(
+    value: Option<&Value>,
+    key: &str,
+    (default, other): (&str, &str),
+    diags: &mut Vec<Diag>,
+) -> bool {
+    match value {
         None | Some(Value::Null) => false,
-        Some(v) if v == "before-sshd" => true,
-        Some(v) if v == "after-sshd" => false,
+        Some(v) if v == other => true,
+        Some(v) if v == default => false,
         Some(_) => {
-            let why = "must be after-sshd or before-sshd; after-sshd is used";
-            diags.push(Diag::warning(Reason::BadValue, why).key("ember.rsa_host_key"));
+            let why = format!("must be {default} or {other}; {default} is used");
+            diags.push(Diag::warning(Reason::BadValue, why).key(format!("ember.{key}")));
             false
         }
     }

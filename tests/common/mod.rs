@@ -337,6 +337,16 @@ pub fn walk(dir: &Path) -> Vec<(PathBuf, std::fs::Metadata)> {
 
 /// A host tree under `dir` whose /proc names the boot `boot_id`, for the runner's `--host`:
 /// how tests simulate several boots of one machine.
+/// The lines of an `strace -f -o FILE` trace, without the pid each starts with.
+pub fn strace_lines(trace: &Path) -> Vec<String> {
+    std::fs::read_to_string(trace)
+        .unwrap()
+        .lines()
+        .map(|l| l.trim_start_matches(|c: char| c.is_ascii_digit() || c == ' '))
+        .map(String::from)
+        .collect()
+}
+
 pub fn boot_host(dir: &Path, boot_id: &str) -> PathBuf {
     let host = dir.join("host");
     let file = host.join("proc/sys/kernel/random/boot_id");

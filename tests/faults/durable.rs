@@ -63,13 +63,7 @@ fn traced(m: &Machine, prefix: &str) -> Vec<String> {
         std::process::Command::new("sh").args(["-c", &format!("{prefix} {}", quoted.join(" "))]),
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    // With -f each line starts with the pid.
-    std::fs::read_to_string(&trace)
-        .unwrap()
-        .lines()
-        .map(|l| l.trim_start_matches(|c: char| c.is_ascii_digit() || c == ' '))
-        .map(String::from)
-        .collect()
+    common::strace_lines(&trace)
 }
 
 /// The directory a traced `renameat` replaced a file in, and the new name.

@@ -39,12 +39,7 @@ fn traced(m: &Machine, mode: &str) -> Vec<String> {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", text(&out));
-    std::fs::read_to_string(&trace)
-        .unwrap()
-        .lines()
-        .map(|l| l.trim_start_matches(|c: char| c.is_ascii_digit() || c == ' '))
-        .map(String::from)
-        .collect()
+    common::strace_lines(&trace)
 }
 
 #[test]
