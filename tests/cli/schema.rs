@@ -312,6 +312,14 @@ fn system_checks_image_config_and_user_data() {
     );
 }
 
+/// `ember-initrd all` on `m` from a NoCloud seed of instance i-1 with `user_data`.
+fn boot_nocloud(m: &common::Machine, user_data: &str) -> std::process::Output {
+    m.write(&m.host, "seed/meta-data", b"instance-id: i-1\n");
+    m.write(&m.host, "seed/user-data", user_data.as_bytes());
+    m.cmdline("ro ds=nocloud;s=/seed/");
+    m.initrd("all")
+}
+
 /// Expected: the boot and `schema` name the same growpart key paths, since both call its one
 /// reader. The severities differ where cloud-init's do (issue 21 item 8): its schema calls a
 /// device that is not a string an error, its module skips that device and goes on, so at
@@ -334,10 +342,7 @@ fn boot_and_schema_name_the_same_growpart_keys() {
         })
         .collect();
     let m = common::Machine::new("schema-boot-growpart");
-    m.write(&m.host, "seed/meta-data", b"instance-id: i-1\n");
-    m.write(&m.host, "seed/user-data", text.as_bytes());
-    m.cmdline("ro ds=nocloud;s=/seed/");
-    m.initrd("all");
+    boot_nocloud(&m, &text);
     let mut at_boot: Vec<String> = m
         .diags()
         .iter()
@@ -438,10 +443,7 @@ fn boot_and_schema_name_the_same_ember_settings() {
         "etc/cloud/cloud.cfg.d/90-ember.cfg",
         cfg.as_bytes(),
     );
-    m.write(&m.host, "seed/meta-data", b"instance-id: i-1\n");
-    m.write(&m.host, "seed/user-data", b"#cloud-config\nruncmd: [ls]\n");
-    m.cmdline("ro ds=nocloud;s=/seed/");
-    m.initrd("all");
+    boot_nocloud(&m, "#cloud-config\nruncmd: [ls]\n");
     let mut at_boot: Vec<String> = m
         .diags()
         .iter()
@@ -476,10 +478,7 @@ fn user_data_cannot_set_the_images_ember_settings() {
     assert_eq!(by_schema, [Some("ember.limits".to_string())]);
 
     let m = common::Machine::new("schema-boot-ember-ud");
-    m.write(&m.host, "seed/meta-data", b"instance-id: i-1\n");
-    m.write(&m.host, "seed/user-data", text.as_bytes());
-    m.cmdline("ro ds=nocloud;s=/seed/");
-    assert_eq!(m.initrd("all").status.code(), Some(0));
+    assert_eq!(boot_nocloud(&m, text).status.code(), Some(0));
     let at_boot: Vec<String> = m
         .diags()
         .iter()
