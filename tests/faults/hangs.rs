@@ -12,7 +12,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 /// Runs `cmd`, killing it after `bound`: its output, and whether it ended by itself in time.
-fn run_bounded(cmd: &mut Command, bound: Duration) -> (Output, bool) {
+pub(crate) fn run_bounded(cmd: &mut Command, bound: Duration) -> (Output, bool) {
     let mut child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

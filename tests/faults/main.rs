@@ -18,5 +18,6 @@ mod output;
 mod secrets;
 mod seeds;
 mod stale_state;
+mod surfaces;
 mod userdata;
 mod write_files;

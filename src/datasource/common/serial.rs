@@ -145,6 +145,11 @@ impl Channel {
     /// by `until`.
     pub fn read_to(&mut self, ends: &[u8], until: Instant) -> Result<Vec<u8>, LineError> {
         loop {
+            // Every pass, not only when `fill` would wait: a peer that writes faster than we
+            // read never lets it wait, and a caller that skips lines would loop for ever.
+            if Instant::now() >= until {
+                return Err(LineError::Timeout(self.buf.len()));
+            }
             if let Some(at) = self.buf.iter().position(|b| ends.contains(b)) {
                 let mut line: Vec<u8> = self.buf.drain(..=at).collect();
                 line.pop();
@@ -209,6 +214,31 @@ mod tests {
         assert_eq!(&got, b"hi\n");
         drop(peer);
         assert!(matches!(ch.read_line(soon()), Err(LineError::Closed)));
+    }
+
+    /// A peer that writes faster than we read never lets `fill` wait, so the deadline must be
+    /// checked on every pass, whatever is waiting: a caller that skips lines (another
+    /// request's answers, `invalid command`) stops at its deadline. The socket's buffer is
+    /// filled before the deadline passes: a flood the reader can never catch up with.
+    #[test]
+    fn lines_waiting_past_the_deadline_are_not_read() {
+        let (mut ch, mut peer) = pair();
+        peer.set_nonblocking(true).unwrap();
+        let lines = b"noise\n".repeat(512);
+        let mut sent = 0;
+        while let Ok(n) = peer.write(&lines) {
+            sent += n;
+        }
+        let until = Instant::now();
+        let mut read = 0;
+        let end = loop {
+            match ch.read_line(until) {
+                Ok(_) => read += 1,
+                other => break other,
+            }
+        };
+        assert!(matches!(end, Err(LineError::Timeout(_))), "{end:?}");
+        assert_eq!(read, 0, "lines read past the deadline, of {sent} bytes waiting");
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //! request ids) over a unix socket (a zone's, or the one QEMU's second serial port connects
 //! to) or a pty (a serial port for the cargo tests), with a fixture instance and scripted
 //! faults per key: a bad CRC, a stale frame first, another request's id only, a `FAILURE`,
-//! silence, the channel closed.
+//! silence, the channel closed; and an agent that floods the line without end (frames for
+//! other request ids, or `invalid command` to the negotiation).
 //! <https://eng.tritondatacenter.com/mdata/protocol.html>
 
 use super::Request;
@@ -79,7 +80,21 @@ pub struct Agent {
     pub log: Arc<Mutex<Vec<Request>>>,
     /// Says nothing at all, not even to the probe.
     pub mute: Arc<AtomicBool>,
+    /// Once set, answers the next request it meets with an endless stream instead.
+    pub flood: Arc<Mutex<Option<Flood>>>,
 }
+
+/// An agent that never stops talking (for at most [`FLOOD_FOR`]), each line well-formed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flood {
+    /// Valid frames for another request id, after the first `GET`.
+    OtherIds,
+    /// `invalid command` lines, after `NEGOTIATE V2`.
+    InvalidCommand,
+}
+
+/// How long a flood lasts: far past any deadline a test gives, short enough to end by itself.
+const FLOOD_FOR: std::time::Duration = std::time::Duration::from_secs(30);
 
 impl Default for Agent {
     fn default() -> Self {
@@ -104,6 +119,7 @@ impl Agent {
             faults: Arc::default(),
             log: Arc::default(),
             mute: Arc::default(),
+            flood: Arc::default(),
         }
     }
 
@@ -168,6 +184,11 @@ impl Agent {
                 continue;
             }
             let line = line.trim_end_matches(['\n', '\r']);
+            if let Some(lines) = self.flood_for(line) {
+                let start = std::time::Instant::now();
+                while start.elapsed() < FLOOD_FOR && w.write_all(lines.as_bytes()).is_ok() {}
+                return;
+            }
             let out = match line {
                 "" => "invalid command\n".to_string(),
                 "NEGOTIATE V2" => "V2_OK\n".to_string(),
@@ -181,6 +202,17 @@ impl Agent {
             }
             let _ = w.flush();
         }
+    }
+
+    /// The endless answer to `line`, when a flood is set for its kind of request.
+    fn flood_for(&self, line: &str) -> Option<String> {
+        let flood = (*self.flood.lock().unwrap())?;
+        let one = match flood {
+            Flood::InvalidCommand if line == "NEGOTIATE V2" => "invalid command\n".to_string(),
+            Flood::OtherIds if line.contains(" GET ") => frame("0000dead SUCCESS aG9zdA=="),
+            _ => return None,
+        };
+        Some(one.repeat(64))
     }
 
     /// The answer to a frame; None closes the channel.

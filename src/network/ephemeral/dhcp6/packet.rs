@@ -167,6 +167,17 @@ fn status(data: &[u8]) -> Result<u16, Malformed> {
     Ok(u16::from_be_bytes([b[0], b[1]]))
 }
 
+/// An address a server may grant a host, as DHCPv4's `usable_address`: not unspecified,
+/// loopback, multicast, link-local (the NIC has its own), nor an IPv4-mapped or -compatible
+/// one (`::/96`, `::ffff:0:0/96`): a hostile server would otherwise put `::1` or a multicast
+/// group on the NIC.
+fn host_address(a: Ipv6Addr) -> bool {
+    let s = a.segments();
+    let v4_embedded = s[..5] == [0; 5] && (s[5] == 0 || s[5] == 0xffff);
+    let link_local = s[0] & 0xffc0 == 0xfe80;
+    !a.is_multicast() && !link_local && !v4_embedded
+}
+
 /// Reads an IA_NA into `m` when it is ours (`iaid`).
 fn ia_na(m: &mut Message, data: &[u8], iaid: u32) -> Result<(), Malformed> {
     let id = be_u32(data, 0).ok_or(Malformed::Truncated)?;
@@ -188,9 +199,10 @@ fn ia_na(m: &mut Message, data: &[u8], iaid: u32) -> Result<(), Malformed> {
                     o.is_ok_and(|(c, s)| c != OPT_STATUS_CODE || status(s).is_ok_and(|s| s == 0))
                 });
                 // RFC 8415 §18.2.10.1: a preferred lifetime above the valid one is discarded.
-                if ok && valid > 0 && preferred <= valid {
+                let addr = Ipv6Addr::from(octets);
+                if ok && valid > 0 && preferred <= valid && host_address(addr) {
                     m.addresses.push(IaAddr {
-                        addr: Ipv6Addr::from(octets),
+                        addr,
                         preferred,
                         valid,
                     });
@@ -226,7 +238,8 @@ pub fn decode(b: &[u8], iaid: u32) -> Result<Message, Malformed> {
             OPT_IA_NA => ia_na(&mut m, data, iaid)?,
             OPT_DNS_SERVERS => m.dns.extend(
                 data.chunks_exact(16)
-                    .map(|c| Ipv6Addr::from(<[u8; 16]>::try_from(c).unwrap())),
+                    .map(|c| Ipv6Addr::from(<[u8; 16]>::try_from(c).unwrap()))
+                    .filter(|a| !a.is_unspecified() && !a.is_multicast() && !a.is_loopback()),
             ),
             _ => {}
         }

@@ -295,3 +295,27 @@ fn the_fuzz_entry_survives_the_corpus_shapes() {
         fuzz(&b);
     }
 }
+
+/// Expected: an IAADDR a host may not hold (unspecified, loopback, multicast, link-local, an
+/// IPv4-mapped or -compatible address) is never granted, as DHCPv4's client refuses 0/8,
+/// loopback and multicast: a hostile server would otherwise put `::1` or a multicast address
+/// on the NIC. A DNS server that cannot be one (unspecified, multicast, loopback) is dropped.
+#[test]
+fn addresses_a_host_may_not_hold_are_never_granted() {
+    let iaid = packet::iaid(MAC);
+    for bad in ["::", "::1", "ff02::1", "ff05::1:3", "fe80::1", "::ffff:10.0.0.9", "::10.0.0.9"] {
+        let b = server_msg(2, 9, &packet::duid(MAC), SERVER_A, &[offer(bad)]);
+        let m = packet::decode(&b, iaid).unwrap();
+        assert!(m.addresses.is_empty(), "{bad} granted");
+        let mut ig = Ignored::default();
+        assert_eq!(judge(&b, 9, MAC, None, &mut ig), Verdict::Ignore, "{bad}");
+    }
+    let dns: Vec<u8> = ["::", "ff02::fb", "::1", "fd00::53"]
+        .iter()
+        .flat_map(|a| v6(a).octets())
+        .collect();
+    let b = server_msg(7, 9, &[1], SERVER_A, &[offer("fd00::9"), opt(23, &dns)]);
+    let m = packet::decode(&b, iaid).unwrap();
+    assert_eq!(m.dns, [v6("fd00::53")]);
+    assert_eq!(m.addresses.len(), 1);
+}
