@@ -4,6 +4,7 @@
 // A `Diag` is ~136 bytes; it travels only on the rare error path, where boxing buys nothing.
 #![allow(clippy::result_large_err)]
 
+pub mod child;
 pub mod clock;
 pub mod cmdline;
 pub mod config;

@@ -3,14 +3,40 @@
 //! the mounted target with the initramfs's /dev, /proc and /sys bound in for the run. Also
 //! the way to VMware's guestinfo tools, whose output is the answer (`output`).
 
+use crate::child::{self, Bounds, ChildError};
 use crate::host::Host;
 use rustix::mount::{mount_bind, unmount, UnmountFlags};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
+use std::time::Duration;
 
 /// Where a distribution keeps them.
 const TARGET_DIRS: &[&str] = &["usr/sbin", "sbin", "usr/bin", "bin"];
 const BOUND: &[&str] = &["dev", "proc", "sys"];
+/// A disk tool's bounds: mkfs on a large disk takes minutes at most (cloud-init sets none; a
+/// tool hung on a dying disk would hold the boot for ever). Only its last lines are read.
+const DISK_TOOL: Bounds = Bounds {
+    deadline: Duration::from_secs(30 * 60),
+    max_output: 1 << 20,
+};
+
+/// Why a tool gave no output: the message names the tool, never its arguments.
+#[derive(Debug)]
+pub struct ToolError {
+    pub message: String,
+    /// Killed at its deadline or output budget: it is there but hangs or floods, which is
+    /// not the same as a tool that answers "no".
+    pub killed: bool,
+}
+
+impl ToolError {
+    fn other(message: impl Into<String>) -> ToolError {
+        ToolError {
+            message: message.into(),
+            killed: false,
+        }
+    }
+}
 
 pub struct Tools<'a> {
     pub host: &'a Host,
@@ -47,7 +73,7 @@ impl Tools<'_> {
     /// with the tool's last line of output.
     pub fn run(&self, argv: &[String]) -> Result<(), String> {
         let name = argv.first().ok_or("empty command")?;
-        let out = self.output(argv)?;
+        let out = self.output(argv, DISK_TOOL).map_err(|e| e.message)?;
         if out.status.success() {
             return Ok(());
         }
@@ -60,29 +86,34 @@ impl Tools<'_> {
         Err(format!("{name} failed ({}): {}", out.status, last.trim()))
     }
 
-    /// Runs `argv` and returns what it printed and how it exited, for a tool whose output is
-    /// the answer (VMware's `vmware-rpctool`); the error says only that it could not start.
-    pub fn output(&self, argv: &[String]) -> Result<Output, String> {
-        let name = argv.first().ok_or("empty command")?;
+    /// Runs `argv` within `bounds` and returns what it printed and how it exited, for a tool
+    /// whose output is the answer (VMware's `vmware-rpctool`); the error says only that it
+    /// could not start, ran past its deadline or printed past its budget.
+    pub fn output(&self, argv: &[String], bounds: Bounds) -> Result<Output, ToolError> {
+        let name = argv.first().ok_or(ToolError::other("empty command"))?;
         let (mut cmd, bound) = match self.find(name) {
             Some(Found::Here(p)) => (Command::new(p), Vec::new()),
             Some(Found::InTarget) => {
                 let mut c = Command::new("chroot");
                 c.arg(self.target).arg(name);
-                (c, self.bind()?)
+                (c, self.bind().map_err(ToolError::other)?)
             }
-            None => return Err(format!("{name} is in neither the initramfs nor the target")),
+            None => {
+                let msg = format!("{name} is in neither the initramfs nor the target");
+                return Err(ToolError::other(msg));
+            }
         };
-        let out = cmd
-            .args(&argv[1..])
-            .stdin(Stdio::null())
-            .env("PATH", "/usr/sbin:/usr/bin:/sbin:/bin")
-            .output();
+        cmd.args(&argv[1..])
+            .env("PATH", "/usr/sbin:/usr/bin:/sbin:/bin");
+        let out = child::output(&mut cmd, bounds);
         for p in bound.iter().rev() {
             // Busy (a process left behind): detach it, so the pivot can go on.
             let _ = unmount(p, UnmountFlags::DETACH);
         }
-        out.map_err(|e| format!("{name} could not be started: {e}"))
+        out.map_err(|e| ToolError {
+            killed: matches!(e, ChildError::Deadline(_) | ChildError::TooMuchOutput(_)),
+            message: format!("{name} {e}"),
+        })
     }
 
     /// The initramfs's /dev, /proc and /sys bound on the target's own directories, which

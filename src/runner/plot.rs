@@ -99,14 +99,19 @@ pub fn sshd_start(run: &Path) -> Sshd {
         return Err("this system does not run systemd");
     }
     for (unit, source) in SSHD_UNITS {
-        let out = Command::new("systemctl")
-            .args([
-                "show",
-                "--value",
-                "--property=ExecMainStartTimestampMonotonic",
-                unit,
-            ])
-            .output();
+        let mut cmd = Command::new("systemctl");
+        cmd.args([
+            "show",
+            "--value",
+            "--property=ExecMainStartTimestampMonotonic",
+            unit,
+        ]);
+        // A systemd that does not answer (a hung D-Bus) ends the question, not the command.
+        let bounds = crate::child::Bounds {
+            deadline: std::time::Duration::from_secs(10),
+            max_output: 4096,
+        };
+        let out = crate::child::output(&mut cmd, bounds);
         if let Some(us) = out.ok().and_then(|o| main_start_us(&o.stdout)) {
             return Ok((secs(us), source));
         }

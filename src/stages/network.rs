@@ -223,10 +223,13 @@ pub fn reload(rec: &mut Recorder, root: &Root) {
         "eni" => &["ifup", "-a"],
         _ => return,
     };
-    let outcome = std::process::Command::new(argv[0])
-        .args(&argv[1..])
-        .stdin(std::process::Stdio::null())
-        .status();
+    // `netplan apply` and `ifup -a` wait for DHCP; past this one is hung. Its output goes to
+    // the console, and what it starts (a DHCP client) keeps running.
+    let deadline = std::time::Duration::from_secs(120);
+    let outcome = crate::child::status(
+        std::process::Command::new(argv[0]).args(&argv[1..]),
+        deadline,
+    );
     let failed = match outcome {
         Ok(s) if s.success() => return,
         Ok(s) => format!("{}: {s}", argv.join(" ")),

@@ -30,9 +30,58 @@ fn a_metadata_agent_that_never_stops_talking_ends_at_the_deadline() {
         common::faults::cloud_target(&m, "");
         let mut cmd = common::faults::initrd_command(&m, &["all"]);
         let (out, ended) = run_bounded(&mut cmd, Duration::from_secs(20));
-        assert!(ended, "{name}: still reading after 20 s: {}", common::text(&out));
+        assert!(
+            ended,
+            "{name}: still reading after 20 s: {}",
+            common::text(&out)
+        );
         let d = m.diag_with_code("metadata-unreachable");
         let d = d.unwrap_or_else(|| panic!("{name}: {:?}", m.diags()));
         assert_eq!(d["file"], "/dev/ttyS1", "{name}: {d}");
+    }
+}
+
+/// Expected (rule 15: every child is bounded): VMware's `vmware-rpctool` that never answers,
+/// and one that prints without end, are killed at the per-request deadline and at the
+/// seed-file budget; the boot goes on with the failure named by the tool and key. Before, a
+/// hung tool held the initramfs for ever and a flooding one grew ember without bound.
+#[cfg(feature = "ds-vmware")]
+#[test]
+fn a_platform_tool_that_hangs_or_floods_is_killed_at_its_bounds() {
+    use std::os::unix::fs::PermissionsExt;
+    for (name, body, says) in [
+        ("hang", "exec sleep 600", "still running after"),
+        (
+            "flood",
+            "exec head -c 64000000 /dev/zero",
+            "printed more than",
+        ),
+    ] {
+        let m = Machine::new(&format!("surface-rpctool-{name}"));
+        m.dmi("sys_vendor", "VMware, Inc.");
+        m.dmi("product_name", "VMware Virtual Platform");
+        m.dmi("product_uuid", "4221E0C2-7B6F-4A55-9D1A-0F3E2B1C9D8E");
+        common::faults::cloud_target(
+            &m,
+            "    request_timeout_ms: 1500\n    file_bytes: 1000000\n",
+        );
+        let bin = m.dir.join("tools");
+        std::fs::create_dir_all(&bin).unwrap();
+        let tool = bin.join("vmware-rpctool");
+        std::fs::write(&tool, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let path = format!("{}:/usr/sbin:/usr/bin:/sbin:/bin", bin.display());
+        let mut cmd = common::faults::initrd_command(&m, &["all"]);
+        cmd.env("PATH", path);
+        let (out, ended) = run_bounded(&mut cmd, Duration::from_secs(30));
+        assert!(
+            ended,
+            "{name}: still running after 30 s: {}",
+            common::text(&out)
+        );
+        let found = m.diags().into_iter().find(|d| {
+            d["code"] == "guestinfo-failed" && d["message"].as_str().unwrap_or("").contains(says)
+        });
+        assert!(found.is_some(), "{name}: {:?}", m.diags());
     }
 }

@@ -238,7 +238,10 @@ mod tests {
             }
         };
         assert!(matches!(end, Err(LineError::Timeout(_))), "{end:?}");
-        assert_eq!(read, 0, "lines read past the deadline, of {sent} bytes waiting");
+        assert_eq!(
+            read, 0,
+            "lines read past the deadline, of {sent} bytes waiting"
+        );
     }
 
     #[test]

@@ -95,6 +95,14 @@ impl Datasource for Vmware {
                     "guestinfo",
                     format!("{key} via {}", rpc.program()),
                 ));
+            } else if rpc.killed().is_some() {
+                // On VMware, a tool that hangs or floods is broken, not a "no": the fetch
+                // records why (a tool that exits with an error is not VMware's).
+                ev.push(evidence("dmi", format!("VMware ({why})")));
+                ev.push(evidence(
+                    "guestinfo",
+                    format!("{} killed at its bounds", rpc.program()),
+                ));
             }
         }
         ev
@@ -119,7 +127,8 @@ impl Datasource for Vmware {
                 Some(mut rpc) => match guestinfo::read_all(&mut rpc, cap, &mut data.diags) {
                     Ok(p) if p.any() => found = Some(("guestinfo", p, Box::new(rpc))),
                     Ok(_) => {}
-                    Err(d) => data.diags.push(d),
+                    // The reason nothing was read: "no guestinfo" below would hide it.
+                    Err(d) => return Err(d),
                 },
                 None => data.diags.push(Diag::warning(
                     Reason::ToolMissing,

@@ -5,6 +5,7 @@
 //! VMware section for why. Not here: what the keys mean.
 
 use super::guestinfo::{non_empty, Transport};
+use crate::child::Bounds;
 use crate::context::Env;
 use crate::disk::tools::Tools;
 use crate::error::Diag;
@@ -22,6 +23,10 @@ pub struct Rpctool<'a> {
     program: &'static str,
     /// `vmtoolsd`, when it is there too: the tool cloud-init falls back to once.
     fallback: Option<&'static str>,
+    /// One call's: the per-request deadline, and a value no larger than a seed file.
+    bounds: Bounds,
+    /// Why the tool was killed at its bounds, once it was: it is not asked again.
+    killed: Option<String>,
 }
 
 impl<'a> Rpctool<'a> {
@@ -38,10 +43,17 @@ impl<'a> Rpctool<'a> {
             (false, Some(v)) => (v, None),
             (false, None) => return None,
         };
+        let limits = env.limits();
+        let bounds = Bounds {
+            deadline: std::time::Duration::from_millis(limits.request_timeout_ms),
+            max_output: usize::try_from(limits.file_bytes).unwrap_or(usize::MAX),
+        };
         Some(Rpctool {
             tools,
             program,
             fallback,
+            bounds,
+            killed: None,
         })
     }
 
@@ -49,9 +61,14 @@ impl<'a> Rpctool<'a> {
         self.program
     }
 
+    /// Why the tool was killed at its deadline or output budget, when it was.
+    pub fn killed(&self) -> Option<&str> {
+        self.killed.as_deref()
+    }
+
     /// Runs one RPC command (`info-get guestinfo.metadata`): its stdout, or `None` for "no
     /// value". The error names the tool and the key, never a value.
-    fn call(&self, command: &str, key: &str) -> Result<Option<String>, Diag> {
+    fn call(&mut self, command: &str, key: &str) -> Result<Option<String>, Diag> {
         let argv: Vec<String> = if self.program == VMTOOLSD {
             vec![VMTOOLSD.into(), "--cmd".into(), command.into()]
         } else {
@@ -60,7 +77,15 @@ impl<'a> Rpctool<'a> {
         let failed = |why: String| {
             Diag::error(Reason::GuestinfoFailed, why).file(format!("guestinfo.{key}"))
         };
-        let out = self.tools.output(&argv).map_err(failed)?;
+        if let Some(why) = &self.killed {
+            return Err(failed(why.clone()));
+        }
+        let out = self.tools.output(&argv, self.bounds).map_err(|e| {
+            if e.killed {
+                self.killed = Some(e.message.clone());
+            }
+            failed(e.message)
+        })?;
         let stderr = String::from_utf8_lossy(&out.stderr);
         if stderr.trim() == NO_VALUE {
             return Ok(None);

@@ -41,13 +41,18 @@ fn windows_drives(host: &Host) -> Vec<String> {
         .collect()
 }
 
+/// `wslpath` and `cmd.exe` answer with a line at once; past this they are hung (a Windows
+/// side that does not answer) or not what they claim.
+const TOOL: crate::child::Bounds = crate::child::Bounds {
+    deadline: std::time::Duration::from_secs(10),
+    max_output: 64 << 10,
+};
+
 /// A program's first line of output, or a diagnostic naming it.
 fn run(host: &Host, program: &str, args: &[&str]) -> Result<String, Diag> {
     let fail = |why: String| Diag::error(Reason::CommandFailed, why).file(program.to_string());
-    let out = Command::new(host.path(program))
-        .args(args)
-        .output()
-        .map_err(|e| fail(format!("cannot run: {e}")))?;
+    let out = crate::child::output(Command::new(host.path(program)).args(args), TOOL)
+        .map_err(|e| fail(e.to_string()))?;
     if !out.status.success() {
         return Err(fail(format!("exited with {}", out.status)));
     }

@@ -303,7 +303,15 @@ fn the_fuzz_entry_survives_the_corpus_shapes() {
 #[test]
 fn addresses_a_host_may_not_hold_are_never_granted() {
     let iaid = packet::iaid(MAC);
-    for bad in ["::", "::1", "ff02::1", "ff05::1:3", "fe80::1", "::ffff:10.0.0.9", "::10.0.0.9"] {
+    for bad in [
+        "::",
+        "::1",
+        "ff02::1",
+        "ff05::1:3",
+        "fe80::1",
+        "::ffff:10.0.0.9",
+        "::10.0.0.9",
+    ] {
         let b = server_msg(2, 9, &packet::duid(MAC), SERVER_A, &[offer(bad)]);
         let m = packet::decode(&b, iaid).unwrap();
         assert!(m.addresses.is_empty(), "{bad} granted");
