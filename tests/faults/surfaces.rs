@@ -85,3 +85,36 @@ fn a_platform_tool_that_hangs_or_floods_is_killed_at_its_bounds() {
         assert!(found.is_some(), "{name}: {:?}", m.diags());
     }
 }
+
+/// Expected (rule 15): the hotplug handler, which udev runs for every NIC event, reads this
+/// boot's state with the state files' budget and refuses what is not a regular file: a FIFO
+/// planted as `handoff.json` ends the event at once instead of holding a udev worker.
+#[test]
+fn the_hotplug_handler_never_hangs_on_planted_state() {
+    let m = Machine::new("surface-hotplug-fifo");
+    let fifo = m.run.join("ember/handoff.json");
+    std::fs::create_dir_all(fifo.parent().unwrap()).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let mut cmd = std::process::Command::new(common::EMBER_INITRD);
+    cmd.args([
+        "hotplug",
+        "--action",
+        "add",
+        "--devpath",
+        "/devices/virtual/net/eth1",
+    ]);
+    for (flag, dir) in [
+        ("--host", &m.host),
+        ("--target", &m.target),
+        ("--run", &m.run),
+    ] {
+        cmd.arg(flag).arg(dir);
+    }
+    let (out, ended) = run_bounded(&mut cmd, Duration::from_secs(10));
+    assert!(ended, "still waiting on the FIFO: {}", common::text(&out));
+    assert_eq!(out.status.code(), Some(1), "{}", common::text(&out));
+}
