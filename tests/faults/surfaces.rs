@@ -118,3 +118,63 @@ fn the_hotplug_handler_never_hangs_on_planted_state() {
     assert!(ended, "still waiting on the FIFO: {}", common::text(&out));
     assert_eq!(out.status.code(), Some(1), "{}", common::text(&out));
 }
+
+/// The package scripts that remove state (Debian's `postrm purge`, RPM's `%postun` on erase,
+/// Alpine's `post-deinstall`), run as root in a target whose /var/lib/cloud, /var/lib/ember
+/// and cloud-init's logs were replaced by links (to a directory, into one, to a file) and hold
+/// links to files that must stay.
+fn purge_scripts() -> Vec<(&'static str, String, &'static str)> {
+    let dist = concat!(env!("CARGO_MANIFEST_DIR"), "/dist");
+    let read = |rel: &str| std::fs::read_to_string(format!("{dist}/{rel}")).unwrap();
+    let spec = read("rpm/ember.spec");
+    let postun: String = spec
+        .split("\n%postun\n")
+        .nth(1)
+        .and_then(|s| s.split("\n%").next())
+        .unwrap()
+        .replace("%%", "%");
+    vec![
+        ("debian", read("debian/ember.postrm"), "purge"),
+        ("rpm", postun, "0"),
+        ("alpine", read("alpine/ember.post-deinstall"), ""),
+    ]
+}
+
+/// Expected: each purge removes the links and what ember and cloud-init wrote, never what a
+/// link points at (rm -rf does not follow a link it is given or meets). Held before this
+/// round; kept as a guard on the scripts.
+#[test]
+fn purging_the_package_never_follows_links_planted_in_its_state() {
+    use common::chroot;
+    if chroot::cannot_chroot() {
+        return;
+    }
+    for (kind, script, arg) in purge_scripts() {
+        let m = chroot::Machine::new(&format!("purge-{kind}"), &["sh", "rm", "echo", "command"]);
+        let t = &m.target;
+        for keep in ["keep/state/precious", "keep/shadow", "keep/ember/kept"] {
+            m.write(keep, "keep\n", 0o600);
+        }
+        std::fs::create_dir_all(t.join("var/lib/cloud/instances/i-1")).unwrap();
+        std::fs::create_dir_all(t.join("var/log")).unwrap();
+        let link = |to: &str, at: &str| std::os::unix::fs::symlink(to, t.join(at)).unwrap();
+        link("/keep/state", "var/lib/cloud/instance");
+        link("/keep/shadow", "var/lib/cloud/instances/i-1/user-data.txt");
+        link("/keep/ember", "var/lib/ember");
+        link("/keep/shadow", "var/log/cloud-init.log");
+        link("/keep/state/precious", "var/log/cloud-init-output.log");
+        m.write("postrm", &script, 0o755);
+        let out = std::process::Command::new("chroot")
+            .arg(t)
+            .args(["/bin/sh", "/postrm", arg])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{kind}: {}", common::text(&out));
+        for keep in ["keep/state/precious", "keep/shadow", "keep/ember/kept"] {
+            assert_eq!(m.read(keep), "keep\n", "{kind}: {keep}");
+        }
+        for gone in ["var/lib/cloud", "var/lib/ember", "var/log/cloud-init.log"] {
+            assert!(std::fs::symlink_metadata(t.join(gone)).is_err(), "{kind}: {gone} left");
+        }
+    }
+}

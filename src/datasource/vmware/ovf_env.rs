@@ -213,4 +213,40 @@ mod tests {
         ));
         assert!(!looks_like(b"<Environment/>"));
     }
+
+    /// The OVF document under attack: entity and DTD tricks (an internal entity, an external
+    /// one naming a host file, the billion laughs, a parameter entity) are refused as a DTD
+    /// with the line of `<!DOCTYPE`, never expanded or fetched; a huge attribute and a deep
+    /// nesting are read within the node budget without a stack overflow, and past it refused.
+    #[test]
+    fn entity_tricks_huge_attributes_and_deep_nesting_are_bounded() {
+        let head = "<?xml version=\"1.0\"?>\n";
+        let tail = "<Environment xmlns:oe=\"http://schemas.dmtf.org/ovf/environment/1\"><PropertySection><Property oe:key=\"instance-id\" oe:value=\"&x;\"/></PropertySection></Environment>\n";
+        let laughs: String = (1..10)
+            .map(|i| format!("<!ENTITY l{i} \"&l{0};&l{0};&l{0};&l{0};&l{0};&l{0};&l{0};&l{0};&l{0};&l{0};\">", i - 1))
+            .collect();
+        for dtd in [
+            "<!DOCTYPE e [<!ENTITY x \"iid-from-entity\">]>".to_string(),
+            "<!DOCTYPE e [<!ENTITY x SYSTEM \"file:///etc/shadow\">]>".to_string(),
+            format!("<!DOCTYPE e [<!ENTITY l0 \"ha\">{laughs}<!ENTITY x \"&l9;\">]>"),
+            "<!DOCTYPE e [<!ENTITY % p SYSTEM \"http://169.254.169.254/\"> %p;]>".to_string(),
+        ] {
+            let (r, _) = read(&format!("{head}{dtd}\n{tail}"), false);
+            let d = r.unwrap_err();
+            assert_eq!((d.code.as_str(), d.line), ("xml-syntax", Some(2)), "{dtd}");
+            assert!(d.message.contains("DTD"), "{}", d.message);
+        }
+        let big = "!".repeat(8 << 20);
+        let (env, _) = read(&env_xml(&[("instance-id", "i"), ("user-data", &big)]), false);
+        assert_eq!(env.unwrap().user_data.unwrap().expose().len(), 8 << 20);
+        for depth in [10_000, 200_000] {
+            let xml = format!(
+                "{head}<Environment><PropertySection/>{}{}</Environment>",
+                "<a>".repeat(depth),
+                "</a>".repeat(depth)
+            );
+            let (r, _) = read(&xml, false);
+            assert_eq!(r.is_ok(), depth < 50_000, "depth {depth}");
+        }
+    }
 }
