@@ -1,6 +1,9 @@
-//! Fault suite, the surfaces the first hardening round did not attack: the serial and socket
-//! metadata channels (SmartOS, CloudSigma) against an agent that never stops talking, ... Each
-//! child is killed after a bound, so a regression fails instead of hanging the suite.
+//! Fault suite, the surfaces the first hardening round did not attack: the serial metadata
+//! channels (SmartOS, CloudSigma) against an agent that never stops talking or never ends its
+//! answer; platform tools (VMware's `vmware-rpctool`) that hang or flood; the hotplug handler
+//! on planted state; the packages' purge scripts among planted links. The OVF document's
+//! entity tricks and DHCPv6's hostile leases are unit tests beside their parsers. Each child
+//! is killed after a bound, so a regression fails instead of hanging the suite.
 
 use crate::common;
 use crate::hangs::run_bounded;
@@ -39,6 +42,36 @@ fn a_metadata_agent_that_never_stops_talking_ends_at_the_deadline() {
         let d = d.unwrap_or_else(|| panic!("{name}: {:?}", m.diags()));
         assert_eq!(d["file"], "/dev/ttyS1", "{name}: {d}");
     }
+}
+
+/// Expected (rule 9): a CloudSigma host that never ends its answer (16 MiB with no EOT)
+/// stops at the seed-file budget (or, on a slow line, at the per-request deadline), named by
+/// the port, never read whole.
+#[cfg(feature = "ds-cloudsigma")]
+#[test]
+fn a_serial_answer_that_never_ends_stops_at_the_file_budget() {
+    use common::emulator::cloudsigma::{Fault, Host};
+    let host = Host::new();
+    host.fault(&[Fault::Endless]);
+    let m = Machine::new("surface-cloudsigma-endless");
+    m.dmi("product_name", "CloudSigma");
+    m.dmi("sys_vendor", "CloudSigma");
+    std::os::unix::fs::symlink(host.pty(), m.host.join("dev/ttyS1")).unwrap();
+    common::faults::cloud_target(
+        &m,
+        "    file_bytes: 1000000
+",
+    );
+    let mut cmd = common::faults::initrd_command(&m, &["all"]);
+    let (out, ended) = run_bounded(&mut cmd, Duration::from_secs(20));
+    assert!(ended, "still reading after 20 s: {}", common::text(&out));
+    let d = m.diags().into_iter().find(|d| d["file"] == "/dev/ttyS1");
+    let d = d.unwrap_or_else(|| panic!("{:?}", m.diags()));
+    let msg = d["message"].as_str().unwrap();
+    assert!(
+        msg.contains("longer than 200000") || msg.contains("cut short"),
+        "{d}"
+    );
 }
 
 /// Expected (rule 15: every child is bounded): VMware's `vmware-rpctool` that never answers,
@@ -174,7 +207,10 @@ fn purging_the_package_never_follows_links_planted_in_its_state() {
             assert_eq!(m.read(keep), "keep\n", "{kind}: {keep}");
         }
         for gone in ["var/lib/cloud", "var/lib/ember", "var/log/cloud-init.log"] {
-            assert!(std::fs::symlink_metadata(t.join(gone)).is_err(), "{kind}: {gone} left");
+            assert!(
+                std::fs::symlink_metadata(t.join(gone)).is_err(),
+                "{kind}: {gone} left"
+            );
         }
     }
 }

@@ -237,7 +237,10 @@ mod tests {
             assert!(d.message.contains("DTD"), "{}", d.message);
         }
         let big = "!".repeat(8 << 20);
-        let (env, _) = read(&env_xml(&[("instance-id", "i"), ("user-data", &big)]), false);
+        let (env, _) = read(
+            &env_xml(&[("instance-id", "i"), ("user-data", &big)]),
+            false,
+        );
         assert_eq!(env.unwrap().user_data.unwrap().expose().len(), 8 << 20);
         for depth in [10_000, 200_000] {
             let xml = format!(

@@ -51,6 +51,8 @@ pub enum Fault {
     Garbage,
     /// Half the answer, no EOT.
     CutShort,
+    /// 16 MiB without an EOT: a host that never ends its answer.
+    Endless,
 }
 
 #[derive(Clone)]
@@ -156,6 +158,7 @@ impl Host {
             Some(Fault::Silence) => Vec::new(),
             Some(Fault::Garbage) => b"\x00\x13 not json at all\x04\n".to_vec(),
             Some(Fault::CutShort) => body.as_bytes()[..body.len() / 2].to_vec(),
+            Some(Fault::Endless) => vec![b'x'; 16 << 20],
         }
     }
 }
