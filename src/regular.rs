@@ -233,4 +233,36 @@ mod tests {
         assert!(read(&dir.join("f"), 4).is_err());
         std::fs::remove_dir_all(&dir).unwrap();
     }
+
+    #[test]
+    fn links_anywhere_below_the_directory_are_refused_by_name() {
+        let dir = std::env::temp_dir().join(format!("ember-beneath-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("a/b")).unwrap();
+        std::fs::write(dir.join("a/b/f"), "ok").unwrap();
+        std::os::unix::fs::symlink("b", dir.join("a/lb")).unwrap();
+        std::os::unix::fs::symlink("f", dir.join("a/b/lf")).unwrap();
+        std::os::unix::fs::symlink("/nonexistent", dir.join("a/b/dangling")).unwrap();
+        std::fs::hard_link(dir.join("a/b/f"), dir.join("a/b/h")).unwrap();
+        let fd = open(&dir, OFlags::RDONLY | OFlags::DIRECTORY, Mode::empty()).unwrap();
+        let read = |rel: &str| read_beneath(fd.as_fd(), rel, &format!("/d/{rel}"), 10);
+        let err = |rel: &str| read(rel).unwrap_err().to_string();
+        std::fs::remove_file(dir.join("a/b/h")).unwrap();
+        assert_eq!(read("a/b/f").unwrap().unwrap(), b"ok");
+        std::fs::hard_link(dir.join("a/b/f"), dir.join("a/b/h")).unwrap();
+        assert!(err("a/b/f").contains("hard link"));
+        assert_eq!(err("a/b/lf"), "a symbolic link");
+        assert_eq!(err("a/b/dangling"), "a symbolic link");
+        assert_eq!(err("a/lb/f"), "/d/a/lb is a symbolic link");
+        assert_eq!(err("a/b/f/x"), "/d/a/b/f is a regular file");
+        assert_eq!(err("a/../a/b/f"), "/d/a/.. is \"..\"");
+        assert_eq!(err("a/b"), "a directory");
+        assert_eq!(read("a/nothing/f").unwrap(), None);
+        let link = |rel: &str| read_link_beneath(fd.as_fd(), rel, rel);
+        assert_eq!(link("a/b/lf").unwrap().as_deref(), Some("f"));
+        assert_eq!(link("a/b/none").unwrap(), None);
+        assert!(link("a/lb/lf").is_err());
+        assert!(link("a/b/f").is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
