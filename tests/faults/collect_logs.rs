@@ -81,7 +81,8 @@ fn tarball_names_that_exist_are_refused_or_replaced_never_followed() {
     let meta = std::fs::metadata(&hers).unwrap();
     assert_eq!((meta.uid(), meta.len()), (65534, 0), "her file untouched");
 
-    // Replaced: every temporary name a guess could reach is taken by her links.
+    // Replaced, with the temporary names a counter would give taken by her links (ours are
+    // random and created O_EXCL, so a taken one is skipped, never opened).
     for n in 0..64 {
         let _ = std::os::unix::fs::symlink(&victim, shared.join(format!(".hers.tar.gz.{n}")));
     }
