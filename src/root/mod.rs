@@ -2,6 +2,7 @@
 //! resolved inside the root, files are replaced atomically with their final mode from birth, and
 //! the target's /proc, /sys and /dev are refused. It does not decide what to write.
 
+mod beneath;
 mod durable;
 mod error;
 mod guard;

@@ -3,17 +3,27 @@
 //! the logs, what the network rendering recorded, the version, and on a live system the
 //! kernel log and the journal of ember's units. Redacted by default (cloud-init's current
 //! default includes sensitive data): user-data, the handoff, the sensitive instance data and
-//! the merged config only with `--include-sensitive`. The tarball is 0600 either way.
+//! the merged config only with `--include-sensitive`. The tarball is 0600 either way, created
+//! new (`--replace` to replace a name that exists: `new_file.rs`). What it gathers is read
+//! as regular files with one name reached without any link (RELIABILITY rule 13), what is
+//! skipped named on stderr with why; the kernel log and journal within a deadline and an
+//! output budget (`bounded.rs`, rule 15).
 //! <https://docs.cloud-init.io/en/latest/reference/cli.html#collect-logs>
 
+use super::bounded::{self, Cut};
+use super::new_file::{CreateError, NewFile};
 use super::tar::{StoredGz, Tar};
 use super::{global_flag, CliError, Ctx};
-use crate::root::Root;
+use crate::paths::RunPaths;
+use crate::regular;
+use crate::root::{Root, RootError};
 use lexopt::prelude::*;
-use std::io::Write;
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use rustix::fd::AsFd;
+use rustix::fs::{Mode, OFlags};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::Duration;
 
 /// Under the run directory, always.
 const RUN_FILES: &[&str] = &[
@@ -23,7 +33,6 @@ const RUN_FILES: &[&str] = &[
     "cloud-init/status.json",
     "cloud-init/result.json",
     "cloud-init/instance-data.json",
-    "cloud-init/cloud-id",
 ];
 /// Under the run directory, with `--include-sensitive` only.
 const RUN_SENSITIVE: &[&str] = &[
@@ -40,28 +49,47 @@ const TARGET_FILES: &[&str] = &[
     "/var/log/cloud-init-output.log",
     crate::network::render::owned::RECORD,
 ];
-/// In the target, with `--include-sensitive` only.
-const TARGET_SENSITIVE: &[&str] = &[
-    "/var/lib/cloud/instance/user-data.txt",
-    "/var/lib/cloud/instance/vendor-data.txt",
-    "/var/lib/cloud/instance/vendor-data2.txt",
-];
+/// In the instance's directory of the target, with `--include-sensitive` only.
+const INSTANCE_SENSITIVE: &[&str] = &["user-data.txt", "vendor-data.txt", "vendor-data2.txt"];
 /// One file's cap in the archive.
 const MAX_FILE: u64 = 64 << 20;
+/// Each of the kernel log and the journal: what a boot's worth holds, with room to spare.
+const TOOL_MAX: usize = 16 << 20;
+const TOOL_DEADLINE: Duration = Duration::from_secs(15);
+/// cloud-init's link to the current instance, which ember makes too; read as a name.
+const INSTANCE_LINK: &str = "/var/lib/cloud/instance";
+const INSTANCES: &str = "/var/lib/cloud/instances";
 
 pub fn run(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> {
     let (mut tarfile, mut sensitive) = (PathBuf::from("cloud-init.tar.gz"), false);
+    let mut replace = false;
     while let Some(arg) = parser.next()? {
         match arg {
             Short('t') | Long("tarfile") => tarfile = parser.value()?.into(),
             Long("include-sensitive") | Short('u') | Long("include-userdata") => sensitive = true,
             Long("redact") => sensitive = false,
+            Long("replace") => replace = true,
             other => match global_flag(&other) {
                 Some(flag) => ctx.set_global(flag, parser)?,
                 None => return Err(other.unexpected().into()),
             },
         }
     }
+    // Created before anything is gathered: a name that is taken fails at once.
+    let mut out = match NewFile::create(&tarfile, replace) {
+        Ok(f) => f,
+        Err(CreateError::Exists) => {
+            let why = "already exists: give --replace to replace it (a new file takes the \
+                       name; a link there is replaced, never followed)";
+            return Err(CliError::file(&tarfile, why));
+        }
+        Err(CreateError::Io(e)) => {
+            return Err(CliError::file(
+                &tarfile,
+                format!("cannot create the tarball: {e}"),
+            ))
+        }
+    };
     let root = Root::open(&ctx.target).map_err(|e| CliError::Failed(e.to_string()))?;
     let mtime = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -71,36 +99,13 @@ pub fn run(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> 
         "version".into(),
         format!("ember {}\n", env!("CARGO_PKG_VERSION")).into_bytes(),
     ));
-    let run = ctx.run_paths();
-    let run_files = RUN_FILES
-        .iter()
-        .chain(if sensitive { RUN_SENSITIVE } else { &[] });
-    for rel in run_files {
-        if let Ok(data) = crate::regular::read(&run.at(rel), crate::regular::STATE_MAX) {
-            entries.push((format!("run/{rel}"), data));
-        }
-    }
-    let target_files = TARGET_FILES
-        .iter()
-        .chain(if sensitive { TARGET_SENSITIVE } else { &[] });
-    for rel in target_files {
-        if let Ok(Some(data)) = root.read_file(rel, MAX_FILE) {
-            entries.push((rel.trim_start_matches('/').to_string(), data));
-        }
-    }
+    run_files(ctx, sensitive, &mut entries);
+    target_files(&root, sensitive, &mut entries);
     if ctx.target == Path::new("/") {
-        let units = ["ember-init", "ember-config", "ember-final"];
-        let mut journal = vec!["journalctl", "--boot", "-o", "short-precise"];
-        for u in units {
-            journal.extend(["-u", u]);
-        }
-        for (name, argv) in [("dmesg.txt", vec!["dmesg"]), ("journal.txt", journal)] {
-            if let Ok(out) = Command::new(argv[0]).args(&argv[1..]).output() {
-                entries.push((name.into(), out.stdout));
-            }
-        }
+        tools(&mut entries);
     }
-    let written = write(&tarfile, mtime, &entries)
+    let written = write(out.file(), mtime, &entries)
+        .and_then(|n| out.commit().map(|()| n))
         .map_err(|e| CliError::file(&tarfile, format!("cannot write the tarball: {e}")))?;
     eprintln!(
         "Wrote {} ({written} files{})",
@@ -114,21 +119,122 @@ pub fn run(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> 
     Ok(0)
 }
 
-fn write(path: &Path, mtime: u64, entries: &[(String, Vec<u8>)]) -> std::io::Result<usize> {
-    let file = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(path)?;
-    // An existing file keeps its mode on open: make it 0600 too.
-    file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+/// The run directory's files, each a regular file reached without a link below it; what is
+/// skipped is said on stderr. ember's `cloud-init/cloud-id` link is read as a name.
+fn run_files(ctx: &Ctx, sensitive: bool, entries: &mut Vec<(String, Vec<u8>)>) {
+    let run = ctx.run_paths();
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    let dir = match rustix::fs::open(run.run(), flags, Mode::empty()) {
+        Ok(fd) => fd,
+        Err(e) => return eprintln!("skipped {}: {}", run.run().display(), io::Error::from(e)),
+    };
+    let mut rels: Vec<String> = RUN_FILES.iter().map(|r| r.to_string()).collect();
+    if sensitive {
+        rels.extend(RUN_SENSITIVE.iter().map(|r| r.to_string()));
+    }
+    let id_link = run.at(RunPaths::CI_CLOUD_ID).display().to_string();
+    match regular::read_link_beneath(dir.as_fd(), RunPaths::CI_CLOUD_ID, &id_link) {
+        Ok(None) => {}
+        Ok(Some(name)) if one_name(&name) => rels.push(format!("cloud-init/{name}")),
+        Ok(Some(_)) => eprintln!("skipped {id_link}: a symbolic link out of its directory"),
+        Err(e) => eprintln!("skipped {id_link}: {e}"),
+    }
+    for rel in rels {
+        let shown = run.at(&rel).display().to_string();
+        match regular::read_beneath(dir.as_fd(), &rel, &shown, regular::STATE_MAX) {
+            Ok(Some(data)) => entries.push((format!("run/{rel}"), data)),
+            Ok(None) => {}
+            Err(e) => eprintln!("skipped {shown}: {e}"),
+        }
+    }
+}
+
+/// The target's files, read as the run directory's are; the instance's through
+/// `/var/lib/cloud/instance` only when that link names one instance directory.
+fn target_files(root: &Root, sensitive: bool, entries: &mut Vec<(String, Vec<u8>)>) {
+    let mut rels: Vec<String> = TARGET_FILES.iter().map(|r| r.to_string()).collect();
+    if sensitive {
+        match root.read_link_beneath("/", INSTANCE_LINK) {
+            Ok(None) => {}
+            Ok(Some(to)) => match instance_name(&to) {
+                Some(id) => rels.extend(
+                    INSTANCE_SENSITIVE
+                        .iter()
+                        .map(|f| format!("{INSTANCES}/{id}/{f}")),
+                ),
+                None => eprintln!("skipped {INSTANCE_LINK}: a link to no instance directory"),
+            },
+            Err(e) => eprintln!("skipped {INSTANCE_LINK}: {}", why(&e)),
+        }
+    }
+    for rel in rels {
+        match root.read_file_beneath("/", &rel, MAX_FILE) {
+            Ok(Some(data)) => entries.push((rel.trim_start_matches('/').to_string(), data)),
+            Ok(None) => {}
+            Err(e) => eprintln!("skipped {}: {}", e.path(), why(&e)),
+        }
+    }
+}
+
+/// What a read failed on, without repeating the path.
+fn why(e: &RootError) -> String {
+    match e {
+        RootError::Io { source, .. } => source.to_string(),
+        other => other.to_string(),
+    }
+}
+
+/// A link's text that is one plain name in its own directory.
+fn one_name(name: &str) -> bool {
+    !name.is_empty() && name != "." && name != ".." && !name.contains('/')
+}
+
+/// The instance directory's name in `/var/lib/cloud/instance`'s text (absolute, as ember
+/// and cloud-init make it, or relative to /var/lib/cloud).
+fn instance_name(to: &str) -> Option<&str> {
+    let id = to
+        .strip_prefix(INSTANCES)
+        .or_else(|| to.strip_prefix("instances"))?
+        .strip_prefix('/')?
+        .trim_end_matches('/');
+    one_name(id).then_some(id)
+}
+
+/// The kernel log and the journal of ember's units on a live system, each within its
+/// deadline and output budget; what was cut is kept and said.
+fn tools(entries: &mut Vec<(String, Vec<u8>)>) {
+    let units = ["ember-init", "ember-config", "ember-final"];
+    let mut journal = vec!["journalctl", "--no-pager", "--boot", "-o", "short-precise"];
+    for u in units {
+        journal.extend(["-u", u]);
+    }
+    for (name, argv) in [("dmesg.txt", vec!["dmesg"]), ("journal.txt", journal)] {
+        let mut cmd = Command::new(argv[0]);
+        cmd.args(&argv[1..]);
+        let Ok(got) = bounded::capture(&mut cmd, TOOL_DEADLINE, TOOL_MAX) else {
+            continue;
+        };
+        match got.cut {
+            Some(Cut::Budget) => {
+                eprintln!("{}: output cut at the budget of {TOOL_MAX} bytes", argv[0])
+            }
+            Some(Cut::Deadline) => eprintln!(
+                "{}: stopped at the deadline of {} s; its output so far is kept",
+                argv[0],
+                TOOL_DEADLINE.as_secs()
+            ),
+            None => {}
+        }
+        entries.push((name.into(), got.stdout));
+    }
+}
+
+fn write(file: &mut std::fs::File, mtime: u64, entries: &[(String, Vec<u8>)]) -> io::Result<usize> {
     let mut tar = Tar::new(StoredGz::new(file, mtime as u32)?, mtime);
     for (name, data) in entries {
         tar.file(&format!("ember-logs/{name}"), 0o600, data)?;
     }
-    let mut gz = tar.finish()?.finish()?;
+    let gz = tar.finish()?.finish()?;
     gz.flush()?;
-    gz.sync_all()?;
     Ok(entries.len())
 }

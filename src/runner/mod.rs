@@ -3,6 +3,7 @@
 //! datasources or the user-data code, so the runner stays small.
 
 mod analyze;
+mod bounded;
 mod clean;
 mod clock;
 mod cloud_id;
@@ -16,6 +17,7 @@ mod hotplug_hook;
 mod make_mime;
 pub mod modules;
 mod net_convert;
+mod new_file;
 mod output;
 mod part_handlers;
 mod plot;
@@ -252,8 +254,8 @@ const COMMANDS: &[Command] = &[
     },
     Command {
         name: "collect-logs",
-        summary: "a tarball of status, logs and instance data for bug reports (redacted)",
-        usage: "[--tarfile FILE] [--include-sensitive]",
+        summary: "a tarball of status, logs and instance data for bug reports (redacted; a new file, --replace to replace one)",
+        usage: "[--tarfile FILE] [--replace] [--include-sensitive]",
         run: collect_logs::run,
     },
     NET_CONVERT,

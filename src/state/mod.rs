@@ -131,11 +131,15 @@ impl<'a> Semaphores<'a> {
         }
     }
 
-    /// Whether the module's semaphore says it ran. `Err` when the semaphore exists but cannot
-    /// be read (a directory, a FIFO, too large): whether it ran is unknown, and the caller must
-    /// not run it, since running a module twice is what semaphores exist to prevent.
+    /// Whether the module's semaphore says it ran. `Err` when something stands at its name
+    /// that is not a regular file reached without a link (a directory, a FIFO, a link, dangling
+    /// or not, there or in a directory above it below ember's state directory), or it is too
+    /// large: whether it ran is unknown, and the caller must not run it, since running a module
+    /// twice is what semaphores exist to prevent. The error names the path and what is there.
     pub fn done(&self, module: &str, freq: Frequency) -> Result<bool, Diag> {
-        match self.root.read_file(&self.path(module, freq), 4096) {
+        let path = self.path(module, freq);
+        let below = path.strip_prefix(EMBER_LIB).unwrap_or(&path);
+        match self.root.read_file_beneath(EMBER_LIB, below, 4096) {
             Ok(None) => Ok(false),
             Ok(Some(content)) => {
                 Ok(freq != Frequency::PerBoot || content == self.boot_id.as_bytes())

@@ -101,10 +101,11 @@ fn config_diags(m: &Machine, code: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-/// Expected: a semaphore that is a directory is reported and the module is not run (running
-/// it again is what semaphores prevent); a handoff whose runcmd holds NULs and 100 000 entries
-/// reports each NUL item and keeps the rest; a power_state delay of 5000 digits is refused by
-/// key. No panic anywhere.
+/// Expected: a semaphore that is a directory, a FIFO, a link (dangling or to a file) or below
+/// a directory that is a link is reported with its path and what it is, and the module is
+/// not run (running it again is what semaphores prevent); a handoff whose runcmd holds NULs
+/// and 100 000 entries reports each NUL item and keeps the rest; a power_state delay of 5000
+/// digits is refused by key. No panic anywhere.
 #[test]
 fn hostile_runner_state_is_reported_never_panics_never_reruns() {
     let m = Machine::new("out-runner");
@@ -127,9 +128,65 @@ fn hostile_runner_state_is_reported_never_panics_never_reruns() {
     assert!(sem_diags[0]
         .1
         .contains("/var/lib/ember/instances/i-output/sem/runcmd"));
+    std::fs::remove_dir(&sem).unwrap();
+
+    // Whatever stands at a semaphore's name (or at a directory above it, below ember's state
+    // directory) and is not a regular file reached without a link: not run, and reported
+    // with the path and what it is, in status and in `ember status --long`.
+    let sem_dir = sem.parent().unwrap().to_path_buf();
+    let moved = m.target.join("var/lib/ember/instances/i-output/sem-moved");
+    type Plant = fn(&std::path::Path, &std::path::Path, &std::path::Path);
+    let kinds: [(&str, Plant); 5] = [
+        ("a directory", |sem, _, _| std::fs::create_dir(sem).unwrap()),
+        ("a FIFO", |sem, _, _| {
+            let mode = rustix::fs::Mode::from_raw_mode(0o644);
+            let fifo = rustix::fs::FileType::Fifo;
+            rustix::fs::mknodat(rustix::fs::CWD, sem, fifo, mode, 0).unwrap();
+        }),
+        ("a symbolic link", |sem, _, _| {
+            std::os::unix::fs::symlink("/nonexistent", sem).unwrap();
+        }),
+        ("a symbolic link", |sem, _, _| {
+            std::os::unix::fs::symlink("/etc/os-release", sem).unwrap();
+        }),
+        ("sem is a symbolic link", |_, dir, moved| {
+            std::fs::rename(dir, moved).unwrap();
+            std::os::unix::fs::symlink("/nonexistent", dir).unwrap();
+        }),
+    ];
+    for (n, (what, plant)) in kinds.iter().enumerate() {
+        plant(&sem, &sem_dir, &moved);
+        let out = runner_config(&m);
+        assert_ne!(out.status.code(), Some(0), "{what}: {}", stderr(&out));
+        assert!(
+            !script.exists(),
+            "runcmd ran under a semaphore that is {what} ({n})"
+        );
+        // With `sem` a link, every module of the stage is reported: runcmd once.
+        let sem_diags: Vec<_> = config_diags(&m, "semaphore-unreadable")
+            .into_iter()
+            .filter(|d| d.1.contains("/sem/runcmd"))
+            .collect();
+        assert_eq!(sem_diags.len(), 1, "{what} ({n}): {sem_diags:?}");
+        let message = &sem_diags[0].1;
+        assert!(message.contains(what), "{message}");
+        let long = m.ember(&["--target", m.target.to_str().unwrap(), "status", "--long"]);
+        let long = common::stdout(&long);
+        assert!(
+            long.contains("/sem/runcmd") && long.contains(what),
+            "{long}"
+        );
+        match std::fs::symlink_metadata(&sem_dir).unwrap().is_symlink() {
+            true => {
+                std::fs::remove_file(&sem_dir).unwrap();
+                std::fs::rename(&moved, &sem_dir).unwrap();
+            }
+            false if sem.is_dir() => std::fs::remove_dir(&sem).unwrap(),
+            false => std::fs::remove_file(&sem).unwrap(),
+        }
+    }
 
     // A handoff as a hostile runner state: NULs, 100 000 commands, a 5000-digit delay.
-    std::fs::remove_dir(&sem).unwrap();
     let handoff_path = m.run.join("ember/handoff.json");
     let mut handoff: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&handoff_path).unwrap()).unwrap();

@@ -137,14 +137,22 @@ fn read_from(env: &Env, imds: &mut Imds, data: &mut InstanceData) -> Result<(), 
     }
     let base = crate::fetch::redact_url(imds.base());
     let all = format!("{VERSION}/meta-data/all");
-    let md = match imds.get(&all)?.map(|b| serde_json::from_slice::<Value>(&b)) {
+    let mut not_utf8_at = None;
+    let md = match imds.get(&all)?.map(|b| {
+        not_utf8_at = crate::datasource::common::metadata_get::not_utf8(&b);
+        serde_json::from_slice::<Value>(&b)
+    }) {
         Some(Ok(v @ Value::Object(_))) => tree::decode_all(v),
         found => {
-            if found.is_some() {
-                let msg =
-                    "not a JSON object; the meta-data tree is crawled instead, as cloud-init does";
+            if let Some(found) = found {
+                let instead = "the meta-data tree is crawled instead, as cloud-init does";
+                // serde_json refuses invalid UTF-8: say so, by offset, rather than "not JSON".
+                let (code, why) = match found.as_ref().err().and(not_utf8_at.take()) {
+                    Some(why) => (Reason::NotUtf8, why),
+                    None => (Reason::MetadataInvalid, "not a JSON object".to_string()),
+                };
                 data.diags.push(
-                    Diag::warning(Reason::MetadataInvalid, msg).file(format!("{base}/{all}")),
+                    Diag::warning(code, format!("{why}; {instead}")).file(format!("{base}/{all}")),
                 );
             }
             tree::crawl(&mut |p: &str| imds.get(p), &format!("{VERSION}/meta-data"))?

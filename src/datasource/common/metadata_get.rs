@@ -104,6 +104,17 @@ pub fn request(fetcher: &Fetcher, method: &str, g: &Get, reads: &mut u32) -> Res
 /// Per-request timeout, overall deadline and retries of a datasource: `ember.metadata-timeout=`
 /// or the image's `max_wait`, `timeout` and `retries` under `datasource: {NAME: …}`, bounded by
 /// ember's limits.
+/// Why `body` is not UTF-8 text, naming the offset of its first invalid byte (never the
+/// bytes). JSON is UTF-8 (RFC 8259): a document that is not is refused whole, never decoded
+/// lossily, since U+FFFD would stand in ids, regions and names that name files and fill
+/// templates, and a service that sends such bytes is broken or is not the service.
+pub fn not_utf8(body: &[u8]) -> Option<String> {
+    std::str::from_utf8(body).err().map(|e| {
+        let at = e.valid_up_to();
+        format!("not UTF-8 text (the first invalid byte at offset {at})")
+    })
+}
+
 /// A metadata document that must be a JSON object. The error names `shown` (the URL, already
 /// redacted) and the line and column, never the content.
 pub fn json_object(
@@ -111,6 +122,9 @@ pub fn json_object(
     shown: &str,
 ) -> Result<serde_json::Map<String, serde_json::Value>, Diag> {
     let invalid = |msg: String| Diag::error(Reason::MetadataInvalid, msg).file(shown.to_string());
+    if let Some(msg) = not_utf8(body) {
+        return Err(Diag::error(Reason::NotUtf8, msg).file(shown.to_string()));
+    }
     match serde_json::from_slice(body) {
         Ok(serde_json::Value::Object(map)) => Ok(map),
         Ok(_) => Err(invalid("not a JSON object".into())),

@@ -153,6 +153,26 @@ fn read(env: &Env, s: &Settings, data: &mut InstanceData) -> Result<(), Diag> {
     result.map_err(|e| e.diag())
 }
 
+const IDENTITY: &str = "latest/dynamic/instance-identity/document";
+
+/// The identity document, which must be a JSON object; else a warning naming `file` and why
+/// (not UTF-8 by the offset of its first invalid byte, never the content), and the document
+/// is not used: what it would say (zone, region, type, image, address) is read from the
+/// meta-data leaves, as on a cloud without one.
+fn identity_document(doc: &[u8], file: String) -> Result<Value, Diag> {
+    let unused = "not used: the meta-data leaves are read instead";
+    if let Some(why) = crate::datasource::common::metadata_get::not_utf8(doc) {
+        return Err(Diag::warning(Reason::NotUtf8, format!("{why}; {unused}")).file(file));
+    }
+    match serde_json::from_slice::<Value>(doc) {
+        Ok(v @ Value::Object(_)) => Ok(v),
+        _ => {
+            let msg = format!("not a JSON object; {unused}");
+            Err(Diag::warning(Reason::MetadataInvalid, msg).file(file))
+        }
+    }
+}
+
 fn text(body: Vec<u8>) -> String {
     String::from_utf8_lossy(&body).trim().to_string()
 }
@@ -166,16 +186,11 @@ fn entries(body: Vec<u8>) -> Vec<String> {
 
 fn read_from(env: &Env, imds: &mut Imds, data: &mut InstanceData) -> Result<(), imds::Error> {
     let mut md = Map::new();
-    let identity = imds.get("latest/dynamic/instance-identity/document")?;
-    let identity = identity.and_then(|doc| match serde_json::from_slice::<Value>(&doc) {
-        Ok(v @ Value::Object(_)) => Some(v),
-        _ => {
-            let msg = "not a JSON object; region and availability zone are unknown";
-            let file = format!("{}/latest/dynamic/instance-identity/document", imds.base());
-            data.diags
-                .push(Diag::warning(Reason::MetadataInvalid, msg).file(file));
-            None
-        }
+    let identity = imds.get(IDENTITY)?.and_then(|doc| {
+        let file = format!("{}/{IDENTITY}", crate::fetch::redact_url(imds.base()));
+        identity_document(&doc, file)
+            .map_err(|d| data.diags.push(d))
+            .ok()
     });
     let id = imds.get(&format!("{MD}/instance-id"))?.map(text);
     let from_doc = |key: &str| identity.as_ref()?.get(key)?.as_str().map(str::to_string);
@@ -419,6 +434,35 @@ mod tests {
         assert_eq!(bases_for(&all, false), all);
         let v4 = vec!["http://10.0.0.1:8080".to_string()];
         assert_eq!(bases_for(&v4, true), v4);
+    }
+
+    #[test]
+    fn identity_documents_that_are_not_utf8_are_named_and_not_used() {
+        let file = "http://169.254.169.254/latest/dynamic/instance-identity/document";
+        let good = br#"{"region": "eu-west-1", "availabilityZone": "eu-west-1a"}"#;
+        assert_eq!(
+            identity_document(good, file.into()).unwrap()["region"],
+            "eu-west-1"
+        );
+        // Invalid bytes inside a string, outside one, a lone continuation byte, Latin-1.
+        for doc in [
+            &b"{\"region\": \"eu-\xff-1\", \"accountId\": \"SECRET-1\"}"[..],
+            b"{\"region\": \"eu-west-1\"}\x80",
+            b"\xc3{\"accountId\": \"SECRET-1\"}",
+            b"{\"region\": \"S\xe3o Paulo\"}",
+        ] {
+            let d = identity_document(doc, file.into()).unwrap_err();
+            assert_eq!(d.code, "not-utf8", "{d:?}");
+            assert!(!d.is_error(), "a warning: {d:?}");
+            assert_eq!(d.file.as_deref(), Some(file));
+            assert!(d.message.contains("offset") && d.message.contains("not used"));
+            assert!(
+                !d.message.contains("SECRET") && !d.message.contains("eu-"),
+                "{d:?}"
+            );
+        }
+        let d = identity_document(b"[1]", file.into()).unwrap_err();
+        assert_eq!(d.code, "metadata-invalid");
     }
 
     #[test]
