@@ -13,6 +13,7 @@ mod durable;
 mod escapes;
 mod hangs;
 mod metadata;
+mod names;
 mod network_model;
 mod output;
 mod secrets;
