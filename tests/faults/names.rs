@@ -241,3 +241,163 @@ fn repository_ids_that_are_not_one_path_component_write_nothing() {
     let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
     assert_eq!(refused(&m, "config"), errors_at(&keys));
 }
+
+/// Files to attach: (name, what ember's reader names the part: its `safe_filename`).
+const ATTACHED: &[(&str, &str)] = &[
+    ("plain.sh", "plain.sh"),
+    ("quo\"te.sh", "quo_te.sh"),
+    ("semi;colon=x.sh", "semi_colon_x.sh"),
+    ("line\r\nX-Injected: yes.sh", "line__X-Injected__yes.sh"),
+    ("new\nline.sh", "new_line.sh"),
+    ("back\\slash.sh", "back_slash.sh"),
+    ("naïve ü.sh", "na_ve__.sh"),
+    ("per%cent'apos*star.sh", "per_cent_apos_star.sh"),
+    ("tab\there.sh", "tab_here.sh"),
+];
+
+/// Python's `email` package (policy `default`) on `mime`: the defects, and each part's file
+/// name, type, header names and text, as JSON.
+fn python_reads(mime: &[u8]) -> Value {
+    use std::io::Write;
+    let script = "import sys, json, email, email.policy\n\
+        m = email.message_from_bytes(sys.stdin.buffer.read(), policy=email.policy.default)\n\
+        parts = [{'filename': p.get_filename(), 'type': p.get_content_type(),\n\
+                  'headers': list(p.keys()), 'defects': [str(d) for d in p.defects],\n\
+                  'text': (p.get_payload(decode=True) or b'').decode('utf-8', 'replace')} for p in m.iter_parts()]\n\
+        print(json.dumps({'multipart': m.is_multipart(), 'headers': list(m.keys()),\n\
+                          'defects': [str(d) for d in m.defects], 'parts': parts}))\n";
+    let mut child = std::process::Command::new("python3")
+        .args(["-c", script])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(mime).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "python3 could not read the message");
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// ember's own reader (the local stage's `userdata::process`) on `mime`: each script part's
+/// file name and text.
+fn ember_reads(mime: &[u8]) -> Vec<(String, String)> {
+    use ember::fetch::{FetchError, UrlReader};
+    struct NoUrls;
+    impl UrlReader for NoUrls {
+        fn read(&self, url: &str, _: u64) -> Result<Vec<u8>, FetchError> {
+            Err(FetchError::NotFound { url: url.into() })
+        }
+    }
+    let limits = ember::limits::Limits::default();
+    let parse = |text: &str| ember::yaml::parse(text, &limits);
+    let instance_data = json!({});
+    let ctx = ember::userdata::Context {
+        limits: &limits,
+        urls: &NoUrls,
+        parse_yaml: &parse,
+        instance_data: &instance_data,
+        once_cache: &ember::userdata::NoOnceCache,
+    };
+    let out = ember::userdata::process(mime, "user-data", &ctx);
+    assert!(out.diags.is_empty(), "{:?}", out.diags);
+    out.scripts
+        .iter()
+        .map(|p| {
+            let text = String::from_utf8(p.payload.expose().clone()).unwrap();
+            (p.filename.clone(), text)
+        })
+        .collect()
+}
+
+/// Expected: `ember devel make-mime -a` of files named with a quote, CR LF and a header, a
+/// line break, `;` and `=`, a backslash, non-ASCII, `%`, `'`, `*` and a tab makes a message
+/// Python's `email` package reads as one part per file, each with exactly its four headers,
+/// its text, and its file name back byte for byte (RFC 2231 `filename*` where a quoted string
+/// cannot hold it); ember's reader finds the same parts in order, named by `safe_filename`.
+/// A type after the last colon (a file name may hold colons, a type cannot) that is not an
+/// RFC 2045 token (a line break and more, `;`, a `/`, a space, non-ASCII, empty) is refused
+/// naming the attachment, `--force` or not, and nothing is printed.
+#[test]
+fn make_mime_file_names_and_types_stay_parameters() {
+    if !common::have("python3") {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("ember-names-mime-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut args = vec!["devel".to_string(), "make-mime".into()];
+    for (i, (name, _)) in ATTACHED.iter().enumerate() {
+        std::fs::write(dir.join(name), format!("#!/bin/sh\necho part {i}\n")).unwrap();
+        args.extend(["-a".into(), format!("{name}:x-shellscript")]);
+    }
+    let make = |args: &[String]| {
+        common::run(
+            std::process::Command::new(common::EMBER)
+                .current_dir(&dir)
+                .args(args),
+        )
+    };
+    let out = make(&args);
+    assert_eq!(out.status.code(), Some(0), "{}", common::stderr(&out));
+    let mime = out.stdout;
+
+    let py = python_reads(&mime);
+    assert_eq!(
+        (&py["multipart"], &py["defects"]),
+        (&json!(true), &json!([]))
+    );
+    assert_eq!(py["headers"], json!(["Content-Type", "MIME-Version"]));
+    let parts = py["parts"].as_array().unwrap();
+    assert_eq!(parts.len(), ATTACHED.len(), "{py}");
+    for (i, (p, (name, _))) in parts.iter().zip(ATTACHED).enumerate() {
+        assert_eq!(p["filename"], json!(name), "part {i}: {p}");
+        assert_eq!(p["type"], "text/x-shellscript", "part {i}: {p}");
+        assert_eq!(p["text"], json!(format!("#!/bin/sh\necho part {i}\n")));
+        assert_eq!(p["defects"], json!([]), "part {i}: {p}");
+        let headers = json!([
+            "Content-Type",
+            "MIME-Version",
+            "Content-Transfer-Encoding",
+            "Content-Disposition"
+        ]);
+        assert_eq!(p["headers"], headers, "part {i}: {p}");
+    }
+
+    let ember_parts = ember_reads(&mime);
+    let want: Vec<(String, String)> = ATTACHED
+        .iter()
+        .enumerate()
+        .map(|(i, (_, safe))| (safe.to_string(), format!("#!/bin/sh\necho part {i}\n")))
+        .collect();
+    assert_eq!(ember_parts, want);
+
+    for bad in [
+        "x-shellscript\r\nX-Injected",
+        "x-shellscript\n\n#!/bin/sh",
+        "x-shellscript; charset=latin1",
+        "text/x-shellscript",
+        "x shellscript",
+        "x-shellscrïpt",
+        "",
+    ] {
+        for force in [false, true] {
+            let mut args: Vec<String> = ["devel", "make-mime", "-a", "plain.sh:x-shellscript"]
+                .map(String::from)
+                .into();
+            args.extend(["-a".into(), format!("plain.sh:{bad}")]);
+            if force {
+                args.push("--force".into());
+            }
+            let out = make(&args);
+            let err = common::stderr(&out);
+            assert_eq!(out.status.code(), Some(2), "{bad:?} {force}: {err}");
+            assert!(out.stdout.is_empty(), "{bad:?} {force}");
+            assert!(
+                err.contains("-a/--attach") && err.contains("attachment 2"),
+                "{bad:?}: {err}"
+            );
+            assert!(!err.contains("Injected"), "the type is not quoted: {err}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
