@@ -36,15 +36,15 @@ fn boot(name: &str, os_release: &str, stage: &str, modules: Value) -> Machine {
     m
 }
 
-/// Every regular file the modules left in the target's /etc (and anything at its top), as
-/// `/path`, sorted.
+/// Every regular file the modules left in the target, but ember's state under /var and what
+/// the test put there, as `/path`, sorted.
 fn files(m: &Machine) -> Vec<String> {
     let t = &m.target;
     let mut out: Vec<String> = common::walk(t)
         .into_iter()
         .filter(|(_, meta)| meta.is_file())
         .map(|(p, _)| format!("/{}", p.strip_prefix(t).unwrap().display()))
-        .filter(|p| p != "/etc/os-release" && !p.starts_with("/var/"))
+        .filter(|p| p != "/etc/os-release" && !p.starts_with("/var/") && p != "/bin/busybox")
         .collect();
     out.sort();
     out
@@ -400,4 +400,56 @@ fn make_mime_file_names_and_types_stay_parameters() {
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Expected: a NoCloud `cloud-name` that is not one name with `cloud-id-` before it (a climb
+/// out of /run/cloud-init, a `/`, a line break, 300 bytes) writes no `cloud-id-…` file and
+/// no link, with an error naming meta-data's `cloud-name`; the instance is still provisioned
+/// (its hostname written). A plain cloud-name still gets its file and link.
+#[test]
+fn cloud_names_from_metadata_that_are_not_one_name_write_no_cloud_id_file() {
+    let hostile = [
+        "x/../../../escaped-cloud",
+        "x/y",
+        "line\nbreak",
+        &"c".repeat(300),
+    ];
+    for (i, name) in hostile.iter().enumerate() {
+        let m = common::Machine::new(&format!("names-cloud-{i}"));
+        let md = format!(
+            "instance-id: i-cloud\nlocal-hostname: host-{i}\ncloud-name: {}\n",
+            serde_json::to_string(name).unwrap()
+        );
+        m.seed_files(
+            &m.target,
+            "var/lib/cloud/seed/nocloud",
+            &[("meta-data", &md), ("user-data", "#cloud-config\n{}\n")],
+        );
+        let out = m.initrd("all");
+        common::assert_no_panic(&out);
+        for (p, _) in common::walk(&m.dir) {
+            let p = p.to_string_lossy().into_owned();
+            assert!(
+                !p.contains("cloud-id-") && !p.contains("escaped"),
+                "{name:?}: {p}"
+            );
+        }
+        assert!(!m.run.join("cloud-init/cloud-id").exists(), "{name:?}");
+        let keys: Vec<Value> = m
+            .diags()
+            .into_iter()
+            .filter(|d| d["code"] == "bad-value")
+            .map(|d| d["key"].clone())
+            .collect();
+        assert_eq!(keys, [json!("cloud-name")], "{name:?}");
+        assert_eq!(m.target_file("etc/hostname"), format!("host-{i}\n"));
+    }
+    let m = common::Machine::new("names-cloud-plain");
+    let md = "instance-id: i-cloud\ncloud-name: my-Cloud\n";
+    let seed = [("meta-data", md), ("user-data", "#cloud-config\n{}\n")];
+    m.seed_files(&m.target, "var/lib/cloud/seed/nocloud", &seed);
+    common::assert_no_panic(&m.initrd("all"));
+    assert_eq!(m.run_file("cloud-init/cloud-id-my-cloud"), "my-cloud\n");
+    let link = std::fs::read_link(m.run.join("cloud-init/cloud-id")).unwrap();
+    assert_eq!(link, std::path::Path::new("cloud-id-my-cloud"));
 }
