@@ -13,6 +13,7 @@ mod remove;
 mod resolve;
 
 pub use error::RootError;
+pub use names::{name_or_path, one_name, one_path, BadName, NAME_MAX};
 pub use read_only::ReadOnly;
 pub use remove::Marked;
 pub use resolve::Resolver;

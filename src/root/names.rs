@@ -1,11 +1,87 @@
-//! Names: how a caller's path splits into components, how it is shown in messages, and the
-//! temporary names atomic replacement uses. Pure apart from the random source.
+//! Names: how a caller's path splits into components, how it is shown in messages, the
+//! temporary names atomic replacement uses, and the one check of a name from config or
+//! metadata that becomes a file name (RELIABILITY rule 14). Pure apart from the random source.
 
 use super::RootError;
+use crate::error::Diag;
+use crate::reason::Reason;
 use rustix::io::Errno;
+use std::fmt;
 
 /// Longest `rel` accepted; the kernel's PATH_MAX, which also bounds the work per call.
 const MAX_PATH: usize = 4096;
+
+/// Longest name of one directory entry, in bytes: the kernel's NAME_MAX.
+pub const NAME_MAX: usize = 255;
+
+/// Why a name from config or metadata cannot become a file name. Says what is wrong, never
+/// the name (RELIABILITY rule 3): the caller's diagnostic names the key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BadName(&'static str);
+
+impl fmt::Display for BadName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "not usable as a file name: {}; not written", self.0)
+    }
+}
+
+/// A `bad-value` error; the caller adds the key (`apt.sources.<key>.filename`).
+impl From<BadName> for Diag {
+    fn from(e: BadName) -> Diag {
+        Diag::error(Reason::BadValue, e.to_string())
+    }
+}
+
+/// RELIABILITY rule 14, the one check of every name from user-data, vendor-data or metadata
+/// that becomes a file name: written with `suffix` after it (`.list`, `.repo`; `""` for
+/// none), `name` is exactly one path component. Refused: the empty name, `.` and `..`, a `/`,
+/// any control character (NUL, a line break, a tab, DEL, the C1 range), and more than
+/// [`NAME_MAX`] bytes with the suffix. Anything else is a name, however odd (spaces, `\`,
+/// non-ASCII): the root writer still resolves it inside the target.
+pub fn one_name(name: &str, suffix: &str) -> Result<(), BadName> {
+    let why = if name.is_empty() {
+        "it is empty"
+    } else if name == "." || name == ".." {
+        "it is . or .."
+    } else if name.contains('/') {
+        "it holds a / (one name is wanted, not a path)"
+    } else if name.chars().any(char::is_control) {
+        "it holds a control character"
+    } else if name.len() + suffix.len() > NAME_MAX {
+        "it is longer than 255 bytes"
+    } else {
+        return Ok(());
+    };
+    Err(BadName(why))
+}
+
+/// For the keys where cloud-init documents an absolute path in place of a name (apt's and
+/// rsyslog's `filename`): an absolute `path` whose every component passes [`one_name`] (the
+/// last with `suffix`), so no `.`, `..` or empty component, at most 4096 bytes. The root
+/// writer resolves it inside the target, as any other write.
+pub fn one_path(path: &str, suffix: &str) -> Result<(), BadName> {
+    let Some(rest) = path.strip_prefix('/') else {
+        return Err(BadName("it is not an absolute path"));
+    };
+    if path.len() + suffix.len() > MAX_PATH {
+        return Err(BadName("it is longer than 4096 bytes"));
+    }
+    let comps: Vec<&str> = rest.split('/').collect();
+    let last = comps.len() - 1;
+    for (i, c) in comps.iter().enumerate() {
+        one_name(c, if i == last { suffix } else { "" })?;
+    }
+    Ok(())
+}
+
+/// [`one_path`] for a `name` starting with `/`, else [`one_name`].
+pub fn name_or_path(name: &str, suffix: &str) -> Result<(), BadName> {
+    if name.starts_with('/') {
+        one_path(name, suffix)
+    } else {
+        one_name(name, suffix)
+    }
+}
 
 /// The path as shown in messages: absolute inside the root, control characters escaped.
 pub(super) fn shown(rel: &str) -> String {
@@ -127,6 +203,64 @@ mod tests {
             assert_eq!(parse(rel, "").ok().as_deref(), *want, "{rel:?}");
         }
         assert!(parse(&"a/".repeat(3000), "").is_err());
+    }
+
+    /// Every class of name rule 14 closes, and the odd names that stay names.
+    #[test]
+    fn one_name_table() {
+        let max = "n".repeat(NAME_MAX - 5);
+        let over = "n".repeat(NAME_MAX - 4);
+        let cases: &[(&str, &str, bool)] = &[
+            ("repo", ".list", true),
+            ("my repo \\ é;\"'", "", true),
+            (".hidden", "", true),
+            ("...", "", true),
+            (&max, ".list", true),
+            (&over, ".list", false),
+            (&"é".repeat(128), "", false),
+            ("", ".list", false),
+            (".", "", false),
+            ("..", ".list", false),
+            ("../../cron.d/job", "", false),
+            ("a/b", "", false),
+            ("/abs", "", false),
+            ("a\0b", "", false),
+            ("a\nb", "", false),
+            ("a\rb", "", false),
+            ("a\tb", "", false),
+            ("a\u{7f}b", "", false),
+            ("a\u{85}b", "", false),
+        ];
+        for (name, suffix, ok) in cases {
+            assert_eq!(one_name(name, suffix).is_ok(), *ok, "{name:?}{suffix}");
+        }
+    }
+
+    #[test]
+    fn one_path_table() {
+        let cases: &[(&str, bool)] = &[
+            ("/etc/apt/sources.list.d/x.list", true),
+            ("/x", true),
+            ("etc/x", false),
+            ("/", false),
+            ("/etc//x", false),
+            ("/etc/x/", false),
+            ("/etc/./x", false),
+            ("/etc/../cron.d/x", false),
+            ("/etc/a\nb/x", false),
+            ("/etc/x\0", false),
+        ];
+        for (path, ok) in cases {
+            assert_eq!(one_path(path, "").is_ok(), *ok, "{path:?}");
+        }
+        assert!(one_path(&format!("/{}", "a/".repeat(2100)), "").is_err());
+        assert!(name_or_path("/etc/x", ".conf").is_ok());
+        assert!(name_or_path("../x", ".conf").is_err());
+        assert!(name_or_path("/etc/../x", ".conf").is_err());
+        let e = one_name("../secret-looking-name", "")
+            .unwrap_err()
+            .to_string();
+        assert!(!e.contains("secret"), "{e}");
     }
 
     #[test]

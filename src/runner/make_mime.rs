@@ -1,8 +1,11 @@
 //! `ember devel make-mime -a FILE:TYPE… [--force] | --list-types`: cloud-init's tool for a
 //! multipart user-data. Each file becomes a `text/TYPE` part, UTF-8 and base64 as Python's
 //! `MIMEText(…, "utf-8")` writes it (so a part's text can never be taken for a boundary), with
-//! its file name in `Content-Disposition`. A type cloud-init does not handle is an error
-//! (exit 1), or with `--force` a warning.
+//! its file name in `Content-Disposition` (`userdata::encode_param`: quoted, or RFC 2231's
+//! `filename*=utf-8''…` when a quote, a backslash, a control character or non-ASCII is in it,
+//! so no name ends the header early). A type that is not an RFC 2045 token is a usage error
+//! (exit 2), `--force` or not; a type cloud-init does not handle is an error (exit 1), or with
+//! `--force` a warning.
 
 use super::{global_flag, CliError, Ctx};
 use base64::Engine as _;
@@ -39,12 +42,20 @@ pub fn run(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> 
         match arg {
             Short('a') | Long("attach") => {
                 let value = parser.value()?.string()?;
-                let Some((path, subtype)) = value.split_once(':') else {
+                // The type is a token, never holding a colon; the file name may.
+                let Some((path, subtype)) = value.rsplit_once(':') else {
                     return Err(CliError::Usage(format!(
                         "-a/--attach: '{value}' is not FILE:TYPE (such as user-data.yaml:cloud-config)"
                     )));
                 };
                 let subtype = subtype.trim().to_string();
+                if !is_token(&subtype) {
+                    return Err(CliError::Usage(format!(
+                        "-a/--attach: attachment {}: the type after the last colon is not a MIME \
+                         subtype (RFC 2045 token characters, such as cloud-config)",
+                        parts.len() + 1
+                    )));
+                }
                 parts.push(Part {
                     path: path.into(),
                     subtype,
@@ -97,6 +108,13 @@ pub fn run(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> 
     Ok(0)
 }
 
+/// An RFC 2045 token: printable US-ASCII but space and the tspecials `()<>@,;:\"/[]?=`.
+fn is_token(s: &str) -> bool {
+    !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_graphic() && !b"()<>@,;:\\\"/[]?=".contains(&b))
+}
+
 /// One part: headers in the order Python's email package writes them, a blank line, then the
 /// text in base64 lines of 76 characters.
 fn part_text(part: &Part, text: &str) -> String {
@@ -104,9 +122,9 @@ fn part_text(part: &Part, text: &str) -> String {
     let mut s = format!(
         "Content-Type: text/{}; charset=\"utf-8\"\nMIME-Version: 1.0\n\
          Content-Transfer-Encoding: base64\n\
-         Content-Disposition: attachment; filename=\"{}\"\n\n",
+         Content-Disposition: attachment; {}\n\n",
         part.subtype,
-        part.path.display()
+        crate::userdata::encode_param("filename", &part.path.to_string_lossy())
     );
     for line in encoded.as_bytes().chunks(76) {
         s.push_str(&String::from_utf8_lossy(line));
@@ -154,8 +172,31 @@ mod tests {
         assert!(m.starts_with("Content-Type: multipart/mixed; boundary=\"B\"\nMIME-Version: 1.0\n\n--B\nContent-Type: text/cloud-config"));
         assert!(m.contains("I2Nsb3VkLWNvbmZpZwo=\n\n--B\nContent-Type"));
         assert!(m.ends_with("I2Nsb3VkLWNvbmZpZwo=\n\n--B--\n\n"));
+        let odd = Part {
+            path: "a\"b\n".into(),
+            subtype: "x-shellscript".into(),
+        };
+        assert!(part_text(&odd, "")
+            .contains("Content-Disposition: attachment; filename*=utf-8''a%22b%0A\n\n"));
         let b = boundary();
         assert_eq!(b.len(), 15 + 19 + 2);
         assert!(b[15..34].bytes().all(|c| c.is_ascii_digit()));
+    }
+
+    #[test]
+    fn types_are_tokens() {
+        for yes in [
+            "cloud-config",
+            "x-shellscript-per-boot",
+            "jinja2",
+            "X.Y+z_1!",
+        ] {
+            assert!(is_token(yes), "{yes}");
+        }
+        for no in [
+            "", "a b", "a/b", "a;b", "a\nb", "a\"b", "a=b", "é", "a\\b", "a:b",
+        ] {
+            assert!(!is_token(no), "{no:?}");
+        }
     }
 }

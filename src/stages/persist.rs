@@ -256,15 +256,21 @@ pub fn record(
     run.json(rec, RunPaths::HANDOFF, &handoff, 0o600);
     drop(handoff);
     // cloud-init's cloud-id, as instance data's `v1.cloud_id` has it (`aws-china`).
+    // The id comes from metadata (`cloud-name`): the file is written only under one name.
     let id = instance_data::cloud_id(data);
     let cloud_id = format!("cloud-id-{id}");
-    rec.write_run(
-        &format!("{}/{cloud_id}", RunPaths::CLOUD_INIT_DIR),
-        format!("{id}\n").as_bytes(),
-        0o644,
-    );
-    if let Err(e) = rec.run.symlink(&cloud_id, RunPaths::CI_CLOUD_ID) {
-        rec.record(Diag::error(e.code(), e.to_string()));
+    match crate::root::one_name(&cloud_id, "") {
+        Err(e) => rec.record(Diag::from(e).key("cloud-name")),
+        Ok(()) => {
+            rec.write_run(
+                &format!("{}/{cloud_id}", RunPaths::CLOUD_INIT_DIR),
+                format!("{id}\n").as_bytes(),
+                0o644,
+            );
+            if let Err(e) = rec.run.symlink(&cloud_id, RunPaths::CI_CLOUD_ID) {
+                rec.record(Diag::error(e.code(), e.to_string()));
+            }
+        }
     }
     let network = network_config(ctx, rec, chosen, &merged.config);
     run.json(rec, RunPaths::NETWORK_CONFIG, &network, 0o600);

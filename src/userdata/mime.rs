@@ -1,6 +1,7 @@
-//! A small MIME reader for user-data: header blocks with continuation lines, parameters,
+//! A small MIME reader for user-data: header blocks with continuation lines, parameters
+//! (RFC 2231's single `name*=charset'lang'value` form too, which `encode_param` writes),
 //! multipart bodies split on their boundary, and transfer decodings. Not a mail library: no
-//! RFC 2047/2231 encoded words, no charsets (payloads stay bytes).
+//! RFC 2047 encoded words, no RFC 2231 continuations, no charsets (payloads stay bytes).
 
 use base64::engine::general_purpose::{GeneralPurpose, NO_PAD_INDIFFERENT};
 use base64::Engine as _;
@@ -37,9 +38,15 @@ impl Entity<'_> {
         }
     }
 
-    /// Content-Disposition `filename`, else Content-Type `name`, like Python's `get_filename`.
+    /// Content-Disposition `filename`, else Content-Type `name`, like Python's `get_filename`;
+    /// the RFC 2231 form (`filename*=utf-8''a%22b`) first, decoded.
     pub fn filename(&self) -> Option<String> {
-        let from = |h: &str, p: &str| self.header(h).and_then(|v| param(v, p));
+        let from = |h: &str, p: &str| {
+            let v = self.header(h)?;
+            param(v, &format!("{p}*"))
+                .and_then(|x| decode_2231(&x))
+                .or_else(|| param(v, p))
+        };
         from("content-disposition", "filename").or_else(|| from("content-type", "name"))
     }
 
@@ -164,6 +171,40 @@ pub fn param(value: &str, wanted: &str) -> Option<String> {
         }
         rest = tail;
     }
+}
+
+/// An RFC 2231 extended value, `charset'language'percent-encoded`, decoded (as UTF-8 whatever
+/// the charset: user-data names are UTF-8 or ASCII). `None` when it lacks its two quotes.
+fn decode_2231(v: &str) -> Option<String> {
+    let mut it = v.splitn(3, '\'');
+    let (_charset, _lang, text) = (it.next()?, it.next()?, it.next()?);
+    Some(crate::percent::decode(text))
+}
+
+/// Characters RFC 2231 (as RFC 5987's `attr-char`) lets an extended value hold unencoded.
+fn attr_char(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"!#$&+-.^_`|~".contains(&b)
+}
+
+/// `name="value"` for a header parameter, as a quoted string when `value` is printable ASCII
+/// with no `"` or `\`, else RFC 2231's `name*=utf-8''…` with every other byte
+/// percent-encoded: no value can end the parameter, the header or the header block early.
+pub fn encode_param(name: &str, value: &str) -> String {
+    let quotable = value
+        .bytes()
+        .all(|b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\');
+    if quotable {
+        return format!("{name}=\"{value}\"");
+    }
+    let mut out = format!("{name}*=utf-8''");
+    for b in value.bytes() {
+        if attr_char(b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
 }
 
 /// The bodies of a multipart entity's parts. The line break before a boundary belongs to

@@ -111,3 +111,33 @@ fn transfer_decodings() {
     );
     assert_eq!(e("8bit", b"\xff\x00").decoded_body().unwrap(), b"\xff\x00");
 }
+
+/// Every name `encode_param` writes reads back byte for byte through `filename`, whatever it
+/// holds: quotes, backslashes, `;` and `=`, line breaks and a header, non-ASCII, `%` and `'`.
+#[test]
+fn encoded_parameters_read_back_the_same() {
+    let names = [
+        "plain.sh",
+        "with space;semi=eq.sh",
+        "quo\"te.sh",
+        "back\\slash",
+        "line\r\nX-Injected: yes",
+        "nul\u{0}tab\t",
+        "naïve ü €.sh",
+        "per%cent'apos*star",
+        "",
+    ];
+    for name in names {
+        let p = encode_param("filename", name);
+        assert!(!p.contains(['\r', '\n', '\0']), "{p}");
+        let head = format!("Content-Disposition: attachment; {p}\nX-After: 1\n\nbody");
+        let e = parse_entity(head.as_bytes());
+        assert_eq!(e.filename().as_deref(), Some(name), "{p}");
+        assert_eq!(e.header("x-after"), Some("1"), "{p}");
+        assert_eq!(e.body, b"body");
+    }
+    assert_eq!(encode_param("filename", "a b"), "filename=\"a b\"");
+    assert_eq!(encode_param("filename", "a\"b"), "filename*=utf-8''a%22b");
+    let e = parse_entity(b"Content-Type: text/plain; name*=utf-8'en'%C3%A9\n\nx");
+    assert_eq!(e.filename().as_deref(), Some("\u{e9}"));
+}

@@ -10,6 +10,7 @@ mod include;
 pub mod jinja;
 mod jsonpatch;
 mod mime;
+pub use mime::encode_param;
 /// Crate-visible for `parts::safe_filename`, which the record step reuses.
 pub(crate) mod parts;
 

@@ -14,6 +14,7 @@ mod durable;
 mod escapes;
 mod hangs;
 mod metadata;
+mod names;
 mod network_model;
 mod output;
 mod secrets;

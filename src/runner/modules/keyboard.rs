@@ -182,15 +182,15 @@ fn alpine(ctx: &ModCtx, s: &Settings, diags: &mut Vec<Diag>) -> Result<(), Diag>
     if s.layout.is_empty() {
         return missing("keyboard layout not specified");
     }
-    let plain = |v: &str| !v.contains('/') && v != "." && v != "..";
-    if !plain(&s.layout) || !ctx.root.exists(&format!("{KEYMAPS}/{}", s.layout)) {
+    let plain = |v: &str, suffix: &str| crate::root::one_name(v, suffix).is_ok();
+    if !plain(&s.layout, "") || !ctx.root.exists(&format!("{KEYMAPS}/{}", s.layout)) {
         return missing("no such layout directory in the target's /usr/share/bkeymaps");
     }
     if s.variant.is_empty() {
         return missing("keyboard variant not specified (Alpine needs one)");
     }
     let map = format!("{KEYMAPS}/{}/{}.bmap.gz", s.layout, s.variant);
-    if !plain(&s.variant) || !ctx.root.exists(&map) {
+    if !plain(&s.variant, ".bmap.gz") || !ctx.root.exists(&map) {
         return missing("no such variant map in the layout's directory");
     }
     for (name, set) in [

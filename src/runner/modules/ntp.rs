@@ -184,6 +184,10 @@ fn config_text(
         warn_unused(b, s, diags);
         return Some(b.render(lists));
     }
+    if let Err(e) = crate::root::one_name(&name, ".tmpl") {
+        diags.push(Diag::from(e).key("ntp.config.template_name"));
+        return None;
+    }
     let path = format!("/etc/cloud/templates/{name}.tmpl");
     match ctx.root.read_file(&path, 1 << 20) {
         Ok(Some(data)) => {

@@ -4,7 +4,9 @@
 //! [@|@@]host[:port]"`) added to the default file between `# begin remotes` and `# end
 //! remotes`; then the service reloaded (`service_reload_command`: `auto` is the init
 //! system's `reload-or-try-restart rsyslog`, a list is run as given). With `install_rsyslog`
-//! the `packages` are installed when `check_exe` is not on the PATH. The old list form
+//! the `packages` are installed when `check_exe` is not on the PATH. A file name is one name
+//! in `config_dir`, or an absolute path as cloud-init takes it (resolved inside the target);
+//! `..`, a `/` in a relative name or a control character is refused by key. The old list form
 //! (`rsyslog: [...]`, with top-level `rsyslog_filename` and `rsyslog_dir`) is read with a
 //! deprecation. It runs in the early unit, as cloud-init's init stage runs it; the BSD
 //! syslogd handling is not ember's (Linux only).
@@ -78,6 +80,17 @@ pub fn plan(s: &Settings, diags: &mut Vec<Diag>) -> Vec<(String, String)> {
         if name.is_empty() {
             let key = format!("{}.{i}", s.configs_key);
             diags.push(Diag::warning(Reason::BadValue, "empty filename: skipped").key(key));
+            continue;
+        }
+        // One name in config_dir, or the absolute path cloud-init takes too (rule 14).
+        if let Err(e) = crate::root::name_or_path(name, "") {
+            let key = match filename {
+                Some(_) => format!("{}.{i}.filename", s.configs_key),
+                None => s.config_filename_key().to_string(),
+            };
+            if !diags.iter().any(|d| d.key.as_deref() == Some(key.as_str())) {
+                diags.push(Diag::from(e).key(key));
+            }
             continue;
         }
         let path = if name.starts_with('/') {

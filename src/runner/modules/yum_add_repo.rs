@@ -59,8 +59,12 @@ pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> Option<Settings> {
     for (name, repo) in repos {
         let key = format!("yum_repos.{name}");
         let id = name.replace(' ', "-");
-        if !usable_id(&id) {
-            let msg = "not usable as a file and section name; repository skipped";
+        if let Err(e) = crate::root::one_name(&id, ".repo") {
+            diags.push(Diag::from(e).key(key));
+            continue;
+        }
+        if !usable_section(&id) {
+            let msg = "not usable as a section name (a ]); repository skipped";
             diags.push(Diag::error(Reason::BadValue, msg).key(key));
             continue;
         }
@@ -75,13 +79,10 @@ pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> Option<Settings> {
     Some(Settings { dir, repos: out })
 }
 
-/// A file name and a section name: no `/`, no `]`, no control characters, not `.`/`..`.
-fn usable_id(id: &str) -> bool {
-    !id.is_empty()
-        && id != "."
-        && id != ".."
-        && !id.contains(['/', ']'])
-        && !id.chars().any(char::is_control)
+/// A section name: no `]` (it would end the section's header); being a file name too, it
+/// must also pass the one name check (`crate::root::one_name`).
+fn usable_section(id: &str) -> bool {
+    !id.contains(']')
 }
 
 /// A repository's options, or None when it is skipped (the diagnostic says why).

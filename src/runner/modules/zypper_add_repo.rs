@@ -93,14 +93,8 @@ pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> Option<Settings> {
             continue;
         };
         let file_id = id.replace(' ', "_");
-        if file_id.is_empty()
-            || file_id == "."
-            || file_id == ".."
-            || file_id.contains('/')
-            || file_id.chars().any(char::is_control)
-        {
-            let msg = "not usable as a file name; repository skipped";
-            diags.push(Diag::error(Reason::BadValue, msg).key(format!("{key}.id")));
+        if let Err(e) = crate::root::one_name(&file_id, ".repo") {
+            diags.push(Diag::from(e).key(format!("{key}.id")));
             continue;
         }
         if ids.contains(&id) {

@@ -305,6 +305,10 @@ fn safe_filename_table() {
     ];
     for (name, want) in cases {
         assert_eq!(safe_filename(name).as_deref(), want, "{name:?}");
+        // Stricter than rule 14's one check: what it keeps is always one name.
+        if let Some(kept) = safe_filename(name) {
+            assert_eq!(crate::root::one_name(&kept, ""), Ok(()), "{name:?}");
+        }
     }
     let long = safe_filename(&"é".repeat(1000)).unwrap();
     assert_eq!(long.len(), FILENAME_MAX);

@@ -281,10 +281,15 @@ impl Reader<'_> {
                 continue;
             };
             let filename = self.text(entry.get("filename"), &format!("{path}.filename"));
-            if filename.as_deref() == Some("") {
-                let msg = "must not be empty; entry skipped";
-                let k = format!("{path}.filename");
-                self.diags.push(Diag::error(Reason::BadValue, msg).key(k));
+            // The list's file name: `filename` (an absolute path allowed, as cloud-init
+            // documents), else the entry's key; one name either way (rule 14).
+            let (file, at) = match &filename {
+                Some(f) => (f.as_str(), format!("{path}.filename")),
+                None => (name.as_str(), path.clone()),
+            };
+            let suffix = if file.ends_with(".list") { "" } else { ".list" };
+            if let Err(e) = crate::root::name_or_path(file, suffix) {
+                self.diags.push(Diag::from(e).key(at));
                 continue;
             }
             let append = flag(entry.get("append"), &format!("{path}.append"), self.diags);

@@ -32,7 +32,8 @@ pub fn is_repo_name(source: &str) -> bool {
         && rest.chars().next().is_some_and(word)
 }
 
-/// The file an entry's line goes to.
+/// The file an entry's line goes to. `filename` passed `crate::root::name_or_path` when the
+/// settings were read: one name, or an absolute path without `.` or `..` components.
 pub fn list_file(filename: &str) -> String {
     let mut path = if filename.starts_with('/') {
         filename.to_string()

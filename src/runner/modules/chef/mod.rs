@@ -184,6 +184,9 @@ fn install(ctx: &ModCtx, s: &Settings, diags: &mut Vec<Diag>) -> Result<bool, Di
 /// cloud-init's gems install: ruby's packages, gem and ruby linked, `gem install chef`.
 fn gems(ctx: &ModCtx, s: &Settings) -> Result<(), Diag> {
     let v = &s.ruby_version;
+    // `/usr/bin/ruby{v}` is linked to: one name (rule 14).
+    crate::root::one_name(&format!("ruby{v}-dev"), "")
+        .map_err(|e| Diag::from(e).key("chef.ruby_version"))?;
     let mut pkgs = vec![
         Pkg::new(&format!("ruby{v}")),
         Pkg::new(&format!("ruby{v}-dev")),

@@ -39,6 +39,16 @@ pub struct Settings {
     pub install: bool,
 }
 
+impl Settings {
+    /// The key `config_filename` was given at: the old list form's top-level key, or its own.
+    pub fn config_filename_key(&self) -> &'static str {
+        match self.configs_key {
+            "rsyslog" => "rsyslog_filename",
+            _ => "rsyslog.config_filename",
+        }
+    }
+}
+
 fn entry(v: &Value) -> Entry {
     match v {
         Value::String(s) => Entry::Write {
