@@ -36,8 +36,16 @@ impl std::fmt::Display for ChildError {
     fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         match self {
             ChildError::Start(e) => write!(f, "could not be started: {e}"),
-            ChildError::Deadline(d) => write!(f, "still running after {} s: killed", d.as_secs()),
-            ChildError::TooMuchOutput(n) => write!(f, "printed more than {n} bytes: killed"),
+            ChildError::Deadline(d) => {
+                write!(
+                    f,
+                    "still running at its deadline of {} s: killed",
+                    d.as_secs_f32()
+                )
+            }
+            ChildError::TooMuchOutput(n) => {
+                write!(f, "printed past its output budget of {n} bytes: killed")
+            }
             ChildError::Io(e) => write!(f, "{e}"),
         }
     }
@@ -53,6 +61,36 @@ pub fn output(cmd: &mut Command, bounds: Bounds) -> Result<Output, ChildError> {
         .spawn()
         .map_err(ChildError::Start)?;
     Running::new(child, bounds).finish()
+}
+
+/// What [`capture`] read of a command's standard output, and why it was cut, if it was.
+#[derive(Debug)]
+pub struct Captured {
+    /// At most `bounds.max_output` bytes.
+    pub stdout: Vec<u8>,
+    /// The deadline, the budget or a read error that ended it early (the child killed).
+    pub cut: Option<ChildError>,
+}
+
+/// Runs `cmd` (standard input and error on /dev/null) within `bounds` and keeps what it
+/// printed even when it was killed: for a report that wants what a tool said so far (the
+/// kernel log, the journal). `Err` only when it could not be started.
+pub fn capture(cmd: &mut Command, bounds: Bounds) -> Result<Captured, ChildError> {
+    let child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn()
+        .map_err(ChildError::Start)?;
+    let mut run = Running::new(child, bounds);
+    let cut = run.collect().err();
+    if cut.is_some() {
+        kill(&mut run.child);
+    }
+    let mut stdout = run.out;
+    stdout.truncate(bounds.max_output);
+    Ok(Captured { stdout, cut })
 }
 
 /// Runs `cmd` within `bounds.deadline`, its output going where `cmd` sends it (the console,
@@ -254,6 +292,21 @@ mod tests {
         let st = status(&mut sh("sleep 30"), Duration::from_millis(300));
         assert!(matches!(st, Err(ChildError::Deadline(_))), "{st:?}");
         assert!(status(&mut sh("exit 0"), SHORT.deadline).unwrap().success());
+        // What came before the cut is kept, at most the budget.
+        let small = Bounds {
+            deadline: SHORT.deadline,
+            max_output: 1000,
+        };
+        let got = capture(&mut sh("yes"), small).unwrap();
+        assert_eq!(got.stdout.len(), 1000);
+        assert!(matches!(got.cut, Some(ChildError::TooMuchOutput(1000))));
+        let got = capture(&mut sh("echo a; sleep 30"), SHORT).unwrap();
+        assert_eq!(got.stdout, b"a\n");
+        assert!(
+            matches!(got.cut, Some(ChildError::Deadline(_))),
+            "{:?}",
+            got.cut
+        );
         assert!(started.elapsed() < Duration::from_secs(10));
     }
 }

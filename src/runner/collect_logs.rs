@@ -7,13 +7,13 @@
 //! new (`--replace` to replace a name that exists: `new_file.rs`). What it gathers is read
 //! as regular files with one name reached without any link (RELIABILITY rule 13), what is
 //! skipped named on stderr with why; the kernel log and journal within a deadline and an
-//! output budget (`bounded.rs`, rule 15).
+//! output budget (`crate::child`, rule 15).
 //! <https://docs.cloud-init.io/en/latest/reference/cli.html#collect-logs>
 
-use super::bounded::{self, Cut};
 use super::new_file::{CreateError, NewFile};
 use super::tar::{StoredGz, Tar};
 use super::{global_flag, CliError, Ctx};
+use crate::child::{self, Bounds};
 use crate::paths::RunPaths;
 use crate::regular;
 use crate::root::{Root, RootError};
@@ -211,19 +211,15 @@ fn tools(entries: &mut Vec<(String, Vec<u8>)>) {
     for (name, argv) in [("dmesg.txt", vec!["dmesg"]), ("journal.txt", journal)] {
         let mut cmd = Command::new(argv[0]);
         cmd.args(&argv[1..]);
-        let Ok(got) = bounded::capture(&mut cmd, TOOL_DEADLINE, TOOL_MAX) else {
+        let bounds = Bounds {
+            deadline: TOOL_DEADLINE,
+            max_output: TOOL_MAX,
+        };
+        let Ok(got) = child::capture(&mut cmd, bounds) else {
             continue;
         };
-        match got.cut {
-            Some(Cut::Budget) => {
-                eprintln!("{}: output cut at the budget of {TOOL_MAX} bytes", argv[0])
-            }
-            Some(Cut::Deadline) => eprintln!(
-                "{}: stopped at the deadline of {} s; its output so far is kept",
-                argv[0],
-                TOOL_DEADLINE.as_secs()
-            ),
-            None => {}
+        if let Some(cut) = got.cut {
+            eprintln!("{}: {cut}; its output so far is kept", argv[0]);
         }
         entries.push((name.into(), got.stdout));
     }

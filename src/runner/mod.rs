@@ -3,7 +3,6 @@
 //! datasources or the user-data code, so the runner stays small.
 
 mod analyze;
-mod bounded;
 mod clean;
 mod clock;
 mod cloud_id;

@@ -83,12 +83,8 @@ fn a_serial_answer_that_never_ends_stops_at_the_file_budget() {
 fn a_platform_tool_that_hangs_or_floods_is_killed_at_its_bounds() {
     use std::os::unix::fs::PermissionsExt;
     for (name, body, says) in [
-        ("hang", "exec sleep 600", "still running after"),
-        (
-            "flood",
-            "exec head -c 64000000 /dev/zero",
-            "printed more than",
-        ),
+        ("hang", "exec sleep 600", "deadline"),
+        ("flood", "exec head -c 64000000 /dev/zero", "output budget"),
     ] {
         let m = Machine::new(&format!("surface-rpctool-{name}"));
         m.dmi("sys_vendor", "VMware, Inc.");
