@@ -9,6 +9,7 @@ mod seed_images;
 mod bad_input;
 mod boots;
 mod budgets;
+mod ds_budgets;
 mod durable;
 mod escapes;
 mod hangs;
