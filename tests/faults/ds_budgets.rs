@@ -62,3 +62,63 @@ fn shell_variables_that_expand_each_other_stop_at_the_context_budget() {
     assert!(md.contains("\"AFTER\""), "the rest of the context is used");
     assert!(rss < 64 * 1024, "peak RSS {rss} KiB");
 }
+
+/// Expected: a container whose LXD lists 48 `user.*` keys of 4 MiB each (192 MiB, each key
+/// within its own budget) reads at most `datasource_bytes` (16 MiB here) from the socket in
+/// all: the keys past it are left out, each with an error naming the route, the key and the
+/// budget; the meta-data and the user-data read before them still provision the container;
+/// fetched.json on /run stays within the budget, and memory follows the budget, not the
+/// answers.
+#[test]
+#[cfg(feature = "ds-lxd")]
+fn many_answers_each_within_its_budget_stop_at_the_datasource_total() {
+    use common::emulator::lxd;
+    let m = Machine::new("dsb-lxd-total");
+    let server = lxd::start(&m.host.join("dev/lxd/sock"));
+    let cfg = "ember:\n  limits:\n    request_timeout_ms: 5000\n    datasource_timeout_ms: 60000\n    datasource_bytes: 16777216\n";
+    m.write(&m.target, "etc/cloud/cloud.cfg", cfg.as_bytes());
+    let mut keys = lxd::config();
+    let big = "x".repeat(4 << 20);
+    for i in 0..48 {
+        keys.insert(format!("user.k{i:02}"), big.clone());
+    }
+    server.set_config(keys);
+    let (out, rss) =
+        common::faults::run_measured(&mut common::faults::initrd_command(&m, &["all"]));
+    eprintln!("peak RSS {rss} KiB");
+    assert_eq!(m.status()["datasource"], "lxd", "{}", stderr(&out));
+    assert_eq!(m.target_file("etc/hostname").trim(), "c1");
+    assert_eq!(
+        m.target_file("etc/lxd-secret").trim(),
+        "lxd-user-data-secret-91ac"
+    );
+    let over: Vec<serde_json::Value> = errors(&m)
+        .into_iter()
+        .filter(|d| d["budget"] == "datasource_bytes")
+        .collect();
+    assert!(!over.is_empty(), "no budget error: {:#?}", m.diags());
+    let first = &over[0];
+    assert_eq!(first["code"], "budget-exceeded", "{first}");
+    assert!(
+        first["file"]
+            .as_str()
+            .is_some_and(|f| f.starts_with("/dev/lxd/sock: /1.0/config/user.k")),
+        "{first}"
+    );
+    assert!(
+        first["key"]
+            .as_str()
+            .is_some_and(|k| k.starts_with("user.k")),
+        "{first}"
+    );
+    // Three keys fit beside the meta-data and the user-data; the 45 others are named.
+    assert_eq!(over.len(), 45, "{over:#?}");
+    let fetched = std::fs::metadata(m.run.join("ember/fetched.json"))
+        .unwrap()
+        .len();
+    assert!(
+        (12 << 20..=16 << 20).contains(&fetched),
+        "fetched.json: {fetched} bytes"
+    );
+    assert!(rss < 160 * 1024, "peak RSS {rss} KiB");
+}

@@ -126,7 +126,7 @@ impl Datasource for OpenNebula {
             match root.read_file(&seed_dir_file(), env.limits().file_bytes) {
                 Ok(Some(text)) => found = Some((text, SEED_DIR.to_string(), false)),
                 Ok(None) => {}
-                Err(e) => diags.push(Diag::error(e.code(), e.to_string()).file(seed_dir_file())),
+                Err(e) => diags.push(Diag::from(e).file(seed_dir_file())),
             }
         }
         for dev in devices(facts) {
