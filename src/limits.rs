@@ -123,6 +123,11 @@ impl Tally {
         (max_bytes.min(left), left < max_bytes)
     }
 
+    /// Starts the count again (the fetch stage, so detection's reads are not counted).
+    pub fn reset(&self) {
+        self.spent.store(0, Ordering::Relaxed);
+    }
+
     /// Counts `n` bytes fetched (read within `cap`, so within the limit).
     pub fn charge(&self, n: usize) {
         self.spent.fetch_add(n as u64, Ordering::Relaxed);

@@ -37,6 +37,8 @@ pub fn run(ctx: &Ctx, detection: &Detection) -> Status {
     else {
         return rec.finish(StageState::Skipped);
     };
+    // The datasource's total counts from here: what detection read is not its fetch.
+    ctx.fetched.reset();
     let env = ctx.env();
     let mut link = Link::default();
     let (result, reported) = rec.step(&format!("datasource {}", ds.name()), |_| {
@@ -151,5 +153,23 @@ impl<W: std::io::Write> std::io::Write for Capped<W> {
     }
     fn flush(&mut self) -> std::io::Result<()> {
         self.inner.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn fetched_json_stops_at_its_cap() {
+        let mut out = Capped {
+            inner: Vec::new(),
+            left: 10,
+        };
+        out.write_all(b"0123456789").unwrap();
+        let e = out.write_all(b"x").unwrap_err();
+        assert_eq!(e.to_string(), OVER_CAP);
+        assert_eq!(out.inner.len(), 10);
     }
 }
