@@ -138,7 +138,7 @@ pub fn locate(data: &[u8], at: usize) -> Utf8Place {
         match key_of(content) {
             Some((key, rest)) => {
                 if bad {
-                    let bad_at = at - start - (text.len() - content.len());
+                    let bad_at = (at - start).saturating_sub(text.len() - content.len());
                     in_key = bad_at < key.len();
                     if !in_key {
                         own_key = std::str::from_utf8(key).ok().map(|k| k.trim().to_string());
@@ -213,6 +213,22 @@ mod tests {
                 in_key,
             };
             assert_eq!(at(data), want, "{}", String::from_utf8_lossy(data));
+        }
+    }
+
+    #[test]
+    fn any_offset_of_any_shape_is_answered() {
+        let shapes: [&[u8]; 4] = [
+            b"a:\n  - - b: |\n      c\n  - d:\r\n- \n-\n:\n  x: y\n",
+            b"- - - -",
+            b"\n\n  #c\n k: [1, {a: b}]\n",
+            b"",
+        ];
+        for data in shapes {
+            for at in 0..=data.len() + 1 {
+                let place = locate(data, at);
+                assert!(place.line >= 1);
+            }
         }
     }
 }
