@@ -178,7 +178,8 @@ impl Fetcher {
     }
 
     /// This fetcher without the datasource's tally: for what user-data asks for (includes,
-    /// write_files sources), bounded by `include_bytes` and `file_bytes` instead.
+    /// write_files sources), bounded by `include_bytes` and `file_bytes` instead, and for a
+    /// report to the platform (Azure's ready report), which must go out whatever was fetched.
     pub fn unmetered(mut self) -> Fetcher {
         self.tally = None;
         self
