@@ -4,10 +4,11 @@
 use crate::cmdline;
 use crate::config::image::{self, ImageConfig};
 use crate::host::Host;
-use crate::limits::Limits;
+use crate::limits::{Limits, Tally};
 use crate::paths::RunPaths;
 use crate::root::{ReadOnly, Root};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 pub struct Ctx {
     pub host: Host,
@@ -20,6 +21,8 @@ pub struct Ctx {
     pub cmdline_source: String,
     pub cmdline: Vec<String>,
     pub image: ImageConfig,
+    /// What the datasource fetched in this process, against `datasource_bytes`.
+    pub fetched: Arc<Tally>,
 }
 
 /// What a datasource works with: the host, the target root to read, the kernel command line
@@ -32,6 +35,9 @@ pub struct Env<'a> {
     pub target: Option<ReadOnly<'a>>,
     pub cmdline: &'a [String],
     pub image: &'a ImageConfig,
+    /// Every read the datasource makes through the fetcher, a seed volume or the target is
+    /// charged here.
+    pub fetched: &'a Arc<Tally>,
 }
 
 impl Env<'_> {
@@ -52,6 +58,7 @@ impl Ctx {
         let cmdline = cmdline::split(&line);
         let root = Root::open_deferred(&target).ok();
         let image = image::load(root.as_ref(), &host);
+        let fetched = Arc::new(Tally::new(image.ember.limits.datasource_bytes));
         Ctx {
             host,
             target_path: target,
@@ -60,6 +67,7 @@ impl Ctx {
             cmdline_source,
             cmdline,
             image,
+            fetched,
         }
     }
 
@@ -72,9 +80,13 @@ impl Ctx {
         Env {
             host: &self.host,
             target_path: &self.target_path,
-            target: self.target.as_ref().map(ReadOnly::new),
+            target: self
+                .target
+                .as_ref()
+                .map(|t| ReadOnly::metered(t, &self.fetched)),
             cmdline: &self.cmdline,
             image: &self.image,
+            fetched: &self.fetched,
         }
     }
 

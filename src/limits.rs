@@ -2,6 +2,7 @@
 //! image under `ember: {limits: {...}}` in cloud.cfg; a `Diag` names the budget that stopped a run.
 
 use serde::{Deserialize, Serialize};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -45,6 +46,11 @@ pub struct Limits {
     /// initramfs): the handoff first, then network config, instance data and the merged
     /// config, which each hold the whole expanded config; what passes it is left out.
     pub run_bytes: u64,
+    /// Bytes the datasource may fetch in one boot, everything together: HTTP and socket
+    /// answers, serial answers, seed files on a volume or in a seed directory. Each is also
+    /// within `file_bytes`; this stops many answers that each are (LXD's config keys, an
+    /// EC2-style tree), and bounds fetched.json, which holds them.
+    pub datasource_bytes: u64,
 }
 
 const MIB: u64 = 1024 * 1024;
@@ -72,6 +78,81 @@ impl Default for Limits {
             cmdline_bytes: 64 * 1024,
             write_files_bytes: 128 * MIB,
             run_bytes: 64 * MIB,
+            // Four `file_bytes` files (a seed's meta-data, user-data, vendor-data and
+            // network-config at their largest), and no more than `run_bytes` can record.
+            datasource_bytes: 64 * MIB,
         }
+    }
+}
+
+/// What the datasource has fetched so far in this boot, against `datasource_bytes`: one
+/// per process (the context's), charged by the layers every read of a datasource passes
+/// through (the fetcher for HTTP, sockets and files; seed volumes; the target's seed
+/// directories; serial ports), never by a datasource itself.
+#[derive(Debug)]
+pub struct Tally {
+    limit: u64,
+    spent: AtomicU64,
+}
+
+/// The budget a `Tally` enforces, as diagnostics name it.
+pub const TALLY_BUDGET: &str = "datasource_bytes";
+
+impl Tally {
+    pub fn new(limit: u64) -> Tally {
+        Tally {
+            limit,
+            spent: AtomicU64::new(0),
+        }
+    }
+
+    pub fn limit(&self) -> u64 {
+        self.limit
+    }
+
+    /// Bytes that may still be fetched.
+    pub fn left(&self) -> u64 {
+        self.limit
+            .saturating_sub(self.spent.load(Ordering::Relaxed))
+    }
+
+    /// The cap for one read that its own budget caps at `max_bytes`: the smaller, and whether
+    /// it is the tally's (so a read that passes it names `datasource_bytes`).
+    pub fn cap(&self, max_bytes: u64) -> (u64, bool) {
+        let left = self.left();
+        (max_bytes.min(left), left < max_bytes)
+    }
+
+    /// Starts the count again (the fetch stage, so detection's reads are not counted).
+    pub fn reset(&self) {
+        self.spent.store(0, Ordering::Relaxed);
+    }
+
+    /// Counts `n` bytes fetched (read within `cap`, so within the limit).
+    pub fn charge(&self, n: usize) {
+        self.spent.fetch_add(n as u64, Ordering::Relaxed);
+    }
+
+    /// The message of a read stopped by the tally.
+    pub fn message(&self) -> String {
+        format!(
+            "past the {} bytes the datasource may fetch in all (answers and seed files together); left out",
+            self.limit
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tally_caps_reads_at_what_is_left() {
+        let t = Tally::new(100);
+        assert_eq!(t.cap(40), (40, false));
+        t.charge(70);
+        assert_eq!(t.cap(40), (30, true));
+        t.charge(30);
+        assert_eq!((t.left(), t.cap(1)), (0, (0, true)));
     }
 }

@@ -100,10 +100,13 @@ pub fn load(target: Option<&Root>, host: &Host) -> ImageConfig {
             }
         };
         cfg.files.push(path.clone());
-        let Ok(text) = std::str::from_utf8(&data) else {
-            cfg.diags
-                .push(Diag::error(Reason::NotUtf8, "not valid UTF-8").file(&path));
-            continue;
+        let text = match std::str::from_utf8(&data) {
+            Ok(text) => text,
+            Err(e) => {
+                let d = yaml::not_utf8(&data, e.valid_up_to(), "; file ignored");
+                cfg.diags.push(d.file(&path));
+                continue;
+            }
         };
         let mut parsed = yaml::parse(text, &parse_limits);
         if let Ok(doc) = &mut parsed {

@@ -8,6 +8,7 @@ mod tests;
 
 use crate::context::Env;
 use crate::host::Host;
+use crate::limits::{Tally, TALLY_BUDGET};
 use crate::reason::Reason;
 use crate::retry::{Policy, Retry};
 use rustls::pki_types::{pem::PemObject, CertificateDer};
@@ -37,8 +38,13 @@ pub trait HeaderUrlReader: UrlReader {
 pub enum FetchError {
     /// 404 or a missing file: absent, which callers may treat as "no data".
     NotFound { url: String },
-    /// More than `max_bytes`.
-    TooLarge { url: String, max_bytes: u64 },
+    /// More than `max_bytes`, the image's budget `budget` (`file_bytes`, or
+    /// `datasource_bytes` when the datasource's total stopped it).
+    TooLarge {
+        url: String,
+        max_bytes: u64,
+        budget: &'static str,
+    },
     /// The datasource deadline passed before an answer.
     Deadline { url: String },
     /// Anything else: connection refused, timeout, TLS, HTTP status, I/O.
@@ -53,9 +59,11 @@ impl FetchError {
     pub fn to_diag(&self, file: &str) -> crate::error::Diag {
         use crate::error::Diag;
         match self {
-            FetchError::TooLarge { .. } => Diag::error(Reason::BudgetExceeded, self.reason())
-                .file(file)
-                .budget("file_bytes"),
+            FetchError::TooLarge { budget, .. } => {
+                Diag::error(Reason::BudgetExceeded, self.reason())
+                    .file(file)
+                    .budget(*budget)
+            }
             FetchError::Deadline { .. } => Diag::error(Reason::FetchDeadline, self.reason())
                 .file(file)
                 .budget("datasource_timeout_ms"),
@@ -68,6 +76,11 @@ impl FetchError {
     pub fn reason(&self) -> String {
         match self {
             FetchError::NotFound { .. } => "not found".into(),
+            FetchError::TooLarge {
+                max_bytes, budget, ..
+            } if *budget == crate::limits::TALLY_BUDGET => format!(
+                "past the {max_bytes} bytes the datasource may fetch in all (answers and seed files together); left out"
+            ),
             FetchError::TooLarge { max_bytes, .. } => format!("larger than {max_bytes} bytes"),
             FetchError::Deadline { .. } => "deadline passed".into(),
             FetchError::Failed { reason, .. } => crate::redact::reason(reason),
@@ -126,6 +139,9 @@ pub struct Fetcher {
     dial: http::Dial,
     /// Requests leave from this local port (`set_source_port`).
     source_port: Option<u16>,
+    /// What every answer and file read is charged to: the datasource's (`None`: user-data's
+    /// includes and write_files sources, which have budgets of their own).
+    tally: Option<Arc<Tally>>,
 }
 
 /// A request that was answered: any status, and the body of a 2xx.
@@ -157,6 +173,47 @@ impl Fetcher {
             tls: OnceLock::new(),
             dial: http::Dial::Tcp(dns::Resolver::new(env.host, env.cmdline)),
             source_port: None,
+            tally: Some(env.fetched.clone()),
+        }
+    }
+
+    /// This fetcher without the datasource's tally: for what user-data asks for (includes,
+    /// write_files sources), bounded by `include_bytes` and `file_bytes` instead, and for a
+    /// report to the platform (Azure's ready report), which must go out whatever was fetched.
+    pub fn unmetered(mut self) -> Fetcher {
+        self.tally = None;
+        self
+    }
+
+    /// `read` with at most `max_bytes`, or what is left of the datasource's total when less;
+    /// what it got is charged. A read the total stopped says `datasource_bytes`; once the
+    /// total is spent, nothing more is asked for.
+    fn metered<T>(
+        &self,
+        url: &str,
+        max_bytes: u64,
+        len: fn(&T) -> usize,
+        read: impl FnOnce(u64) -> Result<T, FetchError>,
+    ) -> Result<T, FetchError> {
+        let Some(tally) = &self.tally else {
+            return read(max_bytes);
+        };
+        let over = || FetchError::TooLarge {
+            url: url.into(),
+            max_bytes: tally.limit(),
+            budget: TALLY_BUDGET,
+        };
+        let (cap, capped) = tally.cap(max_bytes);
+        if cap == 0 && capped {
+            return Err(over());
+        }
+        match read(cap) {
+            Ok(got) => {
+                tally.charge(len(&got));
+                Ok(got)
+            }
+            Err(FetchError::TooLarge { .. }) if capped => Err(over()),
+            Err(e) => Err(e),
         }
     }
 
@@ -256,11 +313,26 @@ impl Fetcher {
                 .clone()
         };
         let deadline = Instant::now() + self.request_timeout.min(left);
-        match http::exchange(out, max_bytes, deadline, &tls, &self.dial) {
+        let len = |(r, _): &(Response, Vec<(String, String)>)| r.body.len();
+        self.metered(url, max_bytes, len, |max_bytes| {
+            self.exchange_within(out, max_bytes, deadline, &tls)
+        })
+    }
+
+    fn exchange_within(
+        &self,
+        out: &http::Outgoing,
+        max_bytes: u64,
+        deadline: Instant,
+        tls: &dyn Fn() -> Result<Arc<rustls::ClientConfig>, String>,
+    ) -> Result<(Response, Vec<(String, String)>), FetchError> {
+        let url = out.url;
+        match http::exchange(out, max_bytes, deadline, tls, &self.dial) {
             Ok((status, got, body)) => Ok((Response { status, body }, got)),
             Err(http::Error::TooLarge) => Err(FetchError::TooLarge {
                 url: url.into(),
                 max_bytes,
+                budget: "file_bytes",
             }),
             Err(http::Error::Transient(reason) | http::Error::Failed(reason)) => {
                 Err(FetchError::Failed {
@@ -297,7 +369,7 @@ impl Fetcher {
                 reason: e.to_string(),
             },
         })?;
-        read_capped(file, url, max_bytes)
+        self.metered(url, max_bytes, Vec::len, |max| read_capped(file, url, max))
     }
 
     fn read_http(&self, url: &str, max_bytes: u64) -> Result<Vec<u8>, FetchError> {
@@ -305,6 +377,17 @@ impl Fetcher {
     }
 
     fn read_http_with(
+        &self,
+        url: &str,
+        headers: &[(String, String)],
+        max_bytes: u64,
+    ) -> Result<Vec<u8>, FetchError> {
+        self.metered(url, max_bytes, Vec::len, |max| {
+            self.read_http_within(url, headers, max)
+        })
+    }
+
+    fn read_http_within(
         &self,
         url: &str,
         headers: &[(String, String)],
@@ -334,6 +417,7 @@ impl Fetcher {
                     return Err(FetchError::TooLarge {
                         url: url.into(),
                         max_bytes,
+                        budget: "file_bytes",
                     })
                 }
                 Err(http::Error::Failed(reason)) => return Err(failed(reason)),
@@ -397,6 +481,7 @@ fn read_capped(file: impl Read, url: &str, max_bytes: u64) -> Result<Vec<u8>, Fe
         return Err(FetchError::TooLarge {
             url: url.into(),
             max_bytes,
+            budget: "file_bytes",
         });
     }
     Ok(data)

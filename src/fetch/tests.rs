@@ -11,7 +11,8 @@ fn capped_read_fails_rather_than_truncates() {
         read_capped(&b"abcd"[..], "u", 3),
         Err(FetchError::TooLarge {
             url: "u".into(),
-            max_bytes: 3
+            max_bytes: 3,
+            budget: "file_bytes",
         })
     );
 }

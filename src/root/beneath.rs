@@ -28,6 +28,7 @@ impl Root {
             Err(e) if e.kind() == io::ErrorKind::InvalidData => Err(RootError::TooLarge {
                 path: shown,
                 max_bytes,
+                budget: None,
             }),
             Err(e) => Err(RootError::io(&shown, "open for reading", e)),
         }

@@ -20,8 +20,13 @@ pub enum RootError {
         op: &'static str,
         source: io::Error,
     },
-    /// A read found more than the caller's budget.
-    TooLarge { path: String, max_bytes: u64 },
+    /// A read found more than the caller's budget; `budget` names it when it is one of the
+    /// image's limits.
+    TooLarge {
+        path: String,
+        max_bytes: u64,
+        budget: Option<&'static str>,
+    },
 }
 
 /// Operations that only read; their failures are `read-failed`, all others `write-failed`.
@@ -36,6 +41,14 @@ impl RootError {
             RootError::Io { op, .. } if READ_OPS.contains(op) => Reason::ReadFailed,
             RootError::Io { .. } => Reason::WriteFailed,
             RootError::TooLarge { .. } => Reason::BudgetExceeded,
+        }
+    }
+
+    /// The image's budget that stopped a read, when one did.
+    pub fn budget(&self) -> Option<&'static str> {
+        match self {
+            RootError::TooLarge { budget, .. } => *budget,
+            _ => None,
         }
     }
 
@@ -73,7 +86,14 @@ impl fmt::Display for RootError {
             }
             RootError::Refused { path, reason } => write!(f, "refused {path}: {reason}"),
             RootError::Io { path, op, source } => write!(f, "cannot {op} {path}: {source}"),
-            RootError::TooLarge { path, max_bytes } => {
+            RootError::TooLarge {
+                path,
+                max_bytes,
+                budget: Some(budget),
+            } => write!(f, "{path} passes the budget {budget} of {max_bytes} bytes"),
+            RootError::TooLarge {
+                path, max_bytes, ..
+            } => {
                 write!(f, "{path} is larger than the budget of {max_bytes} bytes")
             }
         }
@@ -92,6 +112,12 @@ impl std::error::Error for RootError {
 /// A failed operation on the target as an error diagnostic: its reason code and message.
 impl From<RootError> for crate::error::Diag {
     fn from(e: RootError) -> Self {
-        crate::error::Diag::error(e.code(), e.to_string())
+        let d = crate::error::Diag::error(e.code(), e.to_string());
+        match e {
+            RootError::TooLarge {
+                budget: Some(b), ..
+            } => d.budget(b),
+            _ => d,
+        }
     }
 }

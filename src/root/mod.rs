@@ -315,6 +315,7 @@ impl Root {
         let too_large = || RootError::TooLarge {
             path: shown.clone(),
             max_bytes,
+            budget: None,
         };
         if size > max_bytes {
             return Err(too_large());
@@ -477,7 +478,8 @@ mod tests {
         assert_eq!(
             RootError::TooLarge {
                 path: "/x".into(),
-                max_bytes: 1
+                max_bytes: 1,
+                budget: None,
             }
             .code(),
             "budget-exceeded"

@@ -223,7 +223,7 @@ fn fat_chain_loop_is_corrupt() {
         le16(&image, 22),
     );
     let root = (rsvd + nfats * fatsz) * bps;
-    let (entries, _) = super::vfat_dir::parse(&image[root..root + le16(&image, 17) * 32], false);
+    let entries = super::vfat_dir::parse(&image[root..root + le16(&image, 17) * 32], false).entries;
     let user = entries
         .iter()
         .find(|e| e.name == "user-data")

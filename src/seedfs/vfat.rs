@@ -38,7 +38,7 @@ pub(crate) fn probe<R: Read + Seek>(
     };
     let mut labels = Vec::new();
     if let Ok(data) = vol.read_vec(offset, len) {
-        labels.extend(vfat_dir::parse(&data, l.kind == Kind::Fat32).1);
+        labels.extend(vfat_dir::parse(&data, l.kind == Kind::Fat32).label);
     }
     labels.extend(l.label.filter(|b| !labels.contains(b)));
     Ok(Some(labels))
@@ -145,12 +145,16 @@ impl<R: Read + Seek> Fat<R> {
     }
 
     fn entries(&mut self, dir: Option<&DirEntry>) -> Result<Vec<DirEntry>, SeedFsError> {
+        Ok(self.directory(dir)?.entries)
+    }
+
+    fn directory(&mut self, dir: Option<&DirEntry>) -> Result<vfat_dir::Parsed, SeedFsError> {
         let data = match (dir, self.l.root) {
             (None, Root::Fixed { offset, len }) => self.vol.read_vec(offset, len)?,
             (None, Root::Chain(c)) => self.read_chain(c, None, MAX_DIR_BYTES)?,
             (Some(d), _) => self.read_chain(d.cluster, None, MAX_DIR_BYTES)?,
         };
-        Ok(vfat_dir::parse(&data, self.l.kind == Kind::Fat32).0)
+        Ok(vfat_dir::parse(&data, self.l.kind == Kind::Fat32))
     }
 
     /// Resolves a path: `Some(None)` is the root, `Some(Some(e))` an entry, `None` missing.
@@ -160,12 +164,28 @@ impl<R: Read + Seek> Fat<R> {
             if cur.as_ref().is_some_and(|d| !d.is_dir) {
                 return Ok(None);
             }
-            let found = self
-                .entries(cur.as_ref())?
+            let dir = self.directory(cur.as_ref())?;
+            let found = dir
+                .entries
                 .into_iter()
                 .find(|e| eq_ignore_case(&e.name, part) || eq_ignore_case(&e.short, part));
             match found {
                 Some(e) => cur = Some(e),
+                // A name not found where long names were damaged may be one of them: the
+                // volume is corrupt, not without the file.
+                None if !dir.bad_long_names.is_empty() => {
+                    let shown: Vec<&str> = dir
+                        .bad_long_names
+                        .iter()
+                        .take(8)
+                        .map(String::as_str)
+                        .collect();
+                    return Err(SeedFsError::Corrupt(format!(
+                        "no {part}, and the long names of {} do not match their checksums \
+                         (the VFAT directory is damaged)",
+                        shown.join(", ")
+                    )));
+                }
                 None => return Ok(None),
             }
         }

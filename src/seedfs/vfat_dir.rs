@@ -1,5 +1,7 @@
 //! FAT directory entries (Microsoft FAT specification, sections 6 and 7): 8.3 short entries and
-//! the VFAT long-name entries before them, accepted only when their checksum matches.
+//! the VFAT long-name entries before them, accepted only when their checksum matches. A long
+//! name whose checksum does not match its short entry is listed, so a lookup that misses can
+//! say the directory is damaged rather than that the file is not there.
 
 /// Attribute bits of a short entry.
 const ATTR_VOLUME_ID: u8 = 0x08;
@@ -30,8 +32,17 @@ struct Lfn {
     checksum: u8,
 }
 
-/// Decodes a directory's entries (without "." and ".."), and the volume label entry if any.
-pub(crate) fn parse(data: &[u8], fat32: bool) -> (Vec<DirEntry>, Option<String>) {
+/// A directory's entries (without "." and ".."), its volume label entry if any, and the 8.3
+/// names whose long name was there, whole, but failed its checksum.
+pub(crate) struct Parsed {
+    pub(crate) entries: Vec<DirEntry>,
+    pub(crate) label: Option<String>,
+    pub(crate) bad_long_names: Vec<String>,
+}
+
+/// Decodes a directory.
+pub(crate) fn parse(data: &[u8], fat32: bool) -> Parsed {
+    let mut bad_long_names = Vec::new();
     let mut out = Vec::new();
     let mut label = None;
     let mut lfn: Option<Lfn> = None;
@@ -60,8 +71,15 @@ pub(crate) fn parse(data: &[u8], fat32: bool) -> (Vec<DirEntry>, Option<String>)
         if short.is_empty() || short == "." || short == ".." {
             continue;
         }
-        let long = pending
-            .filter(|l| l.next == 0 && l.checksum == checksum(&e[..11]))
+        let whole = pending.filter(|l| l.next == 0);
+        if whole
+            .as_ref()
+            .is_some_and(|l| l.checksum != checksum(&e[..11]))
+        {
+            bad_long_names.push(short.clone());
+        }
+        let long = whole
+            .filter(|l| l.checksum == checksum(&e[..11]))
             .map(|l| {
                 let end = l
                     .units
@@ -86,7 +104,11 @@ pub(crate) fn parse(data: &[u8], fat32: bool) -> (Vec<DirEntry>, Option<String>)
             size: u32::from_le_bytes([e[28], e[29], e[30], e[31]]),
         });
     }
-    (out, label)
+    Parsed {
+        entries: out,
+        label,
+        bad_long_names,
+    }
 }
 
 /// Adds one long-name entry; an out-of-order or mismatched entry drops the partial name, so
@@ -145,4 +167,41 @@ fn short_name(e: &[u8]) -> String {
 /// Short names are in an OEM code page; Latin-1 keeps ASCII exact and never fails.
 pub(crate) fn latin1(raw: &[u8]) -> String {
     raw.iter().map(|&b| char::from(b)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One long-name entry for `long` (up to 13 characters) and its short entry `short`, the
+    /// long one carrying the checksum `skew` away from the right one.
+    fn dir(long: &str, short: &[u8; 11], skew: u8) -> Vec<u8> {
+        let mut lfn = [0xFFu8; ENTRY];
+        lfn[0] = 0x41;
+        lfn[11] = ATTR_LONG_NAME;
+        lfn[12] = 0;
+        lfn[13] = checksum(short).wrapping_add(skew);
+        lfn[26..28].copy_from_slice(&[0, 0]);
+        let mut units: Vec<u16> = long.encode_utf16().collect();
+        units.push(0);
+        for (i, &at) in LFN_UNITS.iter().enumerate() {
+            if let Some(u) = units.get(i) {
+                lfn[at..at + 2].copy_from_slice(&u.to_le_bytes());
+            }
+        }
+        let mut e = [0u8; ENTRY];
+        e[..11].copy_from_slice(short);
+        e[11] = 0x20;
+        [lfn.as_slice(), &e].concat()
+    }
+
+    #[test]
+    fn long_names_whose_checksum_fails_are_listed() {
+        let good = parse(&dir("meta-data", b"META-D~1   ", 0), false);
+        assert_eq!(good.entries[0].name, "meta-data");
+        assert!(good.bad_long_names.is_empty());
+        let bad = parse(&dir("meta-data", b"META-D~1   ", 1), false);
+        assert_eq!(bad.entries[0].name, "META-D~1");
+        assert_eq!(bad.bad_long_names, ["META-D~1"]);
+    }
 }

@@ -10,6 +10,7 @@ use crate::detect::Facts;
 use crate::error::Diag;
 use crate::paths::RunPaths;
 use crate::record::Recorder;
+use crate::root::RootError;
 use crate::state::instance_cache;
 use crate::status::{StageState, Status};
 
@@ -36,6 +37,8 @@ pub fn run(ctx: &Ctx, detection: &Detection) -> Status {
     else {
         return rec.finish(StageState::Skipped);
     };
+    // The datasource's total counts from here: what detection read is not its fetch.
+    ctx.fetched.reset();
     let env = ctx.env();
     let mut link = Link::default();
     let (result, reported) = rec.step(&format!("datasource {}", ds.name()), |_| {
@@ -56,7 +59,7 @@ pub fn run(ctx: &Ctx, detection: &Detection) -> Status {
             let steps = std::mem::take(&mut data.steps);
             rec.stage().steps.extend(steps);
             rec.stage().steps.extend(closed.steps);
-            keep(&mut rec, &data);
+            keep(&mut rec, &data, ctx.limits().datasource_bytes);
         }
         Err(diag) => {
             let mut diag = match diag.file {
@@ -76,7 +79,7 @@ pub fn run(ctx: &Ctx, detection: &Detection) -> Status {
             if let Some(mut data) = none {
                 rec.record_all(std::mem::take(&mut data.diags));
                 rec.status.datasource_detail = Some(data.detail.clone());
-                keep(&mut rec, &data);
+                keep(&mut rec, &data, ctx.limits().datasource_bytes);
             }
         }
     }
@@ -99,15 +102,74 @@ fn fetch_and_report(
     (result, reported)
 }
 
-/// `fetched.json` for the local stage.
-fn keep(rec: &mut Recorder, data: &InstanceData) {
+/// `fetched.json` for the local stage, at most twice `datasource_bytes` (base64 adds a third
+/// to the payloads, JSON's escapes to the rest): what the datasource may fetch is bounded,
+/// so what it leaves on /run (RAM in the initramfs) is too. Past that it is not written, and
+/// the error names the budget.
+fn keep(rec: &mut Recorder, data: &InstanceData, datasource_bytes: u64) {
     let spec = crate::root::FileSpec::mode(0o600);
+    let cap = datasource_bytes.saturating_mul(2);
     let fill = |file: &mut std::fs::File| {
-        let mut out = std::io::BufWriter::with_capacity(64 << 10, file);
+        let capped = Capped {
+            inner: file,
+            left: cap,
+        };
+        let mut out = std::io::BufWriter::with_capacity(64 << 10, capped);
         serde_json::to_writer(&mut out, data)?;
         std::io::Write::flush(&mut out)
     };
     if let Err(e) = rec.run.write_file_with(RunPaths::FETCHED, &spec, fill) {
-        rec.record(Diag::error(e.code(), e.to_string()));
+        let over = matches!(&e, RootError::Io { source, .. } if source.to_string() == OVER_CAP);
+        let d = match over {
+            true => {
+                let msg =
+                    format!("would pass {cap} bytes (twice the datasource's budget): not written");
+                Diag::error(crate::reason::Reason::BudgetExceeded, msg)
+                    .file(RunPaths::FETCHED)
+                    .budget(crate::limits::TALLY_BUDGET)
+            }
+            false => Diag::error(e.code(), e.to_string()),
+        };
+        rec.record(d);
+    }
+}
+
+const OVER_CAP: &str = "past the cap for fetched.json";
+
+/// A writer that fails once it would pass `left` bytes.
+struct Capped<W> {
+    inner: W,
+    left: u64,
+}
+
+impl<W: std::io::Write> std::io::Write for Capped<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if buf.len() as u64 > self.left {
+            return Err(std::io::Error::other(OVER_CAP));
+        }
+        let n = self.inner.write(buf)?;
+        self.left -= n as u64;
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn fetched_json_stops_at_its_cap() {
+        let mut out = Capped {
+            inner: Vec::new(),
+            left: 10,
+        };
+        out.write_all(b"0123456789").unwrap();
+        let e = out.write_all(b"x").unwrap_err();
+        assert_eq!(e.to_string(), OVER_CAP);
+        assert_eq!(out.inner.len(), 10);
     }
 }

@@ -90,7 +90,7 @@ fn process_all(
     target: &Root,
 ) -> Merged {
     let limits = ctx.limits();
-    let fetcher = Fetcher::new(&ctx.env());
+    let fetcher = Fetcher::new(&ctx.env()).unmetered();
     let parse = |text: &str| yaml::parse(text, limits);
     let instance_data =
         instance_data::build(&chosen.data, system_cfg, system_cfg, ctx.target.as_ref());

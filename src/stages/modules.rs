@@ -53,7 +53,7 @@ pub fn run<'r>(
     let (distro, _, _) = instance_data::distro(Some(root));
     // ember-initrd's standard output is the console in the initramfs.
     let console = |line: &str| println!("{line}");
-    let urls = crate::fetch::Fetcher::new(&ctx.env());
+    let urls = crate::fetch::Fetcher::new(&ctx.env()).unmetered();
     let marks = ExtraMarks::default();
     let mctx = ModuleCtx {
         root,

@@ -16,9 +16,8 @@ impl Run<'_, '_> {
         let text = match std::str::from_utf8(payload) {
             Ok(t) => t,
             Err(e) => {
-                let at = e.valid_up_to();
-                let msg = format!("cloud-config is not valid UTF-8 (at byte {at}); part ignored");
-                self.diag(Diag::error(Reason::NotUtf8, msg).file(name));
+                let d = crate::yaml::not_utf8(payload, e.valid_up_to(), "; part ignored");
+                self.diag(d.file(name));
                 return;
             }
         };

@@ -332,7 +332,12 @@ fn corrupt_seed_volumes_are_named_by_device_and_file() {
         return;
     }
     type Corrupt = fn(&Machine, &Path);
-    let cases: [(&str, &str, Corrupt); 3] = [
+    let cases: [(&str, &str, Corrupt); 4] = [
+        ("fat-lfn-checksum", "sdb", |m, node| {
+            // Every long name's checksum off by one: only 8.3 aliases (META-D~1) remain.
+            format_fat(node, &seed_tree(m, "t", "i-lfn"));
+            break_lfn_checksums(node);
+        }),
         ("fat-loop", "sdb", |m, node| {
             // Several clusters long, so the reader must follow the chain into the loop.
             let tree = seed_tree(m, "t", "i-fat");
@@ -366,5 +371,27 @@ fn corrupt_seed_volumes_are_named_by_device_and_file() {
             "{tag}: {d}"
         );
         assert_ne!(m.status()["instance_id"], "nocloud", "{tag}");
+        if tag == "fat-lfn-checksum" {
+            let msg = d["message"].as_str().unwrap();
+            assert!(msg.contains("long name") && msg.contains("checksum"), "{d}");
+        }
     }
+}
+
+/// Adds one to the checksum byte of every long-name entry in a FAT12/16 root directory.
+fn break_lfn_checksums(node: &Path) {
+    let mut img = std::fs::read(node).unwrap();
+    let le16 = |at: usize| usize::from(u16::from_le_bytes([img[at], img[at + 1]]));
+    let (bps, reserved, fats) = (le16(11), le16(14), usize::from(img[16]));
+    let (entries, fat_sectors) = (le16(17), le16(22));
+    let root = (reserved + fats * fat_sectors) * bps;
+    let mut broken = 0;
+    for e in (root..root + entries * 32).step_by(32) {
+        if img[e] != 0 && img[e] != 0xE5 && img[e + 11] & 0x3F == 0x0F {
+            img[e + 13] = img[e + 13].wrapping_add(1);
+            broken += 1;
+        }
+    }
+    assert!(broken > 0, "no long-name entries");
+    std::fs::write(node, img).unwrap();
 }

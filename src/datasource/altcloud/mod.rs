@@ -181,12 +181,14 @@ mod tests {
         };
         let host = crate::host::Host::new("/nonexistent");
         let image = crate::config::image::ImageConfig::default();
+        let fetched = std::sync::Arc::new(crate::limits::Tally::new(0));
         let env = Env {
             host: &host,
             target_path: std::path::Path::new("/nonexistent"),
             target: None,
             cmdline: &[],
             image: &image,
+            fetched: &fetched,
         };
         let k = |p: &str| kind(&env, &facts(p)).map(|(k, _)| k);
         assert_eq!(k("RHEV Hypervisor"), Some(Kind::Rhev));

@@ -35,7 +35,9 @@ pub(super) fn report(env: &Env, link: &Link, outcome: Result<&InstanceData, &Dia
         crate::datasource::common::metadata_get::timing(env, "Azure", DEFAULT_RETRIES);
     // Its own deadline: a slow IMDS must not leave the platform without an answer.
     let budget = (request * 3).max(REPORT_BUDGET);
-    let fetcher = Fetcher::with_deadline(env, request, Instant::now() + budget);
+    // Not charged to `datasource_bytes`: a fetch that spent it must still be reported, or
+    // the platform never hears (its answers are capped by the wire protocol's own budget).
+    let fetcher = Fetcher::with_deadline(env, request, Instant::now() + budget).unmetered();
     let option_245 = link.lease().and_then(wireserver::from_lease);
     let wire = wireserver::base_url(env.cmdline, option_245);
     let health = match outcome {

@@ -81,7 +81,7 @@ fn read_url(env: &Env) -> Result<String, Diag> {
     let raw = match root.read_file(URL_FILE, 8192) {
         Ok(Some(b)) => b,
         Ok(None) => return Err(Diag::error(Reason::NoSeed, "missing").file(URL_FILE)),
-        Err(e) => return Err(Diag::error(e.code(), e.to_string()).file(URL_FILE)),
+        Err(e) => return Err(Diag::from(e).file(URL_FILE)),
     };
     let url = String::from_utf8_lossy(&raw).trim().to_string();
     if !(url.starts_with("http://") || url.starts_with("https://"))

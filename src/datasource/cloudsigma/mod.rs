@@ -92,15 +92,19 @@ fn ask(env: &Env, device: &str, per_read: Duration, until: Instant) -> Result<Ve
     let unreachable = |why: String| Diag::error(Reason::MetadataUnreachable, why).file(device);
     let max_line = env.limits().file_bytes as usize;
     let mut chan = serial::open_serial(&env.host.path(device), max_line)
-        .map_err(|e| unreachable(format!("cannot open the serial port: {e}")))?;
+        .map_err(|e| unreachable(format!("cannot open the serial port: {e}")))?
+        .metered(env.fetched);
     let by = (Instant::now() + per_read).min(until);
     // Whatever an earlier reader left unread is not our answer.
     let _ = chan.discard_pending(Duration::from_millis(50), by);
     chan.write_all(REQUEST, by)
         .map_err(|e| unreachable(format!("the server context request was not sent: {e}")))?;
-    let line = chan
-        .read_to(b"\x04\n", by)
-        .map_err(|e| unreachable(format!("no server context: {e}")))?;
+    let line = chan.read_to(b"\x04\n", by).map_err(|e| match e {
+        serial::LineError::OverTotal(_) => Diag::error(Reason::BudgetExceeded, e.to_string())
+            .file(device)
+            .budget(crate::limits::TALLY_BUDGET),
+        e => unreachable(format!("no server context: {e}")),
+    })?;
     let trim = |b: &u8| *b == 0x04 || *b == b'\n' || *b == b'\r';
     let start = line.iter().position(|b| !trim(b)).unwrap_or(line.len());
     let end = line.iter().rposition(|b| !trim(b)).map_or(start, |e| e + 1);

@@ -74,13 +74,8 @@ pub fn parse_mapping(data: &[u8], file: &str, limits: &Limits) -> Result<Value, 
 
 /// `parse_mapping`, keeping the line of each key path for later diagnostics.
 pub fn parse_mapping_doc(data: &[u8], file: &str, limits: &Limits) -> Result<yaml::Doc, Diag> {
-    let text = std::str::from_utf8(data).map_err(|e| {
-        Diag::error(
-            Reason::NotUtf8,
-            format!("not valid UTF-8 (byte {})", e.valid_up_to()),
-        )
-        .file(file)
-    })?;
+    let text = std::str::from_utf8(data)
+        .map_err(|e| yaml::not_utf8(data, e.valid_up_to(), "").file(file))?;
     let mut doc = yaml::parse(text, limits).map_err(|e| e.to_diag(file))?;
     if let Some(d) = doc.problem_diags(file).into_iter().next() {
         // Meta-data names the instance: a value that cannot be read is not guessed at.

@@ -6,8 +6,10 @@ use super::seed::FileRead;
 use crate::context::Env;
 use crate::detect::blockdev::LabelledDevice;
 use crate::error::Diag;
+use crate::limits::{Tally, TALLY_BUDGET};
 use crate::reason::Reason;
 use crate::seedfs::{self, ReadBudget, SeedFs, SeedFsError};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// What a seed may come on.
@@ -43,6 +45,8 @@ pub struct SeedVolume {
     device: String,
     max_file: u64,
     max_read: u64,
+    /// The datasource's: every file read is charged to it.
+    tally: Arc<Tally>,
 }
 
 impl SeedVolume {
@@ -64,6 +68,7 @@ impl SeedVolume {
                 device,
                 max_file: limits.file_bytes,
                 max_read: limits.volume_read_bytes,
+                tally: env.fetched.clone(),
             }),
             Err(e) => Err(diag(
                 &device,
@@ -75,11 +80,29 @@ impl SeedVolume {
         }
     }
 
-    /// One file, within `file_bytes`: `Ok(None)` when absent.
+    /// One file, within `file_bytes` and what is left of the datasource's total:
+    /// `Ok(None)` when absent.
     pub fn read_file(&mut self, path: &str) -> Result<Option<Vec<u8>>, Diag> {
-        self.fs
-            .read_file(path, self.max_file)
-            .map_err(|e| diag(&self.device, Some(path), &e, self.max_file, self.max_read))
+        let (cap, capped) = self.tally.cap(self.max_file);
+        match self.fs.read_file(path, cap) {
+            Ok(got) => {
+                self.tally.charge(got.as_ref().map_or(0, Vec::len));
+                Ok(got)
+            }
+            Err(SeedFsError::TooLarge { .. }) if capped => {
+                let d = Diag::error(Reason::BudgetExceeded, self.tally.message());
+                Err(d
+                    .budget(TALLY_BUDGET)
+                    .file(format!("{}: {path}", self.device)))
+            }
+            Err(e) => Err(diag(
+                &self.device,
+                Some(path),
+                &e,
+                self.max_file,
+                self.max_read,
+            )),
+        }
     }
 
     /// `read_file` as a seed reader wants it.

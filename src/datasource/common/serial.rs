@@ -4,6 +4,7 @@
 //! protocol above it (SmartOS, CloudSigma) decides what a line means. Not here: framing,
 //! retries, and locking the port against other clients (the initramfs has none).
 
+use crate::limits::Tally;
 use rustix::event::{poll, PollFd, PollFlags, Timespec};
 use rustix::fs::OFlags;
 use rustix::termios::{self, OptionalActions};
@@ -12,6 +13,7 @@ use std::io::{self, Read, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::net::UnixStream;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Why no line came.
@@ -23,6 +25,8 @@ pub enum LineError {
     Closed,
     /// A line longer than the cap.
     TooLong(usize),
+    /// The answers passed what the datasource may fetch in all (`datasource_bytes`).
+    OverTotal(u64),
     Io(io::Error),
 }
 
@@ -33,6 +37,10 @@ impl std::fmt::Display for LineError {
             LineError::Timeout(n) => write!(f, "an answer cut short ({n} bytes, no end of line)"),
             LineError::Closed => write!(f, "the other end closed the channel"),
             LineError::TooLong(cap) => write!(f, "an answer longer than {cap} bytes"),
+            LineError::OverTotal(limit) => write!(
+                f,
+                "past the {limit} bytes the datasource may fetch in all (datasource_bytes)"
+            ),
             LineError::Io(e) => write!(f, "{e}"),
         }
     }
@@ -42,6 +50,8 @@ pub struct Channel {
     io: File,
     buf: Vec<u8>,
     max_line: usize,
+    /// The datasource's: every line read is charged to it.
+    tally: Option<Arc<Tally>>,
 }
 
 /// Opens a serial port as a metadata channel: non-blocking, not our controlling terminal, raw
@@ -76,7 +86,14 @@ impl Channel {
             io,
             buf: Vec::new(),
             max_line,
+            tally: None,
         }
+    }
+
+    /// Charges every later line to `tally` and caps lines at what is left of it.
+    pub fn metered(mut self, tally: &Arc<Tally>) -> Channel {
+        self.tally = Some(tally.clone());
+        self
     }
 
     /// Waits for `flags` on the channel until `until`; false when the time ran out.
@@ -156,11 +173,21 @@ impl Channel {
                 if line.last() == Some(&b'\r') {
                     line.pop();
                 }
+                if let Some(tally) = &self.tally {
+                    tally.charge(at + 1);
+                }
                 return Ok(line);
             }
-            if self.buf.len() > self.max_line {
+            let (cap, capped) = match &self.tally {
+                Some(tally) => tally.cap(self.max_line as u64),
+                None => (self.max_line as u64, false),
+            };
+            if self.buf.len() as u64 > cap {
                 self.buf.clear();
-                return Err(LineError::TooLong(self.max_line));
+                return Err(match (capped, &self.tally) {
+                    (true, Some(tally)) => LineError::OverTotal(tally.limit()),
+                    _ => LineError::TooLong(self.max_line),
+                });
             }
             if !self.fill(until)? {
                 return Err(LineError::Timeout(self.buf.len()));

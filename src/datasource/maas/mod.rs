@@ -163,7 +163,7 @@ fn read_seed_dir(env: &Env, data: &mut InstanceData) -> Result<(), Diag> {
             reads += 1;
             let full = format!("{SEED_DIR}/{path}");
             root.read_file(&full, max)
-                .map_err(|e| Diag::error(e.code(), e.to_string()).file(full.clone()))
+                .map_err(|e| Diag::from(e).file(full.clone()))
         },
         SEED_DIR,
         env.limits(),

@@ -226,7 +226,7 @@ impl<'a> Collector<'a> {
                     match root.read_file(&path, max) {
                         Ok(Some(d)) => FileRead::Found(d),
                         Ok(None) => FileRead::Absent,
-                        Err(e) => FileRead::Failed(Diag::error(e.code(), e.to_string()).file(path)),
+                        Err(e) => FileRead::Failed(Diag::from(e).file(path)),
                     }
                 },
                 dir,

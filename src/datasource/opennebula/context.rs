@@ -3,7 +3,9 @@
 //! file commonly adds (double quotes, bare words, `export`, comments, `$NAME` from earlier
 //! lines). cloud-init runs bash on the file; the initramfs has no bash, so nothing is executed:
 //! command substitution, arithmetic, parameter operators (`${X:-y}`) and commands are reported
-//! with their line and the variable they would have set is left out. Pure: text in, values out.
+//! with their line and the variable they would have set is left out. Expansions are charged
+//! against a byte budget (`$A` ten times in `B`, `$B` ten times in `C`… grows tenfold a line):
+//! the variable whose expansion passes it is left out and named. Pure: text in, values out.
 
 use std::collections::BTreeMap;
 
@@ -13,6 +15,8 @@ pub struct Problem {
     pub line: u32,
     pub key: Option<String>,
     pub what: String,
+    /// The expansions passed the budget (not a construct the shell would have evaluated).
+    pub over_budget: bool,
 }
 
 #[derive(Debug, Default)]
@@ -27,6 +31,11 @@ struct Reader<'a> {
     /// Why the value being read cannot be used; it is still read to its end, so the next
     /// statement starts where the shell's would.
     unusable: Option<String>,
+    /// Bytes all `$NAME` expansions of the file may add together, and those added so far.
+    budget: u64,
+    expanded: u64,
+    /// The value being read passed `budget`; it is read to its end and left out.
+    over_budget: bool,
 }
 
 impl Reader<'_> {
@@ -72,12 +81,15 @@ fn ends_word(c: char) -> bool {
     )
 }
 
-/// Parses the whole file.
-pub fn parse(text: &str) -> Parsed {
+/// Parses the whole file; its `$NAME` expansions may add `budget` bytes in all.
+pub fn parse(text: &str, budget: u64) -> Parsed {
     let mut r = Reader {
         chars: text.chars().peekable(),
         line: 1,
         unusable: None,
+        budget,
+        expanded: 0,
+        over_budget: false,
     };
     let mut out = Parsed::default();
     loop {
@@ -132,6 +144,7 @@ fn statement(r: &mut Reader, out: &mut Parsed) {
                     line: start,
                     key: None,
                     what: "a command, not an assignment: not run".into(),
+                    over_budget: false,
                 });
                 r.skip_statement();
                 return;
@@ -140,6 +153,7 @@ fn statement(r: &mut Reader, out: &mut Parsed) {
         }
         r.next(); // '='
         let v = value(r, &out.vars);
+        let over_budget = std::mem::take(&mut r.over_budget);
         match (v, r.unusable.take()) {
             (Ok(v), None) => {
                 out.vars.insert(name, v);
@@ -148,12 +162,14 @@ fn statement(r: &mut Reader, out: &mut Parsed) {
                 line: start,
                 key: Some(name),
                 what,
+                over_budget,
             }),
             (Err(what), _) => {
                 out.problems.push(Problem {
                     line: start,
                     key: Some(name),
                     what,
+                    over_budget: false,
                 });
                 r.skip_statement();
                 return;
@@ -257,7 +273,7 @@ fn dollar(r: &mut Reader, vars: &BTreeMap<String, String>, v: &mut String) -> Re
             if !is_name(&name) {
                 r.unusable = Some(format!("parameter expansion ${{{name}}}: not evaluated"));
             }
-            v.push_str(vars.get(&name).map_or("", String::as_str));
+            expand(r, vars, &name, v);
             Ok(())
         }
         Some(c) if c.is_ascii_alphabetic() || c == '_' => {
@@ -266,7 +282,7 @@ fn dollar(r: &mut Reader, vars: &BTreeMap<String, String>, v: &mut String) -> Re
                 name.push(c);
                 r.next();
             }
-            v.push_str(vars.get(&name).map_or("", String::as_str));
+            expand(r, vars, &name, v);
             Ok(())
         }
         Some(c) if c.is_ascii_digit() || "#?!@*-$".contains(c) => {
@@ -279,6 +295,28 @@ fn dollar(r: &mut Reader, vars: &BTreeMap<String, String>, v: &mut String) -> Re
             Ok(())
         }
     }
+}
+
+/// `$NAME`'s value appended to `v`, charged to the budget: once the file's expansions pass
+/// it, the value being read is marked and nothing more is appended to it (what it would
+/// cost is not built, so memory stays within the budget whatever the file asks).
+fn expand(r: &mut Reader, vars: &BTreeMap<String, String>, name: &str, v: &mut String) {
+    let Some(value) = vars.get(name) else { return };
+    if r.unusable.is_some() {
+        return; // the value is left out anyway
+    }
+    let spent = r.expanded.saturating_add(value.len() as u64);
+    if spent > r.budget {
+        r.unusable = Some(format!(
+            "expanding ${name} passes the budget of {} bytes for the file's variable \
+             expansions: left out",
+            r.budget
+        ));
+        r.over_budget = true;
+        return;
+    }
+    r.expanded = spent;
+    v.push_str(value);
 }
 
 /// `` `…` ``, read to its end and marked: nothing is run.
@@ -324,13 +362,13 @@ mod tests {
     use super::*;
 
     fn vars(text: &str) -> Vec<(String, String)> {
-        let p = parse(text);
+        let p = parse(text, u64::MAX);
         assert!(p.problems.is_empty(), "{:?}", p.problems);
         p.vars.into_iter().collect()
     }
 
     fn one(text: &str, key: &str) -> String {
-        parse(text)
+        parse(text, u64::MAX)
             .vars
             .get(key)
             .cloned()
@@ -355,7 +393,7 @@ mod tests {
     fn hand_written_forms() {
         let text = "export A=plain\nB=\"x $A ${A}y \\$z \\\"q\\\"\" C=a\\ b # note\n\
             export D\nE=$'l1\\nl2\\t'\nF=\nG=\"multi\nline\"\r\nH=over\\\nlap\n";
-        let p = parse(text);
+        let p = parse(text, u64::MAX);
         assert!(p.problems.is_empty(), "{:?}", p.problems);
         let want = [
             ("A", "plain"),
@@ -378,7 +416,7 @@ mod tests {
     fn what_is_not_evaluated_is_named_by_line_and_key() {
         let text = "A='1'\nB=$(cat /etc/shadow)\nrm -rf '/\nx'\nC=`id`\nD=\"${A:-x}\" F=\"$(a \"b\")\" G=2\n\
             E='never closed\n";
-        let p = parse(text);
+        let p = parse(text, u64::MAX);
         assert_eq!(p.vars.len(), 2, "{:?}", p.vars);
         assert_eq!((p.vars["A"].as_str(), p.vars["G"].as_str()), ("1", "2"));
         let got: Vec<(u32, Option<&str>)> = p
@@ -396,6 +434,31 @@ mod tests {
                 (6, Some("F")),
                 (7, Some("E"))
             ]
+        );
+    }
+
+    #[test]
+    fn variables_that_expand_each_other_stop_at_the_budget() {
+        // Each line ten copies of the one before: 10, 100, 1000 bytes; 1110 pass 1000.
+        let text =
+            "A='xxxxxxxxxx'\nB=\"$A$A$A$A$A$A$A$A$A$A\"\nC=$B$B$B$B$B$B$B$B$B$B\nD=$B\nE=ok\n";
+        let p = parse(text, 1000);
+        assert_eq!(p.vars["B"].len(), 100);
+        assert!(!p.vars.contains_key("C"));
+        assert_eq!(p.vars["E"], "ok");
+        // What C built before it passed the budget stays charged (work, not only memory, is
+        // bounded): D expands nothing more; literal values still read.
+        assert!(!p.vars.contains_key("D"));
+        let got: Vec<_> = p
+            .problems
+            .iter()
+            .map(|x| (x.line, x.key.as_deref(), x.over_budget))
+            .collect();
+        assert_eq!(got, [(3, Some("C"), true), (4, Some("D"), true)]);
+        assert!(
+            !p.problems[0].what.contains("xxx"),
+            "{}",
+            p.problems[0].what
         );
     }
 }

@@ -126,7 +126,7 @@ impl Datasource for OpenNebula {
             match root.read_file(&seed_dir_file(), env.limits().file_bytes) {
                 Ok(Some(text)) => found = Some((text, SEED_DIR.to_string(), false)),
                 Ok(None) => {}
-                Err(e) => diags.push(Diag::error(e.code(), e.to_string()).file(seed_dir_file())),
+                Err(e) => diags.push(Diag::from(e).file(seed_dir_file())),
             }
         }
         for dev in devices(facts) {
@@ -161,7 +161,8 @@ impl Datasource for OpenNebula {
             true => format!("{seed}: context.sh"),
             false => format!("{seed}/context.sh"),
         };
-        let mut data = build(&text, &file, &physical_nics(env))?;
+        let budget = env.limits().file_bytes;
+        let mut data = build(&text, &file, &physical_nics(env), budget)?;
         let kind = if seed == SEED_DIR {
             "seed-dir"
         } else {
@@ -194,22 +195,30 @@ fn physical_nics(env: &Env) -> Vec<(String, String)> {
 }
 
 /// Everything from one context.sh; `nics` are the host's physical NICs (name, MAC).
-/// `file` names it in diagnostics.
-fn build(text: &[u8], file: &str, nics: &[(String, String)]) -> Result<InstanceData, Diag> {
+/// `file` names it in diagnostics; its variables' expansions may add `budget` bytes in all
+/// (`file_bytes`: what the file itself could have held).
+fn build(
+    text: &[u8],
+    file: &str,
+    nics: &[(String, String)],
+    budget: u64,
+) -> Result<InstanceData, Diag> {
     let text = std::str::from_utf8(text).map_err(|e| {
         let msg = format!("not valid UTF-8 (byte {})", e.valid_up_to());
         Diag::error(Reason::NotUtf8, msg).file(file)
     })?;
-    let parsed = context::parse(text);
+    let parsed = context::parse(text, budget);
     let mut data = InstanceData {
         datasource: "opennebula".into(),
         instance_id: INSTANCE_ID.into(),
         ..InstanceData::default()
     };
     for p in &parsed.problems {
-        let mut d = Diag::warning(Reason::MetadataInvalid, p.what.clone())
-            .file(file)
-            .line(Some(p.line));
+        let mut d = match p.over_budget {
+            true => Diag::error(Reason::BudgetExceeded, p.what.clone()).budget("file_bytes"),
+            false => Diag::warning(Reason::MetadataInvalid, p.what.clone()),
+        };
+        d = d.file(file).line(Some(p.line));
         if let Some(k) = &p.key {
             d = d.key(k.clone());
         }
@@ -282,7 +291,7 @@ mod tests {
     use super::*;
 
     fn ctx(text: &str) -> BTreeMap<String, String> {
-        context::parse(text).vars
+        context::parse(text, u64::MAX).vars
     }
 
     #[test]

@@ -70,15 +70,17 @@ pub fn read_all(c: &mut Client, legacy_base64: bool, shown: &str, diags: &mut Ve
         .chain(JSON.iter().map(|j| j.1))
         .collect();
     let fail = |key: &str, e: &Failure, diags: &mut Vec<Diag>| {
-        let reason = match e {
-            Failure::Channel(_) => Reason::MetadataUnreachable,
-            Failure::Frame(_) => Reason::MetadataInvalid,
+        let d = match e {
+            Failure::Channel(LineError::OverTotal(_)) => {
+                Diag::error(Reason::BudgetExceeded, format!("GET failed: {e}"))
+                    .budget(crate::limits::TALLY_BUDGET)
+            }
+            Failure::Channel(_) => {
+                Diag::warning(Reason::MetadataUnreachable, format!("GET failed: {e}"))
+            }
+            Failure::Frame(_) => Diag::warning(Reason::MetadataInvalid, format!("GET failed: {e}")),
         };
-        diags.push(
-            Diag::warning(reason, format!("GET failed: {e}"))
-                .file(shown)
-                .key(key),
-        );
+        diags.push(d.file(shown).key(key));
     };
     let mut closed = false;
     for key in all {

@@ -144,7 +144,7 @@ fn open(env: &Env, chan: &Channel) -> Result<Client, Diag> {
     let chan_io =
         opened.map_err(|e| unreachable(format!("cannot open the metadata channel: {e}")))?;
     let mut client = Client {
-        chan: chan_io,
+        chan: chan_io.metered(env.fetched),
         per_reply,
         until,
         sent: 0,

@@ -7,7 +7,7 @@
 //! Not here: finding the profile (mod.rs).
 
 use crate::error::Diag;
-use crate::limits::Limits;
+use crate::limits::{Limits, Tally, TALLY_BUDGET};
 use crate::reason::Reason;
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
@@ -35,19 +35,28 @@ pub struct Found {
     pub files: Vec<String>,
 }
 
-fn read(path: &Path, limits: &Limits) -> Result<Option<Vec<u8>>, Diag> {
+/// One file within `file_bytes` and what is left of the datasource's total, charged to it.
+fn read(path: &Path, limits: &Limits, tally: &Tally) -> Result<Option<Vec<u8>>, Diag> {
+    let (cap, capped) = tally.cap(limits.file_bytes);
     match std::fs::metadata(path) {
         Err(_) => return Ok(None),
-        Ok(m) if m.len() > limits.file_bytes => {
-            let msg = format!("larger than {} bytes", limits.file_bytes);
-            let d = Diag::error(Reason::BudgetExceeded, msg).budget("file_bytes");
+        Ok(m) if m.len() > cap => {
+            let d = match capped {
+                true => Diag::error(Reason::BudgetExceeded, tally.message()).budget(TALLY_BUDGET),
+                false => {
+                    let msg = format!("larger than {} bytes", limits.file_bytes);
+                    Diag::error(Reason::BudgetExceeded, msg).budget("file_bytes")
+                }
+            };
             return Err(d.file(path.display().to_string()));
         }
         Ok(_) => {}
     }
-    std::fs::read(path).map(Some).map_err(|e| {
+    let got = std::fs::read(path).map_err(|e| {
         Diag::error(Reason::ReadFailed, e.to_string()).file(path.display().to_string())
-    })
+    })?;
+    tally.charge(got.len());
+    Ok(Some(got))
 }
 
 /// A mapping when the file is YAML holding one, else its bytes (cloud-init's
@@ -79,6 +88,7 @@ pub fn load(
     instance: &str,
     distro: &Distro,
     limits: &Limits,
+    tally: &Tally,
 ) -> Result<Option<Found>, Diag> {
     let seed = home.join(".cloud-init");
     let seed = seed.is_dir().then_some(seed);
@@ -88,6 +98,7 @@ pub fn load(
         Some(dir) => meta_data(
             &dir.join(format!("{instance}.meta-data")),
             limits,
+            tally,
             &mut files,
         )?,
     };
@@ -99,7 +110,7 @@ pub fn load(
             ("agent.yaml".to_string(), &mut agent),
         ] {
             let path = pro.join(name);
-            if let Some(b) = read(&path, limits)? {
+            if let Some(b) = read(&path, limits, tally)? {
                 files.push(path.display().to_string());
                 *slot = Some(part(b, limits));
             }
@@ -113,7 +124,7 @@ pub fn load(
             "default.user-data".to_string(),
         ];
         if let Some(path) = names.iter().find_map(|n| find_nocase(dir, n)) {
-            if let Some(b) = read(&path, limits)? {
+            if let Some(b) = read(&path, limits, tally)? {
                 files.push(path.display().to_string());
                 user = Some(part(b, limits));
             }
@@ -132,8 +143,13 @@ pub fn load(
     }))
 }
 
-fn meta_data(path: &Path, limits: &Limits, files: &mut Vec<String>) -> Result<Value, Diag> {
-    let Some(bytes) = read(path, limits)? else {
+fn meta_data(
+    path: &Path,
+    limits: &Limits,
+    tally: &Tally,
+    files: &mut Vec<String>,
+) -> Result<Value, Diag> {
+    let Some(bytes) = read(path, limits, tally)? else {
         return Ok(json!({"instance-id": DEFAULT_INSTANCE_ID}));
     };
     let shown = path.display().to_string();
@@ -208,7 +224,9 @@ mod tests {
             ),
             (".cloud-init/Dev.meta-data", "instance-id: dev-1\n"),
         ]);
-        let f = load(&h, "Dev", &ubuntu(), &limits).unwrap().unwrap();
+        let f = load(&h, "Dev", &ubuntu(), &limits, &Tally::new(u64::MAX))
+            .unwrap()
+            .unwrap();
         assert_eq!(f.meta_data["instance-id"], "dev-1");
         let ud = String::from_utf8(f.user_data).unwrap();
         assert!(
@@ -224,6 +242,7 @@ mod tests {
                 version: "12".into(),
             },
             &limits,
+            &Tally::new(u64::MAX),
         )
         .unwrap()
         .unwrap();
@@ -231,11 +250,15 @@ mod tests {
         assert!(String::from_utf8(f.user_data)
             .unwrap()
             .contains("\"default\""));
-        assert!(load(&home(&[]), "Dev", &ubuntu(), &limits)
-            .unwrap()
-            .is_none());
+        assert!(
+            load(&home(&[]), "Dev", &ubuntu(), &limits, &Tally::new(u64::MAX))
+                .unwrap()
+                .is_none()
+        );
         let bad = home(&[(".cloud-init/Dev.meta-data", "local-hostname: x\n")]);
-        let err = load(&bad, "Dev", &ubuntu(), &limits).err().unwrap();
+        let err = load(&bad, "Dev", &ubuntu(), &limits, &Tally::new(u64::MAX))
+            .err()
+            .unwrap();
         assert_eq!(err.key.as_deref(), Some("instance-id"));
     }
 
@@ -253,7 +276,9 @@ mod tests {
             ),
             (".ubuntupro/.cloud-init/agent.yaml", "hostname: agent\n"),
         ]);
-        let f = load(&h, "Dev", &ubuntu(), &limits).unwrap().unwrap();
+        let f = load(&h, "Dev", &ubuntu(), &limits, &Tally::new(u64::MAX))
+            .unwrap()
+            .unwrap();
         let ud = String::from_utf8(f.user_data).unwrap();
         let v: Value = serde_json::from_str(ud.trim_start_matches("#cloud-config\n")).unwrap();
         assert_eq!(v, json!({"hostname": "agent", "locale": "C"}));
@@ -266,6 +291,7 @@ mod tests {
                 version: "".into(),
             },
             &limits,
+            &Tally::new(u64::MAX),
         )
         .unwrap()
         .unwrap();
@@ -278,7 +304,7 @@ mod tests {
                 "ubuntu_pro: {token: t}\n",
             ),
         ]);
-        let ud = load(&h, "Dev", &ubuntu(), &limits)
+        let ud = load(&h, "Dev", &ubuntu(), &limits, &Tally::new(u64::MAX))
             .unwrap()
             .unwrap()
             .user_data;

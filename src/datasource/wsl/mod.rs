@@ -133,7 +133,7 @@ impl Datasource for Wsl {
 
     fn fetch(&self, env: &Env, _facts: &Facts, _link: &mut Link) -> Result<InstanceData, Diag> {
         let (home, instance) = profile(env.host)?;
-        let found = data::load(&home, &instance, &distro(env), env.limits())?;
+        let found = data::load(&home, &instance, &distro(env), env.limits(), env.fetched)?;
         let Some(found) = found else {
             let msg = format!("no user-data for instance {instance} in the Windows profile");
             return Err(Diag::error(Reason::NoSeed, msg).file(home.display().to_string()));

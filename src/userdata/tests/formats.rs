@@ -155,6 +155,35 @@ fn unhandled_is_a_warning_without_content() {
     assert_eq!(p.unhandled[0].content_type, "text/x-not-multipart");
 }
 
+/// Invalid UTF-8 in a mapping key: the error says so, with the line and the key path above
+/// it; in a value, with the key that holds it. Never a lossy key, never the bytes.
+#[test]
+fn invalid_utf8_in_a_key_names_its_line_and_key_path() {
+    let run_bytes = |ud: &[u8]| run_with(ud, &Limits::default(), &FakeUrls::default());
+    let p = run_bytes(b"#cloud-config\nwrite_files:\n  - path: /etc/x\n    own\xffer: root\n");
+    assert_eq!(codes(&p), ["not-utf8"]);
+    let d = &p.diags[0];
+    assert_eq!(
+        (d.file.as_deref(), d.line),
+        (Some("user-data"), Some(4)),
+        "{d}"
+    );
+    assert_eq!(d.key.as_deref(), Some("write_files.0"), "{d}");
+    assert!(d.message.contains("invalid UTF-8 in a mapping key"), "{d}");
+    assert!(p.cloud_config.as_object().is_none_or(|m| m.is_empty()));
+    // In a value: the key that holds it; nested lists and block scalars are walked past.
+    let p = run_bytes(
+        b"#cloud-config\nruncmd:\n  - ls\n  - |\n    a: b\nusers:\n  - name: u\n  - name: v\n    gecos: G\xc3\n",
+    );
+    let d = &p.diags[0];
+    assert_eq!(
+        (d.line, d.key.as_deref()),
+        (Some(9), Some("users.1.gecos")),
+        "{d}"
+    );
+    assert!(d.message.contains("invalid UTF-8 in the value"), "{d}");
+}
+
 #[test]
 fn invalid_utf8_names_part_and_offset() {
     let p = run_with(

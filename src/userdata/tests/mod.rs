@@ -62,6 +62,7 @@ impl UrlReader for FakeUrls {
             Some(Ok(b)) if b.len() as u64 > max_bytes => Err(FetchError::TooLarge {
                 url: url.to_string(),
                 max_bytes,
+                budget: "file_bytes",
             }),
             Some(r) => r.clone(),
             None => Err(FetchError::NotFound {
