@@ -13,8 +13,8 @@ use std::time::Duration;
 /// Expected (RELIABILITY rule 15: a read loop checks its deadline on every pass): a SmartOS
 /// agent that floods the serial line with well-formed lines that never answer the request
 /// (frames for another request id after a `GET`; `invalid command` for ever after
-/// `NEGOTIATE V2`) ends the datasource at its deadline with `metadata-unreachable` naming the
-/// port, like a silent agent. Before, each line was read without a look at the clock while
+/// `NEGOTIATE V2`) ends the datasource at its deadline with an error naming the port, like a
+/// silent agent. Before, each line was read without a look at the clock while
 /// more were waiting, and the boot never ended.
 #[cfg(feature = "ds-smartos")]
 #[test]
@@ -38,7 +38,12 @@ fn a_metadata_agent_that_never_stops_talking_ends_at_the_deadline() {
             "{name}: still reading after 20 s: {}",
             common::text(&out)
         );
-        let d = m.diag_with_code("metadata-unreachable");
+        // Unreachable (no answer by the deadline), or invalid when the next request met the
+        // rest of a frame cut at the last one's deadline: either way the port is named.
+        let d = m
+            .diags()
+            .into_iter()
+            .find(|d| d["code"] == "metadata-unreachable" || d["code"] == "metadata-invalid");
         let d = d.unwrap_or_else(|| panic!("{name}: {:?}", m.diags()));
         assert_eq!(d["file"], "/dev/ttyS1", "{name}: {d}");
     }
@@ -59,7 +64,7 @@ fn a_serial_answer_that_never_ends_stops_at_the_file_budget() {
     std::os::unix::fs::symlink(host.pty(), m.host.join("dev/ttyS1")).unwrap();
     common::faults::cloud_target(
         &m,
-        "    file_bytes: 1000000
+        "    file_bytes: 200000
 ",
     );
     let mut cmd = common::faults::initrd_command(&m, &["all"]);
