@@ -49,6 +49,26 @@ impl RootError {
         }
     }
 
+    /// Whether this refuses a symbolic link below a user's boundary (`Root::user_dir`).
+    pub fn is_link(&self) -> bool {
+        match self {
+            RootError::Refused { reason, .. } => *reason == super::user_path::LINK,
+            RootError::Io { source, .. } => source.to_string() == super::user_path::LINK,
+            _ => false,
+        }
+    }
+
+    /// The same error about `path` (a file whose directory failed, say).
+    pub(super) fn about(self, path: &str) -> RootError {
+        let path = path.to_string();
+        match self {
+            RootError::Open { source, .. } => RootError::Open { path, source },
+            RootError::Refused { reason, .. } => RootError::Refused { path, reason },
+            RootError::Io { op, source, .. } => RootError::Io { path, op, source },
+            RootError::TooLarge { max_bytes, .. } => RootError::TooLarge { path, max_bytes },
+        }
+    }
+
     pub(super) fn io(path: &str, op: &'static str, source: impl Into<io::Error>) -> RootError {
         RootError::Io {
             path: path.to_string(),

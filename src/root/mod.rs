@@ -10,11 +10,13 @@ mod names;
 mod read_only;
 mod remove;
 mod resolve;
+mod user_path;
 
 pub use error::RootError;
 pub use read_only::ReadOnly;
 pub use remove::Marked;
 pub use resolve::Resolver;
+pub use user_path::{trusted_len, UserDir};
 
 use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
 use rustix::fs::{fchmod, fchown, fstat, fsync, mkdirat, openat, renameat, symlinkat, unlinkat};

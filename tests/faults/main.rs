@@ -18,5 +18,6 @@ mod output;
 mod secrets;
 mod seeds;
 mod stale_state;
+mod user_paths;
 mod userdata;
 mod write_files;
