@@ -20,6 +20,13 @@ pub enum RootError {
         op: &'static str,
         source: io::Error,
     },
+    /// Below a user's boundary (`Root::user_dir`, RELIABILITY rule 13), `at` (`path` or a
+    /// directory above it) is a link, not of the type needed, or another user's.
+    UserRefused {
+        path: String,
+        at: String,
+        reason: &'static str,
+    },
     /// A read found more than the caller's budget.
     TooLarge { path: String, max_bytes: u64 },
 }
@@ -32,7 +39,7 @@ impl RootError {
     pub fn code(&self) -> Reason {
         match self {
             RootError::Open { .. } => Reason::RootOpen,
-            RootError::Refused { .. } => Reason::WriteRefused,
+            RootError::Refused { .. } | RootError::UserRefused { .. } => Reason::WriteRefused,
             RootError::Io { op, .. } if READ_OPS.contains(op) => Reason::ReadFailed,
             RootError::Io { .. } => Reason::WriteFailed,
             RootError::TooLarge { .. } => Reason::BudgetExceeded,
@@ -45,6 +52,7 @@ impl RootError {
             RootError::Open { path, .. }
             | RootError::Refused { path, .. }
             | RootError::Io { path, .. }
+            | RootError::UserRefused { path, .. }
             | RootError::TooLarge { path, .. } => path,
         }
     }
@@ -52,20 +60,8 @@ impl RootError {
     /// Whether this refuses a symbolic link below a user's boundary (`Root::user_dir`).
     pub fn is_link(&self) -> bool {
         match self {
-            RootError::Refused { reason, .. } => *reason == super::user_path::LINK,
-            RootError::Io { source, .. } => source.to_string() == super::user_path::LINK,
+            RootError::UserRefused { reason, .. } => *reason == super::user_path::LINK,
             _ => false,
-        }
-    }
-
-    /// The same error about `path` (a file whose directory failed, say).
-    pub(super) fn about(self, path: &str) -> RootError {
-        let path = path.to_string();
-        match self {
-            RootError::Open { source, .. } => RootError::Open { path, source },
-            RootError::Refused { reason, .. } => RootError::Refused { path, reason },
-            RootError::Io { op, source, .. } => RootError::Io { path, op, source },
-            RootError::TooLarge { max_bytes, .. } => RootError::TooLarge { path, max_bytes },
         }
     }
 
@@ -92,6 +88,12 @@ impl fmt::Display for RootError {
                 write!(f, "cannot open target root {path}: {source}")
             }
             RootError::Refused { path, reason } => write!(f, "refused {path}: {reason}"),
+            RootError::UserRefused { path, at, reason } if at == path => {
+                write!(f, "refused {path}: {reason}")
+            }
+            RootError::UserRefused { path, at, reason } => {
+                write!(f, "refused {path}: {at} {reason}")
+            }
             RootError::Io { path, op, source } => write!(f, "cannot {op} {path}: {source}"),
             RootError::TooLarge { path, max_bytes } => {
                 write!(f, "{path} is larger than the budget of {max_bytes} bytes")

@@ -22,7 +22,7 @@ use rustix::fd::{AsFd, OwnedFd};
 use rustix::fs::{fstat, mkdirat, openat, renameat, statat, unlinkat, AtFlags, FileType};
 use rustix::fs::{Mode, OFlags, Stat};
 use rustix::io::Errno;
-use std::io::{self, Read, Write};
+use std::io::{Read, Write};
 
 /// An opened directory below (or at) the boundary, for acting for user `uid`.
 #[derive(Debug)]
@@ -54,9 +54,14 @@ fn others_write(st: &Stat) -> bool {
 
 /// The reason given for a link refused below the boundary (see [`RootError::is_link`]).
 pub(super) const LINK: &str = "is a symbolic link";
+const OTHERS: &str = "is owned by another user";
 
-fn refused_io(shown: &str, op: &'static str, why: &'static str) -> RootError {
-    RootError::io(shown, op, io::Error::new(io::ErrorKind::InvalidInput, why))
+fn refused(path: &str, at: &str, reason: &'static str) -> RootError {
+    RootError::UserRefused {
+        path: path.to_string(),
+        at: at.to_string(),
+        reason,
+    }
 }
 
 /// What `name` in `dir` is, for a message, when opening it without following failed.
@@ -100,31 +105,37 @@ impl Root {
         // The trusted prefix, ended at the first directory others can write.
         let limit = trusted.min(comps.len());
         let mut at = 0;
-        let mut cur = loop {
-            let fd = match self.open_in(&comps[..at], DIR_FLAGS) {
-                Ok(fd) => fd,
+        let mut cur = self
+            .open_in(&[], DIR_FLAGS)
+            .map_err(|e| open_err(named, e))?;
+        while at < limit {
+            let st = fstat(&cur).map_err(|e| open_err(named, e))?;
+            if others_write(&st) {
+                break;
+            }
+            match self.open_in(&comps[..=at], DIR_FLAGS) {
+                Ok(fd) => cur = fd,
                 Err(Errno::NOENT) if create.is_none() => return Ok(None),
-                // A missing part of the layout is made as `Root` makes any directory.
-                Err(Errno::NOENT) => {
-                    self.create_dir_all(&comps[..at].join("/"), &FileSpec::DIR)
-                        .map_err(|e| e.about(named))?;
-                    self.open_in(&comps[..at], DIR_FLAGS)
-                        .map_err(|e| open_err(named, e))?
+                // The image's own link to nowhere: missing, as a plain resolution finds it.
+                Err(Errno::NOENT) if what_is(&cur, comps[at]) == LINK => {
+                    return Err(open_err(named, Errno::NOENT))
                 }
+                // Made below one at a time, as any component past the boundary.
+                Err(Errno::NOENT) => break,
                 Err(e) => return Err(open_err(named, e)),
-            };
-            let st = fstat(&fd).map_err(|e| open_err(named, e))?;
-            if at == limit || others_write(&st) {
-                break fd;
             }
             at += 1;
-        };
+        }
         // The user-controlled rest, one component at a time, links refused.
         for i in at..comps.len() {
             let name = comps[i];
             let here = shown(&comps[..=i].join("/"));
             if name == ".." {
-                return Err(RootError::refused(&here, "`..` below a user's directory"));
+                return Err(refused(
+                    named,
+                    &here,
+                    "climbs with `..` below a user's directory",
+                ));
             }
             let last = i + 1 == comps.len();
             let nofollow = DIR_FLAGS | OFlags::NOFOLLOW;
@@ -144,7 +155,7 @@ impl Root {
                             }
                         };
                         let new = openat(&cur, name, nofollow, Mode::empty())
-                            .map_err(|_| RootError::refused(&here, what_is(&cur, name)))?;
+                            .map_err(|_| refused(named, &here, what_is(&cur, name)))?;
                         if made {
                             apply(new.as_fd(), spec, &here)?;
                         }
@@ -154,13 +165,13 @@ impl Root {
                     }
                 },
                 Err(Errno::LOOP | Errno::NOTDIR) => {
-                    return Err(RootError::refused(&here, what_is(&cur, name)))
+                    return Err(refused(named, &here, what_is(&cur, name)))
                 }
                 Err(e) => return Err(open_err(&here, e)),
             };
             let st = fstat(&fd).map_err(|e| open_err(&here, e))?;
             if !owner_ok(&st, uid) && uid != 0 {
-                return Err(RootError::refused(&here, "is owned by another user"));
+                return Err(refused(named, &here, OTHERS));
             }
             cur = fd;
         }
@@ -214,6 +225,20 @@ impl Root {
     }
 }
 
+impl Root {
+    /// [`Root::create_dir_all`] for a directory that may lie below one others can write: the
+    /// boundary is the first such directory, the user acted for `spec`'s owner (root without
+    /// one). The directory itself gets `spec` when made; one that exists is left as it is.
+    pub fn create_user_dir(&self, path: &str, spec: &FileSpec) -> Result<(), RootError> {
+        let uid = spec.owner.map_or(0, |o| o.uid);
+        let d = self.user_dir(path, usize::MAX, uid, Some(spec))?;
+        match d {
+            Some(d) => guard::check(self, d.fd.as_fd(), None, &d.shown),
+            None => Err(RootError::io(&shown(path), "create", Errno::NOENT)),
+        }
+    }
+}
+
 /// `path`'s directory and file name; a path must end in a file name.
 fn split(path: &str) -> Result<(String, &str), RootError> {
     let shown = shown(path);
@@ -250,16 +275,16 @@ impl UserDir<'_> {
             Ok(fd) => fd,
             Err(Errno::NOENT) => return Ok(None),
             Err(Errno::LOOP | Errno::NXIO | Errno::ISDIR) => {
-                return Err(refused_io(&shown, op, what_is(&self.fd, name)))
+                return Err(refused(&shown, &shown, what_is(&self.fd, name)))
             }
             Err(e) => return Err(RootError::io(&shown, op, e)),
         };
         let st = fstat(&fd).map_err(|e| RootError::io(&shown, op, e))?;
         if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
-            return Err(refused_io(&shown, op, "is a FIFO, socket or device"));
+            return Err(refused(&shown, &shown, "is a FIFO, socket or device"));
         }
         if !owner_ok(&st, self.uid) {
-            return Err(refused_io(&shown, op, "is owned by another user"));
+            return Err(refused(&shown, &shown, OTHERS));
         }
         Ok(Some((fd, u64::try_from(st.st_size).unwrap_or(0), shown)))
     }
@@ -319,6 +344,66 @@ impl UserDir<'_> {
             let _ = unlinkat(dir, &tmp, AtFlags::empty());
         }
         done?;
+        self.root
+            .fsync_if_durable(dir)
+            .map_err(|e| RootError::io(&shown, "sync the directory of", e))
+    }
+
+    /// The directory `name` in this one, made with `spec` when missing (an existing one is
+    /// left as it is); a link, a non-directory or one of another user is refused.
+    pub fn create_dir(&self, name: &str, spec: &FileSpec) -> Result<UserDir<'_>, RootError> {
+        let shown = self.child(name)?;
+        guard::check(self.root, self.fd.as_fd(), Some(name), &shown)?;
+        let made = match mkdirat(&self.fd, name, to_mode(spec.mode)) {
+            Ok(()) => true,
+            Err(Errno::EXIST) => false,
+            Err(e) => return Err(RootError::io(&shown, "create a directory for", e)),
+        };
+        let fd = openat(&self.fd, name, DIR_FLAGS | OFlags::NOFOLLOW, Mode::empty())
+            .map_err(|_| refused(&shown, &shown, what_is(&self.fd, name)))?;
+        if made {
+            apply(fd.as_fd(), spec, &shown)?;
+            self.root
+                .fsync_if_durable(&self.fd)
+                .map_err(|e| RootError::io(&shown, "sync the directory of", e))?;
+        } else {
+            let st = fstat(&fd).map_err(|e| RootError::io(&shown, "open", e))?;
+            if !owner_ok(&st, self.uid) && self.uid != 0 {
+                return Err(refused(&shown, &shown, OTHERS));
+            }
+        }
+        Ok(UserDir {
+            root: self.root,
+            fd,
+            shown,
+            uid: self.uid,
+        })
+    }
+
+    /// Makes `name` a symlink to `target` (stored verbatim, never followed here), replacing
+    /// whatever `name` was, by a rename inside this directory.
+    pub fn symlink(&self, target: &str, name: &str) -> Result<(), RootError> {
+        let shown = self.child(name)?;
+        if target.is_empty() || target.contains('\0') {
+            return Err(RootError::refused(
+                &shown,
+                "symlink target is empty or contains a NUL byte",
+            ));
+        }
+        guard::check(self.root, self.fd.as_fd(), Some(name), &shown)?;
+        let dir = &self.fd;
+        let (tmp, ()) = with_temp_name(
+            name,
+            |tmp| rustix::fs::symlinkat(target, dir, tmp),
+            |stale| {
+                let _ = unlinkat(dir, stale, AtFlags::empty());
+            },
+        )
+        .map_err(|e| RootError::io(&shown, "create a temporary symlink for", e))?;
+        if let Err(e) = renameat(dir, &tmp, dir, name) {
+            let _ = unlinkat(dir, &tmp, AtFlags::empty());
+            return Err(RootError::io(&shown, "rename into place", e));
+        }
         self.root
             .fsync_if_durable(dir)
             .map_err(|e| RootError::io(&shown, "sync the directory of", e))

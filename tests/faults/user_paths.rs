@@ -353,3 +353,27 @@ fn authorized_keys_through_a_link_above_the_home_in_a_writable_directory_are_ref
         "{msgs:#?}"
     );
 }
+
+/// Expected: a new user's home goes below `/tmp/x`, a link bob planted to `/etc`: the home is
+/// refused naming the link; no directory of the user's and no copy of /etc/skel lands in /etc.
+#[test]
+fn a_new_home_through_a_link_in_a_writable_directory_is_refused() {
+    if !as_root() {
+        return;
+    }
+    let ud = "#cloud-config\nusers:\n  - {name: dan, homedir: /tmp/x/dan}\n";
+    let m = initrd_machine("up-new-home", ud);
+    let t = &m.target;
+    m.write(t, "etc/skel/.profile", b"skel\n");
+    symlink("/etc", t.join("tmp/x")).unwrap();
+    chown(&t.join("tmp/x"), 1001);
+    let out = m.initrd("all");
+    assert_eq!(out.status.code(), Some(1), "{}", common::stderr(&out));
+    assert!(!t.join("etc/dan").exists(), "dan's home made in /etc");
+    let msgs = messages(&m);
+    assert!(
+        msgs.iter()
+            .any(|d| d.contains("/tmp/x") && d.contains("symbolic link")),
+        "{msgs:#?}"
+    );
+}
