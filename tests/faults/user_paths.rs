@@ -377,3 +377,45 @@ fn a_new_home_through_a_link_in_a_writable_directory_is_refused() {
         "{msgs:#?}"
     );
 }
+
+/// Expected: a `defer: true` item for ann, left for the runner, aimed through `~/.config`, a
+/// link she planted to `/etc`: the runner refuses it naming the link; nothing lands in /etc.
+#[test]
+fn deferred_write_files_through_a_link_in_a_home_are_refused() {
+    if !as_root() {
+        return;
+    }
+    let m = runner_machine("up-deferred");
+    m.write("/etc/group", "root:x:0:\nann:x:1000:\nbob:x:1001:\n", 0o644);
+    symlink("/etc", m.target.join("home/ann/.config")).unwrap();
+    chown(&m.target.join("home/ann/.config"), 1000);
+    let items = json!([{"path": "/home/ann/.config/sudoers.d/ann", "content_b64": "eA==",
+        "permissions": 0o644, "owner": "ann:ann", "append": false}]);
+    m.write(
+        "/var/lib/ember/deferred/write_files.json",
+        &items.to_string(),
+        0o600,
+    );
+    m.boot_modules(json!([{"name": "write_files_deferred", "stage": "final",
+        "frequency": "once-per-instance", "config": {"write_files": [
+            {"path": "/home/ann/.config/sudoers.d/ann", "owner": "ann:ann", "defer": true}]}}]));
+    let out = m.ember("boot-1", &["modules", "--mode", "final"]);
+    common::assert_no_panic(&out);
+    assert!(
+        !m.target.join("etc/sudoers.d").exists(),
+        "written through ~/.config -> /etc"
+    );
+    let errors: Vec<String> = m.status()["stages"]["final"]["errors"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .map(|d| format!("{} {}", d["key"], d["message"]))
+        .collect();
+    assert!(
+        errors.iter().any(|e| e.contains("write_files_deferred.0")
+            && e.contains("/home/ann/.config")
+            && e.contains("symbolic link")),
+        "{errors:#?}"
+    );
+}
