@@ -391,7 +391,27 @@ impl Root {
     /// Opens directory `comps`, creating what is missing: the deepest existing prefix is found,
     /// then each missing component is made in its resolved parent (guard-checked first) and
     /// the path resolved again, so `..` and symlinks behave exactly as in a plain resolution.
+    ///
+    /// A path with a symlink on the way is walked as a user-controlled one (`user_path`): its
+    /// links are followed only in directories root alone can write, so a link planted in /tmp or
+    /// a home cannot aim a write elsewhere (RELIABILITY rule 13). Without links, one resolution.
     fn dir(&self, comps: &[&str], last: &FileSpec, shown: &str) -> Result<OwnedFd, RootError> {
+        match resolve::open_in_no_links(self.fd.as_fd(), self.resolver, comps, DIR_FLAGS) {
+            Ok(fd) => return Ok(fd),
+            Err(Errno::LOOP) => {
+                let uid = last.owner.map_or(0, |o| o.uid);
+                let d = self.user_dir_for(&comps.join("/"), shown, usize::MAX, uid, Some(last))?;
+                let d =
+                    d.ok_or_else(|| RootError::io(shown, "open the directory of", Errno::NOENT))?;
+                return Ok(d.fd);
+            }
+            _ => {}
+        }
+        self.dir_made(comps, last, shown)
+    }
+
+    /// The rest of `dir` for a path without links: what is missing is made.
+    fn dir_made(&self, comps: &[&str], last: &FileSpec, shown: &str) -> Result<OwnedFd, RootError> {
         let open_err = |e| RootError::io(shown, "open the directory of", e);
         let mut have = comps.len();
         let mut cur = loop {

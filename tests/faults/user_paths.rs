@@ -137,6 +137,20 @@ fn fingerprints_through_a_linked_ssh_directory_are_not_printed() {
     assert_skipped(&out, &warnings, "/home/ann/.ssh");
 }
 
+/// Expected: ann's home itself is a link to `/root` (made in root's own `/home`, so no
+/// directory others can write is on the way): root's keys are not printed as hers.
+#[test]
+fn fingerprints_through_a_home_that_is_a_link_are_not_printed() {
+    if !as_root() {
+        return;
+    }
+    let m = runner_machine("up-fp-home");
+    std::fs::remove_dir(m.target.join("home/ann")).unwrap();
+    symlink("/root", m.target.join("home/ann")).unwrap();
+    let (out, warnings) = fingerprints(&m);
+    assert_skipped(&out, &warnings, "/home/ann");
+}
+
 /// Expected: a FIFO as ann's authorized_keys ends the module at once with a warning.
 #[test]
 fn fingerprints_of_a_fifo_neither_hang_nor_print() {
