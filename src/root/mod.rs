@@ -347,8 +347,16 @@ impl Root {
         let shown = shown(rel);
         let comps = parse(rel, &shown)?;
         let (name, parent) = file_name(&comps, &shown)?;
-        let dir = match self.open_in(parent, DIR_FLAGS) {
+        // As `dir`: a link on the way is followed only where root alone could have made it.
+        let dir = match resolve::open_in_no_links(self.fd.as_fd(), self.resolver, parent, DIR_FLAGS)
+        {
             Ok(fd) => fd,
+            Err(Errno::LOOP) => {
+                match self.user_dir_for(&parent.join("/"), &shown, usize::MAX, 0, None)? {
+                    Some(d) => d.fd,
+                    None => return Ok(()),
+                }
+            }
             Err(Errno::NOENT) => return Ok(()),
             Err(e) => return Err(RootError::io(&shown, "open the directory of", e)),
         };
@@ -441,11 +449,22 @@ impl Root {
                     self.fsync_if_durable(&cur)
                         .map_err(|e| RootError::io(shown, "sync the directory of", e))?;
                 }
-                // `..`, a racing creator, or a dangling symlink: the resolution below decides.
+                // `..` or a racing creator: the opening below decides.
                 Err(Errno::EXIST) => {}
                 Err(e) => return Err(RootError::io(shown, "create a directory for", e)),
             }
-            cur = self.open_in(&comps[..=i], DIR_FLAGS).map_err(open_err)?;
+            // No link was on the way (`dir`): one made since, by a racing user, is refused.
+            cur = if *name == ".." {
+                self.open_in(&comps[..=i], DIR_FLAGS)
+            } else {
+                openat(
+                    cur.as_fd(),
+                    *name,
+                    DIR_FLAGS | OFlags::NOFOLLOW,
+                    Mode::empty(),
+                )
+            }
+            .map_err(open_err)?;
         }
         Ok(cur)
     }

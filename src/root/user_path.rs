@@ -503,6 +503,7 @@ mod tests {
             assert!(root.append_file("/tmp/x/shadow", b"evil", &spec).is_err());
             assert!(root.create_dir_all("/tmp/x/new", &FileSpec::DIR).is_err());
             assert!(root.symlink("/", "/tmp/x/shadow").is_err());
+            assert!(root.remove_file("/tmp/x/shadow").is_err());
             assert_eq!(
                 std::fs::read_to_string(d.join("etc/shadow")).unwrap(),
                 "root-only\n"
