@@ -1,6 +1,8 @@
 //! `Root`: the one way ember writes into the target root (and its run directory). Every path is
 //! resolved inside the root, files are replaced atomically with their final mode from birth, and
-//! the target's /proc, /sys and /dev are refused. It does not decide what to write.
+//! the target's /proc, /sys and /dev are refused; a link is followed only where root alone can
+//! have made it, and users' directories are acted in through descriptors (user_path.rs). It
+//! does not decide what to write.
 
 mod durable;
 mod error;
