@@ -20,6 +20,13 @@ pub enum RootError {
         op: &'static str,
         source: io::Error,
     },
+    /// Below a user's boundary (`Root::user_dir`, RELIABILITY rule 13), `at` (`path` or a
+    /// directory above it) is a link, not of the type needed, or another user's.
+    UserRefused {
+        path: String,
+        at: String,
+        reason: &'static str,
+    },
     /// A read found more than the caller's budget; `budget` names it when it is one of the
     /// image's limits.
     TooLarge {
@@ -37,7 +44,7 @@ impl RootError {
     pub fn code(&self) -> Reason {
         match self {
             RootError::Open { .. } => Reason::RootOpen,
-            RootError::Refused { .. } => Reason::WriteRefused,
+            RootError::Refused { .. } | RootError::UserRefused { .. } => Reason::WriteRefused,
             RootError::Io { op, .. } if READ_OPS.contains(op) => Reason::ReadFailed,
             RootError::Io { .. } => Reason::WriteFailed,
             RootError::TooLarge { .. } => Reason::BudgetExceeded,
@@ -58,7 +65,16 @@ impl RootError {
             RootError::Open { path, .. }
             | RootError::Refused { path, .. }
             | RootError::Io { path, .. }
+            | RootError::UserRefused { path, .. }
             | RootError::TooLarge { path, .. } => path,
+        }
+    }
+
+    /// Whether this refuses a symbolic link below a user's boundary (`Root::user_dir`).
+    pub fn is_link(&self) -> bool {
+        match self {
+            RootError::UserRefused { reason, .. } => *reason == super::user_path::LINK,
+            _ => false,
         }
     }
 
@@ -85,6 +101,12 @@ impl fmt::Display for RootError {
                 write!(f, "cannot open target root {path}: {source}")
             }
             RootError::Refused { path, reason } => write!(f, "refused {path}: {reason}"),
+            RootError::UserRefused { path, at, reason } if at == path => {
+                write!(f, "refused {path}: {reason}")
+            }
+            RootError::UserRefused { path, at, reason } => {
+                write!(f, "refused {path}: {at} {reason}")
+            }
             RootError::Io { path, op, source } => write!(f, "cannot {op} {path}: {source}"),
             RootError::TooLarge {
                 path,

@@ -1,6 +1,6 @@
-//! Whether a path is itself a symbolic link (its last component, not followed): for writers
-//! that must refuse a link the resolver would follow, such as a user's `~/.ssh`, which a hostile
-//! image may point at `/root/.ssh` (cloud-init's ssh_util refuses links there too).
+//! Whether a path is itself a symbolic link (its last component, not followed). A look only:
+//! checking and then acting by path can be raced, so code that acts in a user's directories
+//! goes through `Root::user_dir` (user_path.rs), which opens without following instead.
 
 use super::names::{file_name, parse, shown};
 use super::{Root, RootError, DIR_FLAGS};

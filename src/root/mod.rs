@@ -1,6 +1,8 @@
 //! `Root`: the one way ember writes into the target root (and its run directory). Every path is
 //! resolved inside the root, files are replaced atomically with their final mode from birth, and
-//! the target's /proc, /sys and /dev are refused. It does not decide what to write.
+//! the target's /proc, /sys and /dev are refused; a link is followed only where root alone can
+//! have made it, and users' directories are acted in through descriptors (user_path.rs). It
+//! does not decide what to write.
 
 mod beneath;
 mod durable;
@@ -11,12 +13,14 @@ mod names;
 mod read_only;
 mod remove;
 mod resolve;
+mod user_path;
 
 pub use error::RootError;
 pub use names::{name_or_path, one_name, one_path, BadName, NAME_MAX};
 pub use read_only::ReadOnly;
 pub use remove::Marked;
 pub use resolve::Resolver;
+pub use user_path::{trusted_len, UserDir};
 
 use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
 use rustix::fs::{fchmod, fchown, fstat, fsync, mkdirat, openat, renameat, symlinkat, unlinkat};
@@ -348,8 +352,16 @@ impl Root {
         let shown = shown(rel);
         let comps = parse(rel, &shown)?;
         let (name, parent) = file_name(&comps, &shown)?;
-        let dir = match self.open_in(parent, DIR_FLAGS) {
+        // As `dir`: a link on the way is followed only where root alone could have made it.
+        let dir = match resolve::open_in_no_links(self.fd.as_fd(), self.resolver, parent, DIR_FLAGS)
+        {
             Ok(fd) => fd,
+            Err(Errno::LOOP) => {
+                match self.user_dir_for(&parent.join("/"), &shown, usize::MAX, 0, None)? {
+                    Some(d) => d.fd,
+                    None => return Ok(()),
+                }
+            }
             Err(Errno::NOENT) => return Ok(()),
             Err(e) => return Err(RootError::io(&shown, "open the directory of", e)),
         };
@@ -392,7 +404,27 @@ impl Root {
     /// Opens directory `comps`, creating what is missing: the deepest existing prefix is found,
     /// then each missing component is made in its resolved parent (guard-checked first) and
     /// the path resolved again, so `..` and symlinks behave exactly as in a plain resolution.
+    ///
+    /// A path with a symlink on the way is walked as a user-controlled one (`user_path`): its
+    /// links are followed only in directories root alone can write, so a link planted in /tmp or
+    /// a home cannot aim a write elsewhere (RELIABILITY rule 13). Without links, one resolution.
     fn dir(&self, comps: &[&str], last: &FileSpec, shown: &str) -> Result<OwnedFd, RootError> {
+        match resolve::open_in_no_links(self.fd.as_fd(), self.resolver, comps, DIR_FLAGS) {
+            Ok(fd) => return Ok(fd),
+            Err(Errno::LOOP) => {
+                let uid = last.owner.map_or(0, |o| o.uid);
+                let d = self.user_dir_for(&comps.join("/"), shown, usize::MAX, uid, Some(last))?;
+                let d =
+                    d.ok_or_else(|| RootError::io(shown, "open the directory of", Errno::NOENT))?;
+                return Ok(d.fd);
+            }
+            _ => {}
+        }
+        self.dir_made(comps, last, shown)
+    }
+
+    /// The rest of `dir` for a path without links: what is missing is made.
+    fn dir_made(&self, comps: &[&str], last: &FileSpec, shown: &str) -> Result<OwnedFd, RootError> {
         let open_err = |e| RootError::io(shown, "open the directory of", e);
         let mut have = comps.len();
         let mut cur = loop {
@@ -422,11 +454,22 @@ impl Root {
                     self.fsync_if_durable(&cur)
                         .map_err(|e| RootError::io(shown, "sync the directory of", e))?;
                 }
-                // `..`, a racing creator, or a dangling symlink: the resolution below decides.
+                // `..` or a racing creator: the opening below decides.
                 Err(Errno::EXIST) => {}
                 Err(e) => return Err(RootError::io(shown, "create a directory for", e)),
             }
-            cur = self.open_in(&comps[..=i], DIR_FLAGS).map_err(open_err)?;
+            // No link was on the way (`dir`): one made since, by a racing user, is refused.
+            cur = if *name == ".." {
+                self.open_in(&comps[..=i], DIR_FLAGS)
+            } else {
+                openat(
+                    cur.as_fd(),
+                    *name,
+                    DIR_FLAGS | OFlags::NOFOLLOW,
+                    Mode::empty(),
+                )
+            }
+            .map_err(open_err)?;
         }
         Ok(cur)
     }

@@ -33,7 +33,21 @@ pub(super) fn open_in(
 ) -> Result<OwnedFd> {
     match resolver {
         Resolver::Kernel => kernel(root, comps, oflags),
-        Resolver::Walker => walk(root, comps, oflags),
+        Resolver::Walker => walk(root, comps, oflags, false),
+    }
+}
+
+/// [`open_in`] that follows no symlink at all (`..` still clamped at `root`): ELOOP when the
+/// path holds one. The cheap first try of a writer, which looks closer only on a link.
+pub(super) fn open_in_no_links(
+    root: BorrowedFd<'_>,
+    resolver: Resolver,
+    comps: &[&str],
+    oflags: OFlags,
+) -> Result<OwnedFd> {
+    match resolver {
+        Resolver::Kernel => kernel_how(root, comps, oflags, ResolveFlags::NO_SYMLINKS),
+        Resolver::Walker => walk(root, comps, oflags, true),
     }
 }
 
@@ -48,12 +62,21 @@ pub(super) fn kernel_available(root: BorrowedFd<'_>) -> bool {
 }
 
 fn kernel(root: BorrowedFd<'_>, comps: &[&str], oflags: OFlags) -> Result<OwnedFd> {
+    kernel_how(root, comps, oflags, ResolveFlags::empty())
+}
+
+fn kernel_how(
+    root: BorrowedFd<'_>,
+    comps: &[&str],
+    oflags: OFlags,
+    more: ResolveFlags,
+) -> Result<OwnedFd> {
     let path = if comps.is_empty() {
         ".".to_string()
     } else {
         comps.join("/")
     };
-    let how = ResolveFlags::IN_ROOT | ResolveFlags::NO_MAGICLINKS;
+    let how = ResolveFlags::IN_ROOT | ResolveFlags::NO_MAGICLINKS | more;
     let mut tries = 0;
     loop {
         match openat2(root, &path, oflags | OFlags::CLOEXEC, Mode::empty(), how) {
@@ -63,7 +86,7 @@ fn kernel(root: BorrowedFd<'_>, comps: &[&str], oflags: OFlags) -> Result<OwnedF
     }
 }
 
-fn walk(root: BorrowedFd<'_>, comps: &[&str], oflags: OFlags) -> Result<OwnedFd> {
+fn walk(root: BorrowedFd<'_>, comps: &[&str], oflags: OFlags, no_links: bool) -> Result<OwnedFd> {
     let dir_flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
     let open_root = || openat(root, ".", dir_flags, Mode::empty());
     // Components still to walk, last on top; symlink targets are pushed in front of the rest.
@@ -82,6 +105,7 @@ fn walk(root: BorrowedFd<'_>, comps: &[&str], oflags: OFlags) -> Result<OwnedFd>
             continue;
         }
         match readlinkat(cur.as_fd(), comp.as_slice(), Vec::new()) {
+            Ok(_) if no_links => return Err(Errno::LOOP),
             Ok(target) => {
                 links += 1;
                 if links > MAX_LINKS {

@@ -22,5 +22,6 @@ mod secrets;
 mod seeds;
 mod stale_state;
 mod surfaces;
+mod user_paths;
 mod userdata;
 mod write_files;

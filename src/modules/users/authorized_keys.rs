@@ -5,9 +5,10 @@
 use crate::error::Diag;
 use crate::modules::accounts::Account;
 use crate::reason::Reason;
-use crate::root::{FileSpec, Owner, Root};
+use crate::root::{trusted_len, FileSpec, Owner, Root, RootError};
 
 const MAX_BYTES: u64 = 1024 * 1024;
+const FILE: &str = "authorized_keys";
 
 /// The options field of an authorized_keys line and the rest (`type base64 comment`).
 /// None for blanks and comments.
@@ -77,14 +78,17 @@ pub fn merge(existing: &str, lines: &[String]) -> Option<String> {
 }
 
 /// Adds `lines` to `<home>/.ssh/authorized_keys` (0600, directory 0700, both owned by the
-/// user), without duplicates.
+/// user), without duplicates. The home and everything below it are the user's
+/// (`Root::user_dir`, RELIABILITY rule 13): a link at the home, `~/.ssh` or the file, a home or
+/// `.ssh` owned by another user, or a link in a directory others can write above the home is
+/// refused, and the file is read, replaced and given away only through descriptors. Links
+/// above the home in root's own directories (`/home -> /var/home`) are the image's layout and
+/// stay allowed, as does all of root's own home (`/root -> var/roothome` on ostree images).
 pub fn add_keys(root: &Root, account: &Account, lines: &[String]) -> Result<(), Diag> {
     if lines.is_empty() {
         return Ok(());
     }
     let home = account.home.trim_end_matches('/');
-    let file = format!("{home}/.ssh/authorized_keys");
-    let fail = |e: crate::root::RootError| Diag::error(Reason::SshAuthkeys, e.to_string());
     // A home that does not exist is made on the way, as cloud-init's ensure_dir does; only
     // ~/.ssh is given to the user.
     if !home.starts_with('/') {
@@ -93,57 +97,37 @@ pub fn add_keys(root: &Root, account: &Account, lines: &[String]) -> Result<(), 
             format!("home directory of {} is not an absolute path", account.name),
         ));
     }
-    refuse_links(root, account, home)?;
+    let fail = |e: RootError| {
+        if e.is_link() {
+            let msg = format!("{e}: the keys of {} are not written", account.name);
+            Diag::error(Reason::SshAuthkeysLink, msg)
+        } else {
+            Diag::error(Reason::SshAuthkeys, e.to_string())
+        }
+    };
     let owner = Owner {
         uid: account.uid,
         gid: account.gid,
     };
-    let dir = FileSpec::mode(0o700).with_owner(owner);
-    root.create_dir_all(&format!("{home}/.ssh"), &dir)
-        .map_err(fail)?;
-    let existing = root.read_file(&file, MAX_BYTES).map_err(fail)?;
+    let ssh = format!("{home}/.ssh");
+    let trusted = trusted_len(&ssh, home, account.uid);
+    let spec = FileSpec::mode(0o700).with_owner(owner);
+    let dir = root
+        .user_dir(&ssh, trusted, account.uid, Some(&spec))
+        .map_err(fail)?
+        .ok_or_else(|| Diag::error(Reason::SshAuthkeys, format!("{ssh} could not be made")))?;
+    let existing = dir.read_file(FILE, MAX_BYTES).map_err(fail)?;
     let existing = String::from_utf8_lossy(existing.as_deref().unwrap_or_default());
     match merge(&existing, lines) {
-        Some(text) => root
+        Some(text) => dir
             .write_file(
-                &file,
+                FILE,
                 text.as_bytes(),
                 &FileSpec::mode(0o600).with_owner(owner),
             )
             .map_err(fail),
         None => Ok(()),
     }
-}
-
-/// A symlink at the home, `~/.ssh` or `~/.ssh/authorized_keys` would take the user's keys (and
-/// the user's ownership) wherever the image points it, `/root/.ssh` for one: refused, as
-/// cloud-init's ssh_util refuses it. Links above the home (`/home -> /var/home`) are the
-/// image's layout and stay allowed, as do links in root's own home (`/root -> var/roothome` on
-/// ostree images): root gains nothing through them.
-fn refuse_links(root: &Root, account: &Account, home: &str) -> Result<(), Diag> {
-    if account.uid == 0 {
-        return Ok(());
-    }
-    let paths = [
-        home.to_string(),
-        format!("{home}/.ssh"),
-        format!("{home}/.ssh/authorized_keys"),
-    ];
-    for path in paths.iter().filter(|p| p.as_str() != "/" && !p.is_empty()) {
-        let linked = root
-            .is_symlink(path)
-            .map_err(|e| Diag::error(Reason::SshAuthkeys, e.to_string()))?;
-        if linked {
-            return Err(Diag::error(
-                Reason::SshAuthkeysLink,
-                format!(
-                    "{path} is a symbolic link: the keys of {} are not written",
-                    account.name
-                ),
-            ));
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -91,11 +91,8 @@ pub fn resolve_owner(accounts: &Accounts, spec: &str) -> Result<Owner, Diag> {
 pub fn apply(root: &Root, file: &DecodedFile, accounts: &Accounts) -> Result<(), Diag> {
     let owner = resolve_owner(accounts, &file.owner)?;
     let spec = FileSpec::mode(file.permissions).with_owner(owner);
-    let written = if file.append {
-        root.append_file(&file.path, &file.content, &spec)
-    } else {
-        root.write_file(&file.path, &file.content, &spec)
-    };
+    // Paths may lead through homes and /tmp: no link there is followed (RELIABILITY rule 13).
+    let written = root.write_user_file(&file.path, &file.content, &spec, file.append);
     written.map_err(|e| Diag::error(e.code(), e.to_string()).key("path"))
 }
 

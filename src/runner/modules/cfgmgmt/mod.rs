@@ -252,15 +252,17 @@ pub fn write_as(
     spec: FileSpec,
     key: &str,
 ) -> Result<(), Diag> {
+    // Paths come from the config and may lead through directories others can write (a
+    // daemon's own, /tmp): no link there is followed (RELIABILITY rule 13).
     ctx.root
-        .write_file(path, data, &spec)
+        .write_user_file(path, data, &spec, false)
         .map_err(|e| Diag::error(e.code(), e.to_string()).key(key))
 }
 
 /// Makes the directory `path` (and its parents) in the target; a failure is an error at `key`.
 pub fn mkdir(ctx: &ModCtx, path: &str, spec: FileSpec, key: &str) -> Result<(), Diag> {
     ctx.root
-        .create_dir_all(path, &spec)
+        .create_user_dir(path, &spec)
         .map_err(|e| Diag::error(e.code(), e.to_string()).key(key))
 }
 

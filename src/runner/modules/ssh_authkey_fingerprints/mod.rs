@@ -3,7 +3,10 @@
 //! console, `ci-info: ` before each line: key type, the fingerprint by `authkey_hash` (default
 //! sha256; hex pairs joined by `:`), options, comment. `no_ssh_fingerprints: true` turns it
 //! off. A hash ember does not compute (Python's sha224, sha3_*, blake2*) prints `?`, with a
-//! warning. A user missing from the target's passwd fails the module, as in cloud-init.
+//! warning. A user missing from the target's passwd fails the module, as in cloud-init. The
+//! file is read with `Root::read_user_file` (RELIABILITY rule 13): a link, a FIFO, a device, a
+//! file or directory of another user, or one over 1 MiB is skipped with a warning naming the
+//! user and the path, never its content.
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#ssh-authkey-fingerprints>
 
 mod authkeys;
@@ -22,6 +25,8 @@ use serde_json::Value;
 pub struct SshAuthkeyFingerprints;
 
 const PREFIX: &str = "ci-info: ";
+/// The budget for one user's keys file.
+const MAX_BYTES: u64 = 1024 * 1024;
 
 /// Its keys' shapes (`users`' are the users module's) and typed reader.
 pub static READER: Reader = Reader {
@@ -157,12 +162,25 @@ impl RunnerModule for SshAuthkeyFingerprints {
                 return;
             };
             let file = authkeys::keys_file(setting.as_deref(), &account.home, &user.name);
-            let lines: Vec<String> = match ctx.root.read_file(&file, 1024 * 1024) {
+            // Read as the user could read it, never through what another controls.
+            let read = ctx
+                .root
+                .read_user_file(&file, &account.home, account.uid, MAX_BYTES);
+            let lines: Vec<String> = match read {
                 Ok(Some(d)) => String::from_utf8_lossy(&d)
                     .lines()
                     .map(str::to_string)
                     .collect(),
-                _ => Vec::new(),
+                Ok(None) => Vec::new(),
+                Err(e) => {
+                    let msg = format!("keys of user {} not shown: {e}", user.name);
+                    let code = match e.code() {
+                        Reason::BudgetExceeded => Reason::BudgetExceeded,
+                        _ => Reason::ReadFailed,
+                    };
+                    diags.push(Diag::warning(code, msg).key("users"));
+                    Vec::new()
+                }
             };
             for line in report(&user.name, &file, &lines, &hash) {
                 ctx.exec.say(&line);
