@@ -9,6 +9,7 @@ mod seed_images;
 mod bad_input;
 mod boots;
 mod budgets;
+mod config_values;
 mod durable;
 mod escapes;
 mod hangs;

@@ -322,41 +322,9 @@ fn value<'a>(rest: &str, lines: &mut impl Iterator<Item = &'a str>) -> (Val, Str
     }
 }
 
-/// ConfigObj's `_quote`: plain where it reads back the same, else in the quotes that fit.
+/// ConfigObj's `_quote`, by its one writer (`conf_lang::configobj`).
 pub fn quote(v: &str, multiline: bool) -> Result<String, Unquotable> {
-    if v.is_empty() {
-        return Ok("\"\"".into());
-    }
-    let both = v.contains('\'') && v.contains('"');
-    let triple = multiline && (both || v.contains('\n'));
-    let hash_triple = multiline && !triple && both && v.contains('#');
-    let single = |v: &str| -> Result<String, Unquotable> {
-        if both {
-            Err(Unquotable)
-        } else if v.contains('"') {
-            Ok(format!("'{v}'"))
-        } else {
-            Ok(format!("\"{v}\""))
-        }
-    };
-    if !triple && !hash_triple {
-        if v.contains('\n') {
-            return Err(Unquotable);
-        }
-        let edge = |c: Option<char>| c.is_some_and(|c| " \r\n\u{b}\t'\"".contains(c));
-        if edge(v.chars().next()) || edge(v.chars().last()) || v.contains(',') {
-            return single(v);
-        }
-        if v.contains('#') {
-            return single(v);
-        }
-        return Ok(v.to_string());
-    }
-    match (v.contains("\"\"\""), v.contains("'''")) {
-        (true, true) => Err(Unquotable),
-        (false, _) => Ok(format!("'''{v}'''")),
-        (true, false) => Ok(format!("\"\"\"{v}\"\"\"")),
-    }
+    crate::conf_lang::configobj::quote(v, multiline).map_err(|_| Unquotable)
 }
 
 #[cfg(test)]
