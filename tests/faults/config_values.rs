@@ -123,3 +123,201 @@ fn apt_proxies_with_quotes_and_line_breaks_add_no_apt_directive() {
         "{dump:?}"
     );
 }
+
+/// A section as configparser reads it: its name and `(option, value)`s.
+type Section = (String, Vec<(String, String)>);
+
+/// Python's configparser (what yum reads a .repo with) over `text`; None when python3 is
+/// missing (SKIP, or a failure under CI).
+fn configparser(text: &str) -> Option<Vec<Section>> {
+    if !common::have("python3") {
+        return None;
+    }
+    let script = "import configparser, json, sys\n\
+                  p = configparser.RawConfigParser()\n\
+                  p.read_string(sys.stdin.buffer.read().decode())\n\
+                  print(json.dumps([[s, list(p.items(s))] for s in p.sections()]))\n";
+    let mut child = Command::new("python3")
+        .args(["-c", script])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "configparser: {}", text_of(&out));
+    Some(serde_json::from_slice(&out.stdout).unwrap())
+}
+
+fn text_of(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Expected: a yum repository whose `baseurl` hides a section and an option behind a
+/// carriage return, and one whose `name` holds a NUL, are each skipped with an error naming
+/// the option (`yum_repos.<id>.<option>`); the good repository beside them is written and
+/// Python's configparser reads one section holding exactly its options, a list on
+/// continuation lines and `#`, `;`, `[`, `$` kept mid-value.
+#[test]
+fn yum_repo_values_with_line_breaks_add_no_section_or_option() {
+    if !as_root() {
+        return;
+    }
+    let m = Machine::new("values-yum", &[]);
+    m.write(
+        "/etc/os-release",
+        "NAME=Fedora\nID=fedora\nVERSION_ID=40\n",
+        0o644,
+    );
+    let repos = json!({
+        "cr": {"baseurl": "http://cr.example/\r[pwned]\rbaseurl=http://evil.example/\rgpgcheck=0"},
+        "nul": {"baseurl": "http://nul.example/", "name": "a\u{0}b"},
+        "good": {"baseurl": ["http://a.example/$basearch", "http://b.example/#x;y[z]"],
+                 "gpgcheck": true, "name": "Good; [one] #1"},
+    });
+    let diags = config(&m, &[("yum_add_repo", json!({"yum_repos": repos}))]);
+    let refused: Vec<_> = diags
+        .iter()
+        .filter(|(s, c, _)| s == "error" && c == "bad-value")
+        .map(|(_, _, k)| k.as_str())
+        .collect();
+    assert_eq!(
+        refused,
+        ["yum_repos.cr.baseurl", "yum_repos.nul.name"],
+        "{diags:?}"
+    );
+    no_value_in_status(&m, &["pwned", "evil.example"]);
+    assert!(!m.exists("/etc/yum.repos.d/cr.repo") && !m.exists("/etc/yum.repos.d/nul.repo"));
+    let text = m.read("/etc/yum.repos.d/good.repo");
+    assert!(!text.contains('\r') && !text.contains("pwned"), "{text}");
+    let Some(read) = configparser(&text) else {
+        return;
+    };
+    let opts = |v: &[(&str, &str)]| -> Vec<(String, String)> {
+        v.iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect()
+    };
+    assert_eq!(
+        read,
+        [(
+            "good".to_string(),
+            opts(&[
+                (
+                    "baseurl",
+                    "http://a.example/$basearch\nhttp://b.example/#x;y[z]"
+                ),
+                ("gpgcheck", "1"),
+                ("name", "Good; [one] #1"),
+            ])
+        )]
+    );
+}
+
+/// Expected: zypper repositories whose values span lines (a list of two items, which
+/// cloud-init writes over several lines, and a value holding `'''` and a line break) are
+/// each skipped with an error naming the option; libzypp reads a .repo line by line (a `[`
+/// starts a section wherever it is indented), so no written file has a second section or a
+/// line that is not `key = value`, and the good repository is written.
+#[test]
+fn zypper_repo_values_that_span_lines_add_no_section() {
+    if !as_root() {
+        return;
+    }
+    let m = Machine::new("values-zypper", &[]);
+    m.write(
+        "/etc/os-release",
+        "ID=\"opensuse-leap\"\nVERSION_ID=\"15.5\"\n",
+        0o644,
+    );
+    let repos = json!([
+        {"id": "list", "baseurl": ["http://a.example/", "[pwned]"]},
+        {"id": "triple", "baseurl": "http://t.example/", "name": "a'''\n[pwned]\nbaseurl = x"},
+        {"id": "cr", "baseurl": "http://c.example/\r[pwned]"},
+        {"id": "good", "baseurl": "http://g.example/", "name": "Good, \"one\""},
+    ]);
+    let diags = config(
+        &m,
+        &[("zypper_add_repo", json!({"zypper": {"repos": repos}}))],
+    );
+    let refused: Vec<_> = diags
+        .iter()
+        .filter(|(s, c, _)| s == "error" && c == "bad-value")
+        .map(|(_, _, k)| k.as_str())
+        .collect();
+    assert_eq!(
+        refused,
+        [
+            "zypper.repos.0.baseurl",
+            "zypper.repos.1.name",
+            "zypper.repos.2.baseurl"
+        ],
+        "{diags:?}"
+    );
+    no_value_in_status(&m, &["pwned"]);
+    for id in ["list", "triple", "cr"] {
+        assert!(!m.exists(&format!("/etc/zypp/repos.d/{id}.repo")), "{id}");
+    }
+    let text = m.read("/etc/zypp/repos.d/good.repo");
+    let lines: Vec<&str> = text.lines().map(str::trim).collect();
+    assert_eq!(lines[0], "[good]", "{text}");
+    for l in &lines[1..] {
+        assert!(!l.starts_with('[') && l.contains(" = "), "{l:?} in {text}");
+    }
+}
+
+/// Expected: ann's sudo rules, one ending in `\` (which would join the next line, bob's rule,
+/// to it) and one hiding a rule for mallory behind a carriage return, are refused with an
+/// error naming `users.0.sudo`; bob's rule is written alone, and `visudo -c` (where
+/// installed) finds the file valid.
+#[test]
+fn sudo_rules_with_line_breaks_or_continuations_grant_nothing_more() {
+    let m = common::Machine::new("values-sudo");
+    let t = &m.target;
+    m.write(t, "etc/passwd", b"root:x:0:0:root:/root:/bin/sh\n");
+    m.write(t, "etc/group", b"root:x:0:\n");
+    m.write(t, "etc/shadow", b"root:*:19000:0:99999:7:::\n");
+    m.write(t, "etc/gshadow", b"root:*::\n");
+    let ud = "#cloud-config\nusers:\n\
+              - name: ann\n  sudo: ['ALL=(ALL) /bin/ls \\', \"ALL=(ALL) /bin/df\\rmallory ALL=(ALL) NOPASSWD:ALL\"]\n\
+              - name: bob\n  sudo: 'ALL=(ALL) /bin/true'\n";
+    m.seed_files(
+        t,
+        "var/lib/cloud/seed/nocloud",
+        &[("meta-data", "instance-id: i-sudo\n"), ("user-data", ud)],
+    );
+    let out = m.initrd("all");
+    assert_eq!(out.status.code(), Some(1), "{}", common::stderr(&out));
+    let refused: Vec<String> = m
+        .diags()
+        .into_iter()
+        .filter(|d| d["code"] == "bad-value")
+        .map(|d| d["key"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(refused, ["users.0.sudo"]);
+    let status = m.status().to_string();
+    assert!(
+        !status.contains("mallory") && !status.contains("/bin/ls"),
+        "{status}"
+    );
+    let rules = m.target_file("etc/sudoers.d/90-cloud-init-users");
+    assert!(
+        !rules.contains('\r') && !rules.contains("mallory"),
+        "{rules:?}"
+    );
+    assert!(!rules.contains("ann "), "{rules:?}");
+    assert!(rules.contains("\nbob ALL=(ALL) /bin/true\n"), "{rules:?}");
+    if !common::have("visudo") {
+        return;
+    }
+    let file = t.join("etc/sudoers.d/90-cloud-init-users");
+    let out = common::run(Command::new("visudo").arg("-c").arg("-f").arg(&file));
+    assert!(out.status.success(), "visudo: {}", text(&out));
+}

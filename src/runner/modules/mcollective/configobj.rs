@@ -402,4 +402,22 @@ mod tests {
         assert_eq!(quote("it's \"x\"", false), Err(Unquotable));
         assert_eq!(quote("it's \"x\"", true).unwrap(), "'''it's \"x\"'''");
     }
+
+    /// A value holding one kind of triple quote and line breaks comes back whole (the other
+    /// kind is chosen), and line ends ConfigObj splits at besides `\n` are refused.
+    #[test]
+    fn triple_quotes_and_line_breaks_in_values_add_no_section() {
+        let hostile = "a'''\n[evil]\nplugin.x = 1";
+        let mut c = ConfigObj::parse("");
+        c.set("k", Val::Str(hostile.into()));
+        let text = c.write().unwrap();
+        let back = ConfigObj::parse(&text);
+        assert!(back.sections.is_empty(), "{text}");
+        assert_eq!(back.entries.len(), 1, "{text}");
+        assert_eq!(back.entries[0].value, Val::Str(hostile.into()), "{text}");
+        for bad in ["a\rb", "a\u{2028}b", "a\0b", "a\x0bb"] {
+            c.set("k", Val::Str(bad.into()));
+            assert_eq!(c.write(), Err(Unquotable), "{bad:?}");
+        }
+    }
 }
