@@ -5,8 +5,10 @@
 //! knows no module and writes no file.
 
 pub mod apt_conf;
+pub mod authorized_keys;
 pub mod configobj;
 pub mod ini;
+pub mod resolv;
 pub mod shell;
 pub mod sudoers;
 
