@@ -9,6 +9,7 @@ pub mod authorized_keys;
 pub mod configobj;
 pub mod ini;
 pub mod resolv;
+pub mod ruby;
 pub mod shell;
 pub mod sudoers;
 

@@ -54,27 +54,48 @@ fn no_value_in_status(m: &Machine, marks: &[&str]) {
     }
 }
 
-/// `apt-config dump` over `file` (of the target), as `(name, value)`; None when apt-config
-/// is missing (SKIP, or a failure under CI).
+/// What `file` (of the target) adds to apt's configuration as `apt-config dump` shows it:
+/// `(name, value)`, the host's own settings (a dump over an empty file) and the nodes above
+/// the values taken out. None when
+/// apt-config is missing (SKIP, or a failure under CI).
 fn apt_config(m: &Machine, file: &str) -> Option<Vec<(String, String)>> {
     if !common::have("apt-config") {
         return None;
     }
-    let path = m.target.join(file.trim_start_matches('/'));
-    let out = Command::new("apt-config")
-        .env("APT_CONFIG", "/dev/null")
-        .args(["dump", "--no-empty", "--format", "%f\x1f%v%n", "-c"])
-        .arg(&path)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "apt-config: {}", text(&out));
-    let dump = String::from_utf8(out.stdout).unwrap();
-    Some(
-        dump.lines()
+    let dump = |path: &std::path::Path| -> Vec<(String, String)> {
+        let out = Command::new("apt-config")
+            .args(["dump", "--format", "%f\x1f%v%n", "-c"])
+            .arg(path)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "apt-config: {}", text(&out));
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
             .filter_map(|l| l.split_once('\x1f'))
+            .filter(|(k, _)| *k != "CommandLine::AsString")
             .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect(),
-    )
+            .collect()
+    };
+    let mut host = dump(std::path::Path::new("/dev/null"));
+    let mut added = Vec::new();
+    for entry in dump(&m.target.join(file.trim_start_matches('/'))) {
+        match host.iter().position(|h| *h == entry) {
+            Some(i) => {
+                host.remove(i);
+            }
+            None => added.push(entry),
+        }
+    }
+    // A node holding others (`Acquire::ftp` of `Acquire::ftp::Proxy`) is dumped too.
+    let parent = |k: &str| added.iter().any(|(o, _)| o.starts_with(&format!("{k}::")));
+    let nodes: Vec<bool> = added
+        .iter()
+        .map(|(k, v)| v.is_empty() && parent(k))
+        .collect();
+    let mut node = nodes.into_iter();
+    added.retain(|_| !node.next().unwrap_or(false));
+    Some(added)
 }
 
 /// Expected: `apt.proxy` holding `";` and a line break that would add
@@ -320,4 +341,61 @@ fn sudo_rules_with_line_breaks_or_continuations_grant_nothing_more() {
     let file = t.join("etc/sudoers.d/90-cloud-init-users");
     let out = common::run(Command::new("visudo").arg("-c").arg("-f").arg(&file));
     assert!(out.status.success(), "visudo: {}", text(&out));
+}
+
+/// The values of the writers' tables that each language cannot refuse: what they hold of
+/// its syntax (quotes, comment and section characters, escapes, `$`, backquotes).
+const SYNTAX: &[&str] = &[
+    "plain", "a#b", "a;b", "[s]", "{x}", "a\\b", "$x", "`id`", "a//b", "%41", "it's", "ü", "",
+];
+
+/// Expected: every value apt.conf's writer accepts comes back whole from `apt-config dump`,
+/// as the one directive it was written as; quotes and line breaks are refused.
+#[test]
+fn apt_conf_values_read_back_whole_by_apt_config() {
+    use ember::conf_lang::apt_conf;
+    let m = Machine::new("values-apt-table", &[]);
+    let mut text = String::new();
+    for (i, v) in SYNTAX.iter().enumerate() {
+        text.push_str(&format!("Ember::V{i} {};\n", apt_conf::quoted(v).unwrap()));
+    }
+    for bad in ["a\"b", "a\nb", "a\rb", "a\0b"] {
+        assert!(apt_conf::quoted(bad).is_err(), "{bad:?}");
+    }
+    m.write("/t.conf", &text, 0o644);
+    let Some(dump) = apt_config(&m, "/t.conf") else {
+        return;
+    };
+    assert_eq!(dump.len(), SYNTAX.len(), "{dump:?}");
+    for (i, v) in SYNTAX.iter().enumerate() {
+        let got = dump.iter().find(|(k, _)| *k == format!("Ember::V{i}"));
+        assert_eq!(got.map(|(_, g)| g.as_str()), Some(*v), "{v:?}");
+    }
+}
+
+/// Expected: Ruby reads every string literal the writer makes (quotes, `#{…}`, line breaks,
+/// NUL, escapes) back as the value, byte for byte, running nothing.
+#[test]
+fn ruby_string_literals_read_back_whole_by_ruby() {
+    use ember::conf_lang::ruby;
+    if !common::have("ruby") {
+        return;
+    }
+    let mut values: Vec<&str> = SYNTAX.to_vec();
+    values.extend([
+        "a\"b",
+        "#{`touch /pwned`}",
+        "#@x #$y",
+        "a\nb\r\0\u{1b}\u{7f}",
+        "\\\"",
+    ]);
+    let script: String = values
+        .iter()
+        .map(|v| format!("STDOUT.write({}, \"\\x1f\")\n", ruby::string(v)))
+        .collect();
+    let out = common::run(Command::new("ruby").args(["-e", &script]));
+    assert!(out.status.success(), "ruby: {}", text(&out));
+    let got = String::from_utf8(out.stdout).unwrap();
+    let got: Vec<&str> = got.split('\x1f').collect();
+    assert_eq!(&got[..values.len()], &values[..]);
 }
