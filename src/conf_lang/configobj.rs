@@ -5,7 +5,8 @@
 //! splits lines as Python's `str.splitlines` does (`\r`, `\x0b`, `\x0c`, `\x1c`–`\x1e`,
 //! `\x85`, U+2028, U+2029 too): those, a NUL and other control characters are refused, and a
 //! `\n` only spans lines in a triple-quoted value (`multiline`). A plain value with `#`
-//! (comment) or `,` (list) or a blank or quote at either end is quoted.
+//! (comment) or `,` (list) or a blank or quote at either end is quoted. `unlisted` writes for
+//! a reader with list values off (landscape's).
 
 use super::Refused;
 
@@ -15,6 +16,36 @@ fn other_line_end(c: char) -> bool {
         c,
         '\r' | '\x0b' | '\x0c' | '\x1c' | '\x1d' | '\x1e' | '\u{85}' | '\u{2028}' | '\u{2029}'
     )
+}
+
+/// `v` when ConfigObj reads it as one line: no line end of `splitlines`, no NUL or other
+/// control character.
+pub fn one_line(v: &str) -> Result<&str, Refused> {
+    if v.chars().any(|c| c == '\n' || other_line_end(c)) {
+        return Err(Refused("holds a line break"));
+    }
+    match super::control(v) {
+        Some(r) => Err(r),
+        None => Ok(v),
+    }
+}
+
+/// `v` as landscape's ConfigObj (`list_values=False`, so quotes stay part of a value except
+/// triple ones) reads it back whole: bare when it has no quote, `#` or leading comma and no
+/// surrounding blanks, else in the triple quote it does not hold (the single-line
+/// triple-quote pattern reads a value ending in that quote back whole).
+pub fn unlisted(v: &str) -> Result<String, Refused> {
+    one_line(v)?;
+    let bare = !v.contains(['\'', '"', '#']) && !v.starts_with(',') && v.trim() == v;
+    if bare {
+        return Ok(v.to_string());
+    }
+    for q in ["\"\"\"", "'''"] {
+        if !v.contains(q) {
+            return Ok(format!("{q}{v}{q}"));
+        }
+    }
+    Err(Refused("holds both kinds of triple quote"))
 }
 
 /// `v` as ConfigObj writes it (list values on); `multiline` where a triple-quoted value may

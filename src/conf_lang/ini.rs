@@ -4,7 +4,8 @@
 //! (a list is written one item per continuation line) and no other control character; its
 //! `#`, `;`, `[`, `]`, `{`, `}`, `\`, `$`, backquote are plain text mid-line. The reader drops
 //! a value's surrounding blanks. A name holds no `=`, `:` or control character and does not
-//! start with `[`, `#` or `;`.
+//! start with `[`, `#` or `;`; a section's name holds no `]`. (puppet.conf is read the same way
+//! but with no continuation lines.)
 
 use super::{control, Refused};
 
@@ -16,6 +17,18 @@ pub fn name(n: &str) -> Result<&str, Refused> {
     if n.trim().is_empty() || n.contains(['=', ':']) || n.trim_start().starts_with(['[', '#', ';'])
     {
         return Err(Refused("not usable as an option name"));
+    }
+    Ok(n)
+}
+
+/// A section's name, written `[name]`: no `]` (readers take the header up to one) and no
+/// control character.
+pub fn section(n: &str) -> Result<&str, Refused> {
+    if let Some(r) = control(n) {
+        return Err(r);
+    }
+    if n.trim().is_empty() || n.contains(']') {
+        return Err(Refused("not usable as a section name"));
     }
     Ok(n)
 }
@@ -70,5 +83,9 @@ mod tests {
             assert!(name(n).is_err(), "{n:?}");
         }
         assert_eq!(name("gpg_check"), Ok("gpg_check"));
+        for n in ["a]\n[b", "a]", "", "a\rb"] {
+            assert!(section(n).is_err(), "{n:?}");
+        }
+        assert_eq!(section("my repo[1"), Ok("my repo[1"));
     }
 }
