@@ -7,6 +7,7 @@
 pub mod apt_conf;
 pub mod authorized_keys;
 pub mod configobj;
+pub mod fstab;
 pub mod ini;
 pub mod resolv;
 pub mod ruby;
