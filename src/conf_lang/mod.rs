@@ -4,9 +4,11 @@
 //! the value; the caller names the key (`apt.proxy`) and the rest of its module goes on. It
 //! knows no module and writes no file.
 
+pub mod apk;
 pub mod apt_conf;
 pub mod authorized_keys;
 pub mod configobj;
+pub mod debconf;
 pub mod fstab;
 pub mod ini;
 pub mod resolv;
