@@ -7,6 +7,7 @@
 pub mod child;
 pub mod clock;
 pub mod cmdline;
+pub mod conf_lang;
 pub mod config;
 pub mod context;
 pub mod datasource;

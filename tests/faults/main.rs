@@ -10,6 +10,7 @@ mod bad_input;
 mod boots;
 mod budgets;
 mod collect_logs;
+mod config_values;
 mod ds_budgets;
 mod durable;
 mod escapes;

@@ -13,6 +13,7 @@ mod swap_file;
 pub use read::{read, Mount, Settings, Swap, SwapSize};
 
 use super::{Module, ModuleCtx};
+use crate::conf_lang::fstab;
 use crate::config::reader::Reader;
 use crate::disk;
 use crate::error::Diag;
@@ -82,9 +83,23 @@ impl Module for Mounts {
         }
         make_mount_points(ctx, &lines, diags);
         let mut text: String = kept.iter().map(|l| format!("{l}\n")).collect();
+        // Each field through fstab's one writer (blanks and line breaks escaped); the given
+        // ones were checked when read, so a refusal here is of a field ember made.
         for l in &lines {
-            text.push_str(&l.join("\t"));
-            text.push('\n');
+            match l
+                .iter()
+                .map(|f| fstab::field(f))
+                .collect::<Result<Vec<_>, _>>()
+            {
+                Ok(fields) => {
+                    text.push_str(&fields.join("\t"));
+                    text.push('\n');
+                }
+                Err(why) => {
+                    let msg = format!("a field {why}: line not written");
+                    diags.push(Diag::error(Reason::BadValue, msg).file(FSTAB));
+                }
+            }
         }
         if let Err(e) = ctx
             .root

@@ -3,6 +3,7 @@
 //! file is sized by, are the module's to find out.
 
 use super::DEFAULT_OPTIONS;
+use crate::conf_lang::{fstab, Refused};
 use crate::disk::swap::human_bytes;
 use crate::error::Diag;
 use crate::modules::disk_setup::{self, Aliases};
@@ -88,7 +89,18 @@ fn default_fields(cfg: &Value, diags: &mut Vec<Diag>) -> Fields {
         return builtin;
     };
     match v.as_array() {
-        Some(list) if list.len() == 6 => std::array::from_fn(|i| field(&list[i])),
+        Some(list) if list.len() == 6 => {
+            let fields: Fields = std::array::from_fn(|i| field(&list[i]));
+            match refused(&fields) {
+                None => fields,
+                Some((i, why)) => {
+                    let msg = format!("{why}: the built-in defaults are used");
+                    let key = format!("mount_default_fields.{i}");
+                    diags.push(Diag::error(Reason::BadValue, msg).key(key));
+                    builtin
+                }
+            }
+        }
         // cloud-init pads the entries with whatever list it is given and goes on.
         _ => {
             let msg = "expected a list of 6 fields: the built-in defaults are used";
@@ -96,6 +108,14 @@ fn default_fields(cfg: &Value, diags: &mut Vec<Diag>) -> Fields {
             builtin
         }
     }
+}
+
+/// The first field fstab's writer refuses (`conf_lang::fstab`), with why.
+fn refused(fields: &Fields) -> Option<(usize, Refused)> {
+    fields
+        .iter()
+        .enumerate()
+        .find_map(|(i, f)| Some((i, fstab::field(f.as_deref()?).err()?)))
 }
 
 /// A token as cloud-init writes it: strings as they are, numbers unquoted, null as absent.
@@ -144,6 +164,12 @@ fn mount(index: usize, line: &Value, defaults: &Fields, diags: &mut Vec<Diag>) -
     }
     if tokens.get(1).is_some_and(Value::is_null) {
         fields[1] = None;
+    }
+    // Given fields only: a default's problem was told once, with its own key.
+    if let Some((i, why)) = refused(&fields).filter(|(i, _)| tokens.get(*i).is_some()) {
+        let msg = format!("{why}: entry skipped");
+        diags.push(Diag::error(Reason::BadValue, msg).key(format!("mounts.{index}.{i}")));
+        return None;
     }
     let [spec, file, fstype, options, freq, passno] = fields;
     Some(Mount {

@@ -181,3 +181,30 @@ fn a_bad_swap_size_keeps_the_swap_file_name() {
     read(&json!({"swap": {"size": 1024, "maxsize": "x"}}), &mut diags);
     assert!(diags.is_empty());
 }
+
+/// A field fstab cannot hold (empty, a comment's `#` first, a carriage return or NUL) is an
+/// error naming `mounts.N.I` and its entry is skipped; a bad default field is an error too
+/// and the built-in defaults stand. Blanks and line breaks are not refused: they are escaped
+/// when the line is written.
+#[test]
+fn fields_fstab_cannot_hold_are_refused_by_key() {
+    let cfg = json!({"mounts": [
+        ["/dev/sdb", "/data\r/dev/sdc /root ext4 defaults 0 0"],
+        ["/dev/sdc", "/x", "", "defaults"],
+        ["#/dev/sdd", "/y"],
+        ["/dev/sde", "/my disk", "ext4", "defaults\nx"],
+    ], "mount_default_fields": [null, null, "auto", "defaults\u{0}", "0", "2"]});
+    let mut diags = Vec::new();
+    let s = read(&cfg, &mut diags);
+    assert_eq!(
+        codes(&diags),
+        [
+            "bad-value@mount_default_fields.3",
+            "bad-value@mounts.0.1",
+            "bad-value@mounts.1.2",
+            "bad-value@mounts.2.0",
+        ]
+    );
+    assert_eq!(s.mounts.len(), 1);
+    assert_eq!(s.mounts[0].file.as_deref(), Some("/my disk"));
+}

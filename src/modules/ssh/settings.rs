@@ -8,6 +8,7 @@ use super::authkeys::DISABLE_ROOT_OPTS;
 use super::hostkey_settings::{self, HostKeys};
 use super::publish::{self, Publish};
 use super::{cfg_bool, pwauth, string_list};
+use crate::conf_lang::authorized_keys;
 use crate::error::Diag;
 use crate::reason::Reason;
 use serde_json::Value;
@@ -90,7 +91,14 @@ fn authorized_keys(cfg: &Value, diags: &mut Vec<Diag>) -> Vec<String> {
 fn disable_root_opts(cfg: &Value, diags: &mut Vec<Diag>) -> String {
     match cfg.get("disable_root_opts") {
         None | Some(Value::Null) => DISABLE_ROOT_OPTS.to_string(),
-        Some(Value::String(s)) => s.clone(),
+        Some(Value::String(s)) => match authorized_keys::options(s) {
+            Ok(opts) => opts.to_string(),
+            Err(why) => {
+                let msg = format!("{why}; the default is used");
+                diags.push(Diag::error(Reason::BadValue, msg).key("disable_root_opts"));
+                DISABLE_ROOT_OPTS.to_string()
+            }
+        },
         Some(_) => {
             // The stricter default stands in for a value we cannot read.
             let d = Diag::warning(Reason::WrongType, "must be a string: the default is used");
@@ -117,6 +125,25 @@ mod tests {
             diags[0].key.as_deref().unwrap_or(""),
             diags[0].code.as_str(),
         )
+    }
+
+    /// Options holding a line break would add a key line of their own to root's
+    /// authorized_keys: an error naming the key (not the value), and the default stands.
+    #[test]
+    fn disable_root_opts_with_line_breaks_are_refused() {
+        for opts in [
+            "no-pty\nssh-ed25519 AAAAattacker x@y",
+            "no-pty\rssh-ed25519 AAAAx",
+            "a\0b",
+        ] {
+            let (s, diags) = read_all(json!({"disable_root_opts": opts}));
+            assert_eq!(only_diag(&diags), ("disable_root_opts", "bad-value"));
+            assert!(!diags[0].message.contains("AAAA"));
+            assert_eq!(s.disable_root_opts, DISABLE_ROOT_OPTS);
+        }
+        let (s, diags) = read_all(json!({"disable_root_opts": "no-pty,no-agent-forwarding"}));
+        assert!(diags.is_empty());
+        assert_eq!(s.disable_root_opts, "no-pty,no-agent-forwarding");
     }
 
     #[test]

@@ -6,6 +6,7 @@
 
 use super::pyvalue::{py_str, translate_bool, truthy};
 use super::{ModCtx, RunnerModule};
+use crate::conf_lang::apk;
 use crate::config::reader::Reader;
 use crate::config::shape::{Fields, Shape};
 use crate::error::Diag;
@@ -47,7 +48,7 @@ pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> Option<Settings> {
         return None;
     };
     let version = repo.get("version").filter(|v| truthy(v))?;
-    Some(Settings {
+    let s = Settings {
         base_url: repo.get("base_url").map_or(DEFAULT_MIRROR.into(), py_str),
         version: py_str(version),
         community: repo.get("community_enabled").is_some_and(truthy),
@@ -56,7 +57,21 @@ pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> Option<Settings> {
             .get("local_repo_base_url")
             .map(py_str)
             .unwrap_or_default(),
-    })
+    };
+    // Each part goes into a repository line (`conf_lang::apk`); the local one when given.
+    let parts = [
+        (&s.base_url, "apk_repos.alpine_repo.base_url"),
+        (&s.version, "apk_repos.alpine_repo.version"),
+        (&s.local, "apk_repos.local_repo_base_url"),
+    ];
+    for (v, key) in parts.into_iter().filter(|(v, _)| !v.is_empty()) {
+        if let Err(why) = apk::part(v) {
+            let msg = format!("{why}; the repositories are left as they are");
+            diags.push(Diag::error(Reason::BadValue, msg).key(key));
+            return None;
+        }
+    }
+    Some(s)
 }
 
 /// The repositories file, exactly as cloud-init's template renders it.
@@ -145,6 +160,37 @@ mod tests {
         let s = read(&cfg, &mut d);
         assert!(d.is_empty(), "{d:?}");
         s.as_ref().map(render)
+    }
+
+    /// A base URL, version or local repository with a line break (a repository of its own)
+    /// or a blank is an error naming its key, and nothing is written.
+    #[test]
+    fn repository_parts_with_line_breaks_are_refused_by_key() {
+        for (k, v, key) in [
+            (
+                "base_url",
+                "http://m\nhttp://evil.example/alpine/v3.18/main",
+                "apk_repos.alpine_repo.base_url",
+            ),
+            (
+                "version",
+                "v3.18\rhttp://evil",
+                "apk_repos.alpine_repo.version",
+            ),
+            ("local", "http://l/a b", "apk_repos.local_repo_base_url"),
+        ] {
+            let mut repo = json!({"version": "v3.18"});
+            let mut apk = json!({});
+            match k {
+                "local" => apk["local_repo_base_url"] = json!(v),
+                _ => repo[k] = json!(v),
+            }
+            apk["alpine_repo"] = repo;
+            let mut d = Vec::new();
+            assert_eq!(read(&json!({"apk_repos": apk}), &mut d), None, "{k}");
+            let keys: Vec<_> = d.iter().map(|d| d.key.as_deref().unwrap()).collect();
+            assert_eq!(keys, [key]);
+        }
     }
 
     #[test]

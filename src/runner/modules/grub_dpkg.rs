@@ -11,6 +11,7 @@
 use super::distro::which;
 use super::system_tools::{self as tools, py_str, translate_bool};
 use super::{ModCtx, RunnerModule};
+use crate::conf_lang::debconf;
 use crate::config::reader::Reader;
 use crate::config::shape::{Fields, Shape};
 use crate::error::Diag;
@@ -61,6 +62,14 @@ pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> Option<Settings> {
         }
     };
     let enabled = map.get("enabled").is_some_and(|e| !tools::is_false(e));
+    // Each device list ends a debconf selection line (`conf_lang::debconf`).
+    for k in ["grub-pc/install_devices", "grub-efi/install_devices"] {
+        if let Some(Err(why)) = map.get(k).map(|v| debconf::value(&py_str(v)).map(|_| ())) {
+            let msg = format!("{why}; grub_dpkg not applied");
+            diags.push(Diag::error(Reason::BadValue, msg).key(format!("{key}.{k}")));
+            return None;
+        }
+    }
     Some(Settings {
         key,
         enabled,
@@ -233,6 +242,20 @@ fn install_device(ctx: &ModCtx, efi: bool, diags: &mut Vec<Diag>) -> Result<Stri
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// A device list with a line break would add a debconf selection of its own: an error
+    /// naming the key, and the module does nothing.
+    #[test]
+    fn device_lists_with_line_breaks_are_refused_by_key() {
+        for k in ["grub-pc/install_devices", "grub-efi/install_devices"] {
+            let cfg =
+                json!({"grub_dpkg": {"enabled": true, k: "/dev/sda\ngrub-pc grub-pc/x string y"}});
+            let mut d = Vec::new();
+            assert_eq!(read(&cfg, &mut d), None, "{k}");
+            let keys: Vec<_> = d.iter().map(|d| d.key.clone().unwrap()).collect();
+            assert_eq!(keys, [format!("grub_dpkg.{k}")]);
+        }
+    }
 
     #[test]
     fn reads_enabled_and_the_old_key() {

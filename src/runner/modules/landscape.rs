@@ -12,6 +12,7 @@
 
 use super::private_io::{install, private_file};
 use super::{Guard, ModCtx, RunnerModule};
+use crate::conf_lang::configobj;
 use crate::config::reader::Reader;
 use crate::config::shape::{Fields, Lit, Shape};
 use crate::error::Diag;
@@ -139,7 +140,7 @@ pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> Option<Settings> {
             && name
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
-        if !name_ok || text.contains(['\n', '\r', '\0']) {
+        if !name_ok || configobj::one_line(&text).is_err() {
             let msg = "not usable as a landscape-config option (name or line break)";
             diags.push(Diag::error(Reason::BadValue, msg).key(at));
             bad = true;
@@ -253,22 +254,10 @@ fn options(s: &Settings, existing: &[String]) -> (Vec<String>, String) {
     (flags, import)
 }
 
-/// `value` as landscape reads a ConfigObj value (it reads them with `list_values=False`, so
-/// quotes stay part of a value except triple ones): bare when it has no quote, `#` or leading
-/// comma, else in triple quotes (ConfigObj's single-line triple-quote pattern reads a value
-/// ending in that quote back whole). `None` when it holds both kinds of triple quote.
+/// `value` as landscape reads a ConfigObj value, by ConfigObj's one writer; `None` when it
+/// refuses it (a line break, both kinds of triple quote).
 fn conf_value(value: &str) -> Option<String> {
-    let bare =
-        !value.contains(['\'', '"', '#']) && !value.starts_with(',') && value.trim() == value;
-    if bare {
-        return Some(value.to_string());
-    }
-    for q in ["\"\"\"", "'''"] {
-        if !value.contains(q) {
-            return Some(format!("{q}{value}{q}"));
-        }
-    }
-    None
+    configobj::unlisted(value).ok()
 }
 
 /// The names set in client.conf's `[client]` section: landscape-config reads those itself.
@@ -325,6 +314,29 @@ mod tests {
         assert_eq!(conf_value("ends\"").as_deref(), Some("\"\"\"ends\"\"\"\""));
         assert_eq!(conf_value(" pad").as_deref(), Some("\"\"\" pad\"\"\""));
         assert_eq!(conf_value("a\"\"\"b'''"), None);
+    }
+
+    /// The import file is read by ConfigObj, which splits lines where Python's `splitlines`
+    /// does: a secret holding any of those line ends (or another control character) would
+    /// add an option of its own; it is refused by key, and never written.
+    #[test]
+    fn secrets_with_any_line_end_are_refused() {
+        for v in [
+            "a\u{2028}url = http://evil/",
+            "a\u{85}x",
+            "a\x0bx",
+            "a\x0cx",
+            "a\x1cx",
+            "a\rx",
+        ] {
+            let cfg = json!({"landscape": {"client": {"registration_key": v}}});
+            let mut d = Vec::new();
+            let s = read(&cfg, &mut d);
+            let keys: Vec<_> = d.iter().map(|d| d.key.as_deref().unwrap()).collect();
+            assert_eq!(keys, ["landscape.client.registration_key"], "{v:?}");
+            assert!(s.is_none_or(|s| !options(&s, &[]).1.contains("evil")));
+            assert_eq!(conf_value(v), None, "{v:?}");
+        }
     }
 
     #[test]

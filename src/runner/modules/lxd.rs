@@ -10,6 +10,7 @@
 
 use super::distro::which;
 use super::{Guard, ModCtx, RunnerModule};
+use crate::conf_lang::debconf;
 use crate::config::reader::Reader;
 use crate::error::Diag;
 use crate::reason::Reason;
@@ -165,6 +166,12 @@ fn apply_init(ctx: &ModCtx, init: &Init, diags: &mut Vec<Diag>) -> bool {
 fn apply_bridge(ctx: &ModCtx, b: &Bridge, did_init: bool, diags: &mut Vec<Diag>) {
     let key = "lxd.bridge";
     if ctx.root.exists(LXD_BRIDGE) && which(ctx.root, "debconf-communicate").is_some() {
+        // One command a line: a value with a line break would be a command of its own.
+        if let Some(why) = b.debconf.iter().find_map(|(_, v)| debconf::value(v).err()) {
+            let msg = format!("a bridge setting {why}; the bridge is not configured");
+            diags.push(Diag::error(Reason::BadValue, msg).key(key));
+            return;
+        }
         let data: String = b
             .debconf
             .iter()

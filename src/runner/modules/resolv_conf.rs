@@ -11,6 +11,7 @@
 use super::distro::OsRelease;
 use super::system_tools::py_str;
 use super::{ModCtx, RunnerModule};
+use crate::conf_lang::{resolv, Refused};
 use crate::config::reader::Reader;
 use crate::config::shape::{Fields, Shape};
 use crate::error::Diag;
@@ -98,7 +99,40 @@ pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> Option<Settings> {
             diags.push(Diag::error(Reason::WrongType, msg).key("resolv_conf.options"));
         }
     }
+    words(&p, diags);
     (diags.len() == before).then_some(Settings::Write(p))
+}
+
+/// Every value is one word of resolv.conf (`conf_lang::resolv`): one that is not (a blank,
+/// a line break, `#`, `;`) is an error naming its key, and nothing is written.
+fn words(p: &Params, diags: &mut Vec<Diag>) {
+    let mut refuse = |key: String, why: Refused| {
+        diags.push(Diag::error(Reason::BadValue, why.to_string()).key(key));
+    };
+    for (name, items) in [
+        ("nameservers", &p.nameservers),
+        ("searchdomains", &p.searchdomains),
+        ("sortlist", &p.sortlist),
+    ] {
+        for (i, v) in items.iter().flatten().enumerate() {
+            if let Err(why) = resolv::word(v) {
+                refuse(format!("resolv_conf.{name}.{i}"), why);
+            }
+        }
+    }
+    if let Some(Err(why)) = p.domain.as_deref().map(resolv::word) {
+        refuse("resolv_conf.domain".into(), why);
+    }
+    for f in &p.flags {
+        if let Err(why) = resolv::option(f, "x") {
+            refuse(format!("resolv_conf.options.{f}"), why);
+        }
+    }
+    for (k, v) in &p.options {
+        if let Err(why) = resolv::option(k, v) {
+            refuse(format!("resolv_conf.options.{k}"), why);
+        }
+    }
 }
 
 const RESOLV_CONF: Shape = Shape::Map(&Fields {
@@ -126,7 +160,8 @@ pub static READER: Reader = Reader {
 
 /// `resolv.conf.tmpl` rendered as cloud-init's Jinja (`trim_blocks`) renders it: the same
 /// blank lines and trailing spaces, the sortlist line unterminated when no options follow,
-/// each `key:value` option after the first on a line of its own.
+/// each `key:value` option after the first on a line of its own. Every word passed
+/// `conf_lang::resolv` in `read`.
 pub fn render_resolv_conf(p: &Params) -> String {
     let mut out = String::from(HEADER);
     if let Some(ns) = &p.nameservers {
@@ -295,5 +330,32 @@ mod tests {
         let bad = json!({"manage_resolv_conf": true, "resolv_conf": {"nameservers": "8.8.8.8"}});
         assert_eq!(read(&bad, &mut d), None);
         assert_eq!(d[0].key.as_deref(), Some("resolv_conf.nameservers"));
+    }
+
+    /// A line break, a blank, `#` or `;` in a word would add a line or end the word: each is an
+    /// error naming its key (never the value), and nothing is written.
+    #[test]
+    fn words_with_line_breaks_blanks_or_comments_are_refused() {
+        let mut d = Vec::new();
+        let rc = json!({"nameservers": ["192.0.2.1", "192.0.2.2\nnameserver 203.0.113.66"],
+                        "searchdomains": ["a.example", "b.example #x"], "domain": "d\r;x",
+                        "sortlist": ["10.0.0.0/8"],
+                        "options": {"ndots": "2\noptions debug", "rotate": true, "a:b": 1}});
+        let cfg = json!({"manage_resolv_conf": true, "resolv_conf": rc});
+        assert_eq!(read(&cfg, &mut d), None);
+        let keys: Vec<_> = d.iter().map(|d| d.key.as_deref().unwrap()).collect();
+        assert_eq!(
+            keys,
+            [
+                "resolv_conf.nameservers.1",
+                "resolv_conf.searchdomains.1",
+                "resolv_conf.domain",
+                "resolv_conf.options.a:b",
+                "resolv_conf.options.ndots",
+            ]
+        );
+        assert!(d
+            .iter()
+            .all(|d| !d.message.contains("203.0") && !d.message.contains("debug")));
     }
 }

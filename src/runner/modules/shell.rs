@@ -2,6 +2,7 @@
 //! is a line of shell, a list item one command whose words are quoted. It runs nothing.
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#runcmd>
 
+pub use crate::conf_lang::shell::quote;
 use crate::error::Diag;
 use crate::reason::Reason;
 use serde_json::Value;
@@ -73,18 +74,6 @@ fn word(v: &Value) -> Option<String> {
         Value::Number(n) => Some(n.to_string()),
         Value::Bool(b) => Some(b.to_string()),
         _ => None,
-    }
-}
-
-/// POSIX shell quoting: plain words stay as they are, others go in single quotes.
-pub fn quote(w: &str) -> String {
-    let plain = !w.is_empty()
-        && w.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"@%+=:,./-_".contains(&b));
-    if plain {
-        w.to_string()
-    } else {
-        format!("'{}'", w.replace('\'', "'\"'\"'"))
     }
 }
 

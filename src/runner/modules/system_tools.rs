@@ -247,13 +247,6 @@ pub fn created_header() -> String {
     )
 }
 
-/// A value that goes into a line of a configuration file another program parses or a shell
-/// sources: no control characters (a newline would start a line of its own) and none of the
-/// characters that end or escape a double-quoted shell word.
-pub fn quotable(s: &str) -> bool {
-    s.len() <= 1024 && !s.chars().any(|c| c.is_control() || "\"\\$`".contains(c))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -337,10 +330,6 @@ mod tests {
             json!(null),
         ] {
             assert!(!translate_bool(&f), "{f}");
-        }
-        assert!(quotable("compose:rwin,ctrl:nocaps") && quotable(""));
-        for bad in ["a\"b", "a\nb", "$(id)", "a`b`", "a\\b"] {
-            assert!(!quotable(bad), "{bad:?}");
         }
     }
 }

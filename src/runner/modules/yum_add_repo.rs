@@ -8,6 +8,7 @@
 
 use super::pyvalue::py_str;
 use super::{ModCtx, RunnerModule};
+use crate::conf_lang::ini;
 use crate::config::reader::Reader;
 use crate::config::shape::{Fields, Shape};
 use crate::error::Diag;
@@ -27,7 +28,7 @@ const REQUIRED: [&str; 3] = ["baseurl", "metalink", "mirrorlist"];
 pub struct Repo {
     /// The section name and file name: the id with spaces made `-`.
     pub id: String,
-    /// Its options, normalised and formatted as they are written.
+    /// Its options, normalised and formatted as they are written (`conf_lang::ini`).
     pub options: Vec<(String, String)>,
 }
 
@@ -104,12 +105,19 @@ fn options(repo: &Value, key: &str, diags: &mut Vec<Diag>) -> Option<Vec<(String
             continue;
         }
         let sub = format!("{key}.{k}");
-        if name.chars().any(|c| c.is_control() || c == '=' || c == ':') {
-            let msg = "not usable as an option name; repository skipped";
+        if let Err(why) = ini::name(&name) {
+            let msg = format!("{why}; repository skipped");
             diags.push(Diag::error(Reason::BadValue, msg).key(sub));
             return None;
         }
-        let value = format_value(v);
+        let value = match ini::lines(&format_value(v)) {
+            Ok(value) => value,
+            Err(why) => {
+                let msg = format!("{why}; repository skipped");
+                diags.push(Diag::error(Reason::BadValue, msg).key(sub));
+                return None;
+            }
+        };
         if !interpolation_ok(&value) {
             // Python's ConfigParser refuses it (and cloud-init fails there).
             let msg = "a % must be written %% or %(name)s; repository skipped";
@@ -131,16 +139,12 @@ fn options(repo: &Value, key: &str, diags: &mut Vec<Diag>) -> Option<Vec<(String
 }
 
 /// cloud-init's `_format_repo_value`: booleans `1`/`0`, a list one item per line, anything
-/// else as Python's `str()`.
-fn format_value(v: &Value) -> String {
+/// else as Python's `str()`; the lines of the value.
+fn format_value(v: &Value) -> Vec<String> {
     match v {
-        Value::Bool(b) => u8::from(*b).to_string(),
-        Value::Array(items) => items
-            .iter()
-            .map(format_value)
-            .collect::<Vec<_>>()
-            .join("\n"),
-        other => py_str(other),
+        Value::Bool(b) => vec![u8::from(*b).to_string()],
+        Value::Array(items) => items.iter().flat_map(format_value).collect(),
+        other => vec![py_str(other)],
     }
 }
 
@@ -169,7 +173,7 @@ fn interpolation_ok(value: &str) -> bool {
 pub fn render(repo: &Repo, date: &str) -> String {
     let mut out = format!("# Created by cloud-init on {date}\n[{}]\n", repo.id);
     for (k, v) in &repo.options {
-        out.push_str(&format!("{k} = {}\n", v.replace('\n', "\n\t")));
+        out.push_str(&format!("{k} = {v}\n"));
     }
     out.push('\n');
     out

@@ -8,6 +8,7 @@
 
 use super::pyvalue::{py_str, truthy};
 use super::{ModCtx, RunnerModule};
+use crate::conf_lang::{configobj, ini, Refused};
 use crate::config::reader::Reader;
 use crate::config::shape::{list, Fields, Shape};
 use crate::error::Diag;
@@ -101,13 +102,13 @@ pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> Option<Settings> {
             continue;
         }
         match render(id, map) {
-            Some(text) => {
+            Ok(text) => {
                 ids.push(id);
                 out.push(Repo { file_id, text });
             }
-            None => {
-                let msg = "configobj cannot quote a key or value of it; repository skipped";
-                diags.push(Diag::error(Reason::BadValue, msg).key(key));
+            Err((name, why)) => {
+                let msg = format!("{why}; repository skipped");
+                diags.push(Diag::error(Reason::BadValue, msg).key(format!("{key}.{name}")));
             }
         }
     }
@@ -132,25 +133,29 @@ fn zypp_lines(config: &Map<String, Value>, diags: &mut Vec<Diag>) -> Vec<String>
         if !truthy(v) {
             continue;
         }
-        let line = format!("{k}={}", py_str(v));
-        if line.chars().any(char::is_control) {
-            let msg = "a line break would start another setting; skipped";
-            diags.push(Diag::warning(Reason::BadValue, msg).key(key));
-            continue;
+        match ini::name(k).and_then(|_| ini::value(&py_str(v)).map(str::to_string)) {
+            Ok(value) => lines.push(format!("{k}={value}")),
+            Err(why) => {
+                let msg = format!("{why}; skipped");
+                diags.push(Diag::error(Reason::BadValue, msg).key(key));
+            }
         }
-        lines.push(line);
     }
     lines
 }
 
 /// The repository as configobj writes it: `[id]` then `    key = value` lines, keys
-/// normalised, `enabled` and `autorefresh` added as 1 when absent. None when configobj would
-/// refuse to quote something.
-fn render(id: &str, map: &Map<String, Value>) -> Option<String> {
+/// normalised, `enabled` and `autorefresh` added as 1 when absent. libzypp's reader takes each
+/// line alone (trimmed, `[` a section, no quotes, no continuation), so a value is one line: a
+/// list of more than one item, which cloud-init writes over several lines, is refused too.
+/// The name (`id` or the option's, as given) and why, when configobj's writer refuses one.
+fn render(id: &str, map: &Map<String, Value>) -> Result<String, (String, Refused)> {
     let mut opts: Vec<(String, String)> = Vec::new();
     for (k, v) in map.iter().filter(|(k, _)| !k.is_empty() && *k != "id") {
+        let named = |why| (k.clone(), why);
         let name = k.trim().to_lowercase().replace('-', "_");
-        let value = format_value(v);
+        let name = configobj::quote(&name, false).map_err(named)?;
+        let value = configobj::quote(&format_value(v), false).map_err(named)?;
         match opts.iter_mut().find(|(n, _)| *n == name) {
             Some(slot) => slot.1 = value,
             None => opts.push((name, value)),
@@ -161,11 +166,12 @@ fn render(id: &str, map: &Map<String, Value>) -> Option<String> {
             opts.push((field.into(), "1".into()));
         }
     }
-    let mut lines = vec![format!("[{}]", quote(id, false)?)];
+    let id = configobj::quote(id, false).map_err(|why| ("id".to_string(), why))?;
+    let mut lines = vec![format!("[{id}]")];
     for (k, v) in &opts {
-        lines.push(format!("    {} = {}", quote(k, false)?, quote(v, true)?));
+        lines.push(format!("    {k} = {v}"));
     }
-    Some(lines.join("\n"))
+    Ok(lines.join("\n"))
 }
 
 /// cloud-init's zypper `_format_repo_value`: booleans 1/0, a list's items joined by a
@@ -179,37 +185,6 @@ fn format_value(v: &Value) -> String {
             .collect::<Vec<_>>()
             .join("\n    "),
         other => py_str(other),
-    }
-}
-
-/// configobj's `_quote` (list_values on): plain when it can be, else `"…"`, `'…'` or, for a
-/// multi-line value, triple quotes. None where configobj raises.
-fn quote(value: &str, multiline: bool) -> Option<String> {
-    if value.is_empty() {
-        return Some("\"\"".into());
-    }
-    let both = value.contains('\'') && value.contains('"');
-    if multiline && (both || value.contains('\n')) {
-        return match (value.contains("\"\"\""), value.contains("'''")) {
-            (true, true) => None,
-            (false, _) => Some(format!("\"\"\"{value}\"\"\"")),
-            (true, false) => Some(format!("'''{value}'''")),
-        };
-    }
-    if value.contains('\n') {
-        return None;
-    }
-    let edge = |c: Option<char>| c.is_some_and(|c| " \r\n\x0b\t'\"".contains(c));
-    let plain = !edge(value.chars().next()) && !edge(value.chars().last()) && !value.contains(',');
-    if plain && !value.contains('#') {
-        return Some(value.to_string());
-    }
-    if both {
-        None
-    } else if value.contains('"') {
-        Some(format!("'{value}'"))
-    } else {
-        Some(format!("\"{value}\""))
     }
 }
 
@@ -301,8 +276,9 @@ mod tests {
         let cfg = json!({"zypper": {
             "repos": [
                 {"id": "opensuse oss", "name": "os-oss", "baseurl": "http://dl/oss/",
-                 "Enabled": true, "gpg-key": ["a", "b"], "note": "x, y"},
+                 "Enabled": true, "gpg-key": ["a"], "note": "x, y"},
                 {"id": "two", "baseurl": "http://two", "autorefresh": 0},
+                {"id": "three", "baseurl": "http://3", "gpg-key": ["a", "[main]"]},
                 {"name": "no id"}, {"id": "opensuse oss", "baseurl": "dup"},
             ],
             "config": {"download.use_deltarpm": true, "configdir": "/x", "empty": "",
@@ -319,7 +295,7 @@ mod tests {
         assert_eq!(
             s.repos[0].text,
             "[opensuse oss]\n    enabled = 1\n    baseurl = http://dl/oss/\n    \
-             gpg_key = \"\"\"a\n    b\"\"\"\n    name = os-oss\n    note = \"x, y\"\n    \
+             gpg_key = a\n    name = os-oss\n    note = \"x, y\"\n    \
              autorefresh = 1"
         );
         assert_eq!(
@@ -327,20 +303,12 @@ mod tests {
             "[two]\n    autorefresh = 0\n    baseurl = http://two\n    enabled = 1"
         );
         let got: Vec<_> = d.iter().map(|d| d.key.as_deref().unwrap()).collect();
-        assert_eq!(got, ["zypper.config.configdir", "zypper.repos.2"]);
-    }
-
-    #[test]
-    fn configobj_quoting() {
-        let q = |v: &str| quote(v, true);
-        assert_eq!(q("plain").as_deref(), Some("plain"));
-        assert_eq!(q("").as_deref(), Some("\"\""));
-        assert_eq!(q(" lead").as_deref(), Some("\" lead\""));
-        assert_eq!(q("a#b").as_deref(), Some("\"a#b\""));
-        assert_eq!(q("say \"hi\",").as_deref(), Some("'say \"hi\",'"));
-        assert_eq!(q("it's \"x\"").as_deref(), Some("\"\"\"it's \"x\"\"\"\""));
-        assert_eq!(quote("a\nb", false), None);
-        assert_eq!(quote("'a\"", false), None);
+        let want = [
+            "zypper.config.configdir",
+            "zypper.repos.2.gpg-key",
+            "zypper.repos.3",
+        ];
+        assert_eq!(got, want);
     }
 
     #[test]

@@ -7,22 +7,31 @@
 
 use super::settings::Settings;
 use super::ModCtx;
+use crate::conf_lang::apt_conf;
 use crate::error::Diag;
+use crate::reason::Reason;
 use crate::root::FileSpec;
 
 pub const PROXY_FILE: &str = "/etc/apt/apt.conf.d/90cloud-init-aptproxy";
 pub const CONFIG_FILE: &str = "/etc/apt/apt.conf.d/94cloud-init-config";
 
-/// The proxy file's text, or `None` with no proxy.
-pub fn proxy_text(s: &Settings) -> Option<String> {
-    if s.proxies.is_empty() {
+/// The proxy file's text, or `None` with no proxy. A URL apt.conf cannot hold (a `"`, a line
+/// break: either would let it add a directive of its own) is an error naming its key and is
+/// left out; the other proxies are written.
+pub fn proxy_text(s: &Settings, diags: &mut Vec<Diag>) -> Option<String> {
+    let mut lines = Vec::new();
+    for (scheme, key, url) in &s.proxies {
+        match apt_conf::quoted(url) {
+            Ok(url) => lines.push(format!("Acquire::{scheme}::Proxy {url};")),
+            Err(why) => {
+                let msg = format!("{why}; proxy not set");
+                diags.push(Diag::error(Reason::BadValue, msg).key(s.path(key)));
+            }
+        }
+    }
+    if lines.is_empty() {
         return None;
     }
-    let lines: Vec<String> = s
-        .proxies
-        .iter()
-        .map(|(scheme, url)| format!("Acquire::{scheme}::Proxy \"{url}\";"))
-        .collect();
     Some(lines.join("\n") + "\n")
 }
 
@@ -36,12 +45,12 @@ fn has_secret(url: &str) -> bool {
 }
 
 pub fn apply(ctx: &ModCtx, s: &Settings, diags: &mut Vec<Diag>) {
-    let secret = s.proxies.iter().any(|(_, url)| has_secret(url));
+    let secret = s.proxies.iter().any(|(_, _, url)| has_secret(url));
     let mode = if secret { 0o600 } else { 0o644 };
     put(
         ctx,
         PROXY_FILE,
-        proxy_text(s),
+        proxy_text(s, diags),
         mode,
         &s.path("proxy"),
         diags,
@@ -86,18 +95,20 @@ mod tests {
     fn proxy_lines_in_cloud_inits_order() {
         let s = Settings {
             proxies: vec![
-                ("http", "http://p:3128".into()),
-                ("ftp", "ftp://f".into()),
-                ("https", "https://u:pw@q".into()),
+                ("http", "proxy", "http://p:3128".into()),
+                ("ftp", "ftp_proxy", "ftp://f".into()),
+                ("https", "https_proxy", "https://u:pw@q".into()),
             ],
             ..Settings::default()
         };
+        let mut d = Vec::new();
         assert_eq!(
-            proxy_text(&s).unwrap(),
+            proxy_text(&s, &mut d).unwrap(),
             "Acquire::http::Proxy \"http://p:3128\";\nAcquire::ftp::Proxy \"ftp://f\";\n\
              Acquire::https::Proxy \"https://u:pw@q\";\n"
         );
-        assert!(proxy_text(&Settings::default()).is_none());
+        assert!(proxy_text(&Settings::default(), &mut d).is_none());
+        assert!(d.is_empty());
         assert!(has_secret("https://u:pw@q") && !has_secret("http://u@q/a:b@c"));
         assert!(!has_secret("http://p:3128"));
     }

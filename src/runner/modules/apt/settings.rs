@@ -67,8 +67,9 @@ pub struct Settings {
     pub debconf: Vec<(String, String)>,
     pub sources_list: Option<String>,
     pub conf: Option<String>,
-    /// `proxy`, `http_proxy`, `ftp_proxy`, `https_proxy`: the apt option each sets, and the URL.
-    pub proxies: Vec<(&'static str, String)>,
+    /// `proxy`, `http_proxy`, `ftp_proxy`, `https_proxy`: the apt option each sets, the key's
+    /// name (for `path`), and the URL.
+    pub proxies: Vec<(&'static str, &'static str, String)>,
     /// `sources` when given (even empty: it has apt's lists refreshed), in name order.
     pub sources: Option<Vec<Source>>,
     /// The key path of each key read (an old top-level key's name when it came from one).
@@ -96,8 +97,8 @@ pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> Option<Settings> {
         ("https_proxy", "https"),
     ]
     .into_iter()
-    .filter_map(|(k, scheme)| Some((scheme, r.text(get(k), &apt.path(k))?)))
-    .filter(|(_, url)| !url.is_empty())
+    .filter_map(|(k, scheme)| Some((scheme, k, r.text(get(k), &apt.path(k))?)))
+    .filter(|(_, _, url)| !url.is_empty())
     .collect();
     if let Some(m) = r.text(get("add_apt_repo_match"), &apt.path("add_apt_repo_match")) {
         if m != REPO_MATCH {
@@ -358,8 +359,8 @@ mod tests {
         assert_eq!(
             s.proxies,
             [
-                ("http", "http://p".to_string()),
-                ("https", "https://q".to_string())
+                ("http", "proxy", "http://p".to_string()),
+                ("https", "https_proxy", "https://q".to_string())
             ]
         );
         let src = s.sources.unwrap();

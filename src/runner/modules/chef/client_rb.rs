@@ -3,6 +3,7 @@
 //! template's order, from cloud-init's defaults overridden by the `chef` keys. The
 //! validation key's text is never part of it, only its path.
 
+use crate::conf_lang::{ruby, Refused};
 use crate::runner::modules::cfgmgmt::read::py_str;
 use serde_json::{Map, Value};
 
@@ -137,22 +138,36 @@ pub fn params(instance_id: &str, chef: &Map<String, Value>) -> Result<Params, &'
     Ok(p)
 }
 
+/// The settings written bare (Ruby code) that are not a symbol, constant or integer: `render`
+/// leaves them out, and the caller names them.
+pub fn refused(p: &Params) -> Vec<(&'static str, Refused)> {
+    BARE.iter()
+        .filter(|k| p.get(k).set())
+        .filter_map(|k| Some((*k, ruby::bare(p.get(k).text()).err()?)))
+        .collect()
+}
+
+/// The settings the template writes bare.
+const BARE: [&str; 2] = ["log_level", "ssl_verify_mode"];
+
 /// The rendered file; `header` is its first line (`# Created by ...`).
 pub fn render(header: &str, p: &Params) -> String {
     // (condition, line): the template's `{% if x %}` blocks in order.
     let quoted = |name: &str, key: &str| -> Option<String> {
         let v = p.get(key);
-        v.set().then(|| format!("{name:<22} \"{}\"", v.text()))
+        v.set()
+            .then(|| format!("{name:<22} {}", ruby::string(v.text())))
     };
     let bare = |name: &str, key: &str| -> Option<String> {
         let v = p.get(key);
-        v.set().then(|| format!("{name:<22} {}", v.text()))
+        let v = ruby::bare(v.text()).ok().filter(|_| v.set())?;
+        Some(format!("{name:<22} {v}"))
     };
     let validation_key = p.get("validation_cert").set().then(|| {
         format!(
-            "{:<22} \"{}\"",
+            "{:<22} {}",
             "validation_key",
-            p.get("validation_key").text()
+            ruby::string(p.get("validation_key").text())
         )
     });
     let lines = [
@@ -175,8 +190,8 @@ pub fn render(header: &str, p: &Params) -> String {
             .then(|| "Chef::Log::Formatter.show_time = true".to_string()),
         p.get("encrypted_data_bag_secret").set().then(|| {
             format!(
-                "encrypted_data_bag_secret \"{}\"",
-                p.get("encrypted_data_bag_secret").text()
+                "encrypted_data_bag_secret {}",
+                ruby::string(p.get("encrypted_data_bag_secret").text())
             )
         }),
     ];
@@ -225,6 +240,32 @@ mod tests {
              file_backup_path       \"/var/backups/chef\"\npid_file               \"/var/run/chef/client.pid\"\n\
              encrypted_data_bag_secret \"/e/s\"\n\n"
         );
+    }
+
+    /// client.rb is Ruby that chef runs as root: a quote, `#{…}` or a line break in a quoted
+    /// value stays inside its string literal, and a bare value that is not a symbol, constant
+    /// or integer is left out and named by `refused`.
+    #[test]
+    fn quotes_interpolations_and_code_in_values_stay_values() {
+        let chef = json!({"server_url": "https://c/\"; system(\"id\"); \"",
+                          "validation_name": "#{`id`}", "node_name": "n\nsystem('id')",
+                          "log_level": ":info\nsystem('id')", "ssl_verify_mode": ":verify_peer"});
+        let p = params("i", chef.as_object().unwrap()).unwrap();
+        let text = render("# HEADER", &p);
+        let lines: Vec<&str> = text.lines().collect();
+        let want = [
+            r#"chef_server_url        "https://c/\"; system(\"id\"); \"""#,
+            r#"validation_client_name "\#{`id`}""#,
+            r#"node_name              "n\u{a}system('id')""#,
+            "ssl_verify_mode        :verify_peer",
+        ];
+        for w in want {
+            assert!(lines.contains(&w), "{w} in {text}");
+        }
+        assert!(!text.contains("log_level"), "{text}");
+        assert!(lines.iter().all(|l| !l.starts_with("system")), "{text}");
+        let refused: Vec<_> = refused(&p).into_iter().map(|(k, _)| k).collect();
+        assert_eq!(refused, ["log_level"]);
     }
 
     #[test]

@@ -83,7 +83,7 @@ fn apply(ctx: &ModCtx, s: &Settings, diags: &mut Vec<Diag>) -> Result<(), Diag> 
             diags.push(Diag::warning(Reason::PathMissing, msg).key("chef.validation_cert"));
         }
     }
-    client_rb(ctx, &s.raw)?;
+    client_rb(ctx, &s.raw, diags)?;
     firstboot(ctx, s)?;
     let installed = ctx.exec.executable(CHEF_CLIENT);
     let run = if !installed || s.force_install {
@@ -102,7 +102,7 @@ fn apply(ctx: &ModCtx, s: &Settings, diags: &mut Vec<Diag>) -> Result<(), Diag> 
     Ok(())
 }
 
-fn client_rb(ctx: &ModCtx, raw: &Map<String, Value>) -> Result<(), Diag> {
+fn client_rb(ctx: &ModCtx, raw: &Map<String, Value>, diags: &mut Vec<Diag>) -> Result<(), Diag> {
     let params = client_rb::params(&ctx.handoff.instance_id, raw)
         .map_err(|key| Diag::error(Reason::MissingKey, format!("needs {key}")).key("chef"))?;
     // Best effort, as cloud-init: the directories the paths in client.rb live in.
@@ -118,6 +118,12 @@ fn client_rb(ctx: &ModCtx, raw: &Map<String, Value>) -> Result<(), Diag> {
         env!("CARGO_PKG_VERSION"),
         format_utc(crate::clock::wall_seconds())
     );
+    // A bare setting that is not a symbol, constant or integer is left out (chef's default
+    // stands) and named; the rest of client.rb is written.
+    for (key, why) in client_rb::refused(&params) {
+        let msg = format!("{why}; left out of client.rb");
+        diags.push(Diag::error(Reason::BadValue, msg).key(format!("chef.{key}")));
+    }
     let text = client_rb::render(&header, &params);
     cfgmgmt::write(ctx, CLIENT_RB, text.as_bytes(), 0o644, "chef")
 }

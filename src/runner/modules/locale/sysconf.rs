@@ -7,6 +7,7 @@
 use super::super::system_tools::{self as tools, uses_systemd};
 use super::super::ModCtx;
 use super::{write, EN_US};
+use crate::conf_lang::shell;
 use crate::error::Diag;
 
 /// A sysconfig file: its lines, and where each variable is.
@@ -93,13 +94,15 @@ fn unquote(v: &str) -> &str {
     }
 }
 
-/// A value as cloud-init writes it back: as is, unless it holds whitespace (then quoted as
-/// Python's `shlex.quote` does).
+/// A value as cloud-init writes it back: as is, unless it holds whitespace (then quoted by
+/// the shell's one writer, as Python's `shlex.quote` does). The value ember sets is a locale
+/// name, which `locale::read` keeps to letters, digits and `_.@+-`; the others were read
+/// from the file's own lines.
 fn quote(v: &str) -> String {
     if !v.contains([' ', '\t', '\r', '\n']) {
         return v.to_string();
     }
-    format!("'{}'", v.replace('\'', "'\"'\"'"))
+    shell::quote(v)
 }
 
 /// Reads `path` (absent: empty and new), sets `key`, writes it back.

@@ -322,41 +322,9 @@ fn value<'a>(rest: &str, lines: &mut impl Iterator<Item = &'a str>) -> (Val, Str
     }
 }
 
-/// ConfigObj's `_quote`: plain where it reads back the same, else in the quotes that fit.
+/// ConfigObj's `_quote`, by its one writer (`conf_lang::configobj`).
 pub fn quote(v: &str, multiline: bool) -> Result<String, Unquotable> {
-    if v.is_empty() {
-        return Ok("\"\"".into());
-    }
-    let both = v.contains('\'') && v.contains('"');
-    let triple = multiline && (both || v.contains('\n'));
-    let hash_triple = multiline && !triple && both && v.contains('#');
-    let single = |v: &str| -> Result<String, Unquotable> {
-        if both {
-            Err(Unquotable)
-        } else if v.contains('"') {
-            Ok(format!("'{v}'"))
-        } else {
-            Ok(format!("\"{v}\""))
-        }
-    };
-    if !triple && !hash_triple {
-        if v.contains('\n') {
-            return Err(Unquotable);
-        }
-        let edge = |c: Option<char>| c.is_some_and(|c| " \r\n\u{b}\t'\"".contains(c));
-        if edge(v.chars().next()) || edge(v.chars().last()) || v.contains(',') {
-            return single(v);
-        }
-        if v.contains('#') {
-            return single(v);
-        }
-        return Ok(v.to_string());
-    }
-    match (v.contains("\"\"\""), v.contains("'''")) {
-        (true, true) => Err(Unquotable),
-        (false, _) => Ok(format!("'''{v}'''")),
-        (true, false) => Ok(format!("\"\"\"{v}\"\"\"")),
-    }
+    crate::conf_lang::configobj::quote(v, multiline).map_err(|_| Unquotable)
 }
 
 #[cfg(test)]
@@ -433,5 +401,23 @@ mod tests {
         assert_eq!(c.write().unwrap(), "a = b\n[s]\nx = y\n");
         assert_eq!(quote("it's \"x\"", false), Err(Unquotable));
         assert_eq!(quote("it's \"x\"", true).unwrap(), "'''it's \"x\"'''");
+    }
+
+    /// A value holding one kind of triple quote and line breaks comes back whole (the other
+    /// kind is chosen), and line ends ConfigObj splits at besides `\n` are refused.
+    #[test]
+    fn triple_quotes_and_line_breaks_in_values_add_no_section() {
+        let hostile = "a'''\n[evil]\nplugin.x = 1";
+        let mut c = ConfigObj::parse("");
+        c.set("k", Val::Str(hostile.into()));
+        let text = c.write().unwrap();
+        let back = ConfigObj::parse(&text);
+        assert!(back.sections.is_empty(), "{text}");
+        assert_eq!(back.entries.len(), 1, "{text}");
+        assert_eq!(back.entries[0].value, Val::Str(hostile.into()), "{text}");
+        for bad in ["a\rb", "a\u{2028}b", "a\0b", "a\x0bb"] {
+            c.set("k", Val::Str(bad.into()));
+            assert_eq!(c.write(), Err(Unquotable), "{bad:?}");
+        }
     }
 }

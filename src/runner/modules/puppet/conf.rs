@@ -5,6 +5,8 @@
 //! `[DEFAULT]` section first. Lines are taken with their indentation removed, as cloud-init
 //! cleans them, so a value never continues on the next line.
 
+use crate::conf_lang::{ini, Refused};
+
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Conf {
     /// `[DEFAULT]`'s options, written first when there are any.
@@ -63,14 +65,20 @@ impl Conf {
         &mut self.sections[at.unwrap_or_default()].1
     }
 
-    /// configparser's `set` (the section made when missing, the key lowercased).
-    pub fn set(&mut self, section: &str, key: &str, value: &str) {
+    /// configparser's `set` (the section made when missing, the key lowercased), through INI's
+    /// one writer: puppet reads each line alone, so a section, option or value that would span
+    /// lines or open a section is refused and nothing is set.
+    pub fn set(&mut self, section: &str, key: &str, value: &str) -> Result<(), Refused> {
+        ini::section(section)?;
+        ini::name(key)?;
+        ini::value(value)?;
         let key = key.to_ascii_lowercase();
         let options = self.options(section);
         match options.iter_mut().find(|(k, _)| *k == key) {
             Some(slot) => slot.1 = value.to_string(),
             None => options.push((key, value.to_string())),
         }
+        Ok(())
     }
 
     pub fn write(&self) -> String {
@@ -105,9 +113,9 @@ mod tests {
         let src = "# comment\n[main]\nlogdir=/var/log/puppet\n  vardir = /var/lib/puppet\n\
                    Ssldir: /var/lib/puppet/ssl\n[agent]\nServer = old\n";
         let mut c = Conf::parse(src).unwrap();
-        c.set("agent", "Server", "puppet.example");
-        c.set("agent", "runinterval", "3600");
-        c.set("user", "x", "y");
+        c.set("agent", "Server", "puppet.example").unwrap();
+        c.set("agent", "runinterval", "3600").unwrap();
+        c.set("user", "x", "y").unwrap();
         assert_eq!(
             c.write(),
             "[main]\nlogdir = /var/log/puppet\nvardir = /var/lib/puppet\n\
@@ -115,6 +123,35 @@ mod tests {
              runinterval = 3600\n\n[user]\nx = y\n\n"
         );
         assert_eq!(Conf::parse("").unwrap().write(), "");
+    }
+
+    /// puppet reads its conf line by line, a `[` starting a section however indented: a
+    /// section, option or value that would span lines or open a section is refused (the
+    /// refusal names the option, or `section`) and the file is as before.
+    #[test]
+    fn sections_options_and_values_spanning_lines_are_refused() {
+        let mut c = Conf::parse("[main]\nlogdir = /var/log/puppet\n").unwrap();
+        let before = c.write();
+        let hostile = [
+            ("agent", "server", "p.example\n[main]\npostrun_command = id"),
+            ("agent", "server", "p.example\r[main]"),
+            ("agent", "x\n[main]\ny", "1"),
+            ("agent", "[main] x", "1"),
+            ("agent", "a=b", "1"),
+            ("agent]\n[main", "x", "1"),
+            ("agent", "server", "a\0b"),
+        ];
+        for (section, key, value) in hostile {
+            assert!(
+                c.set(section, key, value).is_err(),
+                "{section:?} {key:?} {value:?}"
+            );
+            assert_eq!(c.write(), before);
+        }
+        c.set("agent", "server", "p.example #1; [x]").unwrap();
+        assert!(c
+            .write()
+            .ends_with("[agent]\nserver = p.example #1; [x]\n\n"));
     }
 
     #[test]

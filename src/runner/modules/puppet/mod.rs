@@ -75,7 +75,7 @@ fn apply(ctx: &ModCtx, s: &Settings, diags: &mut Vec<Diag>) -> Result<(), Diag> 
     let ssl_dir = path(ctx, bin, "ssldir", &s.ssl_dir)?;
     let csr_path = path(ctx, bin, "csr_attributes", &s.csr_attributes_path)?;
     if let Some(conf) = &s.conf {
-        configure(ctx, conf, &conf_file, &ssl_dir, user)?;
+        configure(ctx, conf, &conf_file, &ssl_dir, user, diags)?;
     }
     if let Some(csr) = &s.csr_attributes {
         let text = yaml::dump(csr.expose(), yaml::DUMP);
@@ -182,6 +182,7 @@ fn configure(
     conf_file: &str,
     ssl_dir: &str,
     user: &str,
+    diags: &mut Vec<Diag>,
 ) -> Result<(), Diag> {
     let key = "puppet.conf";
     let Some(old) = ctx
@@ -212,7 +213,13 @@ fn configure(
                         .replace("%i", &ctx.handoff.instance_id)
                         .to_ascii_lowercase();
                 }
-                ini.set(name, option, &value);
+                // A section, option or value puppet's reader would take as more than one
+                // line is refused by name; the other options are still set.
+                if let Err(why) = ini.set(name, option, &value) {
+                    let msg = format!("{why}; not set");
+                    let at = format!("puppet.conf.{name}.{option}");
+                    diags.push(Diag::error(Reason::BadValue, msg).key(at));
+                }
             }
         }
         // As cloud-init: after each section the file is rewritten, its previous text kept.

