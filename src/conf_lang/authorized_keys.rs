@@ -4,14 +4,11 @@
 //! line: a line break would start a key line of its own (a key for root), and sshd reads no
 //! NUL or other control character there. Each of those is refused.
 
-use super::{control, Refused};
+use super::{rest_of_line, Refused};
 
 /// A key's options, to go before it on its line.
 pub fn options(v: &str) -> Result<&str, Refused> {
-    match control(v) {
-        Some(r) => Err(r),
-        None => Ok(v),
-    }
+    rest_of_line(v)
 }
 
 #[cfg(test)]

@@ -3,14 +3,11 @@
 //! the rest of its line, taken as it is: a line break would start another selection or
 //! command, so line breaks, NULs and other control characters are refused.
 
-use super::{control, Refused};
+use super::{rest_of_line, Refused};
 
 /// A value, to end its line.
 pub fn value(v: &str) -> Result<&str, Refused> {
-    match control(v) {
-        Some(r) => Err(r),
-        None => Ok(v),
-    }
+    rest_of_line(v)
 }
 
 #[cfg(test)]

@@ -28,6 +28,15 @@ impl fmt::Display for Refused {
     }
 }
 
+/// `v` as the rest of one line, for the languages that take it as it is (debconf's
+/// protocols, authorized_keys options): no control character, so no line break.
+pub(crate) fn rest_of_line(v: &str) -> Result<&str, Refused> {
+    match control(v) {
+        Some(r) => Err(r),
+        None => Ok(v),
+    }
+}
+
 /// The first control character's refusal: a line break, a NUL, or another control character.
 pub(crate) fn control(v: &str) -> Option<Refused> {
     v.chars().find(|c| c.is_control()).map(|c| match c {

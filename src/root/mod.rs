@@ -316,23 +316,7 @@ impl Root {
             Err(e) => return Err(RootError::io(&shown, "open for reading", e)),
         };
         let size = regular(fd.as_fd(), &shown, "read")?;
-        let too_large = || RootError::TooLarge {
-            path: shown.clone(),
-            max_bytes,
-            budget: None,
-        };
-        if size > max_bytes {
-            return Err(too_large());
-        }
-        let mut data = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
-        std::fs::File::from(fd)
-            .take(max_bytes.saturating_add(1))
-            .read_to_end(&mut data)
-            .map_err(|e| RootError::io(&shown, "read", e))?;
-        if data.len() as u64 > max_bytes {
-            return Err(too_large());
-        }
-        Ok(Some(data))
+        read_bounded(fd, size, max_bytes, &shown).map(Some)
     }
 
     /// The permission bits of `rel` (symlinks followed, inside the root); `None` if absent.
@@ -506,6 +490,33 @@ fn regular(fd: BorrowedFd<'_>, shown: &str, op: &'static str) -> Result<u64, Roo
         ));
     }
     Ok(u64::try_from(st.st_size).unwrap_or(0))
+}
+
+/// The whole of the open regular file `fd` (`size` bytes by `fstat`, which a writer may still
+/// change), refused past `max_bytes` either way.
+pub(super) fn read_bounded(
+    fd: OwnedFd,
+    size: u64,
+    max_bytes: u64,
+    shown: &str,
+) -> Result<Vec<u8>, RootError> {
+    let too_large = || RootError::TooLarge {
+        path: shown.to_string(),
+        max_bytes,
+        budget: None,
+    };
+    if size > max_bytes {
+        return Err(too_large());
+    }
+    let mut data = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+    std::fs::File::from(fd)
+        .take(max_bytes.saturating_add(1))
+        .read_to_end(&mut data)
+        .map_err(|e| RootError::io(shown, "read", e))?;
+    if data.len() as u64 > max_bytes {
+        return Err(too_large());
+    }
+    Ok(data)
 }
 
 #[cfg(test)]

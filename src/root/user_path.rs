@@ -28,7 +28,7 @@ use rustix::fd::{AsFd, OwnedFd};
 use rustix::fs::{fstat, mkdirat, openat, renameat, statat, unlinkat, AtFlags, FileType};
 use rustix::fs::{Mode, OFlags, Stat};
 use rustix::io::Errno;
-use std::io::{Read, Write};
+use std::io::Write;
 
 /// An opened directory below (or at) the boundary, for acting for user `uid`.
 #[derive(Debug)]
@@ -304,23 +304,7 @@ impl UserDir<'_> {
         let Some((fd, size, shown)) = self.open_file(name, OFlags::RDONLY, "read")? else {
             return Ok(None);
         };
-        let too_large = || RootError::TooLarge {
-            path: shown.clone(),
-            max_bytes,
-            budget: None,
-        };
-        if size > max_bytes {
-            return Err(too_large());
-        }
-        let mut data = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
-        std::fs::File::from(fd)
-            .take(max_bytes.saturating_add(1))
-            .read_to_end(&mut data)
-            .map_err(|e| RootError::io(&shown, "read", e))?;
-        if data.len() as u64 > max_bytes {
-            return Err(too_large());
-        }
-        Ok(Some(data))
+        super::read_bounded(fd, size, max_bytes, &shown).map(Some)
     }
 
     /// Replaces `name` in this directory with `data`: a temporary file made `O_EXCL` here with

@@ -226,6 +226,12 @@ impl Machine {
         out
     }
 
+    /// The diagnostics of severity error, of every stage.
+    pub fn errors(&self) -> Vec<Value> {
+        let diags = self.diags().into_iter();
+        diags.filter(|d| d["severity"] == "error").collect()
+    }
+
     pub fn diag_with_code(&self, code: &str) -> Option<Value> {
         self.diags().into_iter().find(|d| d["code"] == code)
     }

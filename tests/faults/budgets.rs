@@ -33,13 +33,6 @@ fn machine(name: &str, limits: &str, user_data: &[u8]) -> Machine {
     m
 }
 
-fn errors(m: &Machine) -> Vec<serde_json::Value> {
-    m.diags()
-        .into_iter()
-        .filter(|d| d["severity"] == "error")
-        .collect()
-}
-
 /// Expected: one 1 MiB gz+b64 content named by six items through an anchor writes the first
 /// two under a 2.5 MiB `write_files_bytes`; the others are errors naming their item and the
 /// budget; the boot goes on.
@@ -71,8 +64,8 @@ fn aliased_contents_stop_at_the_write_files_budget() {
             "big/{i} written"
         );
         let key = format!("write_files.{i}.content");
-        let d = errors(&m).into_iter().find(|d| d["key"] == key.as_str());
-        let d = d.unwrap_or_else(|| panic!("no error at {key}: {:#?}", errors(&m)));
+        let d = m.errors().into_iter().find(|d| d["key"] == key.as_str());
+        let d = d.unwrap_or_else(|| panic!("no error at {key}: {:#?}", m.errors()));
         assert_eq!(d["budget"], "write_files_bytes", "{d}");
     }
 }
@@ -94,8 +87,8 @@ fn json_patches_that_double_the_document_stop_at_the_yaml_budget() {
     let (out, rss) =
         common::faults::run_measured(&mut common::faults::initrd_command(&m, &["all"]));
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    let d = errors(&m).into_iter().find(|d| d["code"] == "jsonp-failed");
-    let d = d.unwrap_or_else(|| panic!("no jsonp error: {:#?}", errors(&m)));
+    let d = m.errors().into_iter().find(|d| d["code"] == "jsonp-failed");
+    let d = d.unwrap_or_else(|| panic!("no jsonp error: {:#?}", m.errors()));
     assert!(
         d["budget"] == "yaml_nodes" || d["budget"] == "yaml_expanded_bytes",
         "{d}"
@@ -138,7 +131,8 @@ fn gzip_inside_gzip_writes_at_most_the_run_budget_to_run() {
         m.run.join("ember/handoff.json").exists(),
         "the handoff goes first"
     );
-    let over: Vec<String> = errors(&m)
+    let over: Vec<String> = m
+        .errors()
         .into_iter()
         .filter(|d| d["budget"] == "run_bytes")
         .map(|d| d["file"].as_str().unwrap_or_default().to_string())

@@ -7,13 +7,6 @@
 use crate::common;
 use common::{stderr, Machine};
 
-fn errors(m: &Machine) -> Vec<serde_json::Value> {
-    m.diags()
-        .into_iter()
-        .filter(|d| d["severity"] == "error")
-        .collect()
-}
-
 /// Expected: a context.sh of about 300 bytes whose variables each hold ten copies of the one
 /// before (`A7` alone would be 10^8 bytes) keeps its expansions within the context's budget
 /// (`file_bytes`): the variable that passes it is left out with an error naming the file,
@@ -44,7 +37,8 @@ fn shell_variables_that_expand_each_other_stop_at_the_context_budget() {
         common::faults::run_measured(&mut common::faults::initrd_command(&m, &["all"]));
     eprintln!("peak RSS {rss} KiB");
     assert_eq!(m.status()["datasource"], "opennebula", "{}", stderr(&out));
-    let over: Vec<serde_json::Value> = errors(&m)
+    let over: Vec<serde_json::Value> = m
+        .errors()
         .into_iter()
         .filter(|d| d["budget"] == "file_bytes")
         .collect();
@@ -92,7 +86,8 @@ fn many_answers_each_within_its_budget_stop_at_the_datasource_total() {
         m.target_file("etc/lxd-secret").trim(),
         "lxd-user-data-secret-91ac"
     );
-    let over: Vec<serde_json::Value> = errors(&m)
+    let over: Vec<serde_json::Value> = m
+        .errors()
         .into_iter()
         .filter(|d| d["budget"] == "datasource_bytes")
         .collect();

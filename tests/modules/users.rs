@@ -79,13 +79,6 @@ fn shadow_field(m: &Machine, user: &str, i: usize) -> String {
     line.unwrap().split(':').nth(i).unwrap().to_string()
 }
 
-fn errors(m: &Machine) -> Vec<serde_json::Value> {
-    m.diags()
-        .into_iter()
-        .filter(|d| d["severity"] == "error")
-        .collect()
-}
-
 /// Every file under target/etc, target/home and the run dir with its mode and contents.
 fn snapshot(m: &Machine) -> Vec<(String, u32, Vec<u8>)> {
     let mut out = Vec::new();
@@ -130,7 +123,7 @@ fn two_users_with_groups_and_sudo_then_a_rerun_changes_nothing() {
     let m = machine("users-two", TWO_USERS);
     let out = m.initrd("all");
     assert_eq!(
-        errors(&m),
+        m.errors(),
         Vec::<serde_json::Value>::new(),
         "{}",
         stderr(&out)
@@ -215,7 +208,7 @@ fn two_users_with_groups_and_sudo_then_a_rerun_changes_nothing() {
         let _ = std::fs::remove_file(sem.join(module));
     }
     m.initrd("all");
-    assert_eq!(errors(&m), Vec::<serde_json::Value>::new());
+    assert_eq!(m.errors(), Vec::<serde_json::Value>::new());
     assert!(snapshot(&m) == before, "a rerun changed the target");
 }
 
@@ -230,7 +223,7 @@ fn existing_user_is_updated_not_duplicated() {
     );
     let m = machine("users-existing", &ud);
     m.initrd("all");
-    assert_eq!(errors(&m), Vec::<serde_json::Value>::new());
+    assert_eq!(m.errors(), Vec::<serde_json::Value>::new());
     assert_eq!(
         m.target_file("etc/passwd"),
         PASSWD,
@@ -263,7 +256,7 @@ fn hyphenated_user_keys_act_with_a_deprecation() {
     let ud = "#cloud-config\nusers:\n  - name: carol\n    ssh-authorized-keys: [ssh-ed25519 AAAAcarol carol@x]\n    lock-passwd: false\n    no-user-group: true\n    sudo: [\"ALL=(ALL) ALL\"]\n";
     let m = machine("users-hyphen", ud);
     m.initrd("all");
-    assert_eq!(errors(&m), Vec::<serde_json::Value>::new());
+    assert_eq!(m.errors(), Vec::<serde_json::Value>::new());
     assert_eq!(
         m.target_file("home/carol/.ssh/authorized_keys"),
         "ssh-ed25519 AAAAcarol carol@x\n"
@@ -301,7 +294,7 @@ fn system_users_and_no_create_home() {
     let ud = "#cloud-config\nusers:\n  - {name: svc, system: true}\n  - {name: svc2, system: true, homedir: /var/lib/svc2}\n  - {name: nohome, no_create_home: true, uid: 2000}\n";
     let m = machine("users-system", ud);
     m.initrd("all");
-    assert_eq!(errors(&m), Vec::<serde_json::Value>::new());
+    assert_eq!(m.errors(), Vec::<serde_json::Value>::new());
     let passwd = m.target_file("etc/passwd");
     assert!(passwd.ends_with(
         "svc:x:999:999::/home/svc:/bin/sh\nsvc2:x:998:998::/var/lib/svc2:/bin/sh\nnohome:x:2000:2000::/home/nohome:/bin/sh\n"
@@ -371,7 +364,7 @@ fn plain_text_passwords_reach_no_log_and_no_readable_file() {
     let ud = "#cloud-config\nusers:\n  - {name: carol, plain_text_passwd: Carol-Clear-555, lock_passwd: false}\nchpasswd: {expire: false, users: [{name: existing, password: Exist-Clear-666}]}\npassword: Default-Clear-777\n";
     let m = machine("users-secrets", ud);
     let out = m.initrd("all");
-    assert_eq!(errors(&m), Vec::<serde_json::Value>::new());
+    assert_eq!(m.errors(), Vec::<serde_json::Value>::new());
     assert_eq!(shadow_field(&m, "existing", 2), today().to_string());
     for secret in ["Carol-Clear-555", "Exist-Clear-666", "Default-Clear-777"] {
         assert!(!stdout(&out).contains(secret) && !stderr(&out).contains(secret));
@@ -416,7 +409,8 @@ fn bad_types_name_the_key_and_spare_the_rest() {
     let ud = "#cloud-config\nusers:\n  - {name: bad, groups: 3}\n  - {name: good, sudo: false, ssh_import_id: [gh:x]}\n  - {name: 'no:pe'}\n";
     let m = machine("users-bad2", ud);
     m.initrd("all");
-    let keys: Vec<_> = errors(&m)
+    let keys: Vec<_> = m
+        .errors()
         .iter()
         .map(|d| d["key"].as_str().unwrap().to_string())
         .collect();
