@@ -1,6 +1,10 @@
 //! The fault suite: what ember does with hostile, broken or slow input (seed volumes,
 //! metadata, user-data, network models, budgets, hangs, stale state, output), and bad input in
-//! general: a clear error, the rest still used, nothing secret leaked.
+//! general: a clear error, the rest still used, nothing secret leaked. One module per class:
+//! paths another user controls (`user_paths`, `collect_logs`: rule 13), names and values that
+//! must stay one name and one value (`names`, `config_values`: rule 14), what a datasource
+//! builds in all (`ds_budgets`: rule 9), waits and children without end (`hangs`, `surfaces`:
+//! rule 15), and the older classes in the rest.
 
 #[path = "../common/mod.rs"]
 mod common;
