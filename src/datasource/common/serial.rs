@@ -161,13 +161,17 @@ impl Channel {
     /// What comes before the first of the bytes `ends` (dropped, with a `\r` before it),
     /// by `until`.
     pub fn read_to(&mut self, ends: &[u8], until: Instant) -> Result<Vec<u8>, LineError> {
+        // Bytes already looked at for an end: a long line arriving in small reads is scanned
+        // once, not again with every read (rule 15: cost linear in the input).
+        let mut scanned = 0;
         loop {
             // Every pass, not only when `fill` would wait: a peer that writes faster than we
             // read never lets it wait, and a caller that skips lines would loop for ever.
             if Instant::now() >= until {
                 return Err(LineError::Timeout(self.buf.len()));
             }
-            if let Some(at) = self.buf.iter().position(|b| ends.contains(b)) {
+            let found = self.buf[scanned..].iter().position(|b| ends.contains(b));
+            if let Some(at) = found.map(|i| scanned + i) {
                 let mut line: Vec<u8> = self.buf.drain(..=at).collect();
                 line.pop();
                 if line.last() == Some(&b'\r') {
@@ -189,6 +193,7 @@ impl Channel {
                     _ => LineError::TooLong(self.max_line),
                 });
             }
+            scanned = self.buf.len();
             if !self.fill(until)? {
                 return Err(LineError::Timeout(self.buf.len()));
             }
