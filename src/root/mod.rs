@@ -8,7 +8,6 @@ mod beneath;
 mod durable;
 mod error;
 mod guard;
-mod links;
 mod names;
 mod read_only;
 mod remove;

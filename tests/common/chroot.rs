@@ -149,6 +149,27 @@ impl Machine {
         serde_json::from_slice(&data).unwrap()
     }
 
+    /// Runs the config stage of boot `boot-1` over `modules` (name, config, once per
+    /// instance) and returns its diagnostics as `(severity, code, key)`.
+    pub fn config_stage(&self, modules: &[(&str, Value)]) -> Vec<(String, String, String)> {
+        let calls: Vec<Value> = modules
+            .iter()
+            .map(|(name, cfg)| {
+                json!({"name": name, "stage": "config", "frequency": "once-per-instance",
+                       "config": cfg})
+            })
+            .collect();
+        self.boot_modules(Value::Array(calls));
+        let out = self.ember("boot-1", &["modules", "--mode", "config"]);
+        assert!(
+            out.status.code().is_some_and(|c| c <= 1),
+            "{}",
+            super::text(&out)
+        );
+        super::assert_no_panic(&out);
+        self.diags("config")
+    }
+
     /// `(severity, code, key)` of every diagnostic `stage` recorded.
     pub fn diags(&self, stage: &str) -> Vec<(String, String, String)> {
         let st = self.status();

@@ -8,7 +8,7 @@
 use crate::common;
 use common::chroot::Machine;
 use common::text;
-use serde_json::{json, Value};
+use serde_json::json;
 use std::process::Command;
 
 const PROXY_FILE: &str = "/etc/apt/apt.conf.d/90cloud-init-aptproxy";
@@ -27,23 +27,6 @@ fn as_root() -> bool {
     assert!(std::env::var_os("CI").is_none(), "under CI: run as root");
     common::skip("the runner writes as root: run the fault suite as root");
     false
-}
-
-/// Runs the config stage over `modules` (name, config) and returns its diagnostics as
-/// `(severity, code, key)`.
-fn config(m: &Machine, modules: &[(&str, Value)]) -> Vec<(String, String, String)> {
-    let calls: Vec<Value> = modules
-        .iter()
-        .map(|(name, cfg)| {
-            json!({"name": name, "stage": "config", "frequency": "once-per-instance",
-                   "config": cfg})
-        })
-        .collect();
-    m.boot_modules(Value::Array(calls));
-    let out = m.ember("boot-1", &["modules", "--mode", "config"]);
-    assert!(out.status.code().is_some_and(|c| c <= 1), "{}", text(&out));
-    common::assert_no_panic(&out);
-    m.diags("config")
 }
 
 /// The status' messages hold none of `values`' distinctive parts.
@@ -115,7 +98,7 @@ fn apt_proxies_with_quotes_and_line_breaks_add_no_apt_directive() {
         "ftp_proxy": "ftp://f.example/",
         "conf": "APT::Get::Assume-Yes \"true\";\n",
     });
-    let diags = config(&m, &[("apt_configure", json!({"apt": apt}))]);
+    let diags = m.config_stage(&[("apt_configure", json!({"apt": apt}))]);
     let refused: Vec<_> = diags
         .iter()
         .filter(|(s, c, _)| s == "error" && c == "bad-value")
@@ -203,7 +186,7 @@ fn yum_repo_values_with_line_breaks_add_no_section_or_option() {
         "good": {"baseurl": ["http://a.example/$basearch", "http://b.example/#x;y[z]"],
                  "gpgcheck": true, "name": "Good; [one] #1"},
     });
-    let diags = config(&m, &[("yum_add_repo", json!({"yum_repos": repos}))]);
+    let diags = m.config_stage(&[("yum_add_repo", json!({"yum_repos": repos}))]);
     let refused: Vec<_> = diags
         .iter()
         .filter(|(s, c, _)| s == "error" && c == "bad-value")
@@ -264,10 +247,7 @@ fn zypper_repo_values_that_span_lines_add_no_section() {
         {"id": "cr", "baseurl": "http://c.example/\r[pwned]"},
         {"id": "good", "baseurl": "http://g.example/", "name": "Good, \"one\""},
     ]);
-    let diags = config(
-        &m,
-        &[("zypper_add_repo", json!({"zypper": {"repos": repos}}))],
-    );
+    let diags = m.config_stage(&[("zypper_add_repo", json!({"zypper": {"repos": repos}}))]);
     let refused: Vec<_> = diags
         .iter()
         .filter(|(s, c, _)| s == "error" && c == "bad-value")

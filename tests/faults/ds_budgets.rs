@@ -4,6 +4,8 @@
 //! stops at one total budget; each names the budget that stopped it, never a value, and the
 //! rest of the boot goes on.
 
+#![cfg(any(feature = "ds-opennebula", feature = "ds-lxd"))]
+
 use crate::common;
 use common::{stderr, Machine};
 

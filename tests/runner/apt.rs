@@ -6,8 +6,7 @@
 
 use crate::common;
 use common::chroot::{cannot_chroot, Machine};
-use common::text;
-use serde_json::{json, Value};
+use serde_json::json;
 
 const APPLETS: &[&str] = &[
     "sh", "echo", "cat", "printf", "test", "[", "mkdir", "rm", "true", "false", "ls", "cp", "cut",
@@ -28,21 +27,6 @@ fn machine(name: &str, os_release: &str) -> Machine {
 
 fn d(sev: &str, code: &str, key: &str) -> (String, String, String) {
     (sev.into(), code.into(), key.into())
-}
-
-/// Runs the config stage with `modules` (name, config) and returns its diagnostics.
-fn config(m: &Machine, modules: &[(&str, Value)]) -> Vec<(String, String, String)> {
-    let calls: Vec<Value> = modules
-        .iter()
-        .map(|(name, cfg)| {
-            json!({"name": name, "stage": "config", "frequency": "once-per-instance",
-                   "config": cfg})
-        })
-        .collect();
-    m.boot_modules(Value::Array(calls));
-    let out = m.ember("boot-1", &["modules", "--mode", "config"]);
-    assert!(out.status.code().is_some_and(|c| c <= 1), "{}", text(&out));
-    m.diags("config")
 }
 
 /// A user ID packet standing for a key, and its armor (no checksum line: gpg takes that too).
@@ -94,7 +78,7 @@ fn sources_with_inline_keyid_and_ppa() {
             "f-nokey": {"keyid": "0xFFFF"},
         }
     });
-    let diags = config(&m, &[("apt_configure", json!({"apt": apt}))]);
+    let diags = m.config_stage(&[("apt_configure", json!({"apt": apt}))]);
     assert_eq!(diags, []);
     assert_eq!(
         m.read("/etc/apt/sources.list.d/a-inline.list"),
@@ -142,13 +126,10 @@ fn sources_with_inline_keyid_and_ppa() {
         ]
     );
     // At most once per instance: a second config stage appends nothing.
-    config(
-        &m,
-        &[(
-            "apt_configure",
-            json!({"apt": {"sources": {"x": {"source": "deb a b c"}}}}),
-        )],
-    );
+    m.config_stage(&[(
+        "apt_configure",
+        json!({"apt": {"sources": {"x": {"source": "deb a b c"}}}}),
+    )]);
     assert!(!m.exists("/etc/apt/sources.list.d/x.list"));
 }
 
@@ -169,7 +150,7 @@ fn key_and_source_failures_are_named() {
             "undef": {"source": "deb $NOPE x y"},
         }
     });
-    let diags = config(&m, &[("apt_configure", json!({"apt": apt}))]);
+    let diags = m.config_stage(&[("apt_configure", json!({"apt": apt}))]);
     assert_eq!(
         diags,
         [
@@ -230,7 +211,7 @@ fn default_sources_from_the_image_template() {
         "conf": "APT::Get::Assume-Yes \"true\";\n",
     });
     m.write("/var/lib/dpkg/arch", "amd64\ni386\n", 0o644);
-    let diags = config(&m, &[("apt_configure", json!({"apt": apt}))]);
+    let diags = m.config_stage(&[("apt_configure", json!({"apt": apt}))]);
     assert_eq!(diags, []);
     assert_eq!(
         m.read("/etc/apt/sources.list.d/debian.sources"),
@@ -287,7 +268,7 @@ fn one_line_sources_list_with_searched_mirrors() {
         "disable_suites": ["updates"],
     });
     let cfg = json!({"apt": apt, "fqdn": "host.corp.example"});
-    let diags = config(&m, &[("apt_configure", cfg)]);
+    let diags = m.config_stage(&[("apt_configure", cfg)]);
     assert_eq!(diags, []);
     assert_eq!(
         m.read("/etc/apt/sources.list"),
@@ -320,7 +301,7 @@ fn no_config_leaves_the_image_sources() {
     m.write("/etc/apt/sources.list", list, 0o644);
     m.write("/etc/apt/apt.conf.d/90cloud-init-aptproxy", "old\n", 0o644);
     m.write("/etc/apt/apt.conf.d/94cloud-init-config", "old\n", 0o644);
-    let diags = config(&m, &[("apt_configure", json!({}))]);
+    let diags = m.config_stage(&[("apt_configure", json!({}))]);
     assert_eq!(diags, []);
     assert_eq!(m.read("/etc/apt/sources.list"), list);
     assert!(!m.exists("/etc/apt/sources.list.d/debian.sources"));
@@ -332,13 +313,13 @@ fn no_config_leaves_the_image_sources() {
 
     let m = machine("apt-none-primary", BOOKWORM);
     let cfg = json!({"apt": {"primary": [{"arches": ["default"], "uri": "http://m/debian"}]}});
-    let diags = config(&m, &[("apt_configure", cfg)]);
+    let diags = m.config_stage(&[("apt_configure", cfg)]);
     assert_eq!(diags, [d("warning", "path-missing", "apt.primary")]);
 
     let m = Machine::new("apt-none-noapt", APPLETS);
     m.write("/etc/os-release", BOOKWORM, 0o644);
     m.write("/etc/apt/apt.conf.d/90cloud-init-aptproxy", "old\n", 0o644);
-    assert_eq!(config(&m, &[("apt_configure", json!({}))]), []);
+    assert_eq!(m.config_stage(&[("apt_configure", json!({}))]), []);
     assert!(m.exists("/etc/apt/apt.conf.d/90cloud-init-aptproxy"));
 }
 
@@ -372,7 +353,7 @@ fn debconf_selections_then_reconfigure() {
         "set1": "cloud-init cloud-init/datasources multiselect NoCloud\ntzdata tzdata/Areas select Etc\n",
     });
     let cfg = json!({"apt": {"preserve_sources_list": true, "debconf_selections": sets}});
-    let diags = config(&m, &[("apt_configure", cfg)]);
+    let diags = m.config_stage(&[("apt_configure", cfg)]);
     assert_eq!(
         diags,
         [d("warning", "unsupported-key", "apt.debconf_selections")]
@@ -415,7 +396,7 @@ fn deprecated_top_level_keys() {
                         {"source": "deb http://b/ $RELEASE main"}],
         "apt_mirror": "",
     });
-    let diags = config(&m, &[("apt_configure", cfg)]);
+    let diags = m.config_stage(&[("apt_configure", cfg)]);
     assert_eq!(
         diags,
         [
@@ -437,7 +418,7 @@ fn deprecated_top_level_keys() {
     // Old and new keys disagreeing: cloud-init raises, nothing is done.
     let m = machine("apt-old-conflict", BOOKWORM);
     let cfg = json!({"apt": {"proxy": "http://a"}, "apt_proxy": "http://b"});
-    let diags = config(&m, &[("apt_configure", cfg)]);
+    let diags = m.config_stage(&[("apt_configure", cfg)]);
     assert!(
         diags.contains(&d("error", "bad-value", "apt_proxy")),
         "{diags:?}"
@@ -462,7 +443,7 @@ fn pipelining_values() {
         ),
     ] {
         let m = machine("apt-pipe", BOOKWORM);
-        let got = config(&m, &[("apt_pipelining", json!({"apt_pipelining": value}))]);
+        let got = m.config_stage(&[("apt_pipelining", json!({"apt_pipelining": value}))]);
         assert_eq!(got, diags, "{value}");
         match want {
             Some(depth) => assert_eq!(
@@ -486,11 +467,11 @@ fn release_codename_sources() {
         return;
     }
     let m = machine("apt-nocodename", "ID=debian\n");
-    assert_eq!(config(&m, &[("apt_configure", json!({}))]), []);
+    assert_eq!(m.config_stage(&[("apt_configure", json!({}))]), []);
     let m = machine("apt-nocodename-2", "ID=debian\n");
     let cfg = json!({"apt": {"sources": {"r": {"source": "deb http://r $RELEASE main"}}}});
     assert_eq!(
-        config(&m, &[("apt_configure", cfg.clone())]),
+        m.config_stage(&[("apt_configure", cfg.clone())]),
         [d("warning", "bad-value", "apt")]
     );
     assert_eq!(
@@ -503,7 +484,7 @@ fn release_codename_sources() {
         "DISTRIB_ID=Ubuntu\nDISTRIB_CODENAME=noble\n",
         0o644,
     );
-    assert_eq!(config(&m, &[("apt_configure", cfg)]), []);
+    assert_eq!(m.config_stage(&[("apt_configure", cfg)]), []);
     assert_eq!(
         m.read("/etc/apt/sources.list.d/r.list"),
         "deb http://r noble main\n"
