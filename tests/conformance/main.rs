@@ -12,3 +12,4 @@ mod ds_identify;
 mod modules;
 mod network;
 mod schema_cli;
+mod system_cfg;

@@ -1,0 +1,1 @@
+//! Filled by issue 34's work.
