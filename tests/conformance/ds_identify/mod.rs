@@ -3,15 +3,16 @@
 //! line, environment) and the datasource cloud-init's generator picks there. The machine is
 //! built as a host tree and a target root, and `ember-initrd detect` judges it.
 //!
-//! Paths under /sys, /proc, /dev and /run are the initramfs's own (the host tree); every other
-//! path is the target root's (/etc/cloud, /var/lib/cloud, /writable): where ember, running
-//! before the pivot, finds them.
+//! Paths under /sys, /proc, /dev and /run are the initramfs's own (the host tree), and so are
+//! /mnt's (WSL's Windows drives); every other path is the target root's (/etc/cloud,
+//! /var/lib/cloud, /writable): where ember, running before the pivot, finds them.
 
 mod clouds;
 mod hypervisors;
 
 use crate::common::{stderr, Machine};
 use crate::differences;
+use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 /// What cloud-init's generator concludes.
@@ -45,7 +46,25 @@ pub struct Row {
     /// Where ember deliberately concludes otherwise: a phrase of the README's entry. `want`
     /// is then ember's outcome.
     pub differs: Option<&'static str>,
+    /// What `systemd-detect-virt` says upstream (`kvm`, `qemu`, `vmware`, `wsl`), laid down as
+    /// what it reads: the DMI vendor, or WSL's kernel release. `""`: bare metal, or a kind
+    /// (`container-other`, `vm-other`, `not-vmware`) that leaves nothing ember reads.
+    pub virt: &'static str,
+    /// Files in the host tree at any path (`/usr/bin/…`, `/init`, `/mnt/c/…`); content
+    /// starting with `#!` is an executable stand-in, and `/usr/bin` is put first on PATH.
+    pub host: &'static [(&'static str, &'static str)],
+    /// Unix sockets in the host tree (`/dev/lxd/sock`): a listener bound there, then closed.
+    pub sockets: &'static [&'static str],
+    /// Real ISO9660 discs: (kernel name, label, files on it).
+    pub isos: &'static [Iso],
 }
+
+/// A disc: its kernel name, its label and its files.
+pub type Iso = (
+    &'static str,
+    &'static str,
+    &'static [(&'static str, &'static str)],
+);
 
 pub const ROW: Row = Row {
     upstream: "",
@@ -57,10 +76,14 @@ pub const ROW: Row = Row {
     env: &[],
     want: Want::NotFound,
     differs: None,
+    virt: "",
+    host: &[],
+    sockets: &[],
+    isos: &[],
 };
 
 fn on_host(path: &str) -> bool {
-    ["/sys/", "/proc/", "/dev/", "/run/"]
+    ["/sys/", "/proc/", "/dev/", "/run/", "/mnt/"]
         .iter()
         .any(|p| path.starts_with(p))
 }
@@ -96,9 +119,31 @@ fn superblock(fs: &str, label: &str) -> Vec<u8> {
     img
 }
 
+/// What systemd-detect-virt reads to say `virt`.
+fn lay_down_virt(m: &Machine, virt: &str) {
+    match virt {
+        "" => {}
+        "kvm" | "qemu" => m.dmi("sys_vendor", "QEMU"),
+        "vmware" => {
+            m.dmi("sys_vendor", "VMware, Inc.");
+            m.dmi("product_name", "VMware Virtual Platform");
+        }
+        "wsl" => m.write(
+            &m.host,
+            "proc/sys/kernel/osrelease",
+            b"5.15.133.1-microsoft-standard-WSL2\n",
+        ),
+        other => panic!("no machine for virt {other}"),
+    }
+}
+
 fn build(row: &Row) -> Machine {
     let m = Machine::new("conformance-di");
-    m.cmdline(&format!("BOOT_IMAGE=/vmlinuz root=/dev/vda1 ro {}", row.cmdline));
+    m.cmdline(&format!(
+        "BOOT_IMAGE=/vmlinuz root=/dev/vda1 ro {}",
+        row.cmdline
+    ));
+    lay_down_virt(&m, row.virt);
     for (field, value) in row.dmi {
         m.dmi(field, value);
     }
@@ -114,6 +159,9 @@ fn build(row: &Row) -> Machine {
             std::fs::write(m.host.join("dev").join(dev), superblock(fs, label)).unwrap();
         }
     }
+    for (dev, label, files) in row.isos {
+        m.iso_seed(dev, label, files);
+    }
     for (path, content) in row.files {
         let base: &Path = if on_host(path) { &m.host } else { &m.target };
         m.write(base, path, content.as_bytes());
@@ -122,31 +170,69 @@ fn build(row: &Row) -> Machine {
         let base: &Path = if on_host(dir) { &m.host } else { &m.target };
         std::fs::create_dir_all(base.join(dir.trim_start_matches('/'))).unwrap();
     }
+    for (path, content) in row.host {
+        m.write(&m.host, path, content.as_bytes());
+        if content.starts_with("#!") {
+            let file = m.host.join(path.trim_start_matches('/'));
+            std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+    }
+    for sock in row.sockets {
+        let path = m.host.join(sock.trim_start_matches('/'));
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        drop(std::os::unix::net::UnixListener::bind(path).unwrap());
+    }
     m
+}
+
+/// The environment for `ember-initrd`: the row's, with the host tree's stand-ins first on PATH.
+fn environment(row: &Row, m: &Machine) -> Vec<(String, String)> {
+    let mut vars: Vec<(String, String)> = row
+        .env
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    if row.host.iter().any(|(p, _)| p.starts_with("/usr/bin/")) {
+        let path = std::env::var("PATH").unwrap_or_default();
+        let bin = m.host.join("usr/bin");
+        vars.push(("PATH".into(), format!("{}:{path}", bin.display())));
+    }
+    vars
 }
 
 /// What ember concluded on `row`'s machine, with its stderr for the failure message.
 pub fn judge(row: &Row) -> (Want, String) {
     let m = build(row);
-    let out = m.initrd_env(&["detect"], row.env);
+    let vars = environment(row, &m);
+    let vars: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let out = m.initrd_env(&["detect"], &vars);
     let err = stderr(&out);
     let Ok(status) = std::fs::read_to_string(m.run.join("ember/status.json")) else {
-        return (Want::NotFound, format!("no status.json; exit {:?}: {err}", out.status));
+        return (
+            Want::NotFound,
+            format!("no status.json; exit {:?}: {err}", out.status),
+        );
     };
     let status: serde_json::Value = serde_json::from_str(&status).unwrap();
     let got = if status["disabled"].is_string() {
         Want::Disabled
     } else {
         match status["datasource"].as_str() {
-            // The None datasource standing in, with nothing that chose it: "not found".
-            Some("none") if status["evidence"].as_array().is_none_or(Vec::is_empty) => {
-                Want::NotFound
-            }
+            // The None datasource standing in, with nothing that chose it: "not found" (the
+            // platform DMI names is evidence too, but it chooses nothing).
+            Some("none") if no_datasource(&status) => Want::NotFound,
             Some(name) => Want::Found(leak(name)),
             None => Want::NotFound,
         }
     };
     (got, format!("{err}\nstatus: {status}"))
+}
+
+/// Whether detect said it found no datasource.
+fn no_datasource(status: &serde_json::Value) -> bool {
+    let warnings = status["stages"]["detect"]["recoverable_errors"].as_array();
+    status["evidence"].as_array().is_none_or(Vec::is_empty)
+        || warnings.is_some_and(|w| w.iter().any(|d| d["code"] == "no-datasource"))
 }
 
 fn leak(s: &str) -> &'static str {
