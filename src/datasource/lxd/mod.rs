@@ -54,9 +54,9 @@ fn lxd_port(env: &Env) -> Option<String> {
         .filter_map(|port| {
             let name = std::fs::read_to_string(port.path().join("name")).ok()?;
             let name = name.trim();
-            PORT_NAMES.contains(&name).then(|| {
-                format!("{}: {name}", port.file_name().to_string_lossy())
-            })
+            PORT_NAMES
+                .contains(&name)
+                .then(|| format!("{}: {name}", port.file_name().to_string_lossy()))
         })
         .collect();
     found.sort();

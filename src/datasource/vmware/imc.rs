@@ -27,7 +27,11 @@ fn plugin(env: &Env) -> Option<String> {
     let target = env.target.as_ref()?;
     PACKAGES
         .iter()
-        .flat_map(|pkg| LIB_DIRS.iter().map(move |dir| format!("{dir}/{pkg}/{PLUGIN}")))
+        .flat_map(|pkg| {
+            LIB_DIRS
+                .iter()
+                .map(move |dir| format!("{dir}/{pkg}/{PLUGIN}"))
+        })
         .find(|path| target.exists(path))
 }
 
@@ -68,7 +72,13 @@ mod tests {
 
     #[test]
     fn the_switch_as_ds_identify_reads_it() {
-        for on in [json!(false), json!(0), json!("false"), json!("False"), json!("0")] {
+        for on in [
+            json!(false),
+            json!(0),
+            json!("false"),
+            json!("False"),
+            json!("0"),
+        ] {
             assert!(switched_on(Some(&on)), "{on}");
         }
         for off in [json!(true), json!(1), json!("no"), json!(null)] {

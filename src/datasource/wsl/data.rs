@@ -151,7 +151,9 @@ pub fn load(
     }
     if let (None, Some(dir)) = (&user, &seed) {
         if let Some(path) = user_names(instance, distro)
-            .iter().find_map(|n| find_nocase(dir, n)) {
+            .iter()
+            .find_map(|n| find_nocase(dir, n))
+        {
             if let Some(b) = read(&path, limits, tally)? {
                 files.push(path.display().to_string());
                 user = Some(part(b, limits));

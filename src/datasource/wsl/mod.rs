@@ -186,7 +186,12 @@ mod tests {
             Some("Noble-MLKit")
         );
         assert_eq!(instance_name("//wsl$/Ubuntu"), Some("Ubuntu"));
-        for bad in ["/wsl.localhost/cant-findme", "//wsl.localhost/", "C:\\x", "//h/a/b/"] {
+        for bad in [
+            "/wsl.localhost/cant-findme",
+            "//wsl.localhost/",
+            "C:\\x",
+            "//h/a/b/",
+        ] {
             assert_eq!(instance_name(bad), None, "{bad}");
         }
     }

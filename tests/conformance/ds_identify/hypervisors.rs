@@ -117,7 +117,6 @@ const fn wsl_files(file: &'static str) -> [(&'static str, &'static str); 4] {
     ]
 }
 
-
 pub const TABLE: &[Row] = &[
     // LXD
     Row {
