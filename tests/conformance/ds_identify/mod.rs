@@ -119,14 +119,20 @@ fn superblock(fs: &str, label: &str) -> Vec<u8> {
     img
 }
 
-/// What systemd-detect-virt reads to say `virt`.
-fn lay_down_virt(m: &Machine, virt: &str) {
-    match virt {
+/// What systemd-detect-virt reads to say the row's `virt`; a DMI field the row sets itself
+/// is left as the row has it.
+fn lay_down_virt(m: &Machine, row: &Row) {
+    let dmi = |field: &str, value: &str| {
+        if !row.dmi.iter().any(|(f, _)| *f == field) {
+            m.dmi(field, value);
+        }
+    };
+    match row.virt {
         "" => {}
-        "kvm" | "qemu" => m.dmi("sys_vendor", "QEMU"),
+        "kvm" | "qemu" => dmi("sys_vendor", "QEMU"),
         "vmware" => {
-            m.dmi("sys_vendor", "VMware, Inc.");
-            m.dmi("product_name", "VMware Virtual Platform");
+            dmi("sys_vendor", "VMware, Inc.");
+            dmi("product_name", "VMware Virtual Platform");
         }
         "wsl" => m.write(
             &m.host,
@@ -143,7 +149,6 @@ fn build(row: &Row) -> Machine {
         "BOOT_IMAGE=/vmlinuz root=/dev/vda1 ro {}",
         row.cmdline
     ));
-    lay_down_virt(&m, row.virt);
     for (field, value) in row.dmi {
         m.dmi(field, value);
     }
@@ -170,6 +175,7 @@ fn build(row: &Row) -> Machine {
         let base: &Path = if on_host(dir) { &m.host } else { &m.target };
         std::fs::create_dir_all(base.join(dir.trim_start_matches('/'))).unwrap();
     }
+    lay_down_virt(&m, row);
     for (path, content) in row.host {
         m.write(&m.host, path, content.as_bytes());
         if content.starts_with("#!") {
@@ -218,9 +224,15 @@ pub fn judge(row: &Row) -> (Want, String) {
         Want::Disabled
     } else {
         match status["datasource"].as_str() {
-            // The None datasource standing in, with nothing that chose it: "not found" (the
-            // platform DMI names is evidence too, but it chooses nothing).
-            Some("none") if no_datasource(&status) => Want::NotFound,
+            // The None datasource standing in, with nothing that chose it (the DMI platform
+            // is a note, not a choice): "not found".
+            Some("none")
+                if status["evidence"]
+                    .as_array()
+                    .is_none_or(|ev| ev.iter().all(platform_note)) =>
+            {
+                Want::NotFound
+            }
             Some(name) => Want::Found(leak(name)),
             None => Want::NotFound,
         }
@@ -228,11 +240,13 @@ pub fn judge(row: &Row) -> (Want, String) {
     (got, format!("{err}\nstatus: {status}"))
 }
 
-/// Whether detect said it found no datasource.
-fn no_datasource(status: &serde_json::Value) -> bool {
-    let warnings = status["stages"]["detect"]["recoverable_errors"].as_array();
-    status["evidence"].as_array().is_none_or(Vec::is_empty)
-        || warnings.is_some_and(|w| w.iter().any(|d| d["code"] == "no-datasource"))
+/// The evidence entry naming the DMI platform, which detect records whether or not a
+/// datasource takes it.
+fn platform_note(e: &serde_json::Value) -> bool {
+    e["source"] == "dmi"
+        && e["detail"]
+            .as_str()
+            .is_some_and(|d| d.starts_with("platform "))
 }
 
 fn leak(s: &str) -> &'static str {
