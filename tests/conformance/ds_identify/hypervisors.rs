@@ -246,6 +246,12 @@ pub const TABLE: &[Row] = &[
         want: NotFound,
         ..ROW
     },
+    Row {
+        upstream: "tools/ds-identify::dscheck_LXD[a plain file at /dev/lxd/sock is no socket]",
+        files: &[(LXD_SOCK, "")],
+        want: NotFound,
+        ..ROW
+    },
     // FLOW
     Row {
         upstream: "test_ds_identify.py::TestDsIdentify::test_flow_sequence_control (a misspelt key)",
@@ -319,6 +325,24 @@ pub const TABLE: &[Row] = &[
         ..CUSTOMIZATION
     },
     Row {
+        upstream: "tools/ds-identify::vmware_guest_customization[off unless the config says false]",
+        files: &[(PLUGIN, "here")],
+        want: NotFound,
+        ..CUSTOMIZATION
+    },
+    Row {
+        upstream: "tools/ds-identify::vmware_guest_customization[disable_vmware_customization: true]",
+        files: &[(PLUGIN, "here"), ("/etc/cloud/cloud.cfg", "disable_vmware_customization: true\n")],
+        want: NotFound,
+        ..CUSTOMIZATION
+    },
+    Row {
+        upstream: "tools/ds-identify::vmware_guest_customization[no deployPkg plugin]",
+        files: &[CUSTOMIZATION_ON],
+        want: NotFound,
+        ..CUSTOMIZATION
+    },
+    Row {
         upstream: "test_ds_identify.py::VALID_CFG[VMware-OVF-on-vmware-with-vmware-customization-and-ovf-schema] (VMware first)",
         isos: OVF_DISCS,
         ..CUSTOMIZATION
@@ -362,6 +386,14 @@ pub const TABLE: &[Row] = &[
         env: &[("VMX_GUESTINFO", "1"), ("VMX_GUESTINFO_VENDORDATA", "instance-id: i-1")],
         virt: "vmware",
         want: Found("vmware"),
+        ..ROW
+    },
+    Row {
+        upstream: "test_ds_identify.py::VALID_CFG[VMware-EnvVar-Metadata] as written (the value `---`)",
+        env: &[("VMX_GUESTINFO", "1"), ("VMX_GUESTINFO_METADATA", "---")],
+        virt: "vmware",
+        want: NotFound,
+        differs: Some("a guestinfo value of `---` counts as no value"),
         ..ROW
     },
     Row {
@@ -556,6 +588,13 @@ pub const TABLE: &[Row] = &[
         ..ROW
     },
     Row {
+        upstream: "test_ds_identify.py::VALID_CFG[SmartOS-lxbrand] as written (a plain file at the socket's path)",
+        files: &[BRANDZ, (ZONE_SOCK, "would be a socket\n")],
+        want: NotFound,
+        differs: Some("the SmartOS zone's metadata socket must be a socket"),
+        ..ROW
+    },
+    Row {
         upstream: "test_ds_identify.py::TestDsIdentify::test_smartos_lxbrand_requires_socket",
         files: &[BRANDZ],
         want: NotFound,
@@ -660,6 +699,16 @@ pub const TABLE: &[Row] = &[
         dirs: &[
             "/mnt/c/Users/me/.cloud-init",
             "/mnt/c/Users/me/.ubuntupro/.cloud-init",
+        ],
+        want: NotFound,
+        ..WSL_BASE
+    },
+    Row {
+        upstream: "tools/ds-identify::dscheck_WSL[the Pro agent's files count on Ubuntu only]",
+        files: &[
+            ("/proc/mounts", DRVFS),
+            ("/etc/os-release", TRIXIE),
+            ("/mnt/c/Users/me/.ubuntupro/.cloud-init/agent.yaml", ""),
         ],
         want: NotFound,
         ..WSL_BASE
