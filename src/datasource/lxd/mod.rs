@@ -1,8 +1,8 @@
 //! LXD and Incus instances: detected as ds-identify does (the devlxd socket /dev/lxd/sock, or
 //! on an LXD VM, before lxd-agent has made it, the virtio serial port LXD names
-//! `com.canonical.lxd` or `org.linuxcontainers.lxd`; DMI `board_name` LXD too) and read over that socket's HTTP API (`api.rs`): the
-//! meta-data, the instance's `cloud-init.*` and `user.*` config keys, and its devices. Into
-//! `InstanceData` as cloud-init's DataSourceLXD has it: meta-data as served (instance-id,
+//! `com.canonical.lxd` or `org.linuxcontainers.lxd`; DMI `board_name` LXD too) and read over
+//! that socket's HTTP API (`api.rs`): the meta-data, the instance's `cloud-init.*` and
+//! `user.*` config keys, and its devices. Into `InstanceData` as cloud-init's DataSourceLXD has it: meta-data as served (instance-id,
 //! local-hostname), user-data, vendor-data and network-config from `cloud-init.*` with the
 //! `user.*` keys as fallbacks, every config key kept in instance data (secrets redacted), and
 //! without network-config the LXD fallback (`network.rs`).

@@ -20,7 +20,7 @@ const LIB_DIRS: [&str; 5] = [
 const PACKAGES: [&str; 2] = ["vmware-tools", "open-vm-tools"];
 const PLUGIN: &str = "plugins/vmsvc/libdeployPkgPlugin.so";
 /// The system config's switch; customization is off unless it says false.
-pub const SWITCH: &str = "disable_vmware_customization";
+const SWITCH: &str = "disable_vmware_customization";
 
 /// The deployPkg plugin in the target, where one packaging put it.
 fn plugin(env: &Env) -> Option<String> {

@@ -3,7 +3,8 @@
 //! open-vm-tools' `vmware-rpctool`) and DataSourceOVF (`ovf.rs`: the OVF environment from the
 //! seed directory, `guestinfo.ovfEnv` or a CD). Guest customization (cloud-init's `imc`
 //! transport, `disable_vmware_customization: false`) is found as ds-identify finds it and
-//! refused with the reason (`imc.rs`). Not here: the host facts cloud-init adds and advertises once the network is up (`local-ipv4`, `wait-on-network`).
+//! refused with the reason (`imc.rs`). Not here: the host facts cloud-init adds and
+//! advertises once the network is up (`local-ipv4`, `wait-on-network`).
 //! <https://docs.cloud-init.io/en/latest/reference/datasources/vmware.html>
 
 mod guestinfo;
