@@ -366,6 +366,8 @@ reasons! {
     UserMissing = "user-missing",
     /// User-data ignored: the image sets allow_userdata false.
     UserdataDisallowed = "userdata-disallowed",
+    /// VMware: guest customization (cloud-init's `imc`) is switched on; ember does not apply it.
+    VmwareCustomizationUnsupported = "vmware-customization-unsupported",
     /// Azure: the wireserver did not take the report.
     WireserverFailed = "wireserver-failed",
     /// Azure: the wireserver's goal state lacks an element.

@@ -4,7 +4,7 @@
 //! `user.*` twins, the `user.*` keys as fallbacks, LXD's fallback network config or the one
 //! given, every config key in instance data with the secret ones redacted, and faults (500
 //! then 200, slow, refused, bad JSON, a failing key, meta-data missing, a bad network config);
-//! detection by the socket and by DMI `board_name`.
+//! detection by the socket, by DMI `board_name` and by LXD's virtio serial port.
 
 use crate::common;
 use crate::common::emulator;
@@ -228,7 +228,7 @@ fn missing_meta_data_and_a_refused_socket_fail_the_datasource_clearly() {
 }
 
 #[test]
-fn detected_by_socket_or_board_name_only() {
+fn detected_by_socket_board_name_or_virtio_port_only() {
     // No socket, no DMI: LXD is not chosen and nothing is dialled.
     let m = Machine::new("lxd-none");
     let out = m.initrd("detect");
@@ -244,6 +244,19 @@ fn detected_by_socket_or_board_name_only() {
     let d = m.diag_with_code("metadata-unreachable").expect("diag");
     assert!(d["message"].as_str().unwrap().contains("lxd-agent"), "{d}");
     assert_eq!(d["file"], "/dev/lxd/sock");
+
+    // The same without DMI (an arm64 or s390x VM): LXD's virtio serial port names it.
+    let m = Machine::new("lxd-port");
+    m.write(
+        &m.host,
+        "sys/class/virtio-ports/vport1p1/name",
+        b"org.linuxcontainers.lxd\n",
+    );
+    let out = m.initrd("all");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(m.status()["datasource"], "lxd");
+    let d = m.diag_with_code("metadata-unreachable").expect("diag");
+    assert!(d["message"].as_str().unwrap().contains("lxd-agent"), "{d}");
 
     // A regular file at the socket's path is not a socket.
     let m = Machine::new("lxd-file");

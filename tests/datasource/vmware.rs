@@ -264,6 +264,45 @@ fn guestinfo_faults() {
 }
 
 #[test]
+fn guest_customization_is_found_and_refused_with_its_reason() {
+    // VMware, tools with an empty table, open-vm-tools' deployPkg plugin and customization
+    // switched on: VMware is chosen (ds-identify's `imc` check) and the fetch says why it stops.
+    let m = machine("vmw-imc");
+    vmware_dmi(&m);
+    let (path, _) = rpctool(&m, &[], false);
+    let plugin = "usr/lib/x86_64-linux-gnu/open-vm-tools/plugins/vmsvc/libdeployPkgPlugin.so";
+    m.write(&m.target, plugin, b"ELF");
+    m.write(
+        &m.target,
+        "etc/cloud/cloud.cfg.d/90-imc.cfg",
+        b"disable_vmware_customization: false\n",
+    );
+    let out = m.initrd_env(&["all"], &[("PATH", &path)]);
+    assert_ne!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(m.status()["datasource"], "vmware", "{}", m.status());
+    let d = m
+        .diag_with_code("vmware-customization-unsupported")
+        .expect("the refusal");
+    let msg = d["message"].as_str().unwrap();
+    assert!(
+        msg.contains("deployPkg plugin /usr/lib/x86_64-linux-gnu/open-vm-tools/"),
+        "{msg}"
+    );
+    assert!(msg.contains("/etc/cloud/cloud.cfg.d/90-imc.cfg"), "{msg}");
+    // Switched off (cloud-init's default): nothing is chosen.
+    let m = machine("vmw-imc-off");
+    vmware_dmi(&m);
+    let (path, _) = rpctool(&m, &[], false);
+    m.write(&m.target, plugin, b"ELF");
+    m.initrd_env(&["all"], &[("PATH", &path)]);
+    assert!(
+        m.diag_with_code("no-datasource").is_some(),
+        "{:?}",
+        m.diags()
+    );
+}
+
+#[test]
 fn empty_guestinfo_leaves_ovf_its_turn() {
     if !have("xorriso") {
         return;

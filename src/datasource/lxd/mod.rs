@@ -1,14 +1,17 @@
 //! LXD and Incus instances: detected as ds-identify does (the devlxd socket /dev/lxd/sock, or
-//! DMI `board_name` LXD on an LXD VM) and read over that socket's HTTP API (`api.rs`): the
-//! meta-data, the instance's `cloud-init.*` and `user.*` config keys, and its devices. Into
-//! `InstanceData` as cloud-init's DataSourceLXD has it: meta-data as served (instance-id,
+//! on an LXD VM, before lxd-agent has made it, the virtio serial port LXD names
+//! `com.canonical.lxd` or `org.linuxcontainers.lxd`; DMI `board_name` LXD too) and read over
+//! that socket's HTTP API (`api.rs`): the meta-data, the instance's `cloud-init.*` and
+//! `user.*` config keys, and its devices. Into `InstanceData` as cloud-init's DataSourceLXD has it: meta-data as served (instance-id,
 //! local-hostname), user-data, vendor-data and network-config from `cloud-init.*` with the
 //! `user.*` keys as fallbacks, every config key kept in instance data (secrets redacted), and
 //! without network-config the LXD fallback (`network.rs`).
 //! Not here: `user.meta-data` merged into the meta-data (cloud-init 26 reads it but never
 //! merges it), hotplug, and an LXD VM booted from ember's initramfs: its socket is made by
 //! lxd-agent in the booted system, so there the fetch fails and says so (ember-local.service
-//! reads it from the booted system).
+//! reads it from the booted system). LXD's config share (the 9p/virtiofs tag `config`, with
+//! `cloud-init/user-data` and the rest beside lxd-agent) is not mounted here; a VM given
+//! `source=cloud-init:config` has the same files on a `cidata` disc, which NoCloud reads.
 //! <https://docs.cloud-init.io/en/latest/reference/datasources/lxd.html>
 //! <https://documentation.ubuntu.com/lxd/en/latest/dev-lxd/>
 
@@ -38,6 +41,28 @@ const BASE: &str = "http://lxd/1.0";
 /// cloud-init retries a 500 for three seconds; ember's deadline bounds the same retries.
 const RETRIES: u32 = 30;
 
+/// The names LXD gives the virtio serial port of its VMs (Incus keeps the older one).
+const PORT_NAMES: [&str; 2] = ["com.canonical.lxd", "org.linuxcontainers.lxd"];
+const VIRTIO_PORTS: &str = "/sys/class/virtio-ports";
+
+/// The virtio serial port that marks an LXD VM, as `vport0p1: com.canonical.lxd`. The name is
+/// LXD's own, so no hypervisor check guards it (ds-identify also asks for kvm or qemu).
+fn lxd_port(env: &Env) -> Option<String> {
+    let ports = std::fs::read_dir(env.host.path(VIRTIO_PORTS)).ok()?;
+    let mut found: Vec<String> = ports
+        .flatten()
+        .filter_map(|port| {
+            let name = std::fs::read_to_string(port.path().join("name")).ok()?;
+            let name = name.trim();
+            PORT_NAMES
+                .contains(&name)
+                .then(|| format!("{}: {name}", port.file_name().to_string_lossy()))
+        })
+        .collect();
+    found.sort();
+    found.into_iter().next()
+}
+
 /// Whether the socket exists as a socket (not followed if a link, as cloud-init's lstat).
 fn socket_present(env: &Env) -> bool {
     std::fs::symlink_metadata(env.host.path(SOCKET)).is_ok_and(|m| m.file_type().is_socket())
@@ -63,12 +88,17 @@ impl Datasource for Lxd {
                 source: "socket".into(),
                 detail: SOCKET.into(),
             });
+        } else if let Some(port) = lxd_port(env) {
+            ev.push(Evidence {
+                source: "virtio-port".into(),
+                detail: format!("{VIRTIO_PORTS}/{port}"),
+            });
         }
         ev
     }
 
     fn fetch(&self, env: &Env, facts: &Facts, _link: &mut Link) -> Result<InstanceData, Diag> {
-        let vm = self.dmi(&facts.dmi).is_some();
+        let vm = self.dmi(&facts.dmi).is_some() || lxd_port(env).is_some();
         if !socket_present(env) {
             let why = if vm {
                 "no devlxd socket: on an LXD VM lxd-agent makes it in the booted system, after the initramfs (ember-local.service reads it there)"

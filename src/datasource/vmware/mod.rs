@@ -1,12 +1,14 @@
 //! VMware: cloud-init's DataSourceVMware (the `envvar` transport, `VMX_GUESTINFO*` in a
 //! container's environment, then the `guestinfo` transport, the hypervisor's table read with
 //! open-vm-tools' `vmware-rpctool`) and DataSourceOVF (`ovf.rs`: the OVF environment from the
-//! seed directory, `guestinfo.ovfEnv` or a CD). Not here: guest customization (cloud-init's
-//! `imc` transport, off by default there: `disable_vmware_customization`), and the host facts
-//! cloud-init adds and advertises once the network is up (`local-ipv4`, `wait-on-network`).
+//! seed directory, `guestinfo.ovfEnv` or a CD). Guest customization (cloud-init's `imc`
+//! transport, `disable_vmware_customization: false`) is found as ds-identify finds it and
+//! refused with the reason (`imc.rs`). Not here: the host facts cloud-init adds and
+//! advertises once the network is up (`local-ipv4`, `wait-on-network`).
 //! <https://docs.cloud-init.io/en/latest/reference/datasources/vmware.html>
 
 mod guestinfo;
+mod imc;
 mod meta;
 mod ovf;
 mod ovf_env;
@@ -103,6 +105,10 @@ impl Datasource for Vmware {
                     "guestinfo",
                     format!("{} killed at its bounds", rpc.program()),
                 ));
+            } else if let Some(imc) = imc::enabled(env) {
+                // ds-identify's last transport: chosen, so the fetch says why it stops.
+                ev.push(evidence("dmi", format!("VMware ({why})")));
+                ev.push(evidence("imc", format!("guest customization: {imc}")));
             }
         }
         ev
@@ -137,6 +143,9 @@ impl Datasource for Vmware {
             }
         }
         let Some((method, payloads, mut transport)) = found else {
+            if let Some(imc) = imc::enabled(env).filter(|_| vmware_dmi(&facts.dmi).is_some()) {
+                return Err(imc::refusal(&imc));
+            }
             let msg = "no guestinfo metadata, userdata or vendordata";
             return Err(Diag::error(Reason::NoSeed, msg));
         };

@@ -82,6 +82,41 @@ fn find_nocase(dir: &Path, name: &str) -> Option<PathBuf> {
         .map(|e| e.path())
 }
 
+/// The user's folder and the Pro agent's, under the profile.
+const SEED_DIR: &str = ".cloud-init";
+const PRO_DIR: &str = ".ubuntupro/.cloud-init";
+
+/// The Pro agent's files (Landscape's, then the agent's own), read on Ubuntu only.
+fn pro_names(instance: &str) -> [String; 2] {
+    [format!("{instance}.user-data"), "agent.yaml".to_string()]
+}
+
+/// The user's files by precedence: the first found is the user-data.
+fn user_names(instance: &str, distro: &Distro) -> [String; 4] {
+    [
+        format!("{instance}.user-data"),
+        format!("{}-{}.user-data", distro.id, distro.version),
+        format!("{}-all.user-data", distro.id),
+        "default.user-data".to_string(),
+    ]
+}
+
+/// The first file that holds data for this instance (ds-identify's test), without reading it.
+pub fn applicable(home: &Path, instance: &str, distro: &Distro) -> Option<PathBuf> {
+    let pro = home.join(PRO_DIR);
+    let agent = pro_names(instance)
+        .into_iter()
+        .map(|n| pro.join(n))
+        .find(|p| distro.id == "ubuntu" && p.is_file());
+    let seed = home.join(SEED_DIR);
+    agent.or_else(|| {
+        user_names(instance, distro)
+            .iter()
+            .find_map(|n| find_nocase(&seed, n))
+            .filter(|p| p.is_file())
+    })
+}
+
 /// Everything from the profile at `home`; `Ok(None)` when it holds no data for this instance.
 pub fn load(
     home: &Path,
@@ -90,7 +125,7 @@ pub fn load(
     limits: &Limits,
     tally: &Tally,
 ) -> Result<Option<Found>, Diag> {
-    let seed = home.join(".cloud-init");
+    let seed = home.join(SEED_DIR);
     let seed = seed.is_dir().then_some(seed);
     let mut files = Vec::new();
     let meta_data = match &seed {
@@ -103,12 +138,10 @@ pub fn load(
         )?,
     };
     let (mut agent, mut user) = (None, None);
-    let pro = home.join(".ubuntupro/.cloud-init");
+    let pro = home.join(PRO_DIR);
     if distro.id == "ubuntu" && pro.is_dir() {
-        for (name, slot) in [
-            (format!("{instance}.user-data"), &mut user),
-            ("agent.yaml".to_string(), &mut agent),
-        ] {
+        let [landscape, agent_yaml] = pro_names(instance);
+        for (name, slot) in [(landscape, &mut user), (agent_yaml, &mut agent)] {
             let path = pro.join(name);
             if let Some(b) = read(&path, limits, tally)? {
                 files.push(path.display().to_string());
@@ -117,13 +150,10 @@ pub fn load(
         }
     }
     if let (None, Some(dir)) = (&user, &seed) {
-        let names = [
-            format!("{instance}.user-data"),
-            format!("{}-{}.user-data", distro.id, distro.version),
-            format!("{}-all.user-data", distro.id),
-            "default.user-data".to_string(),
-        ];
-        if let Some(path) = names.iter().find_map(|n| find_nocase(dir, n)) {
+        if let Some(path) = user_names(instance, distro)
+            .iter()
+            .find_map(|n| find_nocase(dir, n))
+        {
             if let Some(b) = read(&path, limits, tally)? {
                 files.push(path.display().to_string());
                 user = Some(part(b, limits));

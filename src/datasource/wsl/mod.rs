@@ -3,7 +3,9 @@
 //! is in the Windows user's profile (data.rs). WSL has no initramfs: this runs in ember's
 //! early-unit mode, inside the instance. The profile is found as cloud-init finds it:
 //! `cmd.exe /C echo %USERPROFILE%` run through `/init` (binfmt is not up yet), translated by
-//! `wslpath -au`; the instance's name is the last part of `wslpath -am /`. Every path and
+//! `wslpath -au`; the instance's name is the last part of `wslpath -am /`, a
+//! `//wsl.localhost/<name>/` path. Chosen only when the profile holds data for this instance
+//! (`data::applicable`, ds-identify's test), so detect runs those tools too. Every path and
 //! program is taken under the host prefix, so tests give fake ones.
 //! <https://docs.cloud-init.io/en/latest/reference/datasources/wsl.html>
 
@@ -63,15 +65,21 @@ fn run(host: &Host, program: &str, args: &[&str]) -> Result<String, Diag> {
     }
 }
 
+/// The instance's name from the root's Windows path, `//wsl.localhost/<name>/`; anything
+/// else is not wslpath's answer, and no name is guessed from it (as ds-identify).
+fn instance_name(unc: &str) -> Option<&str> {
+    let (_server, rest) = unc.strip_prefix("//")?.split_once('/')?;
+    let name = rest.strip_suffix('/').unwrap_or(rest);
+    (!name.is_empty() && !name.contains('/')).then_some(name)
+}
+
 /// The Windows user's profile as a path here, and the instance's name.
 fn profile(host: &Host) -> Result<(PathBuf, String), Diag> {
     let root = run(host, WSLPATH, &["-am", "/"])?;
-    let instance = root
-        .trim_end_matches('/')
-        .rsplit('/')
-        .next()
-        .unwrap_or("")
-        .to_string();
+    let instance = instance_name(&root).map(str::to_string).ok_or_else(|| {
+        let msg = format!("wslpath -am / printed {root:?}, not //<host>/<instance>/");
+        Diag::error(Reason::CommandFailed, msg).file(WSLPATH)
+    })?;
     let cmd = windows_drives(host)
         .into_iter()
         .map(|m| format!("{}/Windows/System32/cmd.exe", m.trim_end_matches('/')))
@@ -112,12 +120,20 @@ impl Datasource for Wsl {
         "WSL"
     }
 
-    /// ds-identify's test: WSL, with the Windows drives mounted (the data is on them).
+    /// ds-identify's test: WSL, with the Windows drives mounted, and in the Windows user's
+    /// profile a file with data for this instance or distribution; else nothing, and
+    /// cloud-init's generator would leave cloud-init off.
     fn detect(&self, env: &Env, _facts: &Facts) -> Vec<Evidence> {
         let drives = windows_drives(env.host);
         if !kernel_says_wsl(env.host) || drives.is_empty() {
             return Vec::new();
         }
+        let Ok((home, instance)) = profile(env.host) else {
+            return Vec::new();
+        };
+        let Some(file) = data::applicable(&home, &instance, &distro(env)) else {
+            return Vec::new();
+        };
         let ev = |source: &str, detail: String| Evidence {
             source: source.into(),
             detail,
@@ -127,6 +143,10 @@ impl Datasource for Wsl {
             ev(
                 "mounts",
                 format!("Windows drives (9p drvfs) at {}", drives.join(", ")),
+            ),
+            ev(
+                "profile",
+                format!("{} for instance {instance}", file.display()),
             ),
         ]
     }
@@ -152,5 +172,27 @@ impl Datasource for Wsl {
             subplatform: format!("seed-dir ({})", home.display()),
             ..InstanceData::default()
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn instance_name_only_from_a_wsl_root_path() {
+        assert_eq!(
+            instance_name("//wsl.localhost/Noble-MLKit/"),
+            Some("Noble-MLKit")
+        );
+        assert_eq!(instance_name("//wsl$/Ubuntu"), Some("Ubuntu"));
+        for bad in [
+            "/wsl.localhost/cant-findme",
+            "//wsl.localhost/",
+            "C:\\x",
+            "//h/a/b/",
+        ] {
+            assert_eq!(instance_name(bad), None, "{bad}");
+        }
     }
 }

@@ -3,15 +3,16 @@
 //! line, environment) and the datasource cloud-init's generator picks there. The machine is
 //! built as a host tree and a target root, and `ember-initrd detect` judges it.
 //!
-//! Paths under /sys, /proc, /dev and /run are the initramfs's own (the host tree); every other
-//! path is the target root's (/etc/cloud, /var/lib/cloud, /writable): where ember, running
-//! before the pivot, finds them.
+//! Paths under /sys, /proc, /dev and /run are the initramfs's own (the host tree), and so are
+//! /mnt's (WSL's Windows drives); every other path is the target root's (/etc/cloud,
+//! /var/lib/cloud, /writable): where ember, running before the pivot, finds them.
 
 mod clouds;
 mod hypervisors;
 
 use crate::common::{stderr, Machine};
 use crate::differences;
+use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 /// What cloud-init's generator concludes.
@@ -45,7 +46,25 @@ pub struct Row {
     /// Where ember deliberately concludes otherwise: a phrase of the README's entry. `want`
     /// is then ember's outcome.
     pub differs: Option<&'static str>,
+    /// What `systemd-detect-virt` says upstream (`kvm`, `qemu`, `vmware`, `wsl`), laid down as
+    /// what it reads: the DMI vendor, or WSL's kernel release. `""`: bare metal, or a kind
+    /// (`container-other`, `vm-other`, `not-vmware`) that leaves nothing ember reads.
+    pub virt: &'static str,
+    /// Files in the host tree at any path (`/usr/bin/…`, `/init`, `/mnt/c/…`); content
+    /// starting with `#!` is an executable stand-in, and `/usr/bin` is put first on PATH.
+    pub host: &'static [(&'static str, &'static str)],
+    /// Unix sockets in the host tree (`/dev/lxd/sock`): a listener bound there, then closed.
+    pub sockets: &'static [&'static str],
+    /// Real ISO9660 discs: (kernel name, label, files on it).
+    pub isos: &'static [Iso],
 }
+
+/// A disc: its kernel name, its label and its files.
+pub type Iso = (
+    &'static str,
+    &'static str,
+    &'static [(&'static str, &'static str)],
+);
 
 pub const ROW: Row = Row {
     upstream: "",
@@ -57,10 +76,14 @@ pub const ROW: Row = Row {
     env: &[],
     want: Want::NotFound,
     differs: None,
+    virt: "",
+    host: &[],
+    sockets: &[],
+    isos: &[],
 };
 
 fn on_host(path: &str) -> bool {
-    ["/sys/", "/proc/", "/dev/", "/run/"]
+    ["/sys/", "/proc/", "/dev/", "/run/", "/mnt/"]
         .iter()
         .any(|p| path.starts_with(p))
 }
@@ -96,9 +119,36 @@ fn superblock(fs: &str, label: &str) -> Vec<u8> {
     img
 }
 
+/// What systemd-detect-virt reads to say the row's `virt`; a DMI field the row sets itself
+/// is left as the row has it.
+fn lay_down_virt(m: &Machine, row: &Row) {
+    let dmi = |field: &str, value: &str| {
+        if !row.dmi.iter().any(|(f, _)| *f == field) {
+            m.dmi(field, value);
+        }
+    };
+    match row.virt {
+        "" => {}
+        "kvm" | "qemu" => dmi("sys_vendor", "QEMU"),
+        "vmware" => {
+            dmi("sys_vendor", "VMware, Inc.");
+            dmi("product_name", "VMware Virtual Platform");
+        }
+        "wsl" => m.write(
+            &m.host,
+            "proc/sys/kernel/osrelease",
+            b"5.15.133.1-microsoft-standard-WSL2\n",
+        ),
+        other => panic!("no machine for virt {other}"),
+    }
+}
+
 fn build(row: &Row) -> Machine {
     let m = Machine::new("conformance-di");
-    m.cmdline(&format!("BOOT_IMAGE=/vmlinuz root=/dev/vda1 ro {}", row.cmdline));
+    m.cmdline(&format!(
+        "BOOT_IMAGE=/vmlinuz root=/dev/vda1 ro {}",
+        row.cmdline
+    ));
     for (field, value) in row.dmi {
         m.dmi(field, value);
     }
@@ -114,6 +164,9 @@ fn build(row: &Row) -> Machine {
             std::fs::write(m.host.join("dev").join(dev), superblock(fs, label)).unwrap();
         }
     }
+    for (dev, label, files) in row.isos {
+        m.iso_seed(dev, label, files);
+    }
     for (path, content) in row.files {
         let base: &Path = if on_host(path) { &m.host } else { &m.target };
         m.write(base, path, content.as_bytes());
@@ -122,24 +175,62 @@ fn build(row: &Row) -> Machine {
         let base: &Path = if on_host(dir) { &m.host } else { &m.target };
         std::fs::create_dir_all(base.join(dir.trim_start_matches('/'))).unwrap();
     }
+    lay_down_virt(&m, row);
+    for (path, content) in row.host {
+        m.write(&m.host, path, content.as_bytes());
+        if content.starts_with("#!") {
+            let file = m.host.join(path.trim_start_matches('/'));
+            std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+    }
+    for sock in row.sockets {
+        let path = m.host.join(sock.trim_start_matches('/'));
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        drop(std::os::unix::net::UnixListener::bind(path).unwrap());
+    }
     m
+}
+
+/// The environment for `ember-initrd`: the row's, with the host tree's stand-ins first on PATH.
+fn environment(row: &Row, m: &Machine) -> Vec<(String, String)> {
+    let mut vars: Vec<(String, String)> = row
+        .env
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    if row.host.iter().any(|(p, _)| p.starts_with("/usr/bin/")) {
+        let path = std::env::var("PATH").unwrap_or_default();
+        let bin = m.host.join("usr/bin");
+        vars.push(("PATH".into(), format!("{}:{path}", bin.display())));
+    }
+    vars
 }
 
 /// What ember concluded on `row`'s machine, with its stderr for the failure message.
 pub fn judge(row: &Row) -> (Want, String) {
     let m = build(row);
-    let out = m.initrd_env(&["detect"], row.env);
+    let vars = environment(row, &m);
+    let vars: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let out = m.initrd_env(&["detect"], &vars);
     let err = stderr(&out);
     let Ok(status) = std::fs::read_to_string(m.run.join("ember/status.json")) else {
-        return (Want::NotFound, format!("no status.json; exit {:?}: {err}", out.status));
+        return (
+            Want::NotFound,
+            format!("no status.json; exit {:?}: {err}", out.status),
+        );
     };
     let status: serde_json::Value = serde_json::from_str(&status).unwrap();
     let got = if status["disabled"].is_string() {
         Want::Disabled
     } else {
         match status["datasource"].as_str() {
-            // The None datasource standing in, with nothing that chose it: "not found".
-            Some("none") if status["evidence"].as_array().is_none_or(Vec::is_empty) => {
+            // The None datasource standing in, with nothing that chose it (the DMI platform
+            // is a note, not a choice): "not found".
+            Some("none")
+                if status["evidence"]
+                    .as_array()
+                    .is_none_or(|ev| ev.iter().all(platform_note)) =>
+            {
                 Want::NotFound
             }
             Some(name) => Want::Found(leak(name)),
@@ -147,6 +238,15 @@ pub fn judge(row: &Row) -> (Want, String) {
         }
     };
     (got, format!("{err}\nstatus: {status}"))
+}
+
+/// The evidence entry naming the DMI platform, which detect records whether or not a
+/// datasource takes it.
+fn platform_note(e: &serde_json::Value) -> bool {
+    e["source"] == "dmi"
+        && e["detail"]
+            .as_str()
+            .is_some_and(|d| d.starts_with("platform "))
 }
 
 fn leak(s: &str) -> &'static str {
