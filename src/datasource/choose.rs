@@ -70,7 +70,11 @@ pub fn detect(ctx: &Ctx) -> Detection {
             break;
         }
     }
-    if let Some((param, hint)) = facts.cmdline_ds.as_ref().filter(|_| named(&facts).is_none()) {
+    if let Some((param, hint)) = facts
+        .cmdline_ds
+        .as_ref()
+        .filter(|_| named(&facts).is_none())
+    {
         if chosen.is_some() {
             let msg = format!(
                 "{param}: ember has no datasource called \"{}\"; chose one by its evidence instead",

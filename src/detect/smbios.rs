@@ -67,7 +67,9 @@ pub fn parse(table: &[u8], version: (u8, u8)) -> BTreeMap<String, String> {
                 continue;
             }
             let number = formatted.get(offset).copied().unwrap_or(0);
-            let Some(text) = usize::from(number).checked_sub(1).and_then(|i| strings.get(i))
+            let Some(text) = usize::from(number)
+                .checked_sub(1)
+                .and_then(|i| strings.get(i))
             else {
                 continue;
             };
@@ -155,7 +157,11 @@ mod tests {
         let mut table = structure(0, &[1, 0, 0], &["Amazon EC2"]);
         table.extend(structure(1, &system, &["Hetzner", "vServer", "1234"]));
         table.extend(structure(2, &[1, 2, 0, 0], &["Board Inc", "LXD"]));
-        table.extend(structure(3, &[0, 1, 0, 0, 2], &["Other", "OracleCloud.com"]));
+        table.extend(structure(
+            3,
+            &[0, 1, 0, 0, 2],
+            &["Other", "OracleCloud.com"],
+        ));
         table.extend(structure(END_OF_TABLE, &[], &[]));
         let f = parse(&table, (3, 0));
         let get = |k: &str| f.get(k).map(String::as_str);

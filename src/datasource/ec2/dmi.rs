@@ -103,26 +103,44 @@ mod tests {
     #[test]
     fn compatible_clouds_by_their_own_signs() {
         let cases: &[(&[(&str, &str)], Option<&str>)] = &[
-            (&[("product_serial", "srv-otuxg.gb1.brightbox.com")], Some("brightbox")),
+            (
+                &[("product_serial", "srv-otuxg.gb1.brightbox.com")],
+                Some("brightbox"),
+            ),
             (&[("product_serial", "tricky-host.bobrightbox.com")], None),
             (&[("chassis_asset_tag", "123456.zstack.io")], Some("zstack")),
             (&[("sys_vendor", "e24cloud")], Some("e24cloud")),
             (&[("sys_vendor", "e24cloudyday")], None),
             (&[("sys_vendor", "Tilaa")], Some("tilaa")),
             (
-                &[("sys_vendor", "3DS Outscale"), ("product_name", "3DS Outscale VM")],
+                &[
+                    ("sys_vendor", "3DS Outscale"),
+                    ("product_name", "3DS Outscale VM"),
+                ],
                 Some("outscale"),
             ),
             (
-                &[("sys_vendor", "Not 3DS Outscale"), ("product_name", "3DS Outscale VM")],
+                &[
+                    ("sys_vendor", "Not 3DS Outscale"),
+                    ("product_name", "3DS Outscale VM"),
+                ],
                 None,
             ),
             (
-                &[("sys_vendor", "3DS Outscale"), ("product_name", "Not 3DS Outscale VM")],
+                &[
+                    ("sys_vendor", "3DS Outscale"),
+                    ("product_name", "Not 3DS Outscale VM"),
+                ],
                 None,
             ),
-            (&[("hypervisor_uuid", "ec2c6e2f-5fac-4fc7-9c82-74127ec14bbb")], Some("aws")),
-            (&[("hypervisor_uuid", "0c2c6e2f-5fac-4fc7-9c82-74127ec14bbb")], None),
+            (
+                &[("hypervisor_uuid", "ec2c6e2f-5fac-4fc7-9c82-74127ec14bbb")],
+                Some("aws"),
+            ),
+            (
+                &[("hypervisor_uuid", "0c2c6e2f-5fac-4fc7-9c82-74127ec14bbb")],
+                None,
+            ),
         ];
         for (fields, want) in cases {
             let got = cloud(&Dmi::from_pairs(fields)).map(|(name, _)| name);

@@ -67,7 +67,11 @@ impl Datasource for Ec2 {
         let mut data = InstanceData {
             datasource: "ec2".into(),
             // cloud-init's names: AWS, a compatible cloud DMI names, or one it cannot name.
-            cloud_name: Some(dmi::cloud(&facts.dmi).map_or("unknown", |(name, _)| name).into()),
+            cloud_name: Some(
+                dmi::cloud(&facts.dmi)
+                    .map_or("unknown", |(name, _)| name)
+                    .into(),
+            ),
             ..InstanceData::default()
         };
         let s = imds_settings(env, facts);

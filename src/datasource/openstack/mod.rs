@@ -87,7 +87,10 @@ impl Datasource for ConfigDrive {
 
     fn detect(&self, env: &Env, facts: &Facts) -> Vec<Evidence> {
         let dirs = seed_dirs(env).into_iter().map(|(dir, version)| {
-            evidence("seed-dir", format!("{dir}/openstack/{version}/meta_data.json"))
+            evidence(
+                "seed-dir",
+                format!("{dir}/openstack/{version}/meta_data.json"),
+            )
         });
         let mut ev: Vec<Evidence> = dirs
             .chain(drives(env, facts).into_iter().map(|d| {
@@ -125,7 +128,10 @@ impl Datasource for ConfigDrive {
 /// A drive copied into the image's `dir`, at `version`: read as a volume is.
 fn read_seed_dir(env: &Env, dir: &str, version: &str) -> Result<InstanceData, Diag> {
     let Some(root) = env.target.as_ref() else {
-        return Err(Diag::error(Reason::NoSeed, format!("{dir}: no target root")));
+        return Err(Diag::error(
+            Reason::NoSeed,
+            format!("{dir}: no target root"),
+        ));
     };
     let max = env.limits().file_bytes;
     let mut reads = 0;

@@ -9,6 +9,7 @@
 
 mod clouds;
 mod hypervisors;
+mod smbios;
 
 use crate::common::{stderr, Machine};
 use crate::differences;
@@ -45,6 +46,13 @@ pub struct Row {
     /// Where ember deliberately concludes otherwise: a phrase of the README's entry. `want`
     /// is then ember's outcome.
     pub differs: Option<&'static str>,
+    /// The kernel shows no /sys/class/dmi/id: `dmi` is in the SMBIOS tables only
+    /// (/sys/firmware/dmi/tables), where dmidecode, kenv or sysctl would read it.
+    pub dmi_tables: bool,
+    /// VFAT volume serials, as blkid's UUID (`9796-932E`), for `labels` devices.
+    pub vfat_serials: &'static [(&'static str, &'static str)],
+    /// Modification times, in seconds from now, for `files` (a log from an earlier boot).
+    pub mtimes: &'static [(&'static str, i64)],
 }
 
 pub const ROW: Row = Row {
@@ -57,6 +65,9 @@ pub const ROW: Row = Row {
     env: &[],
     want: Want::NotFound,
     differs: None,
+    dmi_tables: false,
+    vfat_serials: &[],
+    mtimes: &[],
 };
 
 fn on_host(path: &str) -> bool {
@@ -98,8 +109,21 @@ fn superblock(fs: &str, label: &str) -> Vec<u8> {
 
 fn build(row: &Row) -> Machine {
     let m = Machine::new("conformance-di");
-    m.cmdline(&format!("BOOT_IMAGE=/vmlinuz root=/dev/vda1 ro {}", row.cmdline));
-    for (field, value) in row.dmi {
+    m.cmdline(&format!(
+        "BOOT_IMAGE=/vmlinuz root=/dev/vda1 ro {}",
+        row.cmdline
+    ));
+    if row.dmi_tables {
+        std::fs::remove_dir_all(m.host.join("sys/class/dmi/id")).unwrap();
+        let (entry, table) = smbios::tables(row.dmi);
+        m.write(
+            &m.host,
+            "sys/firmware/dmi/tables/smbios_entry_point",
+            &entry,
+        );
+        m.write(&m.host, "sys/firmware/dmi/tables/DMI", &table);
+    }
+    for (field, value) in row.dmi.iter().filter(|_| !row.dmi_tables) {
         m.dmi(field, value);
     }
     for (dev, fs, label) in row.labels {
@@ -110,6 +134,14 @@ fn build(row: &Row) -> Machine {
         std::fs::write(sys.join("size"), "2048\n").unwrap();
         if *fs == "vfat" {
             m.vfat_seed(dev, label, &[]);
+            if let Some((_, serial)) = row.vfat_serials.iter().find(|(d, _)| d == dev) {
+                let out = std::process::Command::new("mkfs.vfat")
+                    .args(["-n", label, "-i", &serial.replace('-', "")])
+                    .arg(m.host.join("dev").join(dev))
+                    .output()
+                    .unwrap();
+                assert!(out.status.success(), "mkfs.vfat: {}", stderr(&out));
+            }
         } else {
             std::fs::write(m.host.join("dev").join(dev), superblock(fs, label)).unwrap();
         }
@@ -117,6 +149,17 @@ fn build(row: &Row) -> Machine {
     for (path, content) in row.files {
         let base: &Path = if on_host(path) { &m.host } else { &m.target };
         m.write(base, path, content.as_bytes());
+    }
+    for (path, secs) in row.mtimes {
+        let base: &Path = if on_host(path) { &m.host } else { &m.target };
+        let now = std::time::SystemTime::now();
+        let by = std::time::Duration::from_secs(secs.unsigned_abs());
+        let when = if *secs < 0 { now - by } else { now + by };
+        let file = std::fs::File::options()
+            .write(true)
+            .open(base.join(path.trim_start_matches('/')))
+            .unwrap();
+        file.set_modified(when).unwrap();
     }
     for dir in row.dirs {
         let base: &Path = if on_host(dir) { &m.host } else { &m.target };
@@ -131,15 +174,23 @@ pub fn judge(row: &Row) -> (Want, String) {
     let out = m.initrd_env(&["detect"], row.env);
     let err = stderr(&out);
     let Ok(status) = std::fs::read_to_string(m.run.join("ember/status.json")) else {
-        return (Want::NotFound, format!("no status.json; exit {:?}: {err}", out.status));
+        return (
+            Want::NotFound,
+            format!("no status.json; exit {:?}: {err}", out.status),
+        );
     };
     let status: serde_json::Value = serde_json::from_str(&status).unwrap();
     let got = if status["disabled"].is_string() {
         Want::Disabled
     } else {
         match status["datasource"].as_str() {
-            // The None datasource standing in, with nothing that chose it: "not found".
-            Some("none") if status["evidence"].as_array().is_none_or(Vec::is_empty) => {
+            // The None datasource standing in, with nothing that chose it (the DMI platform
+            // is a note, not a choice): "not found".
+            Some("none")
+                if status["evidence"]
+                    .as_array()
+                    .is_none_or(|ev| ev.iter().all(platform_note)) =>
+            {
                 Want::NotFound
             }
             Some(name) => Want::Found(leak(name)),
@@ -147,6 +198,15 @@ pub fn judge(row: &Row) -> (Want, String) {
         }
     };
     (got, format!("{err}\nstatus: {status}"))
+}
+
+/// The evidence entry naming the DMI platform, which detect records whether or not a
+/// datasource takes it.
+fn platform_note(e: &serde_json::Value) -> bool {
+    e["source"] == "dmi"
+        && e["detail"]
+            .as_str()
+            .is_some_and(|d| d.starts_with("platform "))
 }
 
 fn leak(s: &str) -> &'static str {
