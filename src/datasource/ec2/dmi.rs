@@ -102,7 +102,8 @@ mod tests {
 
     #[test]
     fn compatible_clouds_by_their_own_signs() {
-        let cases: &[(&[(&str, &str)], Option<&str>)] = &[
+        type Case<'a> = (&'a [(&'a str, &'a str)], Option<&'a str>);
+        let cases: &[Case] = &[
             (
                 &[("product_serial", "srv-otuxg.gb1.brightbox.com")],
                 Some("brightbox"),
