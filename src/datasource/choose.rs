@@ -195,7 +195,22 @@ mod tests {
                 &[("chassis_asset_tag", "OpenTelekomCloud")],
                 Some("openstack"),
             ),
+            (
+                &[("chassis_asset_tag", "Samsung Cloud Platform")],
+                Some("openstack"),
+            ),
             (&[("sys_vendor", "OpenStack Foundation")], None),
+            // EC2-compatible clouds by their own signs, and Xen's guest id on EC2.
+            (
+                &[("product_serial", "srv-otuxg.gb1.brightbox.com")],
+                Some("ec2"),
+            ),
+            (&[("chassis_asset_tag", "123456.zstack.io")], Some("ec2")),
+            (&[("sys_vendor", "Tilaa")], Some("ec2")),
+            (
+                &[("hypervisor_uuid", "ec2c6e2f-5fac-4fc7-9c82-74127ec14bbb")],
+                Some("ec2"),
+            ),
             (&[("sys_vendor", "DigitalOcean")], Some("digitalocean")),
             (
                 &[("sys_vendor", "QEMU"), ("product_name", "Standard PC")],
