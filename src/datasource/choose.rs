@@ -5,17 +5,22 @@
 use super::{by_name, Datasource, DATASOURCES};
 use crate::context::Ctx;
 use crate::detect::dmi::{hypervisor, Dmi};
-use crate::detect::{disabled_reason, gather_facts, Detection, Facts};
+use crate::detect::{disabled_reason, gather_facts, policy, Detection, Facts};
+use crate::error::Diag;
+use crate::reason::Reason;
 use crate::status::Evidence;
+
+/// The datasource `ds=` (or ds-identify.cfg's `datasource:`) names, by either name; `-net`
+/// (NoCloud's older name) is the same datasource.
+fn named(facts: &Facts) -> Option<&'static dyn Datasource> {
+    let (_, hint) = facts.cmdline_ds.as_ref()?;
+    by_name(hint.name.trim_end_matches("-net"))
+}
 
 /// The order datasources are tried in: the command line's choice first, then the image's
 /// `datasource_list` (cloud-init names), else every datasource ember has.
 fn candidates(ctx: &Ctx, facts: &Facts) -> Vec<&'static dyn Datasource> {
-    let named = facts
-        .cmdline_ds
-        .as_ref()
-        .map(|(_, h)| h.name.trim_end_matches("-net").to_string());
-    if let Some(ds) = named.as_deref().and_then(by_name) {
+    if let Some(ds) = named(facts) {
         return vec![ds];
     }
     match ctx.image.datasource_list() {
@@ -39,7 +44,15 @@ pub fn detect(ctx: &Ctx) -> Detection {
             ..Detection::default()
         };
     }
-    let facts = gather_facts(ctx);
+    let mut facts = gather_facts(ctx);
+    let policy = policy::read(ctx);
+    if facts.cmdline_ds.is_none() {
+        // ds-identify.cfg's `datasource:` names one as `ds=` does, the command line winning.
+        facts.cmdline_ds = policy
+            .datasource
+            .map(|(name, said)| (said, crate::cmdline::parse_ds(&name)));
+    }
+    let mut diags = policy.diags;
     let platform = platform(&facts.dmi);
     let mut evidence = Vec::new();
     if let Some((platform, why)) = &platform {
@@ -57,12 +70,46 @@ pub fn detect(ctx: &Ctx) -> Detection {
             break;
         }
     }
+    if let Some((param, hint)) = facts
+        .cmdline_ds
+        .as_ref()
+        .filter(|_| named(&facts).is_none())
+    {
+        if chosen.is_some() {
+            let msg = format!(
+                "{param}: ember has no datasource called \"{}\"; chose one by its evidence instead",
+                hint.name
+            );
+            diags.push(Diag::warning(Reason::NoDatasource, msg));
+        }
+    }
     Detection {
         disabled: None,
         datasource: chosen,
         platform,
         evidence,
         facts,
+        diags,
+    }
+}
+
+/// Why no datasource was chosen, for the status: the one `ds=` asked for and what it lacked,
+/// a name ember does not know, or that nothing anywhere showed evidence.
+pub fn not_found(facts: &Facts) -> String {
+    const NO_PACKET: &str = "no network request was made";
+    let Some((param, hint)) = facts.cmdline_ds.as_ref() else {
+        return format!("no datasource found: no ds= on the command line or SMBIOS serial, no seed directory, no labelled seed volume, no configured seed; {NO_PACKET}");
+    };
+    match named(facts) {
+        Some(ds) => format!(
+            "{param} asks for {}, which found no evidence here: it needs {}; {NO_PACKET}",
+            ds.cloud_init_name(),
+            ds.evidence_wanted()
+        ),
+        None => format!(
+            "{param}: ember has no datasource called \"{}\" (unknown name), and no other showed evidence; {NO_PACKET}",
+            hint.name
+        ),
     }
 }
 
@@ -148,7 +195,22 @@ mod tests {
                 &[("chassis_asset_tag", "OpenTelekomCloud")],
                 Some("openstack"),
             ),
+            (
+                &[("chassis_asset_tag", "Samsung Cloud Platform")],
+                Some("openstack"),
+            ),
             (&[("sys_vendor", "OpenStack Foundation")], None),
+            // EC2-compatible clouds by their own signs, and Xen's guest id on EC2.
+            (
+                &[("product_serial", "srv-otuxg.gb1.brightbox.com")],
+                Some("ec2"),
+            ),
+            (&[("chassis_asset_tag", "123456.zstack.io")], Some("ec2")),
+            (&[("sys_vendor", "Tilaa")], Some("ec2")),
+            (
+                &[("hypervisor_uuid", "ec2c6e2f-5fac-4fc7-9c82-74127ec14bbb")],
+                Some("ec2"),
+            ),
             (&[("sys_vendor", "DigitalOcean")], Some("digitalocean")),
             (
                 &[("sys_vendor", "QEMU"), ("product_name", "Standard PC")],

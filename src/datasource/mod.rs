@@ -87,6 +87,11 @@ pub trait Datasource: Sync {
     fn detect(&self, env: &Env, facts: &Facts) -> Vec<Evidence> {
         selection_evidence(env, facts, self, self.dmi(&facts.dmi))
     }
+    /// What `detect` needs to see, said when `ds=` names this datasource and it saw nothing:
+    /// "a volume labelled config-2". Those taking `ds=` alone as evidence never say it.
+    fn evidence_wanted(&self) -> &'static str {
+        "evidence of its own (its DMI signature, seed or device)"
+    }
     /// Reads the data, reaching a link-local service through `link` (the stage's: it makes a
     /// lease when one is needed and lets it go after `report`; NoCloud's `seedfrom` still makes
     /// its own, which needs a default route rather than the metadata address). `Err` when nothing usable was

@@ -1,8 +1,14 @@
-//! DMI/SMBIOS fields from /sys/class/dmi/id. Each cloud's rule for them lives with the cloud
+//! DMI/SMBIOS fields from /sys/class/dmi/id, or where a kernel has no such directory
+//! (`CONFIG_DMIID` off) from the firmware's tables themselves (`smbios.rs`), as ds-identify
+//! falls back to dmidecode. Each cloud's rule for them lives with the cloud
 //! (`datasource::<cloud>`), so adding a cloud never touches this file.
 
 use crate::host::Host;
 use std::collections::BTreeMap;
+
+/// Xen's id for the guest (`/sys/hypervisor/uuid`), kept with the DMI fields under this name:
+/// EC2's older instances say who they are there (not a DMI field; empty elsewhere).
+pub const HYPERVISOR_UUID: &str = "hypervisor_uuid";
 
 /// The fields ember reads: sysfs names. Reading all of them costs a handful of small reads.
 pub const FIELDS: [&str; 10] = [
@@ -39,17 +45,21 @@ pub struct Dmi {
 }
 
 impl Dmi {
-    /// Reads the fields that exist (product_serial and product_uuid need root on real systems).
+    /// Reads the fields that exist (product_serial and product_uuid need root on real systems),
+    /// from the SMBIOS tables when the kernel has no /sys/class/dmi/id; and Xen's guest id.
     pub fn read(host: &Host) -> Dmi {
         let dir = host.dmi_dir();
-        let fields = FIELDS
-            .iter()
-            .filter_map(|name| {
-                let raw = std::fs::read(dir.join(name)).ok()?;
-                let text = String::from_utf8_lossy(&raw).trim().to_string();
-                Some((name.to_string(), text))
-            })
-            .collect();
+        let mut fields: BTreeMap<String, String> = if dir.is_dir() {
+            FIELDS
+                .iter()
+                .filter_map(|name| Some((name.to_string(), read_small(&dir.join(name))?)))
+                .collect()
+        } else {
+            super::smbios::read(host)
+        };
+        if let Some(uuid) = read_small(&host.path("/sys/hypervisor/uuid")) {
+            fields.insert(HYPERVISOR_UUID.to_string(), uuid);
+        }
         Dmi { fields }
     }
 
@@ -85,6 +95,12 @@ impl Dmi {
         out.push_str(rest);
         out
     }
+}
+
+/// A small sysfs file's text, trimmed; None when it cannot be read.
+fn read_small(path: &std::path::Path) -> Option<String> {
+    let raw = crate::regular::read(path, 4096).ok()?;
+    Some(String::from_utf8_lossy(&raw).trim().to_string())
 }
 
 /// The hypervisor DMI names when no cloud's rule matched (QEMU), with the field that said so:

@@ -5,6 +5,8 @@
 
 pub mod blockdev;
 pub mod dmi;
+pub mod policy;
+pub mod smbios;
 
 use crate::cmdline::{self, DsHint, Toggle};
 use crate::context::Ctx;
@@ -33,9 +35,13 @@ pub struct Detection {
     pub platform: Option<(String, String)>,
     pub evidence: Vec<Evidence>,
     pub facts: Facts,
+    /// Problems with what detect read (a ds-identify policy value it does not take).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub diags: Vec<crate::error::Diag>,
 }
 
-/// Why ember must not run, or None. Cheap: the command line, then four `stat`s.
+/// Why ember must not run, or None. Cheap: the command line, four `stat`s and ds-identify's
+/// config file, if there is one.
 pub fn disabled_reason(ctx: &Ctx) -> Option<String> {
     match cmdline::toggle(&ctx.cmdline) {
         Toggle::Disabled(word) => return Some(format!("{}: {word}", ctx.cmdline_source)),
@@ -51,7 +57,7 @@ pub fn disabled_reason(ctx: &Ctx) -> Option<String> {
             return Some(format!("marker file in initramfs: {marker}"));
         }
     }
-    None
+    policy::disabled(&policy::read(ctx))
 }
 
 pub fn gather_facts(ctx: &Ctx) -> Facts {

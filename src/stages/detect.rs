@@ -23,6 +23,7 @@ pub fn run(ctx: &Ctx) -> (Detection, Status) {
         }
     };
     rec.record_all(ctx.image.diags.iter().cloned());
+    rec.record_all(detection.diags.iter().cloned());
     rec.status.evidence = detection.evidence.clone();
     rec.status.datasource = Some(
         detection
@@ -32,10 +33,8 @@ pub fn run(ctx: &Ctx) -> (Detection, Status) {
     );
     if detection.datasource.is_none() {
         // No evidence, so no network datasource is tried (RELIABILITY rule 5).
-        rec.record(Diag::warning(
-            Reason::NoDatasource,
-            "no datasource found: no ds= on the command line or SMBIOS serial, no seed directory, no labelled seed volume, no configured seed; no network request was made",
-        ));
+        let why = choose::not_found(&detection.facts);
+        rec.record(Diag::warning(Reason::NoDatasource, why));
     }
     match serde_json::to_vec_pretty(&detection) {
         // 0600: a seedfrom URL on the command line may carry a token.

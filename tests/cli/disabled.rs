@@ -67,6 +67,48 @@ fn marker_files_in_target_and_host() {
     }
 }
 
+/// ds-identify's policy switched off, in the image's ds-identify.cfg or on the command line.
+#[test]
+fn ds_identify_policy_disabled() {
+    for (cmdline, cfg, why) in [
+        (
+            "ro",
+            Some("policy: disabled\n"),
+            "/etc/cloud/ds-identify.cfg: policy: disabled",
+        ),
+        ("ro ci.di.policy=disabled", None, "ci.di.policy=disabled"),
+        (
+            "ro ci.di.policy=disabled",
+            Some("policy: search\n"),
+            "ci.di.policy=disabled",
+        ),
+    ] {
+        let m = machine_with_seed("policy-off");
+        if let Some(cfg) = cfg {
+            m.write(&m.target, "etc/cloud/ds-identify.cfg", cfg.as_bytes());
+        }
+        m.cmdline(cmdline);
+        let before = Machine::tree(&m.target);
+        let out = m.initrd("all");
+        assert_disabled(&m, &before, &out, why);
+    }
+    // A policy that searches, and a bad value in it, leave the seed to be used.
+    let m = machine_with_seed("policy-search");
+    m.write(
+        &m.target,
+        "etc/cloud/ds-identify.cfg",
+        b"policy: search,found=some\n",
+    );
+    let out = m.initrd("all");
+    assert_eq!(out.status.code(), Some(0), "{}", common::stderr(&out));
+    assert_eq!(m.status()["instance_id"], "i-1");
+    let d = m
+        .diag_with_code("bad-value")
+        .expect("the bad value is named");
+    assert_eq!(d["file"], "/etc/cloud/ds-identify.cfg", "{d}");
+    assert_eq!(d["line"], 1, "{d}");
+}
+
 #[test]
 fn cloud_init_enabled_overrides_the_marker_file() {
     let m = machine_with_seed("forced-on");

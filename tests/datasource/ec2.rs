@@ -548,6 +548,53 @@ fn weak_dmi_evidence_is_not_ec2() {
     assert_imdsv2_only(&server);
 }
 
+/// EC2-compatible clouds that name themselves in DMI are found without `ds=`, and instance
+/// data says which, as cloud-init's EC2 sub-platforms: platform `ec2`, the cloud's own name.
+#[test]
+fn compatible_clouds_are_named_in_instance_data() {
+    let clouds: [(&str, &[(&str, &str)]); 6] = [
+        (
+            "brightbox",
+            &[("product_serial", "srv-otuxg.gb1.brightbox.com")],
+        ),
+        ("zstack", &[("chassis_asset_tag", "123456.zstack.io")]),
+        ("e24cloud", &[("sys_vendor", "e24cloud")]),
+        ("tilaa", &[("sys_vendor", "Tilaa")]),
+        (
+            "outscale",
+            &[
+                ("sys_vendor", "3DS Outscale"),
+                ("product_name", "3DS Outscale VM"),
+            ],
+        ),
+        ("aws", &[]),
+    ];
+    for (cloud, dmi) in clouds {
+        let server = imds::start();
+        let m = Machine::new(&format!("ec2-{cloud}"));
+        for (field, value) in dmi {
+            m.dmi(field, value);
+        }
+        if cloud == "aws" {
+            // Xen's own guest id, as EC2's older instances show it.
+            m.write(
+                &m.host,
+                "sys/hypervisor/uuid",
+                b"ec2c6e2f-5fac-4fc7-9c82-74127ec14bbb\n",
+            );
+        }
+        target(&m, "");
+        m.cmdline(&format!("ro ember.metadata-url={}", server.url()));
+        let out = m.initrd("all");
+        assert_eq!(out.status.code(), Some(0), "{cloud}: {}", stderr(&out));
+        assert_eq!(m.status()["datasource"], "ec2", "{cloud}");
+        let v1 = &m.json("cloud-init/instance-data.json")["v1"];
+        assert_eq!(v1["platform"], "ec2", "{cloud}: {v1}");
+        assert_eq!(v1["cloud_name"], cloud, "{cloud}: {v1}");
+        assert_eq!(v1["cloud_id"], cloud, "{cloud}: {v1}");
+    }
+}
+
 #[test]
 fn datasource_list_alone_selects_ec2() {
     let server = imds::start();

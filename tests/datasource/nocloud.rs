@@ -2,7 +2,7 @@
 //! modelled on the examples of cloud-init's NoCloud documentation.
 
 use crate::common;
-use common::{have, stdout, Machine};
+use common::{have, stderr, stdout, Machine};
 
 const META: &str = "instance-id: iid-local01\nlocal-hostname: cloudimg\n";
 const USER: &str = "#cloud-config\nhostname: seeded\nusers: [default]\nsystem_info: {default_user: {name: cloudy}}\npassword: SECRET-pw-4242\nchpasswd: {expire: false}\nssh_pwauth: true\nruncmd:\n  - echo hi\n";
@@ -232,6 +232,53 @@ fn detect_prints_evidence_as_json() {
     assert_eq!(v["datasource"], "nocloud");
     assert_eq!(v["evidence"][0]["source"], "cmdline");
     assert_eq!(v["evidence"][0]["detail"], "ds=nocloud;seedfrom=/x/");
+}
+
+/// A `ds=` name ember does not know is said to be unknown (not "no ds="); with evidence
+/// elsewhere, that datasource is chosen and the name is still warned about.
+#[test]
+fn an_unknown_ds_name_is_said_to_be_unknown() {
+    let m = Machine::new("ds-unknown");
+    m.cmdline("ro ds=Nonesuch");
+    let out = m.initrd("all");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let d = m.diag_with_code("no-datasource").expect("says why");
+    let msg = d["message"].as_str().unwrap();
+    assert!(
+        msg.contains("ds=nonesuch") && msg.contains("unknown"),
+        "{msg}"
+    );
+    assert!(!msg.contains("no ds="), "{msg}");
+
+    let m = Machine::new("ds-unknown-seed");
+    let files = [("meta-data", "instance-id: i-7\n"), ("user-data", "")];
+    m.seed_files(&m.target, "var/lib/cloud/seed/nocloud", &files);
+    m.cmdline("ro ds=Nonesuch");
+    let out = m.initrd("all");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(m.status()["instance_id"], "i-7");
+    let d = m
+        .diag_with_code("no-datasource")
+        .expect("the name is warned about");
+    assert!(d["message"].as_str().unwrap().contains("nonesuch"), "{d}");
+}
+
+/// Ubuntu Core's seed stays on its writable partition until the root is assembled.
+#[test]
+fn ubuntu_core_writable_seed() {
+    for name in ["nocloud", "nocloud-net"] {
+        let m = Machine::new("core-seed");
+        let files = [
+            ("meta-data", "instance-id: i-core\n"),
+            ("user-data", "#cloud-config\n{}\n"),
+        ];
+        let dir = format!("writable/system-data/var/lib/cloud/seed/{name}");
+        m.seed_files(&m.target, &dir, &files);
+        let out = m.initrd("all");
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert_eq!(m.status()["datasource"], "nocloud");
+        assert_eq!(m.status()["instance_id"], "i-core");
+    }
 }
 
 #[test]

@@ -104,7 +104,7 @@ fn check_provisioned(m: &Machine, subplatform: &str) {
     let st = m.status();
     assert_eq!(st["instance_id"], nova::UUID, "{st}");
     // cloud-init's two datasources, one cloud.
-    let ds = if subplatform.starts_with("config-disk") {
+    let ds = if subplatform.starts_with("config-disk") || subplatform.starts_with("seed-dir") {
         "configdrive"
     } else {
         "openstack"
@@ -188,6 +188,51 @@ fn config_drive_iso_newest_known_version() {
         format!("/dev/sr0: openstack/{}/network_data.json", nova::CHOSEN)
     );
     assert_eq!(net["model"]["format"], "openstack");
+}
+
+/// A config drive copied into the image (`/var/lib/cloud/seed/config_drive`, or
+/// `/config-drive`) is read as a drive is, before any volume, with no DMI and no network.
+#[test]
+fn config_drive_in_a_seed_directory() {
+    for dir in ["var/lib/cloud/seed/config_drive", "config-drive"] {
+        let m = machine("os-seed-dir");
+        m.seed_files(&m.target, dir, &owned(&nova::drive_files()));
+        // The drive's secrets, as the image keeps them: readable by root only.
+        for (rel, _) in Machine::tree(&m.target.join(dir)) {
+            let path = m.target.join(dir).join(rel);
+            if path.is_file() {
+                let private = std::os::unix::fs::PermissionsExt::from_mode(0o600);
+                std::fs::set_permissions(&path, private).unwrap();
+            }
+        }
+        let out = m.initrd("all");
+        assert_eq!(out.status.code(), Some(0), "{dir}: {}", stderr(&out));
+        check_provisioned(&m, &format!("seed-dir (/{dir})"));
+        let detail = m.status()["datasource_detail"].to_string();
+        assert!(detail.contains(&format!("[source=/{dir}]")), "{detail}");
+    }
+}
+
+/// `ds=` naming ConfigDrive on a machine without one says what was asked for and what it
+/// lacked, and sends nothing.
+#[test]
+fn config_drive_named_without_a_drive_says_what_it_lacks() {
+    let m = machine("os-named-no-drive");
+    m.cmdline("ro ds=ConfigDrive");
+    let out = m.initrd("all");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(m.status()["datasource"], "none");
+    let d = m.diag_with_code("no-datasource").expect("says why");
+    let msg = d["message"].as_str().unwrap();
+    for want in [
+        "ds=configdrive",
+        "ConfigDrive",
+        "config-2",
+        "no network request",
+    ] {
+        assert!(msg.contains(want), "{want} missing: {msg}");
+    }
+    assert!(!msg.contains("no ds="), "{msg}");
 }
 
 #[test]

@@ -373,6 +373,7 @@ fn image_config_files_lists_the_world_readable_config_only() {
     put("etc/cloud/cloud.cfg.d/90_dpkg.cfg", 0o644);
     put("etc/cloud/cloud.cfg.d/90_dpkg_maas.cfg", 0o600);
     put("etc/cloud/cloud.cfg.d/README", 0o644);
+    put("etc/cloud/ds-identify.cfg", 0o644);
     put("etc/ember/ember.cfg", 0o644);
     std::os::unix::fs::symlink("/etc/shadow", root.join("etc/cloud/cloud.cfg.d/99.cfg")).unwrap();
     let tool = text(&repo("initramfs/common/image-config-files"));
@@ -382,6 +383,7 @@ fn image_config_files_lists_the_world_readable_config_only() {
     let want: Vec<String> = [
         "etc/cloud/cloud.cfg",
         "etc/cloud/cloud.cfg.d/90_dpkg.cfg",
+        "etc/cloud/ds-identify.cfg",
         "etc/ember/ember.cfg",
     ]
     .iter()

@@ -55,25 +55,22 @@ impl Datasource for Ec2 {
     }
 
     fn dmi(&self, fields: &Dmi) -> Option<String> {
-        dmi::aws(fields)
+        dmi::cloud(fields).map(|(_, why)| why)
     }
 
     fn detect(&self, env: &Env, facts: &Facts) -> Vec<Evidence> {
-        let aws = self.dmi(&facts.dmi).map(|why| format!("AWS ({why})"));
-        crate::datasource::selection_evidence(env, facts, self, aws)
+        let cloud = dmi::cloud(&facts.dmi).map(|(name, why)| format!("{name} ({why})"));
+        crate::datasource::selection_evidence(env, facts, self, cloud)
     }
 
     fn fetch(&self, env: &Env, facts: &Facts, link: &mut Link) -> Result<InstanceData, Diag> {
         let mut data = InstanceData {
             datasource: "ec2".into(),
-            // cloud-init's names: AWS, or a compatible cloud it cannot name.
+            // cloud-init's names: AWS, a compatible cloud DMI names, or one it cannot name.
             cloud_name: Some(
-                if dmi::aws(&facts.dmi).is_some() {
-                    "aws"
-                } else {
-                    "unknown"
-                }
-                .into(),
+                dmi::cloud(&facts.dmi)
+                    .map_or("unknown", |(name, _)| name)
+                    .into(),
             ),
             ..InstanceData::default()
         };

@@ -108,6 +108,9 @@ impl Datasource for IbmCloud {
     fn cloud_init_name(&self) -> &'static str {
         "IBMCloud"
     }
+    fn evidence_wanted(&self) -> &'static str {
+        "on Xen, a config-2 volume with UUID 9796-932E or a METADATA volume, outside IBM's provisioning boot"
+    }
 
     fn detect(&self, env: &Env, facts: &Facts) -> Vec<Evidence> {
         let Some((p, d)) = platform(env, facts) else {

@@ -20,9 +20,13 @@ use serde_json::{json, Map, Value};
 
 pub struct NoCloud;
 
-const SEED_DIRS: [&str; 2] = [
+/// In ds-identify's order. Ubuntu Core keeps /var/lib/cloud on its writable partition and
+/// bind-mounts it later in the boot: its seed is still where the image put it.
+const SEED_DIRS: [&str; 4] = [
     "/var/lib/cloud/seed/nocloud",
+    "/writable/system-data/var/lib/cloud/seed/nocloud",
     "/var/lib/cloud/seed/nocloud-net",
+    "/writable/system-data/var/lib/cloud/seed/nocloud-net",
 ];
 
 fn is_nocloud(hint: &DsHint) -> bool {

@@ -11,6 +11,7 @@ mod http;
 mod injected;
 
 use crate::context::Env;
+use crate::datasource::common::seed::FileRead;
 use crate::datasource::common::seed_volume::{seed_devices, Media, SeedVolume};
 use crate::datasource::link::{Link, Service as LinkService};
 use crate::datasource::{Datasource, InstanceData};
@@ -29,6 +30,9 @@ pub struct ConfigDrive;
 pub struct OpenStack;
 
 const LABEL: &str = "config-2";
+/// Config drives copied into the image (the target root), read before any volume, as
+/// cloud-init's ConfigDrive does: IBM's older images mount theirs on the first of these.
+const SEED_DIRS: [&str; 2] = ["/var/lib/cloud/seed/config_drive", "/config-drive"];
 const DEFAULT_BASE: &str = "http://169.254.169.254";
 /// cloud-init's OpenStack default.
 const DEFAULT_RETRIES: u32 = 5;
@@ -53,6 +57,23 @@ fn drives<'f>(env: &Env, facts: &'f Facts) -> Vec<&'f LabelledDevice> {
     found
 }
 
+/// The seed directories holding a config drive, each with the version it would be read at
+/// (one whose `openstack/<version>/meta_data.json` exists).
+fn seed_dirs(env: &Env) -> Vec<(&'static str, &'static str)> {
+    let Some(root) = env.target.as_ref() else {
+        return Vec::new();
+    };
+    SEED_DIRS
+        .iter()
+        .filter_map(|dir| {
+            let listing = root.list_dir(&format!("{dir}/openstack")).ok()?;
+            let version = choose_version(listing.iter().map(String::as_str));
+            root.exists(&format!("{dir}/openstack/{version}/meta_data.json"))
+                .then_some((*dir, version))
+        })
+        .collect()
+}
+
 impl Datasource for ConfigDrive {
     fn name(&self) -> &'static str {
         "configdrive"
@@ -60,14 +81,22 @@ impl Datasource for ConfigDrive {
     fn cloud_init_name(&self) -> &'static str {
         "ConfigDrive"
     }
+    fn evidence_wanted(&self) -> &'static str {
+        "a volume labelled config-2 (not IBM Cloud's), or openstack/<version>/meta_data.json under /var/lib/cloud/seed/config_drive or /config-drive"
+    }
 
     fn detect(&self, env: &Env, facts: &Facts) -> Vec<Evidence> {
-        let mut ev: Vec<Evidence> = drives(env, facts)
-            .into_iter()
-            .map(|d| {
+        let dirs = seed_dirs(env).into_iter().map(|(dir, version)| {
+            evidence(
+                "seed-dir",
+                format!("{dir}/openstack/{version}/meta_data.json"),
+            )
+        });
+        let mut ev: Vec<Evidence> = dirs
+            .chain(drives(env, facts).into_iter().map(|d| {
                 let detail = format!("{} {} label {}", d.dev_name(), d.fs, d.labels.join(","));
                 evidence("label", detail)
-            })
+            }))
             .collect();
         // Named on the command line without a drive, it still has nothing to read.
         if !ev.is_empty() {
@@ -80,6 +109,12 @@ impl Datasource for ConfigDrive {
 
     fn fetch(&self, env: &Env, facts: &Facts, _link: &mut Link) -> Result<InstanceData, Diag> {
         let mut last = Diag::error(Reason::NoSeed, format!("no volume labelled {LABEL}"));
+        for (dir, version) in seed_dirs(env) {
+            match read_seed_dir(env, dir, version) {
+                Ok(data) => return Ok(data),
+                Err(e) => last = e,
+            }
+        }
         for dev in drives(env, facts) {
             match read_drive(env, dev) {
                 Ok(data) => return Ok(data),
@@ -88,6 +123,43 @@ impl Datasource for ConfigDrive {
         }
         Err(last)
     }
+}
+
+/// A drive copied into the image's `dir`, at `version`: read as a volume is.
+fn read_seed_dir(env: &Env, dir: &str, version: &str) -> Result<InstanceData, Diag> {
+    let Some(root) = env.target.as_ref() else {
+        return Err(Diag::error(
+            Reason::NoSeed,
+            format!("{dir}: no target root"),
+        ));
+    };
+    let max = env.limits().file_bytes;
+    let mut reads = 0;
+    let mut get = |path: &str| {
+        reads += 1;
+        let full = format!("{dir}/{path}");
+        match root.read_file(&full, max) {
+            Ok(Some(d)) => FileRead::Found(d),
+            Ok(None) => FileRead::Absent,
+            Err(e) => FileRead::Failed(Diag::from(e).file(full)),
+        }
+    };
+    let mut data = InstanceData {
+        datasource: "configdrive".into(),
+        platform: Some("openstack".into()),
+        ..InstanceData::default()
+    };
+    let shown = |path: &str| format!("{dir}/{path}");
+    let tree = format!("openstack/{version}");
+    let read = files::read(&mut get, &tree, shown, &mut data);
+    files::apply(read?, &tree, shown, &mut data)?;
+    let md = data.meta_data.clone();
+    let md_file = shown(&format!("{tree}/meta_data.json"));
+    injected::read(&md, &mut get, &md_file, &mut data);
+    data.reads = reads;
+    data.detail = format!("DataSourceConfigDrive [local,ver=2][source={dir}]");
+    data.subplatform = format!("seed-dir ({dir})");
+    Ok(data)
 }
 
 /// One drive: the newest version listed under `openstack/`, its files.
@@ -141,7 +213,12 @@ impl Datasource for OpenStack {
     /// cloud-init reads, so neither does ember.
     fn dmi(&self, dmi: &Dmi) -> Option<String> {
         const NOVA: [&str; 2] = ["OpenStack Nova", "OpenStack Compute"];
-        const TAGS: [&str; 3] = ["OpenTelekomCloud", "HUAWEICLOUD", "SAP CCloud VM"];
+        const TAGS: [&str; 4] = [
+            "OpenTelekomCloud",
+            "HUAWEICLOUD",
+            "SAP CCloud VM",
+            "Samsung Cloud Platform",
+        ];
         let signs = [
             ("product_name", &NOVA[..]),
             ("chassis_asset_tag", &TAGS[..]),

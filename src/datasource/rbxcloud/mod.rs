@@ -38,6 +38,9 @@ impl Datasource for RbxCloud {
     fn cloud_init_name(&self) -> &'static str {
         "RbxCloud"
     }
+    fn evidence_wanted(&self) -> &'static str {
+        "a volume labelled CLOUDMD"
+    }
 
     fn detect(&self, _env: &Env, facts: &Facts) -> Vec<Evidence> {
         volumes(facts)

@@ -9,6 +9,7 @@
 
 mod clouds;
 mod hypervisors;
+mod smbios;
 
 use crate::common::{stderr, Machine};
 use crate::differences;
@@ -57,6 +58,13 @@ pub struct Row {
     pub sockets: &'static [&'static str],
     /// Real ISO9660 discs: (kernel name, label, files on it).
     pub isos: &'static [Iso],
+    /// The kernel shows no /sys/class/dmi/id: `dmi` is in the SMBIOS tables only
+    /// (/sys/firmware/dmi/tables), where dmidecode, kenv or sysctl would read it.
+    pub dmi_tables: bool,
+    /// VFAT volume serials, as blkid's UUID (`9796-932E`), for `labels` devices.
+    pub vfat_serials: &'static [(&'static str, &'static str)],
+    /// Modification times, in seconds from now, for `files` (a log from an earlier boot).
+    pub mtimes: &'static [(&'static str, i64)],
 }
 
 /// A disc: its kernel name, its label and its files.
@@ -80,6 +88,9 @@ pub const ROW: Row = Row {
     host: &[],
     sockets: &[],
     isos: &[],
+    dmi_tables: false,
+    vfat_serials: &[],
+    mtimes: &[],
 };
 
 fn on_host(path: &str) -> bool {
@@ -122,6 +133,11 @@ fn superblock(fs: &str, label: &str) -> Vec<u8> {
 /// What systemd-detect-virt reads to say the row's `virt`; a DMI field the row sets itself
 /// is left as the row has it.
 fn lay_down_virt(m: &Machine, row: &Row) {
+    assert!(
+        !(row.dmi_tables && matches!(row.virt, "kvm" | "qemu" | "vmware")),
+        "{}: a virt laid down as DMI needs /sys/class/dmi/id, which dmi_tables removes",
+        row.upstream
+    );
     let dmi = |field: &str, value: &str| {
         if !row.dmi.iter().any(|(f, _)| *f == field) {
             m.dmi(field, value);
@@ -149,7 +165,17 @@ fn build(row: &Row) -> Machine {
         "BOOT_IMAGE=/vmlinuz root=/dev/vda1 ro {}",
         row.cmdline
     ));
-    for (field, value) in row.dmi {
+    if row.dmi_tables {
+        std::fs::remove_dir_all(m.host.join("sys/class/dmi/id")).unwrap();
+        let (entry, table) = smbios::tables(row.dmi);
+        m.write(
+            &m.host,
+            "sys/firmware/dmi/tables/smbios_entry_point",
+            &entry,
+        );
+        m.write(&m.host, "sys/firmware/dmi/tables/DMI", &table);
+    }
+    for (field, value) in row.dmi.iter().filter(|_| !row.dmi_tables) {
         m.dmi(field, value);
     }
     for (dev, fs, label) in row.labels {
@@ -160,6 +186,14 @@ fn build(row: &Row) -> Machine {
         std::fs::write(sys.join("size"), "2048\n").unwrap();
         if *fs == "vfat" {
             m.vfat_seed(dev, label, &[]);
+            if let Some((_, serial)) = row.vfat_serials.iter().find(|(d, _)| d == dev) {
+                let out = std::process::Command::new("mkfs.vfat")
+                    .args(["-n", label, "-i", &serial.replace('-', "")])
+                    .arg(m.host.join("dev").join(dev))
+                    .output()
+                    .unwrap();
+                assert!(out.status.success(), "mkfs.vfat: {}", stderr(&out));
+            }
         } else {
             std::fs::write(m.host.join("dev").join(dev), superblock(fs, label)).unwrap();
         }
@@ -170,6 +204,17 @@ fn build(row: &Row) -> Machine {
     for (path, content) in row.files {
         let base: &Path = if on_host(path) { &m.host } else { &m.target };
         m.write(base, path, content.as_bytes());
+    }
+    for (path, secs) in row.mtimes {
+        let base: &Path = if on_host(path) { &m.host } else { &m.target };
+        let now = std::time::SystemTime::now();
+        let by = std::time::Duration::from_secs(secs.unsigned_abs());
+        let when = if *secs < 0 { now - by } else { now + by };
+        let file = std::fs::File::options()
+            .write(true)
+            .open(base.join(path.trim_start_matches('/')))
+            .unwrap();
+        file.set_modified(when).unwrap();
     }
     for dir in row.dirs {
         let base: &Path = if on_host(dir) { &m.host } else { &m.target };
