@@ -185,7 +185,8 @@ const SCHEMA: Command = Command {
     summary: "validate cloud-config: --config-file F | --system [--annotate]",
     // ember-initrd's schema parses these (src/schema/cli.rs; the runner cannot name it there:
     // schema reads the runner's module table).
-    usage: "(-c FILE | --config-file FILE | --system) [--annotate] [--target DIR]",
+    usage: "(-c FILE | --config-file FILE | --system) [-t cloud-config|network-config] \
+            [--annotate] [-i FILE] [--target DIR]",
     run: schema::run,
 };
 

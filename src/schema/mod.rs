@@ -8,6 +8,7 @@ pub mod annotate;
 pub mod cli;
 mod modules_check;
 mod rules;
+mod network_config;
 mod system;
 mod user_data_type;
 
