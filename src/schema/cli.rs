@@ -79,7 +79,9 @@ fn parse(args: &[OsString]) -> Result<Option<Args>, String> {
                 a.schema_type = Some(match value.to_str() {
                     Some("cloud-config") => SchemaType::CloudConfig,
                     Some("network-config") => SchemaType::NetworkConfig,
-                    _ => return Err("--schema-type: expected cloud-config or network-config".into()),
+                    _ => {
+                        return Err("--schema-type: expected cloud-config or network-config".into())
+                    }
                 });
             }
             Short('i') | Long("instance-data") => {
@@ -199,8 +201,8 @@ fn show(found: Found, annotate_it: bool, limits: &Limits) -> bool {
     if valid {
         // As cloud-init: the deprecations on one line before the verdict, then ember's
         // warnings (unknown keys, keys no ember module handles) after it.
-        let (deprecated, others): (Vec<Diag>, Vec<Diag>) = (report.problems.iter().cloned())
-            .partition(|p| p.severity == Severity::Deprecated);
+        let (deprecated, others): (Vec<Diag>, Vec<Diag>) =
+            (report.problems.iter().cloned()).partition(|p| p.severity == Severity::Deprecated);
         if !deprecated.is_empty() {
             let all = render(&Report {
                 problems: deprecated,

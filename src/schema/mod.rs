@@ -7,8 +7,8 @@
 pub mod annotate;
 pub mod cli;
 mod modules_check;
-mod rules;
 mod network_config;
+mod rules;
 mod system;
 mod user_data_type;
 

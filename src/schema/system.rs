@@ -9,9 +9,9 @@
 use super::user_data_type::{classify, InstanceData};
 use super::Kind;
 use crate::limits::Limits;
+use crate::redact::printable;
 use crate::root::Root;
 use crate::state::CLOUD_LIB;
-use crate::redact::printable;
 use crate::userdata::mime;
 
 /// Largest document read; user-data is bounded far below this at boot.
@@ -98,7 +98,9 @@ fn mime_parts(
 ) {
     let ctype = e.content_type();
     if ctype.starts_with("multipart/") {
-        let boundary = e.header("content-type").and_then(|v| mime::param(v, "boundary"));
+        let boundary = e
+            .header("content-type")
+            .and_then(|v| mime::param(v, "boundary"));
         match boundary.filter(|b| !b.is_empty() && depth < MAX_NESTING) {
             Some(b) => {
                 for body in mime::split_multipart(e.body, &b) {

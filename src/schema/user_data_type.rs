@@ -8,9 +8,9 @@
 use super::system::Found;
 use super::Kind;
 use crate::limits::Limits;
+use crate::redact::printable;
 use crate::userdata::{jinja, parts};
 use serde_json::Value;
-use crate::redact::printable;
 use std::path::{Path, PathBuf};
 
 /// The instance data a template is rendered over, under `target`: the sensitive file when it
@@ -44,7 +44,10 @@ fn render(name: String, text: &str, source: &InstanceData, limits: &Limits) -> F
     let (template, _) = jinja::strip_header(text).unwrap_or((text, 0));
     let paths: Vec<PathBuf> = match source.file {
         Some(file) => vec![file.to_path_buf()],
-        None => INSTANCE_DATA.iter().map(|r| source.target.join(r)).collect(),
+        None => INSTANCE_DATA
+            .iter()
+            .map(|r| source.target.join(r))
+            .collect(),
     };
     let Some(bytes) = paths.iter().find_map(|p| std::fs::read(p).ok()) else {
         let path = paths.last().map(|p| p.display().to_string());

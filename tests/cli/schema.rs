@@ -210,7 +210,10 @@ fn runner_hands_over_and_prints_key_line_message() {
     // Neither source: cloud-init's message and exit status; an unknown option stays a usage error.
     let (code, _, err) = run(Command::new(initrd()).args(["schema"]));
     assert_eq!(code, 1);
-    assert_eq!(err, "Error:\nExpected one of --config-file or --system arguments\n");
+    assert_eq!(
+        err,
+        "Error:\nExpected one of --config-file or --system arguments\n"
+    );
     let (code, _, _) = run(Command::new(initrd()).args(["schema", "--bogus"]));
     assert_eq!(code, 2);
 
@@ -290,7 +293,9 @@ fn system_checks_image_config_and_user_data() {
     assert_eq!(code, 1, "{out}{err}");
     assert!(out.contains("Valid schema /etc/cloud/cloud.cfg\n"), "{out}");
     assert!(
-        out.contains("user-data at /var/lib/cloud/instance/user-data.txt:\nValid schema user-data\n"),
+        out.contains(
+            "user-data at /var/lib/cloud/instance/user-data.txt:\nValid schema user-data\n"
+        ),
         "{out}"
     );
     assert!(

@@ -201,7 +201,10 @@ impl Reader<'_> {
         if let Some(id) = spec.keyid.as_deref() {
             let k = format!("{key}.keyid");
             let hex = |c: char| c.is_ascii_hexdigit() || c == ' ';
-            let id_hex = id.strip_prefix("0x").or(id.strip_prefix("0X")).unwrap_or(id);
+            let id_hex = id
+                .strip_prefix("0x")
+                .or(id.strip_prefix("0X"))
+                .unwrap_or(id);
             if id.trim().is_empty() || id.starts_with('-') || id.chars().any(char::is_control) {
                 let msg = "expected a key id or fingerprint; ignored";
                 self.diags.push(Diag::error(Reason::BadValue, msg).key(k));
