@@ -224,8 +224,8 @@ const COMMANDS: &[Command] = &[
     },
     Command {
         name: "modules",
-        summary: "run the handoff's modules: --mode config or --mode final",
-        usage: "--mode config|final",
+        summary: "run the handoff's modules: --mode init (as init), config or final",
+        usage: "--mode init|config|final",
         run: stage_cmd::modules,
     },
     Command {
@@ -255,7 +255,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "collect-logs",
         summary: "a tarball of status, logs and instance data for bug reports (redacted; a new file, --replace to replace one)",
-        usage: "[--tarfile FILE] [--replace] [--include-sensitive]",
+        usage: "[-t|--tarfile FILE] [--replace] [--include-sensitive | -r|--redact-sensitive] [-v]",
         run: collect_logs::run,
     },
     NET_CONVERT,

@@ -1,4 +1,4 @@
-//! `ember init` and `ember modules --mode config|final`: the runner's stages, executing the
+//! `ember init` and `ember modules --mode init|config|final`: the runner's stages, executing the
 //! handoff ember-initrd left in `<run>/ember/handoff.json`. Without a handoff there is nothing
 //! to do and they say so. `init` is cloud-init's early unit (boothooks, part-handlers, bootcmd,
 //! host keys, SELinux labels); its steps are kept, prefixed `init/`, in the `config` stage's
@@ -97,17 +97,19 @@ pub fn init(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError>
     run(ctx, Kind::Init)
 }
 
-/// `ember modules --mode config|final`.
+/// `ember modules --mode init|config|final`. cloud-init's `--mode init` runs the
+/// `cloud_init_modules` list, which ember runs in its early unit: it is `ember init`.
 pub fn modules(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> {
     let mut kind = None;
     while let Some(arg) = parser.next()? {
         match arg {
             Short('m') | Long("mode") => {
                 kind = match parser.value()?.string()?.as_str() {
+                    "init" => Some(Kind::Init),
                     "config" => Some(Kind::Config),
                     "final" => Some(Kind::Final),
                     other => {
-                        let msg = format!("--mode: invalid choice '{other}' (config, final)");
+                        let msg = format!("--mode: invalid choice '{other}' (init, config, final)");
                         return Err(CliError::Usage(msg));
                     }
                 }
@@ -118,7 +120,7 @@ pub fn modules(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliErr
             },
         }
     }
-    let kind = kind.ok_or_else(|| CliError::Usage("--mode config|final is required".into()))?;
+    let kind = kind.ok_or_else(|| CliError::Usage("--mode init|config|final is required".into()))?;
     run(ctx, kind)
 }
 
