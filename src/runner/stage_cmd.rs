@@ -120,7 +120,8 @@ pub fn modules(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliErr
             },
         }
     }
-    let kind = kind.ok_or_else(|| CliError::Usage("--mode init|config|final is required".into()))?;
+    let kind =
+        kind.ok_or_else(|| CliError::Usage("--mode init|config|final is required".into()))?;
     run(ctx, kind)
 }
 
