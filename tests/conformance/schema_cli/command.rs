@@ -491,3 +491,58 @@ fn other_part_types_are_not_evaluated() {
         "{out}"
     );
 }
+
+/// The command lines of cloud-init's integration tests (modules/test_combined.py's
+/// test_cli_commands and modules/test_cli.py's test_modules_init), through the `cloud-init`
+/// name: `collect-logs --redact-sensitive --tarfile`, `modules --mode init|config|final`,
+/// `schema --config-file /dev/null [--annotate] [--instance-data F]`.
+#[test]
+fn cloud_init_spellings() {
+    let dir = scratch("cmd-spellings");
+    let alias = dir.join("cloud-init");
+    std::os::unix::fs::symlink(crate::common::EMBER, &alias).unwrap();
+    let (target, run) = (dir.join("target"), dir.join("run"));
+    std::fs::create_dir_all(&target).unwrap();
+    std::fs::create_dir_all(&run).unwrap();
+    let cloud_init = |args: &[&str]| {
+        let out = crate::common::run(
+            std::process::Command::new(&alias)
+                .env("EMBER_INITRD", crate::common::EMBER_INITRD)
+                .arg("--target")
+                .arg(&target)
+                .arg("--run")
+                .arg(&run)
+                .args(args),
+        );
+        let text = String::from_utf8_lossy(&out.stdout).into_owned()
+            + &String::from_utf8_lossy(&out.stderr);
+        (out.status.code().unwrap_or(-1), text)
+    };
+    let tarball = dir.join("redacted.tar.gz");
+    let tar = tarball.to_str().unwrap();
+    let (code, text) = cloud_init(&["collect-logs", "--redact-sensitive", "--tarfile", tar]);
+    assert_eq!(code, 0, "{text}");
+    assert!(tarball.exists(), "{text}");
+    // No handoff here: each mode says there is nothing to do, and exits 0.
+    for mode in ["init", "config", "final"] {
+        let (code, text) = cloud_init(&["modules", "--mode", mode]);
+        assert_eq!(code, 0, "{mode}: {text}");
+        assert!(text.contains("nothing to do"), "{mode}: {text}");
+    }
+    let data = dir.join("instance-data.json");
+    std::fs::write(&data, "{}").unwrap();
+    for extra in [
+        &[][..],
+        &["--annotate"],
+        &["--annotate", "--instance-data", data.to_str().unwrap()],
+    ] {
+        let mut args = vec!["schema", "--config-file", "/dev/null"];
+        args.extend_from_slice(extra);
+        let (code, text) = cloud_init(&args);
+        assert_eq!(code, 0, "{args:?}: {text}");
+        assert!(
+            text.contains("Empty 'cloud-config' found at /dev/null. Nothing to validate."),
+            "{args:?}: {text}"
+        );
+    }
+}
