@@ -46,12 +46,7 @@ pub fn names_user(rule: &str, user: &str) -> bool {
 
 /// Nothing, or `cmd COMMAND [args ...]`.
 fn command_ok(words: &[&str]) -> bool {
-    match words {
-        [] => true,
-        ["cmd", _command] => true,
-        ["cmd", _command, "args", ..] => true,
-        _ => false,
-    }
+    matches!(words, [] | ["cmd", _] | ["cmd", _, "args", ..])
 }
 
 /// The block of `user`'s rules.
