@@ -40,9 +40,7 @@ pub static IMAGE_ONLY: &[&str] = &[
     "disable_vmware_customization",
     "log_cfgs",
     "manual_cache_clean",
-    "network",
     "syslog_fix_perms",
-    "unverified_modules",
     "vendor_data2",
 ];
 
