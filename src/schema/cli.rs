@@ -1,7 +1,8 @@
 //! `ember-initrd schema (--config-file F | --system) [--schema-type T] [--annotate]
 //! [--instance-data F] [--target DIR]`, which the runner's `ember schema` and `cloud-init
 //! schema` hand over to. Prints `Valid schema F` (deprecations first, in cloud-init's
-//! `Cloud config schema deprecations:` line), or `Error: Invalid schema: F` and one
+//! `Cloud config schema deprecations:` line), or `Invalid user-data F` on stdout (as
+//! cloud-init) and on stderr `Error: Invalid schema: F` and one
 //! `key.path: line N: message` line per problem; exits 0 when every document is valid, 1 when
 //! one is not (or cannot be read, or neither or both of -c and --system are given, as
 //! cloud-init's), 2 on another bad command line.
@@ -214,6 +215,10 @@ fn show(found: Found, annotate_it: bool, limits: &Limits) -> bool {
         lines.iter().for_each(|l| println!("{l}"));
     } else {
         let lines = render(&report);
+        // cloud-init's verdict line on stdout (user-data only: it checks no image config).
+        if kind == super::Kind::UserData && !annotate_it {
+            println!("Invalid user-data {name}");
+        }
         eprintln!("Error: Invalid schema: {name}");
         lines.iter().for_each(|l| eprintln!("{l}"));
     }

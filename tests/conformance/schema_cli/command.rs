@@ -471,9 +471,10 @@ fn jinja_user_data_needs_instance_data() {
     let data = root.join("instance-data.json");
     std::fs::write(&data, r#"{"ds": {"asdf": 123}}"#).unwrap();
     let data = data.to_str().unwrap();
-    let (code, _, err) = ember(&["schema", "--instance-data", data, "--config-file", f]);
+    let (code, out, err) = ember(&["schema", "--instance-data", data, "--config-file", f]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("\nhostname: line "), "{err}");
+    assert!(out.starts_with(&format!("Invalid user-data {f}")), "{out}");
 }
 
 /// test_schema.py::TestHandleSchemaArgs: another part type is noted, not evaluated, exit 0.
