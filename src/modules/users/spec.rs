@@ -304,7 +304,11 @@ fn user_fields(key: &str, m: &Map<String, Value>, diags: &mut Vec<Diag>) -> Opti
         u.homedir = None;
     }
     u.primary_group = str_at(m, "primary_group", key, diags);
-    u.groups = list_at(m, "groups", key, diags).unwrap_or_default();
+    u.groups = match m.get("groups") {
+        // The deprecated mapping form: its keys are the group names, as cloud-init reads it.
+        Some(Value::Object(names)) => names.keys().cloned().collect(),
+        _ => list_at(m, "groups", key, diags).unwrap_or_default(),
+    };
     for (i, g) in u.primary_group.iter().chain(&u.groups).enumerate() {
         if !name_ok(g) {
             let at = if i == 0 && u.primary_group.is_some() {
@@ -421,6 +425,16 @@ fn redirect(m: &Map<String, Value>, key: &str, diags: &mut Vec<Diag>) -> bool {
 mod mapping_form_tests {
     use super::*;
     use serde_json::json;
+
+    /// A user's `groups` as a mapping (deprecated): its keys are the groups.
+    #[test]
+    fn groups_as_a_mapping_are_its_keys() {
+        let cfg = json!({"users": [{"name": "bbsw", "groups": {"adm": null, "sudo": null}}]});
+        let mut diags = Vec::new();
+        let got = users(&cfg, &mut diags);
+        assert_eq!(got[0].groups, ["adm", "sudo"]);
+        assert!(diags.iter().all(|d| !d.is_error()), "{diags:?}");
+    }
 
     #[test]
     fn the_older_mapping_form_names_its_users() {
