@@ -156,7 +156,7 @@ fn read_file(
         _ => "cloud-config",
     };
     match std::fs::read(path) {
-        Ok(data) if data.is_empty() => Found::Note(format!(
+        Ok(bytes) if bytes.is_empty() => Found::Note(format!(
             "Empty '{what}' found at {}. Nothing to validate.",
             printable(&name)
         )),
