@@ -3,7 +3,8 @@
 //! the logs, what the network rendering recorded, the version, and on a live system the
 //! kernel log and the journal of ember's units. Redacted by default (cloud-init's current
 //! default includes sensitive data): user-data, the handoff, the sensitive instance data and
-//! the merged config only with `--include-sensitive`. The tarball is 0600 either way, created
+//! the merged config only with `--include-sensitive` (cloud-init's `--redact-sensitive` is
+//! taken and is the default). The tarball is 0600 either way, created
 //! new (`--replace` to replace a name that exists: `new_file.rs`). What it gathers is read
 //! as regular files with one name reached without any link (RELIABILITY rule 13), what is
 //! skipped named on stderr with why; the kernel log and journal within a deadline and an
@@ -67,7 +68,10 @@ pub fn run(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> 
         match arg {
             Short('t') | Long("tarfile") => tarfile = parser.value()?.into(),
             Long("include-sensitive") | Short('u') | Long("include-userdata") => sensitive = true,
-            Long("redact") => sensitive = false,
+            // cloud-init's switch to redact; ember redacts unless told otherwise.
+            Long("redact") | Short('r') | Long("redact-sensitive") => sensitive = false,
+            // cloud-init's verbosity: ember says what it skipped either way.
+            Short('v') | Long("verbose") => {}
             Long("replace") => replace = true,
             other => match global_flag(&other) {
                 Some(flag) => ctx.set_global(flag, parser)?,

@@ -185,7 +185,8 @@ const SCHEMA: Command = Command {
     summary: "validate cloud-config: --config-file F | --system [--annotate]",
     // ember-initrd's schema parses these (src/schema/cli.rs; the runner cannot name it there:
     // schema reads the runner's module table).
-    usage: "(-c FILE | --config-file FILE | --system) [--annotate] [--target DIR]",
+    usage: "(-c FILE | --config-file FILE | --system) [-t cloud-config|network-config] \
+            [--annotate] [-i FILE] [--target DIR]",
     run: schema::run,
 };
 
@@ -223,8 +224,8 @@ const COMMANDS: &[Command] = &[
     },
     Command {
         name: "modules",
-        summary: "run the handoff's modules: --mode config or --mode final",
-        usage: "--mode config|final",
+        summary: "run the handoff's modules: --mode init (as init), config or final",
+        usage: "--mode init|config|final",
         run: stage_cmd::modules,
     },
     Command {
@@ -254,7 +255,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "collect-logs",
         summary: "a tarball of status, logs and instance data for bug reports (redacted; a new file, --replace to replace one)",
-        usage: "[--tarfile FILE] [--replace] [--include-sensitive]",
+        usage: "[-t|--tarfile FILE] [--replace] [--include-sensitive | -r|--redact-sensitive] [-v]",
         run: collect_logs::run,
     },
     NET_CONVERT,

@@ -1,4 +1,4 @@
-//! `ember init` and `ember modules --mode config|final`: the runner's stages, executing the
+//! `ember init` and `ember modules --mode init|config|final`: the runner's stages, executing the
 //! handoff ember-initrd left in `<run>/ember/handoff.json`. Without a handoff there is nothing
 //! to do and they say so. `init` is cloud-init's early unit (boothooks, part-handlers, bootcmd,
 //! host keys, SELinux labels); its steps are kept, prefixed `init/`, in the `config` stage's
@@ -26,6 +26,8 @@ use std::cell::RefCell;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
     Init,
+    /// `modules --mode init`: the same work as `init`, named as cloud-init names that mode.
+    ModulesInit,
     /// `init --deferred-hostkeys`.
     Hostkeys,
     Config,
@@ -35,7 +37,7 @@ enum Kind {
 impl Kind {
     fn stage(self) -> &'static str {
         match self {
-            Kind::Init | Kind::Config => "config",
+            Kind::Init | Kind::ModulesInit | Kind::Config => "config",
             Kind::Hostkeys => "hostkeys",
             Kind::Final => "final",
         }
@@ -43,7 +45,7 @@ impl Kind {
     /// The `output:` key for this stage.
     fn output_stage(self) -> &'static str {
         match self {
-            Kind::Init | Kind::Hostkeys => "init",
+            Kind::Init | Kind::ModulesInit | Kind::Hostkeys => "init",
             Kind::Config => "config",
             Kind::Final => "final",
         }
@@ -52,6 +54,7 @@ impl Kind {
     fn words(self) -> &'static str {
         match self {
             Kind::Init => "init",
+            Kind::ModulesInit => "modules:init",
             Kind::Hostkeys => "init --deferred-hostkeys",
             Kind::Config => "modules:config",
             Kind::Final => "modules:final",
@@ -97,17 +100,19 @@ pub fn init(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError>
     run(ctx, Kind::Init)
 }
 
-/// `ember modules --mode config|final`.
+/// `ember modules --mode init|config|final`. cloud-init's `--mode init` runs the
+/// `cloud_init_modules` list, which ember runs in its early unit: it is `ember init`.
 pub fn modules(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> {
     let mut kind = None;
     while let Some(arg) = parser.next()? {
         match arg {
             Short('m') | Long("mode") => {
                 kind = match parser.value()?.string()?.as_str() {
+                    "init" => Some(Kind::ModulesInit),
                     "config" => Some(Kind::Config),
                     "final" => Some(Kind::Final),
                     other => {
-                        let msg = format!("--mode: invalid choice '{other}' (config, final)");
+                        let msg = format!("--mode: invalid choice '{other}' (init, config, final)");
                         return Err(CliError::Usage(msg));
                     }
                 }
@@ -118,7 +123,8 @@ pub fn modules(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliErr
             },
         }
     }
-    let kind = kind.ok_or_else(|| CliError::Usage("--mode config|final is required".into()))?;
+    let kind =
+        kind.ok_or_else(|| CliError::Usage("--mode init|config|final is required".into()))?;
     run(ctx, kind)
 }
 
@@ -271,7 +277,7 @@ fn stage(rec: &mut Recorder, ctx: &Ctx, kind: Kind, h: &Handoff, root: &Root) {
         boot_seconds()
     ));
     match kind {
-        Kind::Init => {
+        Kind::Init | Kind::ModulesInit => {
             type Early = fn(&ModCtx, &mut Vec<Diag>) -> Option<String>;
             // cloud-init's order: user-data's boothooks and part-handlers as it is read, then
             // the init modules (bootcmd), then what ember's host keys need.

@@ -7,6 +7,7 @@
 pub mod annotate;
 pub mod cli;
 mod modules_check;
+mod network_config;
 mod rules;
 mod system;
 mod user_data_type;
@@ -79,7 +80,12 @@ pub fn check(text: &str, kind: Kind, limits: &Limits) -> Report {
         serde_json::Value::Object(map) => {
             let mut shape_failed = Vec::new();
             for (key, value) in map {
-                if !check_key(key, value, &mut problems) {
+                if kind == Kind::UserData && rules::IMAGE_ONLY.contains(&key.as_str()) {
+                    let msg = "is read from the image's config only (cloud-init's schema \
+                               refuses it in user-data): ignored here";
+                    problems.push(Diag::error(Reason::UnknownKey, msg).key(key.as_str()));
+                    shape_failed.push(key.as_str());
+                } else if !check_key(key, value, &mut problems) {
                     shape_failed.push(key.as_str());
                 }
             }

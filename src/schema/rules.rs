@@ -28,6 +28,22 @@ pub static TOP: &[(&str, Shape)] = &[
     ("cloud_final_modules", MODULE_LIST),
 ];
 
+/// Keys the image's config sets (/etc/cloud/cloud.cfg) and the boot reads from there alone:
+/// cloud-init's cloud-config schema has none of them, so user-data or vendor-data setting one
+/// is an error there, and ember's boot ignores it there.
+pub static IMAGE_ONLY: &[&str] = &[
+    "allow_userdata",
+    "datasource",
+    "datasource_list",
+    "def_log_file",
+    "disable_network_activation",
+    "disable_vmware_customization",
+    "log_cfgs",
+    "manual_cache_clean",
+    "syslog_fix_perms",
+    "vendor_data2",
+];
+
 pub fn shape_of(key: &str) -> Option<&'static Shape> {
     TOP.iter().find(|(k, _)| *k == key).map(|(_, s)| s)
 }
@@ -40,6 +56,11 @@ mod tests {
         assert!(
             keys.iter().all(|k| crate::config::known_keys::is_known(k)),
             "{keys:?}"
+        );
+        let image = super::IMAGE_ONLY;
+        assert!(
+            image.iter().all(|k| crate::config::known_keys::is_known(k)),
+            "{image:?}"
         );
     }
 }

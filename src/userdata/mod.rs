@@ -9,7 +9,7 @@ pub(crate) mod gzip;
 mod include;
 pub mod jinja;
 mod jsonpatch;
-mod mime;
+pub(crate) mod mime;
 pub use mime::encode_param;
 /// Crate-visible for `parts::safe_filename`, which the record step reuses.
 pub(crate) mod parts;

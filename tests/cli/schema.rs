@@ -207,7 +207,14 @@ fn runner_hands_over_and_prints_key_line_message() {
             "{err}"
         );
     }
-    let (code, _, _) = run(Command::new(initrd()).args(["schema"]));
+    // Neither source: cloud-init's message and exit status; an unknown option stays a usage error.
+    let (code, _, err) = run(Command::new(initrd()).args(["schema"]));
+    assert_eq!(code, 1);
+    assert_eq!(
+        err,
+        "Error:\nExpected one of --config-file or --system arguments\n"
+    );
+    let (code, _, _) = run(Command::new(initrd()).args(["schema", "--bogus"]));
     assert_eq!(code, 2);
 
     // Called as cloud-init, the runner answers the same.
@@ -286,7 +293,9 @@ fn system_checks_image_config_and_user_data() {
     assert_eq!(code, 1, "{out}{err}");
     assert!(out.contains("Valid schema /etc/cloud/cloud.cfg\n"), "{out}");
     assert!(
-        out.contains("Valid schema /var/lib/cloud/instance/user-data.txt\n"),
+        out.contains(
+            "user-data at /var/lib/cloud/instance/user-data.txt:\nValid schema user-data\n"
+        ),
         "{out}"
     );
     assert!(
@@ -401,12 +410,12 @@ fn other_user_data_types_are_skipped_and_templates_rendered() {
     assert_eq!(code, 1);
     assert!(err.contains("needs to begin with"), "{err}");
 
-    // Without instance data `v1` is undefined, and an attribute of it fails the render.
+    // Without instance data there is nothing to render with: an error, as cloud-init's.
     let template = "## template: jinja\n#cloud-config\nhostname: {{ v1.local_hostname }}\nwrite_files: {{ v1.region }}\n";
     let (code, _, err) = check_file(template);
     assert_eq!(code, 1);
     assert!(
-        err.contains("does not render: undefined value at line 2"),
+        err.contains("no instance data to render it with (not yet present at"),
         "{err}"
     );
     std::fs::create_dir_all(dir.join("run/ember")).unwrap();

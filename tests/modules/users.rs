@@ -426,3 +426,44 @@ fn bad_types_name_the_key_and_spare_the_rest() {
     let call = m.handoff_module("ssh_import_id");
     assert_eq!(call["config"]["users"][1]["ssh_import_id"][0], "gh:x");
 }
+
+/// cloud-init's distro: a user's `doas` rules go to /etc/doas.conf (0440) once, only when
+/// every one names the user; `ssh_redirect_user` puts the cloud's keys in the user's
+/// authorized_keys, each redirecting to the default user (issue 34).
+#[test]
+fn doas_rules_and_ssh_redirect_user() {
+    if !is_root() {
+        return;
+    }
+    let ud = "#cloud-config\nusers:\n  - default\n  - name: alice\n    doas: [permit nopass alice, permit alice as root cmd /bin/ls]\n  - name: bob\n    doas: [permit nopass alice]\n  - name: carl\n    ssh_redirect_user: true\n";
+    let m = machine("users-doas-redirect", ud);
+    m.write(
+        &m.target,
+        "var/lib/cloud/seed/nocloud/meta-data",
+        b"instance-id: iid-users\nlocal-hostname: box\npublic-keys: [ssh-ed25519 AAAAcloud cloud@x]\n",
+    );
+    m.initrd("all");
+    let doas = m.target_file("etc/doas.conf");
+    assert!(
+        doas.contains(
+            "\n# User rules for alice\npermit nopass alice\npermit alice as root cmd /bin/ls\n"
+        ),
+        "{doas}"
+    );
+    assert!(!doas.contains("bob"), "{doas}");
+    assert_eq!(Machine::mode(&m.target.join("etc/doas.conf")), 0o440);
+    let keys: Vec<String> = m
+        .errors()
+        .iter()
+        .filter_map(|d| d["key"].as_str().map(str::to_string))
+        .collect();
+    assert_eq!(keys, ["users.2.doas.0"]);
+    let carl = m.target_file("home/carl/.ssh/authorized_keys");
+    assert!(
+        carl.starts_with("no-port-forwarding,no-agent-forwarding,no-X11-forwarding,command=\"echo 'Please login as the user \\\"debian\\\" rather than the user \\\"carl\\\".';echo;sleep 10;exit 142\" ssh-ed25519 AAAAcloud"),
+        "{carl}"
+    );
+    // A rerun adds nothing.
+    m.initrd("all");
+    assert_eq!(m.target_file("etc/doas.conf"), doas);
+}

@@ -94,8 +94,13 @@ fn seed_to_final_stage() {
         .contains("\nalice:x:1000:1000::/home/alice:/bin/sh\n"));
     assert_eq!(m.target_file("etc/hostname"), "e2e\n");
 
-    // `config` is the short form of `modules --mode config`: both forms are exercised.
-    for args in [&["init"][..], &["config"], &["modules", "--mode", "final"]] {
+    // `config` is the short form of `modules --mode config`, and `modules --mode init`
+    // (cloud-init's spelling) is `init`: each form is exercised.
+    for args in [
+        &["modules", "--mode", "init"][..],
+        &["config"],
+        &["modules", "--mode", "final"],
+    ] {
         let out = runner(&m, args);
         assert_eq!(
             out.status.code(),
@@ -111,6 +116,9 @@ fn seed_to_final_stage() {
     assert!(m
         .target_file("var/log/e2e.log")
         .contains("said-to-the-log\n"));
+    assert!(m
+        .target_file("var/log/e2e.log")
+        .contains(" running 'modules:init' at "));
     assert!(!t.join("var/log/cloud-init-output.log").exists());
     assert_eq!(m.target_file("var/tmp/alice.uid"), "1000\n");
     let late = t.join("home/alice/late.txt");

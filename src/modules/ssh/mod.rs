@@ -7,7 +7,7 @@
 //! (settings.rs), which `ember schema` shares.
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#ssh>
 
-mod authkeys;
+pub(crate) mod authkeys;
 pub use authkeys::default_user;
 pub mod digest;
 mod hostkey_settings;

@@ -2,7 +2,8 @@
 //! group, gshadow, subuid and subgid directly (the initramfs has no useradd), keeping each
 //! file's format, order and mode; homes from /etc/skel, sudo rules, authorized keys. Keys from
 //! key servers (`ssh_import_id`) are the runner's ssh_import_id module's, once the network is
-//! up. It does not touch SELinux or snap users.
+//! up. doas rules go to /etc/doas.conf; `ssh_redirect_user` puts the cloud's keys in, each
+//! redirecting to the default user. It does not touch SELinux or snap users.
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#users-and-groups>
 //!
 //! Existing users (the image's, or ones made by an earlier run) are never duplicated: they get
@@ -12,12 +13,14 @@
 
 pub mod authorized_keys;
 mod create;
+mod doas;
 mod fields;
 mod home;
 mod inspect;
 mod keys;
 mod login_defs;
 pub mod passwd_db;
+mod redirect;
 
 pub mod shape;
 pub mod spec;
@@ -155,12 +158,22 @@ impl Module for UsersGroups {
             if let Err(d) = authorized_keys::add_keys(ctx.root, &account, &u.keys) {
                 diags.push(d.key(format!("{}.ssh_authorized_keys", u.key)));
             }
+            if u.ssh_redirect {
+                redirect::apply(ctx, &account, &u.key, diags);
+            }
         }
         let rules: Vec<_> = applied
             .iter()
             .map(|(u, a)| (a.name.clone(), u.sudo.clone()))
             .collect();
         if let Err(d) = sudo::write(ctx.root, &rules) {
+            diags.push(d.key("users"));
+        }
+        let doas_rules: Vec<_> = applied
+            .iter()
+            .map(|(u, a)| (a.name.clone(), u.doas.clone()))
+            .collect();
+        if let Err(d) = doas::write(ctx.root, &doas_rules) {
             diags.push(d.key("users"));
         }
     }

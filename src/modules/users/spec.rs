@@ -34,6 +34,10 @@ pub struct UserSpec {
     /// Create missing `groups` and (issue text) a user-private group.
     pub create_groups: bool,
     pub no_user_group: bool,
+    /// doas rules, each naming the user (else none is kept).
+    pub doas: Vec<String>,
+    /// `ssh_redirect_user`: the cloud's keys, redirecting logins to the default user.
+    pub ssh_redirect: bool,
 }
 
 /// The image's default user config (`system_info.default_user`), if it names one.
@@ -300,7 +304,11 @@ fn user_fields(key: &str, m: &Map<String, Value>, diags: &mut Vec<Diag>) -> Opti
         u.homedir = None;
     }
     u.primary_group = str_at(m, "primary_group", key, diags);
-    u.groups = list_at(m, "groups", key, diags).unwrap_or_default();
+    u.groups = match m.get("groups") {
+        // The deprecated mapping form: its keys are the group names, as cloud-init reads it.
+        Some(Value::Object(names)) => names.keys().cloned().collect(),
+        _ => list_at(m, "groups", key, diags).unwrap_or_default(),
+    };
     for (i, g) in u.primary_group.iter().chain(&u.groups).enumerate() {
         if !name_ok(g) {
             let at = if i == 0 && u.primary_group.is_some() {
@@ -361,23 +369,72 @@ fn user_fields(key: &str, m: &Map<String, Value>, diags: &mut Vec<Diag>) -> Opti
         },
     };
     // ssh_import_id is the runner's ssh_import_id module's, once the network is up.
-    for f in ["ssh_redirect_user", "selinux_user", "snapuser", "doas"] {
+    // selinux_user is useradd's `--selinux-user`, a policy mapping the initramfs cannot make.
+    for f in ["selinux_user", "snapuser"] {
         if m.contains_key(f) {
             let why = "not supported in the initramfs: ignored";
             diags.push(Diag::warning(Reason::UnsupportedKey, why).key(k(f)));
         }
     }
+    u.ssh_redirect = redirect(m, &k("ssh_redirect_user"), diags);
     for f in m.keys().filter(|f| !KNOWN.contains(&f.as_str())) {
         diags.push(Diag::warning(Reason::UnknownKey, "not a key of a user: ignored").key(k(f)));
     }
     let errors = diags.iter().skip(before).filter(|d| d.is_error()).count();
+    // A bad doas rule drops the user's rules, not the user (cloud-init logs an error).
+    u.doas = list_at(m, "doas", key, diags).unwrap_or_default();
+    if let Some(i) = u
+        .doas
+        .iter()
+        .position(|r| !super::doas::names_user(r, &u.name))
+    {
+        let msg = "not a doas rule naming this user (permit|deny [options] USER [as TARGET] \
+                   [cmd COMMAND [args ...]]): none of the user's doas rules is written";
+        diags.push(Diag::error(Reason::BadValue, msg).key(format!("{}.{i}", k("doas"))));
+        u.doas.clear();
+    }
     (errors == 0).then_some(u)
+}
+
+/// `ssh_redirect_user` as cloud-init's module reads it: true or `default` redirects, false
+/// or absent does not; another value, or one given with the user's own keys, is an error and
+/// the user is not created.
+fn redirect(m: &Map<String, Value>, key: &str, diags: &mut Vec<Diag>) -> bool {
+    let on = match m.get("ssh_redirect_user") {
+        None | Some(Value::Null) | Some(Value::Bool(false)) => return false,
+        Some(Value::Bool(true)) => true,
+        Some(Value::String(s)) if s == "default" => true,
+        Some(_) => {
+            let msg = "expected true, default or false: user not created";
+            diags.push(Diag::error(Reason::WrongType, msg).key(key));
+            return false;
+        }
+    };
+    let own_keys = ["ssh_authorized_keys", "ssh_import_id"];
+    if own_keys
+        .iter()
+        .any(|f| m.get(*f).is_some_and(|v| !v.is_null()))
+    {
+        let msg = "cannot be given with ssh_authorized_keys or ssh_import_id: user not created";
+        diags.push(Diag::error(Reason::BadValue, msg).key(key));
+    }
+    on
 }
 
 #[cfg(test)]
 mod mapping_form_tests {
     use super::*;
     use serde_json::json;
+
+    /// A user's `groups` as a mapping (deprecated): its keys are the groups.
+    #[test]
+    fn groups_as_a_mapping_are_its_keys() {
+        let cfg = json!({"users": [{"name": "bbsw", "groups": {"adm": null, "sudo": null}}]});
+        let mut diags = Vec::new();
+        let got = users(&cfg, &mut diags);
+        assert_eq!(got[0].groups, ["adm", "sudo"]);
+        assert!(diags.iter().all(|d| !d.is_error()), "{diags:?}");
+    }
 
     #[test]
     fn the_older_mapping_form_names_its_users() {

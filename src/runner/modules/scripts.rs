@@ -15,7 +15,20 @@ use serde_json::Value;
 
 /// Runs one script in the target; a failure is an error naming the script's path.
 pub fn run_script(ctx: &ModCtx, path: &str, env: &[(&str, &str)], diags: &mut Vec<Diag>) {
-    let outcome = ctx.exec.run(&[path], env);
+    run_prefixed(ctx, &[], path, env, diags)
+}
+
+/// Runs one script under a command (`vendor_data.prefix`: `strace -f SCRIPT`).
+fn run_prefixed(
+    ctx: &ModCtx,
+    prefix: &[String],
+    path: &str,
+    env: &[(&str, &str)],
+    diags: &mut Vec<Diag>,
+) {
+    let mut argv: Vec<&str> = prefix.iter().map(String::as_str).collect();
+    argv.push(path);
+    let outcome = ctx.exec.run(&argv, env);
     if !outcome.ok() {
         let msg = format!("script {path} {}", outcome.describe());
         diags.push(Diag::error(Reason::ScriptFailed, msg));
@@ -37,7 +50,7 @@ fn run_refs(
     ctx: &ModCtx,
     module: &str,
     module_freq: Frequency,
-    refs: &[ScriptRef],
+    (prefix, refs): (&[String], &[ScriptRef]),
     diags: &mut Vec<Diag>,
 ) {
     for s in refs {
@@ -45,7 +58,7 @@ fn run_refs(
         let own = Frequency::parse(&s.frequency).unwrap_or(Frequency::PerInstance);
         let freq = item_frequency(own, module_freq);
         once(ctx, &format!("{module}.{base}"), freq, diags, |d| {
-            run_script(ctx, &s.path, &[], d)
+            run_prefixed(ctx, prefix, &s.path, &[], d)
         });
     }
 }
@@ -65,13 +78,8 @@ impl RunnerModule for User {
     /// The handoff's order, then runcmd: cloud-init runs its scripts folder in name order,
     /// where `runcmd` sorts after ember-initrd's `part-NNN` names.
     fn run_at(&self, ctx: &ModCtx, _cfg: &Value, module_freq: Frequency, diags: &mut Vec<Diag>) {
-        run_refs(
-            ctx,
-            "scripts_user",
-            module_freq,
-            &ctx.handoff.scripts,
-            diags,
-        );
+        let refs = (&[][..], &ctx.handoff.scripts[..]);
+        run_refs(ctx, "scripts_user", module_freq, refs, diags);
         let rc = runcmd::script_path(ctx);
         if ctx.root.exists(&rc) {
             let freq = item_frequency(Frequency::PerInstance, module_freq);
@@ -95,33 +103,66 @@ impl RunnerModule for Vendor {
         self.run_at(ctx, cfg, Frequency::PerInstance, diags)
     }
     fn run_at(&self, ctx: &ModCtx, cfg: &Value, module_freq: Frequency, diags: &mut Vec<Diag>) {
-        if vendor_enabled(cfg, diags) {
-            let refs = &ctx.handoff.vendor_scripts;
+        if !vendor_enabled(cfg, diags) {
+            return;
+        }
+        // cloud-init's module fails on a prefix it cannot use: no vendor script runs.
+        if let Some(prefix) = vendor_prefix(cfg, diags) {
+            let refs = (&prefix[..], &ctx.handoff.vendor_scripts[..]);
             run_refs(ctx, "scripts_vendor", module_freq, refs, diags);
         }
     }
 }
 
 /// `vendor_data` as scripts_vendor reads it: whether vendor scripts run (`enabled: false`, or
-/// the deprecated string `"false"`, turns them off). `prefix` is not supported yet: a warning.
-pub fn vendor_enabled(cfg: &Value, diags: &mut Vec<Diag>) -> bool {
+/// the deprecated string `"false"`, turns them off).
+pub fn vendor_enabled(cfg: &Value, _diags: &mut Vec<Diag>) -> bool {
     let enabled = cfg.pointer("/vendor_data/enabled");
     let off = matches!(enabled, Some(Value::Bool(false)))
         || enabled
             .and_then(Value::as_str)
             .is_some_and(|s| s.eq_ignore_ascii_case("false"));
-    if !off && cfg.pointer("/vendor_data/prefix").is_some() {
-        let msg = "vendor_data.prefix not supported yet: scripts run without it";
-        diags.push(Diag::warning(Reason::UnsupportedKey, msg).key("vendor_data.prefix"));
-    }
     !off
+}
+
+/// `vendor_data.prefix`, the command each vendor script runs under, as cloud-init's run-parts
+/// takes it: one word (not split), or a list of words (numbers as written). None, with an
+/// error, when it is neither.
+pub fn vendor_prefix(cfg: &Value, diags: &mut Vec<Diag>) -> Option<Vec<String>> {
+    let key = "vendor_data.prefix";
+    let bad = |diags: &mut Vec<Diag>, what: &str| {
+        let msg = format!("expected {what}: no vendor script runs");
+        diags.push(Diag::error(Reason::WrongType, msg).key(key));
+        None
+    };
+    match cfg.pointer("/vendor_data/prefix") {
+        None | Some(Value::Null) => Some(Vec::new()),
+        Some(Value::String(word)) => Some(vec![word.clone()]),
+        Some(Value::Array(items)) => {
+            let mut words = Vec::new();
+            for item in items {
+                match item {
+                    Value::String(s) => words.push(s.clone()),
+                    Value::Number(n) => words.push(n.to_string()),
+                    _ => return bad(diags, "a list of words (strings or numbers)"),
+                }
+            }
+            if words.iter().any(|w| w.contains('\0')) {
+                return bad(diags, "words without NUL characters");
+            }
+            Some(words)
+        }
+        Some(_) => bad(diags, "a command: a string or a list of words"),
+    }
 }
 
 /// `vendor_data`'s shape and reader, for `ember schema`.
 pub static VENDOR_READER: Reader = Reader {
     shapes: &[("vendor_data", VENDOR_DATA)],
     read: |cfg, d| {
-        vendor_enabled(cfg, d);
+        if vendor_enabled(cfg, d) {
+            vendor_prefix(cfg, d);
+        }
     },
 };
 
@@ -200,5 +241,36 @@ impl RunnerModule for Folder {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::vendor_prefix;
+    use serde_json::json;
+
+    /// cloud-init's run-parts: a string is one word, a list its words (numbers as written),
+    /// anything else fails the module.
+    #[test]
+    fn vendor_prefix_is_read_as_run_parts_takes_it() {
+        let read = |v: serde_json::Value| {
+            let mut d = Vec::new();
+            (
+                vendor_prefix(&json!({"vendor_data": {"prefix": v}}), &mut d),
+                d.len(),
+            )
+        };
+        let words = |w: &[&str]| Some(w.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        assert_eq!(
+            read(json!("/usr/bin/ltrace -c")),
+            (words(&["/usr/bin/ltrace -c"]), 0)
+        );
+        assert_eq!(
+            read(json!(["strace", "-e", 5])),
+            (words(&["strace", "-e", "5"]), 0)
+        );
+        assert_eq!(read(json!(null)), (words(&[]), 0));
+        assert_eq!(read(json!({"a": 1})), (None, 1));
+        assert_eq!(read(json!([["x"]])), (None, 1));
     }
 }

@@ -196,17 +196,23 @@ impl Reader<'_> {
             keyserver: get("keyserver"),
             keyurl: get("keyurl"),
         };
-        let id_ok = |id: &str| {
-            !id.is_empty()
-                && id
-                    .chars()
-                    .all(|c| c.is_ascii_hexdigit() || c == ' ' || c == 'x' || c == 'X')
-        };
-        if spec.keyid.as_deref().is_some_and(|id| !id_ok(id)) {
-            let msg = "expected a key id or fingerprint (hexadecimal); ignored";
+        // cloud-init hands any string to `gpg --recv-keys` (its schema takes any): only what
+        // gpg would read as an option, or what cannot be one argument, is refused here.
+        if let Some(id) = spec.keyid.as_deref() {
             let k = format!("{key}.keyid");
-            self.diags.push(Diag::error(Reason::BadValue, msg).key(k));
-            spec.keyid = None;
+            let hex = |c: char| c.is_ascii_hexdigit() || c == ' ';
+            let id_hex = id
+                .strip_prefix("0x")
+                .or(id.strip_prefix("0X"))
+                .unwrap_or(id);
+            if id.trim().is_empty() || id.starts_with('-') || id.chars().any(char::is_control) {
+                let msg = "expected a key id or fingerprint; ignored";
+                self.diags.push(Diag::error(Reason::BadValue, msg).key(k));
+                spec.keyid = None;
+            } else if !id_hex.chars().all(hex) {
+                let msg = "not a hexadecimal key id or fingerprint: gpg looks it up as written";
+                self.diags.push(Diag::warning(Reason::BadValue, msg).key(k));
+            }
         }
         if spec.keyserver.as_deref().is_some_and(|s| !plain_word(s)) {
             let msg = "expected a keyserver name or URL; ignored";

@@ -4,8 +4,8 @@
 use crate::config::shape::{list, Fields, Lit, Shape};
 use Shape::*;
 
+/// What `post` may name (cloud-init dropped DSA keys, and `pub_key_dsa` with them).
 const PHONE_HOME_FIELDS: &[Lit] = &[
-    Lit::S("pub_key_dsa"),
     Lit::S("pub_key_rsa"),
     Lit::S("pub_key_ecdsa"),
     Lit::S("pub_key_ed25519"),
@@ -20,9 +20,15 @@ pub const PHONE_HOME: Shape = Map(&Fields {
             "post",
             OneOf(&[Lit(&[Lit::S("all")]), list(&Lit(PHONE_HOME_FIELDS), 0)]),
         ),
-        // cloud-init's module takes int() of it: digits in a string too (its schema does not).
-        ("tries", OneOf(&[Int, Str])),
+        // cloud-init's module takes int() of it: digits in a string too (its schema does not);
+        // other text is refused, as its schema does.
+        ("tries", OneOf(&[Int, Pattern(all_digits, "an integer")])),
     ],
     required: &["url"],
     open: false,
 });
+
+fn all_digits(s: &str) -> bool {
+    let s = s.trim();
+    !s.is_empty() && s.chars().all(|c| c.is_ascii_digit())
+}
