@@ -31,9 +31,14 @@ pub fn field(v: &str) -> Result<String, Refused> {
 /// A field as fstab's readers decode it: the four escapes `field` writes, backslash last (so
 /// `\134040` stays `\040`). Other backslashes are kept as they are.
 pub fn unescape(v: &str) -> String {
-    [("\\040", " "), ("\\011", "\t"), ("\\012", "\n"), ("\\134", "\\")]
-        .iter()
-        .fold(v.to_string(), |text, (escaped, c)| text.replace(escaped, c))
+    [
+        ("\\040", " "),
+        ("\\011", "\t"),
+        ("\\012", "\n"),
+        ("\\134", "\\"),
+    ]
+    .iter()
+    .fold(v.to_string(), |text, (escaped, c)| text.replace(escaped, c))
 }
 
 #[cfg(test)]

@@ -1,0 +1,5 @@
+//! (filled below)
+
+use super::Scenario;
+
+pub const SCENARIOS: &[Scenario] = &[];

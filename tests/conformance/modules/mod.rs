@@ -1,0 +1,311 @@
+//! cloud-init's integration tests (`tests/integration_tests/`): each scenario is the
+//! user-data of one upstream test (or test class), provisioned by `ember-initrd all` from a
+//! NoCloud seed in the target and then by the runner's stages chrooted into it (a static
+//! busybox stands for the target's userland), once per boot the upstream test makes. Each row
+//! is one upstream assertion, checked on the target root. An assertion that needs a real
+//! machine (a package installed, a service's state) is a row that says why it is not checked.
+
+mod bugs;
+mod frequencies;
+mod ssh;
+mod users;
+mod write_files;
+
+use crate::common::chroot::cannot_chroot;
+use crate::common::{run, stderr, Machine, EMBER};
+use crate::differences;
+use std::os::unix::fs::{symlink, MetadataExt};
+use std::process::Command;
+
+/// One upstream test's instance: its user-data, what the image holds before it boots, and
+/// how many times it boots.
+pub struct Scenario {
+    pub user_data: &'static str,
+    /// Files of the image (absolute path in the target, content).
+    pub image: &'static [(&'static str, &'static str)],
+    /// 1, or 2 where the upstream test restarts the instance.
+    pub boots: u32,
+    pub rows: &'static [Row],
+}
+
+pub const SCENARIO: Scenario = Scenario {
+    user_data: "",
+    image: &[],
+    boots: 1,
+    rows: &[],
+};
+
+/// One upstream assertion.
+pub struct Row {
+    /// `modules/test_write_files.py::TestWriteFiles::test_write_files[file_b64]`.
+    pub upstream: &'static str,
+    pub checks: &'static [Check],
+    /// Where ember deliberately differs: a phrase of the README's entry; `checks` are then
+    /// ember's outcome.
+    pub differs: Option<&'static str>,
+}
+
+/// A fact about the target after the last boot. Paths are absolute in the target.
+#[derive(Debug)]
+pub enum Check {
+    /// The file holds this text.
+    Has(&'static str, &'static str),
+    /// The file does not hold this text (or does not exist).
+    Lacks(&'static str, &'static str),
+    /// The file is exactly this text.
+    Is(&'static str, &'static str),
+    /// The text occurs this many times in the file.
+    Count(&'static str, &'static str, usize),
+    /// The file's MD5, as the upstream test's `md5sum`.
+    Md5(&'static str, &'static str),
+    Mode(&'static str, u32),
+    /// Owner and group by name, through the target's passwd and group files.
+    Owner(&'static str, &'static str, &'static str),
+    Exists(&'static str),
+    Absent(&'static str),
+    /// A line of /etc/shadow's field 2 (the password) for a user, exactly.
+    Password(&'static str, &'static str),
+    /// The password field starts with this text.
+    PasswordStarts(&'static str, &'static str),
+    /// The two users' password fields differ.
+    PasswordsDiffer(&'static str, &'static str),
+    /// No stage recorded an error.
+    NoErrors,
+    /// Not checkable on a target root: why (what the upstream test needs).
+    NotCheckable(&'static str),
+}
+
+/// A target with a busybox userland, root and the image's files, seeded with `user_data`.
+fn machine(s: &Scenario) -> Machine {
+    let m = Machine::new("conformance-mod");
+    let t = &m.target;
+    for d in [
+        "bin", "usr/bin", "var/tmp", "tmp", "home", "root", "etc/ssh",
+    ] {
+        std::fs::create_dir_all(t.join(d)).unwrap();
+    }
+    std::fs::copy("/bin/busybox", t.join("bin/busybox")).unwrap();
+    for applet in [
+        "sh", "bash", "echo", "id", "cat", "touch", "date", "tee", "md5sum", "ls",
+    ] {
+        symlink("busybox", t.join("bin").join(applet)).unwrap();
+    }
+    m.write(t, "etc/passwd", b"root:x:0:0:root:/root:/bin/sh\n");
+    m.write(t, "etc/group", b"root:x:0:\n");
+    m.write(t, "etc/shadow", b"root:*:19000:0:99999:7:::\n");
+    m.write(t, "etc/default/locale", b"LANG=C.UTF-8\n");
+    for (path, content) in s.image {
+        m.write(t, path, content.as_bytes());
+    }
+    let meta = "instance-id: i-conformance\nlocal-hostname: conformance\n";
+    m.seed_files(
+        t,
+        "var/lib/cloud/seed/nocloud",
+        &[("meta-data", meta), ("user-data", s.user_data)],
+    );
+    m
+}
+
+/// One boot: /run empty, the boot id `boot-N`, ember-initrd, then init, config and final.
+fn boot(m: &Machine, n: u32) -> String {
+    let _ = std::fs::remove_dir_all(&m.run);
+    let boot_id = format!("boot-{n}\n");
+    m.write(
+        &m.host,
+        "proc/sys/kernel/random/boot_id",
+        boot_id.as_bytes(),
+    );
+    let mut log = String::new();
+    let out = m.initrd("all");
+    log.push_str(&format!(
+        "boot {n} ember-initrd all: {:?}\n{}",
+        out.status,
+        stderr(&out)
+    ));
+    for args in [
+        &["init"][..],
+        &["modules", "--mode", "config"],
+        &["modules", "--mode", "final"],
+    ] {
+        let out = run(Command::new(EMBER)
+            .arg("--target")
+            .arg(&m.target)
+            .arg("--run")
+            .arg(&m.run)
+            .arg("--host")
+            .arg(&m.host)
+            .args(args));
+        log.push_str(&format!(
+            "boot {n} {args:?}: {:?}\n{}",
+            out.status,
+            stderr(&out)
+        ));
+    }
+    log
+}
+
+fn read(m: &Machine, path: &str) -> Option<Vec<u8>> {
+    std::fs::read(m.target.join(path.trim_start_matches('/'))).ok()
+}
+
+fn text(m: &Machine, path: &str) -> String {
+    String::from_utf8_lossy(&read(m, path).unwrap_or_default()).into_owned()
+}
+
+/// The name of id `id` in the target's `file` (passwd or group).
+fn name_of(m: &Machine, file: &str, id: u32) -> String {
+    let db = text(m, file);
+    let line = db
+        .lines()
+        .find(|l| l.split(':').nth(2) == Some(&id.to_string()));
+    line.and_then(|l| l.split(':').next())
+        .unwrap_or("?")
+        .to_string()
+}
+
+fn password(m: &Machine, user: &str) -> Option<String> {
+    let shadow = text(m, "/etc/shadow");
+    let line = shadow.lines().find(|l| l.split(':').next() == Some(user))?;
+    line.split(':').nth(1).map(str::to_string)
+}
+
+/// Why `check` does not hold, or `None` when it does.
+fn failure(m: &Machine, check: &Check) -> Option<String> {
+    let ok = |holds: bool, what: String| (!holds).then_some(what);
+    match *check {
+        Check::Has(p, t) => ok(
+            text(m, p).contains(t),
+            format!("{p} lacks {t:?}:\n{}", text(m, p)),
+        ),
+        Check::Lacks(p, t) => ok(
+            !text(m, p).contains(t),
+            format!("{p} holds {t:?}:\n{}", text(m, p)),
+        ),
+        Check::Is(p, t) => ok(
+            text(m, p) == t,
+            format!("{p} is {:?}, not {t:?}", text(m, p)),
+        ),
+        Check::Count(p, t, n) => {
+            let got = text(m, p).matches(t).count();
+            ok(
+                got == n,
+                format!("{p} holds {t:?} {got} times, not {n}:\n{}", text(m, p)),
+            )
+        }
+        Check::Md5(p, sum) => {
+            let got = read(m, p).map(|d| ember::state::md5::hex(&d));
+            ok(
+                got.as_deref() == Some(sum),
+                format!("{p}: md5 {got:?}, not {sum}"),
+            )
+        }
+        Check::Mode(p, mode) => {
+            let got = std::fs::metadata(m.target.join(p.trim_start_matches('/')))
+                .map(|md| md.mode() & 0o7777);
+            let shown = got
+                .as_ref()
+                .map(|g| format!("{g:o}"))
+                .map_err(|e| e.to_string());
+            ok(
+                got.ok() == Some(mode),
+                format!("{p}: mode {shown:?}, not {mode:o}"),
+            )
+        }
+        Check::Owner(p, user, group) => {
+            let md = std::fs::metadata(m.target.join(p.trim_start_matches('/'))).ok()?;
+            let got = (
+                name_of(m, "/etc/passwd", md.uid()),
+                name_of(m, "/etc/group", md.gid()),
+            );
+            ok(
+                got == (user.into(), group.into()),
+                format!("{p}: owner {got:?}, not {user}:{group}"),
+            )
+        }
+        Check::Exists(p) => ok(
+            read(m, p).is_some() || m.target.join(p.trim_start_matches('/')).exists(),
+            format!("{p} missing"),
+        ),
+        Check::Absent(p) => ok(
+            !m.target.join(p.trim_start_matches('/')).exists(),
+            format!("{p} exists"),
+        ),
+        Check::Password(u, want) => {
+            let got = password(m, u);
+            ok(
+                got.as_deref() == Some(want),
+                format!("{u}'s password field {got:?}, not {want:?}"),
+            )
+        }
+        Check::PasswordStarts(u, want) => {
+            let got = password(m, u);
+            ok(
+                got.as_deref().is_some_and(|g| g.starts_with(want)),
+                format!("{u}'s password field {got:?} does not start with {want:?}"),
+            )
+        }
+        Check::PasswordsDiffer(a, b) => ok(
+            password(m, a) != password(m, b),
+            format!("{a} and {b} have the same password field"),
+        ),
+        Check::NoErrors => {
+            let errors = m.errors();
+            ok(errors.is_empty(), format!("errors: {errors:?}"))
+        }
+        Check::NotCheckable(_) => None,
+    }
+}
+
+/// Boots each scenario and checks every row; all failures are reported together.
+pub fn check_all(scenarios: &[Scenario]) {
+    if cannot_chroot() {
+        return;
+    }
+    let mut failures = Vec::new();
+    for s in scenarios {
+        let m = machine(s);
+        let log: String = (1..=s.boots).map(|n| boot(&m, n)).collect();
+        for row in s.rows {
+            if let Some(phrase) = row.differs {
+                differences::assert_listed(row.upstream, phrase);
+            }
+            for check in row.checks {
+                if let Some(why) = failure(&m, check) {
+                    failures.push(format!("{}: {check:?}: {why}", row.upstream));
+                }
+            }
+        }
+        if failures
+            .iter()
+            .any(|f| s.rows.iter().any(|r| f.starts_with(r.upstream)))
+        {
+            failures.push(format!("(its boots)\n{log}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// Rows and the count of them not checkable on a root, for the report.
+#[test]
+fn rows_name_their_upstream_test() {
+    let all = [
+        bugs::SCENARIOS,
+        frequencies::SCENARIOS,
+        ssh::SCENARIOS,
+        users::SCENARIOS,
+        write_files::SCENARIOS,
+    ];
+    for scenarios in all {
+        for s in scenarios {
+            for row in s.rows {
+                assert!(row.upstream.contains(".py::"), "{}", row.upstream);
+                assert!(!row.checks.is_empty(), "{}", row.upstream);
+                let untestable = row
+                    .checks
+                    .iter()
+                    .any(|c| matches!(c, Check::NotCheckable(_)));
+                assert!(!untestable || row.checks.len() == 1, "{}", row.upstream);
+            }
+        }
+    }
+}
