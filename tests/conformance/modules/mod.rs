@@ -14,7 +14,7 @@ mod write_files;
 use crate::common::chroot::cannot_chroot;
 use crate::common::{run, stderr, Machine, EMBER};
 use crate::differences;
-use std::os::unix::fs::{symlink, MetadataExt};
+use std::os::unix::fs::{symlink, MetadataExt, PermissionsExt};
 use std::process::Command;
 
 /// One upstream test's instance: its user-data, what the image holds before it boots, and
@@ -25,6 +25,8 @@ pub struct Scenario {
     pub image: &'static [(&'static str, &'static str)],
     /// 1, or 2 where the upstream test restarts the instance.
     pub boots: u32,
+    /// Files the upstream test changes before it restarts the instance.
+    pub before_restart: &'static [(&'static str, &'static str)],
     pub rows: &'static [Row],
 }
 
@@ -32,6 +34,7 @@ pub const SCENARIO: Scenario = Scenario {
     user_data: "",
     image: &[],
     boots: 1,
+    before_restart: &[],
     rows: &[],
 };
 
@@ -43,7 +46,16 @@ pub struct Row {
     /// Where ember deliberately differs: a phrase of the README's entry; `checks` are then
     /// ember's outcome.
     pub differs: Option<&'static str>,
+    /// The boot after which the checks hold (1-based); 0 for the scenario's last.
+    pub after: u32,
 }
+
+pub const ROW: Row = Row {
+    upstream: "",
+    checks: &[],
+    differs: None,
+    after: 0,
+};
 
 /// A fact about the target after the last boot. Paths are absolute in the target.
 #[derive(Debug)]
@@ -86,10 +98,13 @@ fn machine(s: &Scenario) -> Machine {
     }
     std::fs::copy("/bin/busybox", t.join("bin/busybox")).unwrap();
     for applet in [
-        "sh", "bash", "echo", "id", "cat", "touch", "date", "tee", "md5sum", "ls",
+        "sh", "echo", "id", "cat", "touch", "date", "tee", "md5sum", "ls",
     ] {
         symlink("busybox", t.join("bin").join(applet)).unwrap();
     }
+    // busybox has no bash: the upstream scripts' `#!/bin/bash` gets its shell.
+    m.write(t, "bin/bash", b"#!/bin/sh\nexec /bin/sh \"$@\"\n");
+    std::fs::set_permissions(t.join("bin/bash"), std::fs::Permissions::from_mode(0o755)).unwrap();
     m.write(t, "etc/passwd", b"root:x:0:0:root:/root:/bin/sh\n");
     m.write(t, "etc/group", b"root:x:0:\n");
     m.write(t, "etc/shadow", b"root:*:19000:0:99999:7:::\n");
@@ -106,9 +121,14 @@ fn machine(s: &Scenario) -> Machine {
     m
 }
 
-/// One boot: /run empty, the boot id `boot-N`, ember-initrd, then init, config and final.
+/// One boot: /run empty (the initramfs's and the target's) and the target's /tmp too, as
+/// tmpfs leaves them, the boot id `boot-N`, ember-initrd, then init, config and final.
 fn boot(m: &Machine, n: u32) -> String {
     let _ = std::fs::remove_dir_all(&m.run);
+    for tmpfs in ["run", "tmp"] {
+        let _ = std::fs::remove_dir_all(m.target.join(tmpfs));
+        std::fs::create_dir_all(m.target.join(tmpfs)).unwrap();
+    }
     let boot_id = format!("boot-{n}\n");
     m.write(
         &m.host,
@@ -140,6 +160,9 @@ fn boot(m: &Machine, n: u32) -> String {
             out.status,
             stderr(&out)
         ));
+    }
+    for d in m.diags() {
+        log.push_str(&format!("boot {n} diagnostic: {d}\n"));
     }
     log
 }
@@ -264,21 +287,28 @@ pub fn check_all(scenarios: &[Scenario]) {
     let mut failures = Vec::new();
     for s in scenarios {
         let m = machine(s);
-        let log: String = (1..=s.boots).map(|n| boot(&m, n)).collect();
-        for row in s.rows {
-            if let Some(phrase) = row.differs {
-                differences::assert_listed(row.upstream, phrase);
+        let mut log = String::new();
+        let before = failures.len();
+        for n in 1..=s.boots {
+            if n > 1 {
+                for (path, content) in s.before_restart {
+                    m.write(&m.target, path, content.as_bytes());
+                }
             }
-            for check in row.checks {
-                if let Some(why) = failure(&m, check) {
-                    failures.push(format!("{}: {check:?}: {why}", row.upstream));
+            log.push_str(&boot(&m, n));
+            let now = |r: &&Row| r.after == n || (r.after == 0 && n == s.boots);
+            for row in s.rows.iter().filter(now) {
+                if let Some(phrase) = row.differs {
+                    differences::assert_listed(row.upstream, phrase);
+                }
+                for check in row.checks {
+                    if let Some(why) = failure(&m, check) {
+                        failures.push(format!("{} (boot {n}): {check:?}: {why}", row.upstream));
+                    }
                 }
             }
         }
-        if failures
-            .iter()
-            .any(|f| s.rows.iter().any(|r| f.starts_with(r.upstream)))
-        {
+        if failures.len() > before {
             failures.push(format!("(its boots)\n{log}"));
         }
     }

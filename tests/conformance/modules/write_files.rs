@@ -2,7 +2,7 @@
 //! made later in the boot, written once per instance across a restart.
 
 use super::Check::*;
-use super::{Row, Scenario, SCENARIO};
+use super::{Row, Scenario, ROW, SCENARIO};
 
 const USER_DATA: &str = r#"#cloud-config
 users:
@@ -52,28 +52,28 @@ pub const SCENARIOS: &[Scenario] = &[Scenario {
         Row {
             upstream: "modules/test_write_files.py::TestWriteFiles::test_write_files[md5sum </root/file_b64]",
             checks: &[Md5("/root/file_b64", "84baab0d01c1374924dcedfb5972697c")],
-            differs: None,
+            ..ROW
         },
         Row {
             upstream: "modules/test_write_files.py::TestWriteFiles::test_write_files[md5sum </root/file_binary]",
             checks: &[Md5("/root/file_binary", "3801184b97bb8c6e63fa0e1eae2920d7")],
-            differs: None,
+            ..ROW
         },
         Row {
             upstream: "modules/test_write_files.py::TestWriteFiles::test_write_files[sha256sum </root/file_binary]",
             // Same bytes as the md5 row; the mode it was given too.
             checks: &[Mode("/root/file_binary", 0o555)],
-            differs: None,
+            ..ROW
         },
         Row {
             upstream: "modules/test_write_files.py::TestWriteFiles::test_write_files[md5sum </root/file_gzip]",
             checks: &[Md5("/root/file_gzip", "ec96d4a61ed762f0ff3725e1140661de"), Mode("/root/file_gzip", 0o755)],
-            differs: None,
+            ..ROW
         },
         Row {
             upstream: "modules/test_write_files.py::TestWriteFiles::test_write_files[md5sum </root/file_text]",
             checks: &[Md5("/root/file_text", "a2b6d22fa3d7aa551e22bb0c8acd9121")],
-            differs: None,
+            ..ROW
         },
         Row {
             upstream: "modules/test_write_files.py::TestWriteFiles::test_write_files_deferred",
@@ -83,7 +83,7 @@ pub const SCENARIOS: &[Scenario] = &[Scenario {
                 Owner("/home/testuser/my-file", "myuser", "myuser"),
                 Mode("/home/testuser/my-file", 0o644),
             ],
-            differs: None,
+            ..ROW
         },
         Row {
             upstream: "modules/test_write_files.py::TestWriteFiles::test_write_files_deferred_with_newly_created_dir",
@@ -94,7 +94,7 @@ pub const SCENARIOS: &[Scenario] = &[Scenario {
                 Owner("/home/testuser/subdir1", "myuser", "myuser"),
                 Mode("/home/testuser/subdir1", 0o755),
             ],
-            differs: None,
+            ..ROW
         },
     ],
     ..SCENARIO
