@@ -81,6 +81,15 @@ pub enum Check {
     PasswordStarts(&'static str, &'static str),
     /// The two users' password fields differ.
     PasswordsDiffer(&'static str, &'static str),
+    /// Field N (0-based) of the line of `name` in a colon-separated file (passwd, group,
+    /// shadow) is exactly this.
+    Field(&'static str, &'static str, usize, &'static str),
+    /// That field, a comma-separated list (a group's members), holds this item.
+    Member(&'static str, &'static str, &'static str),
+    /// That field is a number of this many digits (`[0-9]{4}` upstream).
+    FieldDigits(&'static str, &'static str, usize, usize),
+    /// No name has two lines in a colon-separated file.
+    NoDuplicates(&'static str),
     /// No stage recorded an error.
     NoErrors,
     /// Not checkable on a target root: why (what the upstream test needs).
@@ -187,9 +196,14 @@ fn name_of(m: &Machine, file: &str, id: u32) -> String {
 }
 
 fn password(m: &Machine, user: &str) -> Option<String> {
-    let shadow = text(m, "/etc/shadow");
-    let line = shadow.lines().find(|l| l.split(':').next() == Some(user))?;
-    line.split(':').nth(1).map(str::to_string)
+    field(m, "/etc/shadow", user, 1)
+}
+
+/// Field `i` of `name`'s line in the colon-separated `file`.
+fn field(m: &Machine, file: &str, name: &str, i: usize) -> Option<String> {
+    let db = text(m, file);
+    let line = db.lines().find(|l| l.split(':').next() == Some(name))?;
+    line.split(':').nth(i).map(str::to_string)
 }
 
 /// Why `check` does not hold, or `None` when it does.
@@ -271,6 +285,25 @@ fn failure(m: &Machine, check: &Check) -> Option<String> {
             password(m, a) != password(m, b),
             format!("{a} and {b} have the same password field"),
         ),
+        Check::Field(p, name, i, want) => {
+            let got = field(m, p, name, i);
+            ok(got.as_deref() == Some(want), format!("{p}: {name}'s field {i} is {got:?}, not {want:?}"))
+        }
+        Check::Member(p, name, item) => {
+            let got = field(m, p, name, 3).unwrap_or_default();
+            ok(got.split(',').any(|x| x == item), format!("{p}: {name}'s members {got:?} lack {item}"))
+        }
+        Check::FieldDigits(p, name, i, n) => {
+            let got = field(m, p, name, i);
+            let digits = got.as_deref().is_some_and(|g| g.len() == n && g.bytes().all(|b| b.is_ascii_digit()));
+            ok(digits, format!("{p}: {name}'s field {i} is {got:?}, not {n} digits"))
+        }
+        Check::NoDuplicates(p) => {
+            let db = text(m, p);
+            let names: Vec<&str> = db.lines().filter_map(|l| l.split(':').next()).collect();
+            let twice: Vec<&&str> = names.iter().filter(|n| names.iter().filter(|o| o == n).count() > 1).collect();
+            ok(twice.is_empty(), format!("{p}: names twice: {twice:?}"))
+        }
         Check::NoErrors => {
             let errors = m.errors();
             ok(errors.is_empty(), format!("errors: {errors:?}"))
@@ -339,3 +372,24 @@ fn rows_name_their_upstream_test() {
         }
     }
 }
+
+/// The part of Ubuntu's /etc/cloud/cloud.cfg the upstream tests rely on: its default user.
+pub const UBUNTU_CLOUD_CFG: (&str, &str) = (
+    "/etc/cloud/cloud.cfg",
+    "system_info:
+  distro: ubuntu
+  default_user:
+    name: ubuntu
+    lock_passwd: true
+    gecos: Ubuntu
+    groups: [adm, sudo]
+    sudo: [\"ALL=(ALL) NOPASSWD:ALL\"]
+    shell: /bin/bash
+",
+);
+
+/// An sshd_config that includes its drop-in directory, as Debian's and Ubuntu's do.
+pub const SSHD_CONFIG: (&str, &str) = (
+    "/etc/ssh/sshd_config",
+    "Include /etc/ssh/sshd_config.d/*.conf\nKbdInteractiveAuthentication no\n",
+);
