@@ -62,6 +62,8 @@ pub const ROW: Row = Row {
 pub enum Check {
     /// The file holds this text.
     Has(&'static str, &'static str),
+    /// One of the file's lines is exactly this.
+    Line(&'static str, &'static str),
     /// The file does not hold this text (or does not exist).
     Lacks(&'static str, &'static str),
     /// The file is exactly this text.
@@ -284,6 +286,10 @@ fn failure(m: &Machine, check: &Check) -> Option<String> {
         Check::PasswordsDiffer(a, b) => ok(
             password(m, a) != password(m, b),
             format!("{a} and {b} have the same password field"),
+        ),
+        Check::Line(p, line) => ok(
+            text(m, p).lines().any(|l| l == line),
+            format!("{p} has no line {line:?}:\n{}", text(m, p)),
         ),
         Check::Field(p, name, i, want) => {
             let got = field(m, p, name, i);
