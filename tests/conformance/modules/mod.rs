@@ -7,6 +7,7 @@
 
 mod bugs;
 mod frequencies;
+mod nocloud;
 mod ssh;
 mod users;
 mod write_files;
@@ -21,6 +22,13 @@ use std::process::Command;
 /// how many times it boots.
 pub struct Scenario {
     pub user_data: &'static str,
+    /// The seed's meta-data.
+    pub meta_data: &'static str,
+    /// The seed directory under /var/lib/cloud/seed/ (`nocloud`, `nocloud-net`); empty for
+    /// none (the seed is elsewhere: `image`, `dmi_serial`).
+    pub seed_dir: &'static str,
+    /// The SMBIOS system serial (`ds=nocloud;s=…` seeds), empty for none.
+    pub dmi_serial: &'static str,
     /// Files of the image (absolute path in the target, content).
     pub image: &'static [(&'static str, &'static str)],
     /// 1, or 2 where the upstream test restarts the instance.
@@ -32,6 +40,9 @@ pub struct Scenario {
 
 pub const SCENARIO: Scenario = Scenario {
     user_data: "",
+    meta_data: "instance-id: i-conformance\nlocal-hostname: conformance\n",
+    seed_dir: "nocloud",
+    dmi_serial: "",
     image: &[],
     boots: 1,
     before_restart: &[],
@@ -123,11 +134,16 @@ fn machine(s: &Scenario) -> Machine {
     for (path, content) in s.image {
         m.write(t, path, content.as_bytes());
     }
-    let meta = "instance-id: i-conformance\nlocal-hostname: conformance\n";
+    if !s.dmi_serial.is_empty() {
+        m.dmi("product_serial", s.dmi_serial);
+    }
+    if s.seed_dir.is_empty() {
+        return m;
+    }
     m.seed_files(
         t,
-        "var/lib/cloud/seed/nocloud",
-        &[("meta-data", meta), ("user-data", s.user_data)],
+        &format!("var/lib/cloud/seed/{}", s.seed_dir),
+        &[("meta-data", s.meta_data), ("user-data", s.user_data)],
     );
     m
 }
@@ -293,21 +309,35 @@ fn failure(m: &Machine, check: &Check) -> Option<String> {
         ),
         Check::Field(p, name, i, want) => {
             let got = field(m, p, name, i);
-            ok(got.as_deref() == Some(want), format!("{p}: {name}'s field {i} is {got:?}, not {want:?}"))
+            ok(
+                got.as_deref() == Some(want),
+                format!("{p}: {name}'s field {i} is {got:?}, not {want:?}"),
+            )
         }
         Check::Member(p, name, item) => {
             let got = field(m, p, name, 3).unwrap_or_default();
-            ok(got.split(',').any(|x| x == item), format!("{p}: {name}'s members {got:?} lack {item}"))
+            ok(
+                got.split(',').any(|x| x == item),
+                format!("{p}: {name}'s members {got:?} lack {item}"),
+            )
         }
         Check::FieldDigits(p, name, i, n) => {
             let got = field(m, p, name, i);
-            let digits = got.as_deref().is_some_and(|g| g.len() == n && g.bytes().all(|b| b.is_ascii_digit()));
-            ok(digits, format!("{p}: {name}'s field {i} is {got:?}, not {n} digits"))
+            let digits = got
+                .as_deref()
+                .is_some_and(|g| g.len() == n && g.bytes().all(|b| b.is_ascii_digit()));
+            ok(
+                digits,
+                format!("{p}: {name}'s field {i} is {got:?}, not {n} digits"),
+            )
         }
         Check::NoDuplicates(p) => {
             let db = text(m, p);
             let names: Vec<&str> = db.lines().filter_map(|l| l.split(':').next()).collect();
-            let twice: Vec<&&str> = names.iter().filter(|n| names.iter().filter(|o| o == n).count() > 1).collect();
+            let twice: Vec<&&str> = names
+                .iter()
+                .filter(|n| names.iter().filter(|o| o == n).count() > 1)
+                .collect();
             ok(twice.is_empty(), format!("{p}: names twice: {twice:?}"))
         }
         Check::NoErrors => {
@@ -360,6 +390,7 @@ fn rows_name_their_upstream_test() {
     let all = [
         bugs::SCENARIOS,
         frequencies::SCENARIOS,
+        nocloud::SCENARIOS,
         ssh::SCENARIOS,
         users::SCENARIOS,
         write_files::SCENARIOS,

@@ -161,26 +161,34 @@ users:
     };
 }
 
-const LIST: &str = concat!(common!(), "
+const LIST: &str = concat!(
+    common!(),
+    "
 chpasswd:
   list:
     - tom:mypassword123!
     - dick:RANDOM
     - harry:RANDOM
     - mikey:$5$xZ$B2YGGEx2AOf4PeW48KC6.QyT1W2B4rZ9Qbltudtha89
-");
+"
+);
 
-const STRING: &str = concat!(common!(), "
+const STRING: &str = concat!(
+    common!(),
+    "
 chpasswd:
     list: |
       tom:mypassword123!
       dick:RANDOM
       harry:RANDOM
       mikey:$5$xZ$B2YGGEx2AOf4PeW48KC6.QyT1W2B4rZ9Qbltudtha89
-");
+"
+);
 
 /// mikey's entry has no `type`: cloud-init's default is a hash, set as given.
-const USERS: &str = concat!(common!(), "
+const USERS: &str = concat!(
+    common!(),
+    "
 chpasswd:
   users:
     - name: tom
@@ -192,33 +200,63 @@ chpasswd:
       type: RANDOM
     - name: mikey
       password: $5$xZ$B2YGGEx2AOf4PeW48KC6.QyT1W2B4rZ9Qbltudtha89
-");
+"
+);
 
 macro_rules! password_rows {
     ($class:literal) => {
         &[
             Row {
-                upstream: concat!("modules/test_set_password.py::", $class, "::test_no_duplicate_users_in_shadow"),
+                upstream: concat!(
+                    "modules/test_set_password.py::",
+                    $class,
+                    "::test_no_duplicate_users_in_shadow"
+                ),
                 checks: &[NoDuplicates("/etc/shadow")],
                 ..ROW
             },
             Row {
-                upstream: concat!("modules/test_set_password.py::", $class, "::test_password_in_users_dict_set_correctly"),
-                checks: &[Password("jane", "$5$iW$XsxmWCdpwIW8Yhv.Jn/R3uk6A4UaicfW5Xp7C9p9pg.")],
+                upstream: concat!(
+                    "modules/test_set_password.py::",
+                    $class,
+                    "::test_password_in_users_dict_set_correctly"
+                ),
+                checks: &[Password(
+                    "jane",
+                    "$5$iW$XsxmWCdpwIW8Yhv.Jn/R3uk6A4UaicfW5Xp7C9p9pg.",
+                )],
                 ..ROW
             },
             Row {
-                upstream: concat!("modules/test_set_password.py::", $class, "::test_hashed_password_without_lock_passwd_override_is_locked"),
-                checks: &[Password("sally", "!$5$bA$KBMTe8lXf0e8lE4f4hYPU0h6h0HzQX4vHpnq6xHn9Q2")],
+                upstream: concat!(
+                    "modules/test_set_password.py::",
+                    $class,
+                    "::test_hashed_password_without_lock_passwd_override_is_locked"
+                ),
+                checks: &[Password(
+                    "sally",
+                    "!$5$bA$KBMTe8lXf0e8lE4f4hYPU0h6h0HzQX4vHpnq6xHn9Q2",
+                )],
                 ..ROW
             },
             Row {
-                upstream: concat!("modules/test_set_password.py::", $class, "::test_password_in_chpasswd_list_set_correctly"),
-                checks: &[Password("mikey", "$5$xZ$B2YGGEx2AOf4PeW48KC6.QyT1W2B4rZ9Qbltudtha89")],
+                upstream: concat!(
+                    "modules/test_set_password.py::",
+                    $class,
+                    "::test_password_in_chpasswd_list_set_correctly"
+                ),
+                checks: &[Password(
+                    "mikey",
+                    "$5$xZ$B2YGGEx2AOf4PeW48KC6.QyT1W2B4rZ9Qbltudtha89",
+                )],
                 ..ROW
             },
             Row {
-                upstream: concat!("modules/test_set_password.py::", $class, "::test_random_passwords_set_correctly"),
+                upstream: concat!(
+                    "modules/test_set_password.py::",
+                    $class,
+                    "::test_random_passwords_set_correctly"
+                ),
                 checks: &[
                     PasswordStarts("harry", "$"),
                     PasswordStarts("dick", "$"),
@@ -229,24 +267,46 @@ macro_rules! password_rows {
                 ..ROW
             },
             Row {
-                upstream: concat!("modules/test_set_password.py::", $class, "::test_random_passwords_not_stored_in_cloud_init_output_log"),
-                checks: &[Lacks("/var/log/cloud-init-output.log", "dick:"), Lacks("/var/log/cloud-init-output.log", "harry:")],
+                upstream: concat!(
+                    "modules/test_set_password.py::",
+                    $class,
+                    "::test_random_passwords_not_stored_in_cloud_init_output_log"
+                ),
+                checks: &[
+                    Lacks("/var/log/cloud-init-output.log", "dick:"),
+                    Lacks("/var/log/cloud-init-output.log", "harry:"),
+                ],
                 ..ROW
             },
             Row {
-                upstream: concat!("modules/test_set_password.py::", $class, "::test_random_passwords_emitted_to_serial_console"),
+                upstream: concat!(
+                    "modules/test_set_password.py::",
+                    $class,
+                    "::test_random_passwords_emitted_to_serial_console"
+                ),
                 checks: &[NotCheckable("the serial console of a booted machine")],
                 ..ROW
             },
             Row {
-                upstream: concat!("modules/test_set_password.py::", $class, "::test_explicit_password_set_correctly"),
+                upstream: concat!(
+                    "modules/test_set_password.py::",
+                    $class,
+                    "::test_explicit_password_set_correctly"
+                ),
                 // Upstream re-crypts the clear text with the salt found; here: it was hashed
                 // (SHA-512 crypt), not kept as text nor the users dict's md5.
-                checks: &[PasswordStarts("tom", "$6$"), Lacks("/etc/shadow", "mypassword123!")],
+                checks: &[
+                    PasswordStarts("tom", "$6$"),
+                    Lacks("/etc/shadow", "mypassword123!"),
+                ],
                 ..ROW
             },
             Row {
-                upstream: concat!("modules/test_set_password.py::", $class, "::test_shadow_expected_users"),
+                upstream: concat!(
+                    "modules/test_set_password.py::",
+                    $class,
+                    "::test_shadow_expected_users"
+                ),
                 checks: &[
                     Has("/etc/shadow", "tom:"),
                     Has("/etc/shadow", "dick:"),
@@ -258,18 +318,37 @@ macro_rules! password_rows {
                 ..ROW
             },
             Row {
-                upstream: concat!("modules/test_set_password.py::", $class, "::test_sshd_config_file"),
-                checks: &[Has("/etc/ssh/sshd_config.d/50-cloud-init.conf", "PasswordAuthentication yes\n")],
+                upstream: concat!(
+                    "modules/test_set_password.py::",
+                    $class,
+                    "::test_sshd_config_file"
+                ),
+                checks: &[Has(
+                    "/etc/ssh/sshd_config.d/50-cloud-init.conf",
+                    "PasswordAuthentication yes\n",
+                )],
                 ..ROW
             },
             Row {
-                upstream: concat!("modules/test_set_password.py::", $class, "::test_check_ssh_service"),
-                checks: &[NotCheckable("the `systemctl show` of ssh.service on a booted Ubuntu, in cloud-init.log")],
+                upstream: concat!(
+                    "modules/test_set_password.py::",
+                    $class,
+                    "::test_check_ssh_service"
+                ),
+                checks: &[NotCheckable(
+                    "the `systemctl show` of ssh.service on a booted Ubuntu, in cloud-init.log",
+                )],
                 ..ROW
             },
             Row {
-                upstream: concat!("modules/test_set_password.py::", $class, "::test_sshd_config"),
-                checks: &[NotCheckable("`sshd -T` of the booted system (its drop-in is test_sshd_config_file's row)")],
+                upstream: concat!(
+                    "modules/test_set_password.py::",
+                    $class,
+                    "::test_sshd_config"
+                ),
+                checks: &[NotCheckable(
+                    "`sshd -T` of the booted system (its drop-in is test_sshd_config_file's row)",
+                )],
                 ..ROW
             },
         ]
@@ -279,7 +358,10 @@ macro_rules! password_rows {
 pub const SCENARIOS: &[Scenario] = &[
     Scenario {
         user_data: USERS_GROUPS,
-        image: &[UBUNTU_CLOUD_CFG, ("/etc/sudoers", "@includedir /etc/sudoers.d\n")],
+        image: &[
+            UBUNTU_CLOUD_CFG,
+            ("/etc/sudoers", "@includedir /etc/sudoers.d\n"),
+        ],
         rows: USERS_GROUPS_ROWS,
         ..SCENARIO
     },
