@@ -6,6 +6,7 @@
 //! machine (a package installed, a service's state) is a row that says why it is not checked.
 
 mod bugs;
+mod combined;
 mod frequencies;
 mod nocloud;
 mod ssh;
@@ -103,6 +104,12 @@ pub enum Check {
     FieldDigits(&'static str, &'static str, usize, usize),
     /// No name has two lines in a colon-separated file.
     NoDuplicates(&'static str),
+    /// A diagnostic (of any severity) names this key path.
+    Said(&'static str),
+    /// A file of the run directory (`/run`) holds this text.
+    RunHas(&'static str, &'static str),
+    /// A link of the run directory points at this.
+    RunLink(&'static str, &'static str),
     /// No stage recorded an error.
     NoErrors,
     /// Not checkable on a target root: why (what the upstream test needs).
@@ -133,6 +140,10 @@ fn machine(s: &Scenario) -> Machine {
     m.write(t, "etc/default/locale", b"LANG=C.UTF-8\n");
     for (path, content) in s.image {
         m.write(t, path, content.as_bytes());
+        if path.contains("bin/") {
+            let mode = std::fs::Permissions::from_mode(0o755);
+            std::fs::set_permissions(t.join(path.trim_start_matches('/')), mode).unwrap();
+        }
     }
     if !s.dmi_serial.is_empty() {
         m.dmi("product_serial", s.dmi_serial);
@@ -340,6 +351,25 @@ fn failure(m: &Machine, check: &Check) -> Option<String> {
                 .collect();
             ok(twice.is_empty(), format!("{p}: names twice: {twice:?}"))
         }
+        Check::Said(key) => {
+            let diags = m.diags();
+            ok(
+                diags.iter().any(|d| d["key"] == key),
+                format!("no diagnostic names {key}: {diags:?}"),
+            )
+        }
+        Check::RunHas(p, t) => {
+            let got = std::fs::read_to_string(m.run.join(p.trim_start_matches("/run/")))
+                .unwrap_or_default();
+            ok(got.contains(t), format!("{p} lacks {t:?}:\n{got}"))
+        }
+        Check::RunLink(p, to) => {
+            let got = std::fs::read_link(m.run.join(p.trim_start_matches("/run/")));
+            ok(
+                got.as_ref().is_ok_and(|g| g.to_str() == Some(to)),
+                format!("{p} links to {got:?}, not {to}"),
+            )
+        }
         Check::NoErrors => {
             let errors = m.errors();
             ok(errors.is_empty(), format!("errors: {errors:?}"))
@@ -389,6 +419,7 @@ pub fn check_all(scenarios: &[Scenario]) {
 fn rows_name_their_upstream_test() {
     let all = [
         bugs::SCENARIOS,
+        combined::SCENARIOS,
         frequencies::SCENARIOS,
         nocloud::SCENARIOS,
         ssh::SCENARIOS,
