@@ -8,6 +8,7 @@
 mod bugs;
 mod combined;
 mod frequencies;
+mod hostname;
 mod nocloud;
 mod ssh;
 mod users;
@@ -21,6 +22,7 @@ use std::process::Command;
 
 /// One upstream test's instance: its user-data, what the image holds before it boots, and
 /// how many times it boots.
+#[derive(Clone, Copy)]
 pub struct Scenario {
     pub user_data: &'static str,
     /// The seed's meta-data.
@@ -51,6 +53,7 @@ pub const SCENARIO: Scenario = Scenario {
 };
 
 /// One upstream assertion.
+#[derive(Clone, Copy)]
 pub struct Row {
     /// `modules/test_write_files.py::TestWriteFiles::test_write_files[file_b64]`.
     pub upstream: &'static str,
@@ -70,7 +73,7 @@ pub const ROW: Row = Row {
 };
 
 /// A fact about the target after the last boot. Paths are absolute in the target.
-#[derive(Debug)]
+#[derive(Clone, Copy, Debug)]
 pub enum Check {
     /// The file holds this text.
     Has(&'static str, &'static str),
@@ -421,6 +424,7 @@ fn rows_name_their_upstream_test() {
         bugs::SCENARIOS,
         combined::SCENARIOS,
         frequencies::SCENARIOS,
+        hostname::SCENARIOS,
         nocloud::SCENARIOS,
         ssh::SCENARIOS,
         users::SCENARIOS,
