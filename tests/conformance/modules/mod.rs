@@ -9,6 +9,7 @@ mod bugs;
 mod combined;
 mod frequencies;
 mod hostname;
+mod jinja;
 mod nocloud;
 mod ssh;
 mod users;
@@ -425,6 +426,7 @@ fn rows_name_their_upstream_test() {
         combined::SCENARIOS,
         frequencies::SCENARIOS,
         hostname::SCENARIOS,
+        jinja::SCENARIOS,
         nocloud::SCENARIOS,
         ssh::SCENARIOS,
         users::SCENARIOS,
