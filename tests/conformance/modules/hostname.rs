@@ -52,7 +52,8 @@ macro_rules! hostname_scenarios {
 }
 
 const PLAIN: [Scenario; 4] = hostname_scenarios!("TestHostname", "");
-const FILE: [Scenario; 4] = hostname_scenarios!("TestCreateHostnameFile", "create_hostname_file: true\n");
+const FILE: [Scenario; 4] =
+    hostname_scenarios!("TestCreateHostnameFile", "create_hostname_file: true\n");
 
 pub const SCENARIOS: &[Scenario] = &[
     PLAIN[0], PLAIN[1], PLAIN[2], PLAIN[3], FILE[0], FILE[1], FILE[2], FILE[3],

@@ -6,7 +6,6 @@
 use super::Check::*;
 use super::{Row, Scenario, ROW, SCENARIO};
 
-
 pub const SCENARIOS: &[Scenario] = &[
     Scenario {
         user_data: "## template: jinja

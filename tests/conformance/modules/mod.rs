@@ -11,6 +11,7 @@ mod frequencies;
 mod hostname;
 mod jinja;
 mod nocloud;
+mod others;
 mod ssh;
 mod users;
 mod write_files;
@@ -389,6 +390,10 @@ pub fn check_all(scenarios: &[Scenario]) {
     }
     let mut failures = Vec::new();
     for s in scenarios {
+        let untestable = |r: &Row| r.checks.iter().all(|c| matches!(c, Check::NotCheckable(_)));
+        if s.rows.iter().all(untestable) {
+            continue;
+        }
         let m = machine(s);
         let mut log = String::new();
         let before = failures.len();
@@ -428,6 +433,7 @@ fn rows_name_their_upstream_test() {
         hostname::SCENARIOS,
         jinja::SCENARIOS,
         nocloud::SCENARIOS,
+        others::SCENARIOS,
         ssh::SCENARIOS,
         users::SCENARIOS,
         write_files::SCENARIOS,
