@@ -10,6 +10,7 @@ mod combined;
 mod frequencies;
 mod hostname;
 mod jinja;
+mod keysfile;
 mod nocloud;
 mod others;
 mod ssh;
@@ -130,6 +131,8 @@ fn machine(s: &Scenario) -> Machine {
     ] {
         std::fs::create_dir_all(t.join(d)).unwrap();
     }
+    // root's home as images have it.
+    std::fs::set_permissions(t.join("root"), std::fs::Permissions::from_mode(0o700)).unwrap();
     std::fs::copy("/bin/busybox", t.join("bin/busybox")).unwrap();
     for applet in [
         "sh", "echo", "id", "cat", "touch", "date", "tee", "md5sum", "ls",
@@ -432,6 +435,7 @@ fn rows_name_their_upstream_test() {
         frequencies::SCENARIOS,
         hostname::SCENARIOS,
         jinja::SCENARIOS,
+        keysfile::SCENARIOS,
         nocloud::SCENARIOS,
         others::SCENARIOS,
         ssh::SCENARIOS,
