@@ -5,6 +5,7 @@
 //! is one upstream assertion, checked on the target root. An assertion that needs a real
 //! machine (a package installed, a service's state) is a row that says why it is not checked.
 
+mod apt;
 mod bugs;
 mod combined;
 mod frequencies;
@@ -430,6 +431,7 @@ pub fn check_all(scenarios: &[Scenario]) {
 #[test]
 fn rows_name_their_upstream_test() {
     let all = [
+        apt::SCENARIOS,
         bugs::SCENARIOS,
         combined::SCENARIOS,
         frequencies::SCENARIOS,

@@ -73,7 +73,6 @@ const NOT_ON_A_ROOT: &[Row] = &[
     row!("modules/test_ansible.py::test_ansible_pull_pip", "ansible installed with pip and a git repository pulled"),
     row!("modules/test_ansible.py::test_ansible_pull_distro", "ansible installed from the archive and a git repository pulled"),
     row!("modules/test_ansible.py::test_ansible_controller", "ansible and an LXD controller"),
-    row!("modules/test_apt_functionality.py::TestApt", "apt fetching from PPAs and keyservers"),
     row!("modules/test_apt_functionality.py::TestDefaults", "apt's sources of a cloud image"),
     row!("modules/test_apt_functionality.py::TestDisabled", "apt's sources of a cloud image"),
     row!("modules/test_apt_functionality.py::test_install_missing_deps", "apt installing gnupg"),
