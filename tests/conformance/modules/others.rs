@@ -55,7 +55,6 @@ const NOT_ON_A_ROOT: &[Row] = &[
     row!("modules/test_power_state_change.py::TestPowerChange::test_poweroff_false_condition", "the instance staying up, read from its log"),
     row!("modules/test_ssh_auth_key_fingerprints.py::TestSshAuthkeyFingerprints::test_ssh_authkey_fingerprints_disable", "the fingerprints on the instance's syslog"),
     row!("modules/test_ssh_auth_key_fingerprints.py::TestSshAuthkeyFingerprints::test_ssh_authkey_fingerprints_enable", "the fingerprints on the instance's syslog"),
-    row!("modules/test_ssh_auth_key_fingerprints.py::TestSshAuthkeyFingerprints::test_no_home_directory_created", "an LXD user whose home is absent, on the instance"),
     row!("modules/test_disk_setup.py::TestDeviceAliases::test_device_alias", "an LXD disk attached to the instance"),
     row!("modules/test_disk_setup.py::TestPartProbeAvailability::test_disk_setup_when_mounted", "an LXD disk, mounted, repartitioned"),
     row!("modules/test_disk_setup.py::TestPartProbeAvailability::test_disk_setup_no_partprobe", "an LXD disk and the image's partprobe removed"),
@@ -170,6 +169,21 @@ pub const SCENARIOS: &[Scenario] = &[
             checks: &[
                 Has("/usr/local/share/ca-certificates/cloud-init-ca-cert-1.crt", "MIIBConformanceTestCertificateBody"),
                 Has("/etc/ca-certificates.conf", "!mozilla/Some_Root_CA.crt"),
+            ],
+            ..ROW
+        }],
+        ..SCENARIO
+    },
+    Scenario {
+        user_data: "#cloud-config\nusers:\n - default\n - name: nch\n   no_create_home: true\n - name: system\n   system: true\n",
+        image: &[super::UBUNTU_CLOUD_CFG],
+        rows: &[Row {
+            upstream: "modules/test_ssh_auth_key_fingerprints.py::test_no_home_directory_created",
+            checks: &[
+                Absent("/home/nch"),
+                Absent("/home/system"),
+                Has("/etc/passwd", "\nnch:"),
+                Has("/etc/passwd", "\nsystem:"),
             ],
             ..ROW
         }],
