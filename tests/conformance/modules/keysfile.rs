@@ -42,6 +42,7 @@ macro_rules! verify {
             Has($fr, DEFAULT),
             Lacks($f1, DEFAULT),
             Lacks($fu, USER1),
+            Lacks($f1, USER2),
             Owner($f1, "test_user1", "test_user1"),
             Mode($f1, 0o600),
             Owner($f2, "test_user2", "test_user2"),
