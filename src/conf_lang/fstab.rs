@@ -28,6 +28,19 @@ pub fn field(v: &str) -> Result<String, Refused> {
     Ok(out)
 }
 
+/// A field as fstab's readers decode it: the four escapes `field` writes, backslash last (so
+/// `\134040` stays `\040`). Other backslashes are kept as they are.
+pub fn unescape(v: &str) -> String {
+    [
+        ("\\040", " "),
+        ("\\011", "\t"),
+        ("\\012", "\n"),
+        ("\\134", "\\"),
+    ]
+    .iter()
+    .fold(v.to_string(), |text, (escaped, c)| text.replace(escaped, c))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -49,6 +62,9 @@ mod tests {
         }
         for v in ["", "#x", "a\rb", "a\0b"] {
             assert!(field(v).is_err(), "{v:?}");
+        }
+        for (v, _) in table {
+            assert_eq!(unescape(&field(v).unwrap()), v, "{v:?}");
         }
     }
 }

@@ -278,8 +278,7 @@ mod tests {
         e.finish().unwrap()
     }
 
-    /// Each of cloud-init's encodings, any case; gzip as our YAML reader keeps `!!binary`
-    /// that is not UTF-8 (its base64 text).
+    /// Each of cloud-init's encodings, any case; gzip also as base64 text.
     #[test]
     fn data_is_decoded_as_each_encoding_says() {
         let b64 = |d: &[u8]| base64::engine::general_purpose::STANDARD.encode(d);

@@ -126,7 +126,8 @@ pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> Vec<(String, String, Pw)> {
     out
 }
 
-/// `{name, password, type}` with type `hash`, `text` (the default) or `RANDOM`.
+/// `{name, password, type}` with type `hash` (the default, as in cloud-init's module: the
+/// password is set as given), `text` or `RANDOM`.
 fn users_entry(key: String, u: &Value, diags: &mut Vec<Diag>) -> Option<(String, String, Pw)> {
     let Some(m) = u.as_object() else {
         diags.push(type_error(&key, "a mapping with name, password and type"));
@@ -137,7 +138,7 @@ fn users_entry(key: String, u: &Value, diags: &mut Vec<Diag>) -> Option<(String,
         return None;
     };
     let kind = match m.get("type") {
-        None | Some(Value::Null) => "text",
+        None | Some(Value::Null) => "hash",
         Some(Value::String(t)) if ["hash", "text", "RANDOM"].contains(&t.as_str()) => t,
         Some(_) => {
             diags.push(type_error(&format!("{key}.type"), "hash, text or RANDOM"));

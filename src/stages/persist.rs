@@ -77,6 +77,17 @@ fn write_parts<'p>(
         .collect()
 }
 
+/// The folder under /var/lib/cloud/scripts of a script part typed with its frequency
+/// (`text/x-shellscript-per-boot`); `None` for a plain `text/x-shellscript`.
+fn frequency_folder(content_type: &str) -> Option<&'static str> {
+    match content_type.strip_prefix("text/x-shellscript-")? {
+        "per-boot" => Some("per-boot"),
+        "per-instance" => Some("per-instance"),
+        "per-once" => Some("per-once"),
+        _ => None,
+    }
+}
+
 /// The network config this boot uses, where it came from, and its parsed `model`, in
 /// cloud-init's order: command line, datasource, image config, then dracut's `ip=` where
 /// cloud-init would fall back. Rendering it is the network stage's job; a config that does
@@ -214,12 +225,24 @@ pub fn record(
     // them, and user-data can switch them off).
     let vendor: Vec<&Processed> = merged.vendor.iter().map(|(_, v)| v).collect();
     let user: Vec<&Processed> = merged.user.iter().collect();
-    let scripts = write_parts(
-        &w,
-        rec,
-        &format!("{ci_inst}/scripts"),
-        user.iter().flat_map(|p| &p.scripts),
-    );
+    // Scripts typed with a frequency go to the image's folders, as cloud-init's handler puts
+    // them: the scripts_per_boot/_instance/_once modules run them from there (every boot for
+    // per-boot). The others are the instance's, run by scripts_user.
+    let (by_frequency, scripts): (Vec<&Part>, Vec<&Part>) = user
+        .iter()
+        .flat_map(|p| &p.scripts)
+        .partition(|p| frequency_folder(&p.content_type).is_some());
+    for folder in ["per-boot", "per-instance", "per-once"] {
+        let dir = format!("{CLOUD_LIB}/scripts/{folder}");
+        let parts = by_frequency.iter().copied();
+        write_parts(
+            &w,
+            rec,
+            &dir,
+            parts.filter(|p| frequency_folder(&p.content_type) == Some(folder)),
+        );
+    }
+    let scripts = write_parts(&w, rec, &format!("{ci_inst}/scripts"), scripts.into_iter());
     let vendor_dir = format!("{ci_inst}/scripts/vendor");
     let vendor_scripts = write_parts(&w, rec, &vendor_dir, vendor.iter().flat_map(|p| &p.scripts));
     let hooks = user.iter().chain(&vendor).flat_map(|p| &p.boothooks);

@@ -8,6 +8,7 @@ pub mod emit;
 mod node;
 mod resolve;
 mod utf8;
+pub use resolve::binary_bytes;
 pub use utf8::{diag as not_utf8, locate as locate_invalid_utf8, Utf8Place};
 #[cfg(test)]
 mod tests;

@@ -361,7 +361,7 @@ fn plain_text_passwords_reach_no_log_and_no_readable_file() {
     if !is_root() {
         return;
     }
-    let ud = "#cloud-config\nusers:\n  - {name: carol, plain_text_passwd: Carol-Clear-555, lock_passwd: false}\nchpasswd: {expire: false, users: [{name: existing, password: Exist-Clear-666}]}\npassword: Default-Clear-777\n";
+    let ud = "#cloud-config\nusers:\n  - {name: carol, plain_text_passwd: Carol-Clear-555, lock_passwd: false}\nchpasswd: {expire: false, users: [{name: existing, password: Exist-Clear-666, type: text}]}\npassword: Default-Clear-777\n";
     let m = machine("users-secrets", ud);
     let out = m.initrd("all");
     assert_eq!(m.errors(), Vec::<serde_json::Value>::new());

@@ -375,7 +375,11 @@ impl<'a> Collector<'a> {
                 let url = seed_file_url(&base, name);
                 match fetcher.read(&url, max) {
                     Ok(d) => FileRead::Found(d),
-                    Err(FetchError::NotFound { .. }) => FileRead::Absent,
+                    Err(FetchError::NotFound { .. }) => self
+                        .env
+                        .target
+                        .as_ref()
+                        .map_or(FileRead::Absent, |root| in_target(root, &url, max)),
                     Err(e) => FileRead::Failed(e.to_diag(&crate::fetch::redact_url(&url))),
                 }
             },
@@ -454,6 +458,22 @@ impl<'a> Collector<'a> {
 /// is appended, after a `/` when the URL ends in none and has no query string.
 /// An http(s) seed needs ember's own lease when the initramfs has no default route yet. Without
 /// a readable route table (a test's host tree, a container) the network is someone else's.
+/// A local seed file the initramfs lacks, read in the target root: cloud-init reads a
+/// `file://` or plain-path seed on the booted system, where the root's files are.
+fn in_target(root: &crate::root::ReadOnly, url: &str, max: u64) -> FileRead {
+    let Some(path) = url
+        .strip_prefix("file://")
+        .or(url.starts_with('/').then_some(url))
+    else {
+        return FileRead::Absent;
+    };
+    match root.read_file(path, max) {
+        Ok(Some(d)) => FileRead::Found(d),
+        Ok(None) => FileRead::Absent,
+        Err(e) => FileRead::Failed(Diag::from(e).file(path.to_string())),
+    }
+}
+
 fn needs_ephemeral_network(host: &crate::host::Host, url: &str) -> bool {
     if !(url.starts_with("http://") || url.starts_with("https://")) {
         return false;

@@ -55,9 +55,12 @@ impl Module for Mounts {
             Err(e) => return diags.push(Diag::error(e.code(), e.to_string()).file(FSTAB)),
         };
         let kept: Vec<&str> = fstab.lines().filter(|l| !l.contains(TAG)).collect();
-        let taken: Vec<&str> = kept
+        // A device the admin's own lines mount, decoded as fstab's readers decode it (a
+        // `\040` there is the space in a `mounts` entry's device).
+        let taken: Vec<String> = kept
             .iter()
             .filter_map(|l| l.split_whitespace().next())
+            .map(fstab::unescape)
             .collect();
 
         let mut entries: Vec<Fields> = settings
@@ -164,7 +167,7 @@ fn add_default_mounts(
     ctx: &ModuleCtx,
     settings: &Settings,
     entries: &mut Vec<Fields>,
-    taken: &[&str],
+    taken: &[String],
 ) {
     let defaults = [
         ["ephemeral0", "/mnt", "auto", DEFAULT_OPTIONS, "0", "2"],
@@ -174,7 +177,7 @@ fn add_default_mounts(
         let Spec::Device(dev) = device_spec(ctx, &settings.aliases, d[0]) else {
             continue;
         };
-        if taken.contains(&dev.as_str()) || entries.iter().any(|e| e[0].as_deref() == Some(&dev)) {
+        if taken.contains(&dev) || entries.iter().any(|e| e[0].as_deref() == Some(&dev)) {
             continue;
         }
         if d[2] != "swap" && !disk::has_filesystem(&ctx.host.path(&dev)) {
@@ -188,7 +191,7 @@ fn add_default_mounts(
 
 /// Drops removals (a null mount point takes out that device's earlier lines too) and lines
 /// for devices the admin's own fstab lines already name; tags the rest.
-fn without_removed(entries: Vec<Fields>, taken: &[&str]) -> Vec<[String; 6]> {
+fn without_removed(entries: Vec<Fields>, taken: &[String]) -> Vec<[String; 6]> {
     let mut removed: Vec<String> = Vec::new();
     let mut out = Vec::new();
     for e in entries.into_iter().rev() {
@@ -197,7 +200,7 @@ fn without_removed(entries: Vec<Fields>, taken: &[&str]) -> Vec<[String; 6]> {
             removed.push(spec);
             continue;
         }
-        if taken.contains(&spec.as_str()) {
+        if taken.contains(&spec) {
             continue;
         }
         let [s, f, t, o, q, p] = e.map(Option::unwrap_or_default);

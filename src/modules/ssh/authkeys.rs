@@ -2,8 +2,8 @@
 //! `allow_public_ssh_keys` is false) and the top-level `ssh_authorized_keys`, for the default
 //! user and for root; with `disable_root` (default true) root's lines carry
 //! `disable_root_opts`, which tells whoever logs in as root to use the default user.
-//! Per-user keys from `users:` are the users module's job. `AuthorizedKeysFile` is not read:
-//! keys go to `~/.ssh/authorized_keys`.
+//! Per-user keys from `users:` are the users module's job. Both write to the file the
+//! target's sshd_config `AuthorizedKeysFile` names for the user (`users::authorized_keys`).
 
 use super::Settings;
 use crate::error::Diag;

@@ -21,8 +21,7 @@ pub enum KeyType {
     Ed25519Sk,
 }
 
-/// The types that have key files under /etc/ssh, in the order deciding which certificate
-/// `HostCertificate` names (the last given).
+/// The types that have key files under /etc/ssh.
 pub const FILE_TYPES: [KeyType; 4] = [KeyType::Rsa, KeyType::Dsa, KeyType::Ecdsa, KeyType::Ed25519];
 const DEFAULT_GENKEYTYPES: [KeyType; 3] = [KeyType::Ecdsa, KeyType::Ed25519, KeyType::Rsa];
 
@@ -84,16 +83,16 @@ pub enum HostKeys {
 }
 
 impl HostKeys {
-    /// The key type whose given certificate sshd presents: like cloud-init, the last one.
-    pub fn certificate(&self) -> Option<KeyType> {
-        let HostKeys::Given(keys) = self else {
-            return None;
+    /// The key types whose certificate is given, by entry name (cloud-init gives sshd a
+    /// `HostCertificate` line for each).
+    pub fn certificates(&self) -> impl Iterator<Item = KeyType> + '_ {
+        let keys = match self {
+            HostKeys::Given(keys) => &keys[..],
+            HostKeys::Generate(_) => &[],
         };
-        let given = |t: &KeyType| {
-            keys.iter()
-                .any(|k| k.key_type == *t && k.part == KeyPart::Certificate)
-        };
-        FILE_TYPES.into_iter().rfind(given)
+        keys.iter()
+            .filter(|k| k.part == KeyPart::Certificate)
+            .map(|k| k.key_type)
     }
 }
 
@@ -284,14 +283,16 @@ mod tests {
         );
         let codes: Vec<&str> = diags.iter().map(|d| d.code.as_str()).collect();
         assert_eq!(codes, ["unknown-key", "unknown-key", "wrong-type"]);
-        assert_eq!(keys.certificate(), Some(KeyType::Ecdsa));
+        assert_eq!(keys.certificates().collect::<Vec<_>>(), [KeyType::Ecdsa]);
     }
 
     #[test]
-    fn last_certificate_in_type_order_wins() {
+    fn every_certificate_is_presented() {
         let cfg = json!({"ssh_keys": {"rsa_certificate": "a", "ed25519_certificate": "b"}});
-        assert_eq!(read_all(cfg).0.certificate(), Some(KeyType::Ed25519));
-        assert_eq!(read_all(json!({})).0.certificate(), None);
+        let keys = read_all(cfg).0;
+        let got: Vec<KeyType> = keys.certificates().collect();
+        assert_eq!(got, [KeyType::Ed25519, KeyType::Rsa]);
+        assert_eq!(read_all(json!({})).0.certificates().count(), 0);
     }
 
     #[test]

@@ -64,11 +64,19 @@ impl Module for Ssh {
         if let Some(v) = settings.pwauth {
             updates.push(("PasswordAuthentication", v.to_string()));
         }
-        if let Some(t) = settings.host_keys.certificate() {
-            updates.push(("HostCertificate", hostkeys::certificate_path(t)));
-        }
+        // sshd presents every certificate it is given a line for, and cloud-init writes one
+        // line per certificate.
+        let certs: Vec<String> = settings
+            .host_keys
+            .certificates()
+            .map(hostkeys::certificate_path)
+            .collect();
+        let lines: Vec<(&str, &str)> = certs
+            .iter()
+            .map(|c| ("HostCertificate", c.as_str()))
+            .collect();
         let updates: Vec<(&str, &str)> = updates.iter().map(|(k, v)| (*k, v.as_str())).collect();
-        if let Err(d) = sshd_config::apply(ctx.root, ctx.distro, &updates) {
+        if let Err(d) = sshd_config::apply(ctx.root, ctx.distro, &updates, &lines) {
             diags.push(d);
         }
         publish::apply(ctx, &settings.publish, diags);

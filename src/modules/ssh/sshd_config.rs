@@ -100,6 +100,46 @@ pub fn set_options(text: &str, updates: &[(&str, &str)]) -> Option<String> {
     (out != text).then_some(out)
 }
 
+/// `text` with each `(key, value)` line present globally, for a keyword sshd takes many times
+/// (`HostCertificate`): a line already there (any case, `=` or blank) is kept, every other
+/// line of the key too, and a missing one inserted before the first `Match` or at the end, as
+/// cloud-init appends them. None when nothing changes.
+pub fn add_lines(text: &str, lines: &[(&str, &str)]) -> Option<String> {
+    let mut global = text.split_inclusive('\n').map(keyword);
+    let global: Vec<(&str, &str)> = global
+        .by_ref()
+        .take_while(|kw| !kw.is_some_and(|(k, _)| is(k, "Match")))
+        .flatten()
+        .collect();
+    let present =
+        |(key, value): &&(&str, &str)| global.iter().any(|(k, rest)| is(k, key) && rest == value);
+    let missing: Vec<&(&str, &str)> = lines.iter().filter(|l| !present(l)).collect();
+    if missing.is_empty() {
+        return None;
+    }
+    let new: String = missing.iter().map(|(k, v)| format!("{k} {v}\n")).collect();
+    let at = match_start(text).unwrap_or(text.len());
+    let (before, after) = text.split_at(at);
+    let gap = if before.is_empty() || before.ends_with('\n') {
+        ""
+    } else {
+        "\n"
+    };
+    Some(format!("{before}{gap}{new}{after}"))
+}
+
+/// Byte offset of the first global `Match` line.
+fn match_start(text: &str) -> Option<usize> {
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        if keyword(line).is_some_and(|(k, _)| is(k, "Match")) {
+            return Some(at);
+        }
+        at += line.len();
+    }
+    None
+}
+
 /// The mode a rewritten sshd_config keeps. `Root` offers no stat yet, so this is the
 /// distribution's packaged mode (0600 on the Red Hat family, 0644 elsewhere).
 /// TODO(integrator): keep the file's actual mode once `Root` can report it.
@@ -110,9 +150,15 @@ fn main_mode(distro: &str) -> u32 {
     }
 }
 
-/// Applies `updates` to the target's sshd configuration (see the module doc).
-pub fn apply(root: &Root, distro: &str, updates: &[(&str, &str)]) -> Result<(), Diag> {
-    if updates.is_empty() {
+/// Applies `updates` (one value per keyword, `set_options`) and `lines` (`add_lines`) to the
+/// target's sshd configuration (see the module doc).
+pub fn apply(
+    root: &Root,
+    distro: &str,
+    updates: &[(&str, &str)],
+    lines: &[(&str, &str)],
+) -> Result<(), Diag> {
+    if updates.is_empty() && lines.is_empty() {
         return Ok(());
     }
     let read = |path: &str| {
@@ -120,14 +166,17 @@ pub fn apply(root: &Root, distro: &str, updates: &[(&str, &str)]) -> Result<(), 
             .map(|d| d.map(|d| String::from_utf8_lossy(&d).into_owned()))
             .map_err(|e| Diag::error(Reason::SshdConfig, e.to_string()).file(path.to_string()))
     };
-    let keys: Vec<&str> = updates.iter().map(|(k, _)| *k).collect();
+    let keys: Vec<&str> = updates.iter().chain(lines).map(|(k, _)| *k).collect();
     let main = read(SSHD_CONFIG)?;
     let (path, current, mode) = match main {
         Some(main) if drop_in_first(&main, &keys) => (DROP_IN, read(DROP_IN)?, 0o600),
         // Like cloud-init, a missing sshd_config is created (harmless without sshd).
         main => (SSHD_CONFIG, main, main_mode(distro)),
     };
-    let Some(new) = set_options(current.as_deref().unwrap_or(""), updates) else {
+    let current = current.unwrap_or_default();
+    let set = set_options(&current, updates);
+    let text = set.as_deref().unwrap_or(&current);
+    let Some(new) = add_lines(text, lines).or(set) else {
         return Ok(());
     };
     root.write_file(path, new.as_bytes(), &FileSpec::mode(mode))
@@ -208,14 +257,46 @@ mod tests {
 
     #[test]
     fn several_keys_at_once() {
-        let updates = [
-            ("PasswordAuthentication", "yes"),
-            ("HostCertificate", "/etc/ssh/ssh_host_rsa_key-cert.pub"),
-        ];
+        let updates = [("PasswordAuthentication", "yes"), ("Port", "2222")];
         let got = set_options("PasswordAuthentication no\n", &updates).unwrap();
-        assert_eq!(
-            got,
-            "PasswordAuthentication yes\nHostCertificate /etc/ssh/ssh_host_rsa_key-cert.pub\n"
-        );
+        assert_eq!(got, "PasswordAuthentication yes\nPort 2222\n");
+    }
+
+    /// Every certificate gets its own `HostCertificate` line, as cloud-init appends one per
+    /// `<type>_certificate`; lines already there (of other certificates too) stay.
+    #[test]
+    fn host_certificates_are_lines_added_once() {
+        let rsa = ("HostCertificate", "/etc/ssh/ssh_host_rsa_key-cert.pub");
+        let ed = ("HostCertificate", "/etc/ssh/ssh_host_ed25519_key-cert.pub");
+        let cases: [(&str, Option<&str>); 5] = [
+            (
+                "",
+                Some("HostCertificate /etc/ssh/ssh_host_rsa_key-cert.pub\nHostCertificate /etc/ssh/ssh_host_ed25519_key-cert.pub\n"),
+            ),
+            (
+                "Port 22\nhostcertificate=/etc/ssh/ssh_host_rsa_key-cert.pub",
+                Some("Port 22\nhostcertificate=/etc/ssh/ssh_host_rsa_key-cert.pub\nHostCertificate /etc/ssh/ssh_host_ed25519_key-cert.pub\n"),
+            ),
+            (
+                "HostCertificate /other\nMatch User a\n  X y\n",
+                Some("HostCertificate /other\nHostCertificate /etc/ssh/ssh_host_rsa_key-cert.pub\nHostCertificate /etc/ssh/ssh_host_ed25519_key-cert.pub\nMatch User a\n  X y\n"),
+            ),
+            (
+                "HostCertificate /etc/ssh/ssh_host_ed25519_key-cert.pub\nHostCertificate /etc/ssh/ssh_host_rsa_key-cert.pub\n",
+                None,
+            ),
+            // Inside a Match block it applies to that block only: added globally.
+            (
+                "Match all\nHostCertificate /etc/ssh/ssh_host_rsa_key-cert.pub\nHostCertificate /etc/ssh/ssh_host_ed25519_key-cert.pub\n",
+                Some("HostCertificate /etc/ssh/ssh_host_rsa_key-cert.pub\nHostCertificate /etc/ssh/ssh_host_ed25519_key-cert.pub\nMatch all\nHostCertificate /etc/ssh/ssh_host_rsa_key-cert.pub\nHostCertificate /etc/ssh/ssh_host_ed25519_key-cert.pub\n"),
+            ),
+        ];
+        for (text, want) in cases {
+            let got = add_lines(text, &[rsa, ed]);
+            assert_eq!(got.as_deref(), want, "{text:?}");
+            if let Some(got) = got {
+                assert_eq!(add_lines(&got, &[rsa, ed]), None, "idempotent: {text:?}");
+            }
+        }
     }
 }

@@ -8,7 +8,6 @@ use crate::reason::Reason;
 use crate::root::{trusted_len, FileSpec, Owner, Root, RootError};
 
 const MAX_BYTES: u64 = 1024 * 1024;
-const FILE: &str = "authorized_keys";
 
 /// The options field of an authorized_keys line and the rest (`type base64 comment`).
 /// None for blanks and comments.
@@ -77,20 +76,23 @@ pub fn merge(existing: &str, lines: &[String]) -> Option<String> {
     (text != existing).then_some(text)
 }
 
-/// Adds `lines` to `<home>/.ssh/authorized_keys` (0600, directory 0700, both owned by the
-/// user), without duplicates. The home and everything below it are the user's
-/// (`Root::user_dir`, RELIABILITY rule 13): a link at the home, `~/.ssh` or the file, a home or
-/// `.ssh` owned by another user, or a link in a directory others can write above the home is
-/// refused, and the file is read, replaced and given away only through descriptors. Links
-/// above the home in root's own directories (`/home -> /var/home`) are the image's layout and
-/// stay allowed, as does all of root's own home (`/root -> var/roothome` on ostree images).
+/// Adds `lines` to the user's keys file (`~/.ssh/authorized_keys`, or where the target's
+/// sshd_config `AuthorizedKeysFile` puts it, as cloud-init reads it), without duplicates. The
+/// file is 0600 and the user's; directories made under the home are 0700 and the user's,
+/// those made elsewhere (`/etc/ssh/keys/%u`) 0755 and root's, as cloud-init makes them. The
+/// home and everything below it are the user's (`Root::user_dir`, RELIABILITY rule 13): a
+/// link at the home, a directory on the way or the file, a home or directory owned by
+/// another user, or a link in a directory others can write above the home is refused, and
+/// the file is read, replaced and given away only through descriptors. Links above the home
+/// in root's own directories (`/home -> /var/home`) are the image's layout and stay allowed,
+/// as does all of root's own home (`/root -> var/roothome` on ostree images).
 pub fn add_keys(root: &Root, account: &Account, lines: &[String]) -> Result<(), Diag> {
     if lines.is_empty() {
         return Ok(());
     }
     let home = account.home.trim_end_matches('/');
     // A home that does not exist is made on the way, as cloud-init's ensure_dir does; only
-    // ~/.ssh is given to the user.
+    // what lies below it is given to the user.
     if !home.starts_with('/') {
         return Err(Diag::error(
             Reason::SshHomeInvalid,
@@ -109,25 +111,81 @@ pub fn add_keys(root: &Root, account: &Account, lines: &[String]) -> Result<(), 
         uid: account.uid,
         gid: account.gid,
     };
-    let ssh = format!("{home}/.ssh");
-    let trusted = trusted_len(&ssh, home, account.uid);
-    let spec = FileSpec::mode(0o700).with_owner(owner);
+    let sshd = root.read_file(SSHD_CONFIG, MAX_BYTES).ok().flatten();
+    let setting = sshd.and_then(|d| keys_file_setting(&String::from_utf8_lossy(&d)));
+    let path = keys_file(setting.as_deref(), home, &account.name);
+    let Some((dir_path, name)) = path.rsplit_once('/').filter(|(_, n)| !n.is_empty()) else {
+        let msg = format!("AuthorizedKeysFile gives {} no file name", account.name);
+        return Err(Diag::error(Reason::SshAuthkeys, msg));
+    };
+    let in_home = path.starts_with(&format!("{home}/"));
+    let made = match in_home {
+        true => FileSpec::mode(0o700).with_owner(owner),
+        false => FileSpec::DIR,
+    };
+    let trusted = trusted_len(dir_path, home, account.uid);
     let dir = root
-        .user_dir(&ssh, trusted, account.uid, Some(&spec))
+        .user_dir_made(dir_path, trusted, account.uid, &made)
         .map_err(fail)?
-        .ok_or_else(|| Diag::error(Reason::SshAuthkeys, format!("{ssh} could not be made")))?;
-    let existing = dir.read_file(FILE, MAX_BYTES).map_err(fail)?;
+        .ok_or_else(|| Diag::error(Reason::SshAuthkeys, format!("{dir_path} could not be made")))?;
+    let existing = dir.read_file(name, MAX_BYTES).map_err(fail)?;
     let existing = String::from_utf8_lossy(existing.as_deref().unwrap_or_default());
     match merge(&existing, lines) {
         Some(text) => dir
             .write_file(
-                FILE,
+                name,
                 text.as_bytes(),
                 &FileSpec::mode(0o600).with_owner(owner),
             )
             .map_err(fail),
         None => Ok(()),
     }
+}
+
+/// Where `AuthorizedKeysFile` is read from.
+const SSHD_CONFIG: &str = "/etc/ssh/sshd_config";
+
+/// `AuthorizedKeysFile` of an sshd_config: the last one, as cloud-init's map keeps it.
+pub fn keys_file_setting(sshd_config: &str) -> Option<String> {
+    let mut found = None;
+    for line in sshd_config.lines().map(str::trim) {
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let (key, value) = match line.split_once(char::is_whitespace) {
+            Some((k, v)) => (k, v.trim()),
+            None => match line.split_once('=') {
+                Some((k, v)) => (k, v),
+                None => continue,
+            },
+        };
+        if key.eq_ignore_ascii_case("authorizedkeysfile") {
+            found = Some(value.to_string());
+        }
+    }
+    found
+}
+
+/// The file cloud-init reads for `user` with home `home`, given `AuthorizedKeysFile`.
+pub fn keys_file(setting: Option<&str>, home: &str, user: &str) -> String {
+    let default = format!("{}/.ssh/authorized_keys", home.trim_end_matches('/'));
+    let value = setting
+        .filter(|s| !s.is_empty())
+        .unwrap_or("%h/.ssh/authorized_keys");
+    for raw in value.split_whitespace() {
+        let mut path = raw
+            .replace("%h", home)
+            .replace("%u", user)
+            .replace("%%", "%");
+        if !path.starts_with('/') {
+            path = format!("{}/{path}", home.trim_end_matches('/'));
+        }
+        let own = raw.contains("%u") || raw.contains("%h");
+        if own || path.starts_with(&format!("{}/", home.trim_end_matches('/'))) {
+            return path;
+        }
+    }
+    default
 }
 
 #[cfg(test)]
@@ -167,6 +225,34 @@ mod tests {
         assert_eq!(
             merge("", &new).unwrap(),
             "opt ssh-ed25519 AAAA new\nssh-rsa BBBB b\n"
+        );
+    }
+
+    #[test]
+    fn the_file_cloud_init_reads() {
+        let cfg = "Port 22\nAuthorizedKeysFile .ssh/authorized_keys .ssh/authorized_keys2\n";
+        assert_eq!(
+            keys_file_setting(cfg).as_deref(),
+            Some(".ssh/authorized_keys .ssh/authorized_keys2")
+        );
+        assert_eq!(
+            keys_file(keys_file_setting(cfg).as_deref(), "/home/a", "a"),
+            "/home/a/.ssh/authorized_keys"
+        );
+        let shared = Some("/etc/ssh/keys/%u /etc/ssh/all_keys");
+        assert_eq!(keys_file(shared, "/home/a", "a"), "/etc/ssh/keys/a");
+        let global = Some("/etc/ssh/all_keys");
+        assert_eq!(
+            keys_file(global, "/home/a", "a"),
+            "/home/a/.ssh/authorized_keys"
+        );
+        assert_eq!(
+            keys_file(None, "/root", "root"),
+            "/root/.ssh/authorized_keys"
+        );
+        assert_eq!(
+            keys_file_setting("AuthorizedKeysFile=x\nauthorizedkeysfile y\n").as_deref(),
+            Some("y")
         );
     }
 }

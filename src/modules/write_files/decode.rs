@@ -71,14 +71,17 @@ pub fn decode<'c>(
     cap: u64,
     dropped: &mut usize,
 ) -> Result<Cow<'c, [u8]>, DecodeError> {
-    let raw = content.as_bytes();
+    // `content: !!binary` that is not UTF-8 arrives in the YAML reader's form for bytes:
+    // cloud-init has the bytes themselves, and so has every encoding here.
+    let binary = crate::yaml::binary_bytes(content);
+    let raw = binary.as_deref().unwrap_or(content.as_bytes());
     let decoded = match encoding {
-        Encoding::Plain => return Ok(Cow::Borrowed(raw)),
+        Encoding::Plain if binary.is_some() => Ok(raw.to_vec()),
+        Encoding::Plain => return Ok(Cow::Borrowed(content.as_bytes())),
         Encoding::Base64 => base64(raw, dropped),
         Encoding::GzipBase64 => inflate(&base64(raw, dropped)?, cap),
-        // cloud-init documents `encoding: gzip` with `content: !!binary ...`. JSON has no
-        // bytes, so our YAML reader keeps binary that is not UTF-8 (gzip never is) as its
-        // base64 text: that form is accepted here too.
+        // cloud-init documents `encoding: gzip` with `content: !!binary ...`; plain base64
+        // text of the gzip is taken too (ember's reader kept that form before).
         Encoding::Gzip if is_gzip(raw) => inflate(raw, cap),
         Encoding::Gzip => match pybase64::b64decode(raw) {
             Ok(d) if is_gzip(&d.bytes) => inflate(&d.bytes, cap),
@@ -138,23 +141,39 @@ mod tests {
     fn each_encoding_decodes() {
         let text = b"line one\nline two\n";
         let zipped = gz(text);
-        // gzip bytes as the YAML reader hands them over: not UTF-8, so base64 text.
-        let binary_form = b64(&zipped);
+        // gzip bytes as the YAML reader hands them over (not UTF-8), and as base64 text.
+        let binary_form = format!("ci-b64:{}", b64(&zipped));
+        let text_form = b64(&zipped);
         let wrapped = format!("{}\n{}\n", &b64(text)[..10], &b64(text)[10..]);
         // cloud-init's first documented example ends its base64 in `...`.
         let dotted = format!("{}...", b64(text));
-        let cases: [(&str, Encoding); 5] = [
+        let cases: [(&str, Encoding); 6] = [
             ("line one\nline two\n", Encoding::Plain),
             (&wrapped, Encoding::Base64),
             (&dotted, Encoding::Base64),
-            (&binary_form, Encoding::GzipBase64),
+            (&text_form, Encoding::GzipBase64),
             (&binary_form, Encoding::Gzip),
+            (&text_form, Encoding::Gzip),
         ];
         for (content, enc) in cases {
             let mut dropped = 0;
             let data = decode(content, enc, 1024, &mut dropped).unwrap();
             assert_eq!(*data, text[..], "{enc:?}");
             assert_eq!(dropped, if content == dotted { 3 } else { 0 });
+        }
+    }
+
+    /// `content: !!binary` of bytes that are not UTF-8 is written as those bytes (cloud-init
+    /// writes what PyYAML made of it); text that only looks like that form stays text.
+    #[test]
+    fn binary_content_is_its_bytes() {
+        let bytes = b"\x89PNG\r\n\x1a\n\xff\x00";
+        let form = format!("ci-b64:{}", b64(bytes));
+        let data = decode(&form, Encoding::Plain, 1024, &mut 0).unwrap();
+        assert_eq!(*data, bytes[..]);
+        for text in ["ci-b64:aGVsbG8=", "ci-b64:not base64", "ci-b64:"] {
+            let data = decode(text, Encoding::Plain, 1024, &mut 0).unwrap();
+            assert_eq!(*data, *text.as_bytes());
         }
     }
 

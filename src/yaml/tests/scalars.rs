@@ -85,7 +85,7 @@ fn explicit_tags_construct_or_refuse() {
         ("bool", "yEs", json!(true)),
         ("null", "anything", json!(null)),
         ("binary", "aGVs\nbG8=", json!("hello")),
-        ("binary", "/w==", json!("/w==")),
+        ("binary", "/w==", json!("ci-b64:/w==")),
         ("timestamp", "2001-12-14", json!("2001-12-14")),
     ];
     for (suffix, text, want) in ok {

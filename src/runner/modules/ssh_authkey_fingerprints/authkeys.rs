@@ -103,48 +103,8 @@ pub fn parse(line: &str) -> Entry {
     }
 }
 
-/// `AuthorizedKeysFile` of an sshd_config: the last one, as cloud-init's map keeps it.
-pub fn keys_file_setting(sshd_config: &str) -> Option<String> {
-    let mut found = None;
-    for line in sshd_config.lines().map(str::trim) {
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let (key, value) = match line.split_once(char::is_whitespace) {
-            Some((k, v)) => (k, v.trim()),
-            None => match line.split_once('=') {
-                Some((k, v)) => (k, v),
-                None => continue,
-            },
-        };
-        if key.eq_ignore_ascii_case("authorizedkeysfile") {
-            found = Some(value.to_string());
-        }
-    }
-    found
-}
-
-/// The file cloud-init reads for `user` with home `home`, given `AuthorizedKeysFile`.
-pub fn keys_file(setting: Option<&str>, home: &str, user: &str) -> String {
-    let default = format!("{}/.ssh/authorized_keys", home.trim_end_matches('/'));
-    let value = setting
-        .filter(|s| !s.is_empty())
-        .unwrap_or("%h/.ssh/authorized_keys");
-    for raw in value.split_whitespace() {
-        let mut path = raw
-            .replace("%h", home)
-            .replace("%u", user)
-            .replace("%%", "%");
-        if !path.starts_with('/') {
-            path = format!("{}/{path}", home.trim_end_matches('/'));
-        }
-        let own = raw.contains("%u") || raw.contains("%h");
-        if own || path.starts_with(&format!("{}/", home.trim_end_matches('/'))) {
-            return path;
-        }
-    }
-    default
-}
+/// Where a user's keys live: shared with the users and ssh modules, which write them there.
+pub use crate::modules::users::authorized_keys::{keys_file, keys_file_setting};
 
 #[cfg(test)]
 mod tests {
@@ -179,33 +139,5 @@ mod tests {
         ] {
             assert!(!parse(not_a_key).printable(), "{not_a_key:?}");
         }
-    }
-
-    #[test]
-    fn the_file_cloud_init_reads() {
-        let cfg = "Port 22\nAuthorizedKeysFile .ssh/authorized_keys .ssh/authorized_keys2\n";
-        assert_eq!(
-            keys_file_setting(cfg).as_deref(),
-            Some(".ssh/authorized_keys .ssh/authorized_keys2")
-        );
-        assert_eq!(
-            keys_file(keys_file_setting(cfg).as_deref(), "/home/a", "a"),
-            "/home/a/.ssh/authorized_keys"
-        );
-        let shared = Some("/etc/ssh/keys/%u /etc/ssh/all_keys");
-        assert_eq!(keys_file(shared, "/home/a", "a"), "/etc/ssh/keys/a");
-        let global = Some("/etc/ssh/all_keys");
-        assert_eq!(
-            keys_file(global, "/home/a", "a"),
-            "/home/a/.ssh/authorized_keys"
-        );
-        assert_eq!(
-            keys_file(None, "/root", "root"),
-            "/root/.ssh/authorized_keys"
-        );
-        assert_eq!(
-            keys_file_setting("AuthorizedKeysFile=x\nauthorizedkeysfile y\n").as_deref(),
-            Some("y")
-        );
     }
 }
