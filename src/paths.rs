@@ -82,4 +82,46 @@ impl RunPaths {
     pub fn ci_disabled_marker(&self) -> PathBuf {
         self.at(Self::CI_DISABLED)
     }
+
+    /// What `cloud-id` links to for `name` (`cloud-id-nocloud`): the file's absolute path, as
+    /// cloud-init makes the link (`/run/cloud-init/cloud-id-nocloud` on a machine).
+    pub fn cloud_id_link_target(&self, name: &str) -> String {
+        let dir =
+            std::path::absolute(self.cloud_init_dir()).unwrap_or_else(|_| self.cloud_init_dir());
+        dir.join(name).display().to_string()
+    }
+
+    /// The file name `cloud-id` names, when its link text is one of ours: an absolute path to
+    /// a file of this run directory's `cloud-init/`, or (as older ember wrote it) a bare name.
+    pub fn cloud_id_link_name<'t>(&self, text: &'t str) -> Option<&'t str> {
+        let dir = std::path::absolute(self.cloud_init_dir()).ok()?;
+        let name = match Path::new(text).strip_prefix(&dir) {
+            Ok(rest) => rest.to_str()?,
+            Err(_) => text,
+        };
+        let plain = !name.is_empty() && !name.contains('/') && name != "." && name != "..";
+        plain.then_some(name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cloud_id_link_is_absolute_and_read_back() {
+        let run = RunPaths::new("/run");
+        let target = run.cloud_id_link_target("cloud-id-aws");
+        assert_eq!(target, "/run/cloud-init/cloud-id-aws");
+        assert_eq!(run.cloud_id_link_name(&target), Some("cloud-id-aws"));
+        assert_eq!(run.cloud_id_link_name("cloud-id-aws"), Some("cloud-id-aws"));
+        for outside in [
+            "/etc/shadow",
+            "/run/cloud-init/../x",
+            "../x",
+            "/run/cloud-init/a/b",
+        ] {
+            assert_eq!(run.cloud_id_link_name(outside), None, "{outside}");
+        }
+    }
 }

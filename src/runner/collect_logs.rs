@@ -135,8 +135,10 @@ fn run_files(ctx: &Ctx, sensitive: bool, entries: &mut Vec<(String, Vec<u8>)>) {
     let id_link = run.at(RunPaths::CI_CLOUD_ID).display().to_string();
     match regular::read_link_beneath(dir.as_fd(), RunPaths::CI_CLOUD_ID, &id_link) {
         Ok(None) => {}
-        Ok(Some(name)) if one_name(&name) => rels.push(format!("cloud-init/{name}")),
-        Ok(Some(_)) => eprintln!("skipped {id_link}: a symbolic link out of its directory"),
+        Ok(Some(text)) => match run.cloud_id_link_name(&text) {
+            Some(name) => rels.push(format!("cloud-init/{name}")),
+            None => eprintln!("skipped {id_link}: a symbolic link out of its directory"),
+        },
         Err(e) => eprintln!("skipped {id_link}: {e}"),
     }
     for rel in rels {

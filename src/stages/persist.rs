@@ -267,7 +267,9 @@ pub fn record(
                 format!("{id}\n").as_bytes(),
                 0o644,
             );
-            if let Err(e) = rec.run.symlink(&cloud_id, RunPaths::CI_CLOUD_ID) {
+            // Absolute, as cloud-init links it: a reader resolving it from elsewhere finds it.
+            let link = ctx.run.cloud_id_link_target(&cloud_id);
+            if let Err(e) = rec.run.symlink(&link, RunPaths::CI_CLOUD_ID) {
                 rec.record(Diag::error(e.code(), e.to_string()));
             }
         }
@@ -282,22 +284,28 @@ pub fn record(
         run.json(rec, rel, &public, 0o644);
     }
     drop(public);
+    // The sensitive copies also say the features and the system config's `system_info`, as
+    // cloud-init adds them once the config is merged.
+    let features = instance_data::features();
+    let doc = Value::String(instance_data::COMBINED_DOC.into());
+    let system_info = merged.config.get("system_info").unwrap_or(&Value::Null);
     for rel in [
         RunPaths::INSTANCE_DATA_SENSITIVE,
         RunPaths::CI_INSTANCE_DATA_SENSITIVE,
     ] {
-        let sensitive = instance_data::WithMergedCfg {
-            full,
-            merged: &merged.config,
-        };
+        let over = vec![
+            ("merged_cfg", &merged.config),
+            ("system_info", system_info),
+            ("features", &features),
+        ];
+        let sensitive = instance_data::Patched { base: full, over };
         run.json(rec, rel, &sensitive, 0o600);
     }
-    run.json(
-        rec,
-        RunPaths::CI_COMBINED_CLOUD_CONFIG,
-        &merged.config,
-        0o600,
-    );
+    let combined = instance_data::Patched {
+        base: &merged.config,
+        over: vec![("_doc", &doc), ("features", &features)],
+    };
+    run.json(rec, RunPaths::CI_COMBINED_CLOUD_CONFIG, &combined, 0o600);
     rec.status.instance_id = Some(data.instance_id.clone());
     rec.status.first_boot = chosen.first_boot;
     rec.status.datasource = Some(data.datasource.clone());

@@ -103,7 +103,7 @@ fn check_first_boot(m: &Machine, seed_name: &str, hostname: &str) {
     );
     assert_eq!(
         std::fs::read_link(m.run.join("cloud-init/cloud-id")).unwrap(),
-        std::path::Path::new("cloud-id-nocloud")
+        m.run.join("cloud-init/cloud-id-nocloud")
     );
 
     let idata = m.json("cloud-init/instance-data.json");
