@@ -207,9 +207,10 @@ fn ds_tree(data: &InstanceData) -> Value {
     Value::Object(ds)
 }
 
-/// `merged_system_cfg._doc`: where the image's config came from.
+/// `merged_system_cfg._doc`: where the image's config came from. Templates print it into
+/// YAML and shell lines (`echo '{{ merged_system_cfg._doc }}'`): no quote, colon or `#`.
 pub const SYSTEM_CFG_DOC: &str =
-    "the image's system config: /etc/cloud/cloud.cfg and /etc/cloud/cloud.cfg.d/ merged";
+    "System config of this image merged from /etc/cloud/cloud.cfg and /etc/cloud/cloud.cfg.d/";
 
 /// Builds the sensitive document; `redact` makes the world-readable one from it.
 pub fn build(

@@ -1,6 +1,9 @@
 //! The image's own configuration: /etc/cloud/cloud.cfg, cloud.cfg.d/*.cfg (in name order) and
 //! /etc/ember/ember.cfg, merged with later files winning, as cloud-init reads them. Read from
 //! the target root, or from the initramfs itself when the target holds none (not mounted yet).
+//! A file whose first line is `## template: jinja` is a template over the instance data, as
+//! cloud-init reads it: rendered once instance data exists (the local stage loads the config
+//! again for that), read as plain YAML before (the header is a comment).
 
 use crate::config::ember::{self, EmberSettings};
 use crate::config::merge::merge_replace;
@@ -9,6 +12,7 @@ use crate::host::Host;
 use crate::limits::Limits;
 use crate::reason::Reason;
 use crate::root::Root;
+use crate::userdata::{jinja, jinja_marked};
 use crate::yaml;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -25,6 +29,8 @@ pub struct ImageConfig {
     pub diags: Vec<Diag>,
     /// ember's own settings (`ember:`): the budgets, the removable seeds accepted.
     pub ember: EmberSettings,
+    /// Whether a file is a Jinja template (rendered only when loaded with instance data).
+    pub templated: bool,
     /// Each top-level key with the last file that set it, for diagnostics about its value.
     origins: BTreeMap<String, String>,
 }
@@ -72,6 +78,25 @@ fn has_config(source: &Source) -> bool {
 }
 
 pub fn load(target: Option<&Root>, host: &Host) -> ImageConfig {
+    load_with(target, host, None)
+}
+
+/// [`load`], the templated files rendered over `instance_data` within `limits`' template
+/// budgets; a missing variable prints cloud-init's marker, with a warning naming it.
+pub fn load_rendered(
+    target: Option<&Root>,
+    host: &Host,
+    instance_data: &Value,
+    limits: &Limits,
+) -> ImageConfig {
+    load_with(target, host, Some((instance_data, limits)))
+}
+
+fn load_with(
+    target: Option<&Root>,
+    host: &Host,
+    render_over: Option<(&Value, &Limits)>,
+) -> ImageConfig {
     let source = match target {
         Some(root) if has_config(&Source::Target(root)) => Source::Target(root),
         _ => Source::Host(host),
@@ -108,6 +133,29 @@ pub fn load(target: Option<&Root>, host: &Host) -> ImageConfig {
                 continue;
             }
         };
+        let rendered;
+        let text = match (jinja::strip_header(text), render_over) {
+            (None, _) => text,
+            (Some(_), None) => {
+                cfg.templated = true;
+                text
+            }
+            (Some((body, header_lines)), Some((data, limits))) => {
+                cfg.templated = true;
+                let at = Place {
+                    path: &path,
+                    header_lines,
+                };
+                match render(body, data, limits, at, &mut cfg.diags) {
+                    Rendered::Text(t) => {
+                        rendered = t;
+                        &rendered
+                    }
+                    Rendered::AsWritten => text,
+                    Rendered::Ignored => continue,
+                }
+            }
+        };
         let mut parsed = yaml::parse(text, &parse_limits);
         if let Ok(doc) = &mut parsed {
             cfg.diags.extend(doc.drop_failed_keys(&path));
@@ -134,6 +182,51 @@ pub fn load(target: Option<&Root>, host: &Host) -> ImageConfig {
         None => d,
     }));
     cfg
+}
+
+enum Rendered {
+    Text(String),
+    /// Not a template Jinja can read: read as written, as cloud-init does.
+    AsWritten,
+    /// It failed while rendering: the file gives nothing, as in cloud-init.
+    Ignored,
+}
+
+/// A templated file: its path and the lines its header took.
+#[derive(Clone, Copy)]
+struct Place<'p> {
+    path: &'p str,
+    header_lines: u32,
+}
+
+/// One templated file's text, rendered; problems are warnings naming the file.
+fn render(body: &str, data: &Value, limits: &Limits, at: Place, diags: &mut Vec<Diag>) -> Rendered {
+    let path = at.path;
+    match jinja_marked::render(body, data, limits) {
+        Ok(r) => {
+            if !r.undefined.is_empty() {
+                let msg = format!(
+                    "template variable(s) not in the instance data, rendered as {}NAME: {}",
+                    jinja_marked::MISSING,
+                    r.undefined.join(", ")
+                );
+                diags.push(Diag::warning(Reason::TemplateUndefined, msg).file(path));
+            }
+            Rendered::Text(r.text)
+        }
+        Err(e) => {
+            let syntax = e.what == minijinja::ErrorKind::SyntaxError.to_string();
+            let (outcome, then) = if syntax {
+                (Rendered::AsWritten, "read as written")
+            } else {
+                (Rendered::Ignored, "file ignored")
+            };
+            let msg = format!("jinja template failed ({}); {then}", e.what);
+            let d = Diag::warning(Reason::TemplateError, msg).file(path);
+            diags.push(d.line(e.line.map(|l| l + at.header_lines)));
+            outcome
+        }
+    }
 }
 
 impl ImageConfig {
