@@ -10,6 +10,7 @@ use crate::config::merge::merge_replace;
 use crate::error::Diag;
 use crate::host::Host;
 use crate::limits::Limits;
+use crate::paths::SystemPaths;
 use crate::reason::Reason;
 use crate::root::Root;
 use crate::userdata::{jinja, jinja_marked};
@@ -31,6 +32,8 @@ pub struct ImageConfig {
     pub ember: EmberSettings,
     /// Whether a file is a Jinja template (rendered only when loaded with instance data).
     pub templated: bool,
+    /// `system_info.paths`: where cloud-init's state and the image's templates are.
+    pub paths: SystemPaths,
     /// Each top-level key with the last file that set it, for diagnostics about its value.
     origins: BTreeMap<String, String>,
 }
@@ -181,7 +184,63 @@ fn load_with(
         Some(f) => d.file(f.as_str()),
         None => d,
     }));
+    let mut diags = Vec::new();
+    cfg.paths = system_paths(&cfg.value, &mut diags);
+    let file = cfg.origin("system_info").unwrap_or("").to_string();
+    cfg.diags
+        .extend(diags.into_iter().map(|d| d.file(file.as_str())));
     cfg
+}
+
+/// Where cloud-init keeps its run files; ember's stay there (see README, run_dir).
+const RUN_DIR: &str = "/run/cloud-init";
+
+/// `system_info.paths`: `cloud_dir` and `templates_dir` taken when each is a plain absolute
+/// path (no `..`, no control character), else a warning and the default; `run_dir` other than
+/// cloud-init's own is a warning (ember's run files are where the initramfs leaves them).
+fn system_paths(cfg: &Value, diags: &mut Vec<Diag>) -> SystemPaths {
+    let mut paths = SystemPaths::default();
+    let Some(given) = cfg.get("system_info").and_then(|s| s.get("paths")) else {
+        return paths;
+    };
+    let mut take = |key: &str, slot: &mut String| {
+        let Some(value) = given.get(key).filter(|v| !v.is_null()) else {
+            return;
+        };
+        let key = format!("system_info.paths.{key}");
+        match value.as_str().map(plain_absolute) {
+            Some(Some(dir)) => *slot = dir,
+            Some(None) => {
+                let msg = format!("must be an absolute path without `..`; {slot} is used");
+                diags.push(Diag::warning(Reason::BadValue, msg).key(key));
+            }
+            None => {
+                let msg = format!("must be a string; {slot} is used");
+                diags.push(Diag::warning(Reason::WrongType, msg).key(key));
+            }
+        }
+    };
+    take("cloud_dir", &mut paths.cloud_dir);
+    take("templates_dir", &mut paths.templates_dir);
+    let run_dir = given.get("run_dir").and_then(Value::as_str);
+    if run_dir.is_some_and(|d| d.trim_end_matches('/') != RUN_DIR) {
+        let msg = format!("not honoured: ember's run files stay in {RUN_DIR}");
+        diags.push(Diag::warning(Reason::UnsupportedKey, msg).key("system_info.paths.run_dir"));
+    }
+    paths
+}
+
+/// `dir` without its trailing `/`, when it is absolute and names no `.`, `..` or control
+/// character: a path that cannot climb out of where it says.
+fn plain_absolute(dir: &str) -> Option<String> {
+    let trimmed = dir.trim_end_matches('/');
+    let plain = trimmed.starts_with('/')
+        && !trimmed.chars().any(char::is_control)
+        && trimmed
+            .split('/')
+            .skip(1)
+            .all(|c| !c.is_empty() && c != "." && c != "..");
+    plain.then(|| trimmed.to_string())
 }
 
 enum Rendered {

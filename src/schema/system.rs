@@ -6,7 +6,6 @@
 
 use super::Kind;
 use crate::root::Root;
-use crate::state::CLOUD_LIB;
 
 /// Largest document read; user-data is bounded far below this at boot.
 const MAX_BYTES: u64 = 16 * 1024 * 1024;
@@ -37,7 +36,7 @@ pub fn documents(root: &Root) -> Vec<Found> {
         .iter()
         .filter_map(|p| read(root, p, Kind::ImageConfig))
         .collect();
-    let inst = format!("{CLOUD_LIB}/instance");
+    let inst = format!("{}/instance", crate::paths::system().cloud_dir);
     for (what, file) in [
         ("user-data", "user-data.txt"),
         ("vendor-data", "vendor-data.txt"),

@@ -18,7 +18,7 @@ use crate::plan;
 use crate::reason::Reason;
 use crate::record::Recorder;
 use crate::root::Root;
-use crate::state::{encode_instance_id, Frequency, CLOUD_LIB, EMBER_LIB};
+use crate::state::{encode_instance_id, Frequency, EMBER_LIB};
 use crate::userdata::parts::safe_filename;
 use crate::userdata::{self, Part, Processed};
 use serde_json::{json, Value};
@@ -155,7 +155,10 @@ pub fn user_cloud_config(
 ) {
     if let Some(u) = user {
         let enc = encode_instance_id(&chosen.data.instance_id);
-        let path = format!("{CLOUD_LIB}/instances/{enc}/cloud-config.txt");
+        let path = format!(
+            "{}/instances/{enc}/cloud-config.txt",
+            crate::paths::system().cloud_dir
+        );
         TargetWriter { root }.json(rec, &path, "#cloud-config\n", &u.cloud_config, 0o600);
     }
 }
@@ -172,7 +175,7 @@ pub fn record(
     let data = &chosen.data;
     let enc = encode_instance_id(&data.instance_id);
     let ember_inst = format!("{EMBER_LIB}/instances/{enc}");
-    let ci_inst = format!("{CLOUD_LIB}/instances/{enc}");
+    let ci_inst = format!("{}/instances/{enc}", crate::paths::system().cloud_dir);
 
     // ember's state: what a later boot needs when the datasource has no news.
     let instance_json = crate::state::instance_cache::path(&data.instance_id);
@@ -231,11 +234,7 @@ pub fn record(
         .chain(merged.vendor.iter().map(|(name, v)| (*name, v)))
         .collect();
     let part_handlers = super::part_handlers::write(&w, rec, &ci_inst, &sources, &merged.config);
-    w.link(
-        rec,
-        &format!("{CLOUD_LIB}/instances/{enc}"),
-        &format!("{CLOUD_LIB}/instance"),
-    );
+    w.link(rec, &ci_inst, &crate::paths::system().cloud("instance"));
 
     // The handoff first: of the run files it is the one the runner needs, and the run budget
     // is spent in this order.
@@ -255,6 +254,8 @@ pub fn record(
     let mut run = RunWriter::new(ctx.limits().run_bytes);
     run.json(rec, RunPaths::HANDOFF, &handoff, 0o600);
     drop(handoff);
+    // Where the image keeps cloud-init's state and templates, for every runner command.
+    run.json(rec, RunPaths::SYSTEM_PATHS, crate::paths::system(), 0o644);
     // cloud-init's cloud-id, as instance data's `v1.cloud_id` has it (`aws-china`).
     // The id comes from metadata (`cloud-name`): the file is written only under one name.
     let id = instance_data::cloud_id(data);
@@ -333,14 +334,14 @@ pub fn record(
         );
         w.write(
             rec,
-            &format!("{CLOUD_LIB}/data/previous-instance-id"),
+            &crate::paths::system().cloud("data/previous-instance-id"),
             prev_line.as_bytes(),
             0o644,
         );
     }
     w.write(
         rec,
-        &format!("{CLOUD_LIB}/data/instance-id"),
+        &crate::paths::system().cloud("data/instance-id"),
         id_line.as_bytes(),
         0o644,
     );

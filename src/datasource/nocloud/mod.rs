@@ -20,10 +20,11 @@ use serde_json::{json, Map, Value};
 
 pub struct NoCloud;
 
-const SEED_DIRS: [&str; 2] = [
-    "/var/lib/cloud/seed/nocloud",
-    "/var/lib/cloud/seed/nocloud-net",
-];
+/// cloud-init's NoCloud seed directories, in the image's cloud dir.
+fn seed_dirs() -> [String; 2] {
+    let paths = crate::paths::system();
+    [paths.seed("nocloud"), paths.seed("nocloud-net")]
+}
 
 fn is_nocloud(hint: &DsHint) -> bool {
     hint.name == "nocloud" || hint.name == "nocloud-net"
@@ -71,13 +72,13 @@ impl Datasource for NoCloud {
         if let Some((param, _)) = facts.cmdline_ds.as_ref().filter(|(_, h)| is_nocloud(h)) {
             add("cmdline", param.clone());
         }
-        for dir in SEED_DIRS {
+        for dir in seed_dirs() {
             if env
                 .target
                 .as_ref()
                 .is_some_and(|t| t.exists(&format!("{dir}/meta-data")))
             {
-                add("seed-dir", dir.to_string());
+                add("seed-dir", dir.clone());
             }
         }
         if let Some(s) = settings(env) {
@@ -218,7 +219,7 @@ impl<'a> Collector<'a> {
             return;
         };
         let max = self.env.limits().file_bytes;
-        for dir in SEED_DIRS {
+        for dir in seed_dirs() {
             let mut diags = Vec::new();
             let raw = seed::read(
                 |name| {
@@ -229,7 +230,7 @@ impl<'a> Collector<'a> {
                         Err(e) => FileRead::Failed(Diag::from(e).file(path)),
                     }
                 },
-                dir,
+                &dir,
                 &mut diags,
             );
             // An absent directory is simply not a seed; a half-filled one is worth a word.
@@ -241,7 +242,7 @@ impl<'a> Collector<'a> {
             }
             if let Some(raw) = raw {
                 self.data.reads += 4;
-                self.add_seed(raw, dir);
+                self.add_seed(raw, &dir);
                 return;
             }
         }
