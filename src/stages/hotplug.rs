@@ -25,8 +25,6 @@ use std::path::PathBuf;
 
 pub const USAGE: &str = "usage: ember-initrd hotplug --action add|remove --devpath /devices/... \
 [--host DIR] [--target DIR] [--run DIR]";
-/// Written by `cloud-init devel hotplug-hook enable`.
-
 struct Args {
     action: String,
     devpath: String,

@@ -79,12 +79,12 @@ impl Datasource for Bigstep {
 /// The URL from its file: one line, http or https.
 fn read_url(env: &Env) -> Result<String, Diag> {
     let root = env.target.as_ref().ok_or_else(|| {
-        Diag::error(Reason::NoSeed, "no target root to read the URL file from").file(&url_file())
+        Diag::error(Reason::NoSeed, "no target root to read the URL file from").file(url_file())
     })?;
     let raw = match root.read_file(&url_file(), 8192) {
         Ok(Some(b)) => b,
-        Ok(None) => return Err(Diag::error(Reason::NoSeed, "missing").file(&url_file())),
-        Err(e) => return Err(Diag::from(e).file(&url_file())),
+        Ok(None) => return Err(Diag::error(Reason::NoSeed, "missing").file(url_file())),
+        Err(e) => return Err(Diag::from(e).file(url_file())),
     };
     let url = String::from_utf8_lossy(&raw).trim().to_string();
     if !(url.starts_with("http://") || url.starts_with("https://"))
@@ -92,7 +92,7 @@ fn read_url(env: &Env) -> Result<String, Diag> {
     {
         let msg = "not one http(s) URL";
         return Err(Diag::error(Reason::BadValue, msg)
-            .file(&url_file())
+            .file(url_file())
             .line(Some(1)));
     }
     Ok(url)

@@ -22,8 +22,6 @@ use serde_json::Value;
 pub struct InstallHotplug;
 
 pub const RULES: &str = "/etc/udev/rules.d/90-cloud-init-hook-hotplug.rules";
-/// Written by `cloud-init devel hotplug-hook enable`: `{"scopes": ["network"]}`.
-
 /// Where the packages install the runner.
 const EMBER: &str = "/usr/bin/ember";
 
@@ -87,7 +85,8 @@ pub static READER: Reader = Reader {
     },
 };
 
-/// Whether the hotplug.enabled file names the network scope.
+/// Whether the cloud dir's hotplug.enabled file (`cloud-init devel hotplug-hook enable` writes
+/// `{"scopes": ["network"]}`) names the network scope.
 fn enabled_by_file(ctx: &ModCtx) -> bool {
     let Ok(Some(data)) = ctx
         .root
