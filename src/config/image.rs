@@ -13,7 +13,6 @@ use crate::limits::Limits;
 use crate::paths::SystemPaths;
 use crate::reason::Reason;
 use crate::root::Root;
-use crate::userdata::{jinja, jinja_marked};
 use crate::yaml;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -84,22 +83,34 @@ pub fn load(target: Option<&Root>, host: &Host) -> ImageConfig {
     load_with(target, host, None)
 }
 
-/// [`load`], the templated files rendered over `instance_data` within `limits`' template
-/// budgets; a missing variable prints cloud-init's marker, with a warning naming it.
-pub fn load_rendered(
-    target: Option<&Root>,
-    host: &Host,
-    instance_data: &Value,
-    limits: &Limits,
-) -> ImageConfig {
-    load_with(target, host, Some((instance_data, limits)))
+/// What becomes of a templated file.
+pub enum Rendered {
+    Text(String),
+    /// Not a template Jinja can read: read as written, as cloud-init does.
+    AsWritten,
+    /// It failed while rendering: the file gives nothing, as in cloud-init.
+    Ignored,
 }
 
-fn load_with(
-    target: Option<&Root>,
-    host: &Host,
-    render_over: Option<(&Value, &Limits)>,
-) -> ImageConfig {
+/// Renders a templated file's whole text (header included); its path names the diagnostics
+/// it adds. The local stage's, over the instance data (`stages::system_template`): the
+/// config knows no Jinja.
+pub type Render<'r> = &'r dyn Fn(&str, &str, &mut Vec<Diag>) -> Rendered;
+
+/// [`load`], the templated files rendered by `render`.
+pub fn load_rendered(target: Option<&Root>, host: &Host, render: Render) -> ImageConfig {
+    load_with(target, host, Some(render))
+}
+
+/// The first line that marks a template (matched without case, after leading blanks).
+const TEMPLATE_HEADER: &str = "## template: jinja";
+
+fn is_template(text: &str) -> bool {
+    let head = text.trim_start().get(..TEMPLATE_HEADER.len());
+    head.is_some_and(|h| h.eq_ignore_ascii_case(TEMPLATE_HEADER))
+}
+
+fn load_with(target: Option<&Root>, host: &Host, render: Option<Render>) -> ImageConfig {
     let source = match target {
         Some(root) if has_config(&Source::Target(root)) => Source::Target(root),
         _ => Source::Host(host),
@@ -137,27 +148,17 @@ fn load_with(
             }
         };
         let rendered;
-        let text = match (jinja::strip_header(text), render_over) {
-            (None, _) => text,
-            (Some(_), None) => {
-                cfg.templated = true;
-                text
-            }
-            (Some((body, header_lines)), Some((data, limits))) => {
-                cfg.templated = true;
-                let at = Place {
-                    path: &path,
-                    header_lines,
-                };
-                match render(body, data, limits, at, &mut cfg.diags) {
-                    Rendered::Text(t) => {
-                        rendered = t;
-                        &rendered
-                    }
-                    Rendered::AsWritten => text,
-                    Rendered::Ignored => continue,
+        cfg.templated |= is_template(text);
+        let text = match render.filter(|_| is_template(text)) {
+            None => text,
+            Some(render) => match render(text, &path, &mut cfg.diags) {
+                Rendered::Text(t) => {
+                    rendered = t;
+                    &rendered
                 }
-            }
+                Rendered::AsWritten => text,
+                Rendered::Ignored => continue,
+            },
         };
         let mut parsed = yaml::parse(text, &parse_limits);
         if let Ok(doc) = &mut parsed {
@@ -241,51 +242,6 @@ fn plain_absolute(dir: &str) -> Option<String> {
             .skip(1)
             .all(|c| !c.is_empty() && c != "." && c != "..");
     plain.then(|| trimmed.to_string())
-}
-
-enum Rendered {
-    Text(String),
-    /// Not a template Jinja can read: read as written, as cloud-init does.
-    AsWritten,
-    /// It failed while rendering: the file gives nothing, as in cloud-init.
-    Ignored,
-}
-
-/// A templated file: its path and the lines its header took.
-#[derive(Clone, Copy)]
-struct Place<'p> {
-    path: &'p str,
-    header_lines: u32,
-}
-
-/// One templated file's text, rendered; problems are warnings naming the file.
-fn render(body: &str, data: &Value, limits: &Limits, at: Place, diags: &mut Vec<Diag>) -> Rendered {
-    let path = at.path;
-    match jinja_marked::render(body, data, limits) {
-        Ok(r) => {
-            if !r.undefined.is_empty() {
-                let msg = format!(
-                    "template variable(s) not in the instance data, rendered as {}NAME: {}",
-                    jinja_marked::MISSING,
-                    r.undefined.join(", ")
-                );
-                diags.push(Diag::warning(Reason::TemplateUndefined, msg).file(path));
-            }
-            Rendered::Text(r.text)
-        }
-        Err(e) => {
-            let syntax = e.what == minijinja::ErrorKind::SyntaxError.to_string();
-            let (outcome, then) = if syntax {
-                (Rendered::AsWritten, "read as written")
-            } else {
-                (Rendered::Ignored, "file ignored")
-            };
-            let msg = format!("jinja template failed ({}); {then}", e.what);
-            let d = Diag::warning(Reason::TemplateError, msg).file(path);
-            diags.push(d.line(e.line.map(|l| l + at.header_lines)));
-            outcome
-        }
-    }
 }
 
 impl ImageConfig {

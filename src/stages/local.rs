@@ -71,8 +71,10 @@ fn rendered_image(ctx: &Ctx, rec: &mut Recorder, chosen: &Chosen) -> Option<Valu
     }
     let image = &ctx.image.value;
     let data = instance_data::build(&chosen.data, image, image, ctx.target.as_ref());
-    let rendered =
-        config::image::load_rendered(ctx.target.as_ref(), &ctx.host, &data, ctx.limits());
+    let render = |text: &str, path: &str, diags: &mut Vec<Diag>| {
+        super::system_template::render(text, path, &data, ctx.limits(), diags)
+    };
+    let rendered = config::image::load_rendered(ctx.target.as_ref(), &ctx.host, &render);
     // The other diagnostics of the files were recorded by detect, from the same files.
     let template = [Reason::TemplateError, Reason::TemplateUndefined].map(Reason::as_str);
     let diags = rendered.diags.into_iter();

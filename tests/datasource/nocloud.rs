@@ -39,7 +39,9 @@ fn check_first_boot(m: &Machine, seed_name: &str, hostname: &str) {
     );
     // Every step that ran says when it started (seconds since boot) and how long it took.
     let steps = st["stages"]["local"]["steps"].as_array().unwrap();
-    let ran = steps.iter().filter(|s| !s["result"].as_str().unwrap().starts_with("skipped"));
+    let ran = steps
+        .iter()
+        .filter(|s| !s["result"].as_str().unwrap().starts_with("skipped"));
     for step in ran {
         assert!(step["start"].as_f64().is_some(), "{step}");
         assert!(step["duration_us"].as_u64().is_some(), "{step}");
