@@ -268,6 +268,19 @@ pub fn record(
                 format!("{id}\n").as_bytes(),
                 0o644,
             );
+            // The file an earlier run linked, under another cloud's name, goes (as cloud-init
+            // removes it when the cloud id changes).
+            let before = rec.run.read_link_beneath("/", RunPaths::CI_CLOUD_ID);
+            let before = before.ok().flatten();
+            let old = before
+                .as_deref()
+                .and_then(|t| ctx.run.cloud_id_link_name(t));
+            if let Some(old) = old.filter(|o| o.starts_with("cloud-id-") && *o != cloud_id) {
+                let stale = format!("{}/{old}", RunPaths::CLOUD_INIT_DIR);
+                if let Err(e) = rec.run.remove_file(&stale) {
+                    rec.record(Diag::warning(e.code(), e.to_string()));
+                }
+            }
             // Absolute, as cloud-init links it: a reader resolving it from elsewhere finds it.
             let link = ctx.run.cloud_id_link_target(&cloud_id);
             if let Err(e) = rec.run.symlink(&link, RunPaths::CI_CLOUD_ID) {

@@ -110,11 +110,39 @@ const TABLE: &[Row] = &[
     },
 ];
 
+/// The same run directory written again after the cloud id changed (`cloud-name` in
+/// NoCloud's meta-data), as the upstream test persists twice.
+fn renamed_cloud() -> Boot {
+    let m = machine("cfg-cloud-id", "#cloud-config\n{}\n");
+    let meta = |name: &str| format!("instance-id: i-1\nlocal-hostname: h1\ncloud-name: {name}\n");
+    let seed = "var/lib/cloud/seed/nocloud";
+    m.seed_files(&m.target, seed, &[("meta-data", &meta("my-cloud"))]);
+    common::assert_no_panic(&m.initrd("all"));
+    m.seed_files(&m.target, seed, &[("meta-data", &meta("my-cloud2"))]);
+    boot(m)
+}
+
+const RENAMED: &[Row] = &[Row {
+    upstream: "sources/test_init.py::TestDataSource::test_persist_instance_data_writes_canonical_cloud_id_and_symlink (cloud id changed)",
+    holds: |b| {
+        let dir = b.m.run.join("cloud-init");
+        same("old file removed", dir.join("cloud-id-my-cloud").exists(), false)?;
+        let text = std::fs::read_to_string(dir.join("cloud-id")).map_err(|e| e.to_string())?;
+        same("through the link", text, "my-cloud2\n".into())
+    },
+    differs: None,
+}];
+
 #[test]
 fn runtime_files_agree() {
     check(&plain(), TABLE);
 }
 
+#[test]
+fn a_changed_cloud_id_replaces_the_old_file() {
+    check(&renamed_cloud(), RENAMED);
+}
+
 pub fn rows() -> usize {
-    TABLE.len()
+    TABLE.len() + RENAMED.len()
 }
