@@ -271,3 +271,43 @@ impl ImageConfig {
         self.value.get("datasource")?.get(cloud_init_name)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn system_paths_are_plain_absolute_directories() {
+        let mut diags = Vec::new();
+        let cfg = json!({"system_info": {"paths": {
+            "cloud_dir": "/new-cloud-dir/", "templates_dir": "/srv/t", "run_dir": "/run/cloud-init/",
+        }}});
+        let paths = system_paths(&cfg, &mut diags);
+        assert_eq!(
+            (paths.cloud_dir.as_str(), paths.templates_dir.as_str()),
+            ("/new-cloud-dir", "/srv/t")
+        );
+        assert!(diags.is_empty(), "{diags:?}");
+        let cfg = json!({"system_info": {"paths": {
+            "cloud_dir": "/var/lib/../../etc", "templates_dir": 3, "run_dir": "/run/x",
+        }}});
+        let paths = system_paths(&cfg, &mut diags);
+        assert_eq!(paths, SystemPaths::default());
+        let keys: Vec<_> = diags
+            .iter()
+            .map(|d| (d.code.as_str(), d.key.as_deref().unwrap_or("")))
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                ("bad-value", "system_info.paths.cloud_dir"),
+                ("wrong-type", "system_info.paths.templates_dir"),
+                ("unsupported-key", "system_info.paths.run_dir"),
+            ]
+        );
+        for bad in ["relative", "/", "/a/./b", "/a\nb", ""] {
+            assert_eq!(plain_absolute(bad), None, "{bad:?}");
+        }
+    }
+}

@@ -302,7 +302,8 @@ pub fn record(
     // cloud-init adds them once the config is merged.
     let features = instance_data::features();
     let doc = Value::String(instance_data::COMBINED_DOC.into());
-    let system_info = merged.config.get("system_info").unwrap_or(&Value::Null);
+    let no_system_info = json!({});
+    let system_info = merged.config.get("system_info").unwrap_or(&no_system_info);
     for rel in [
         RunPaths::INSTANCE_DATA_SENSITIVE,
         RunPaths::CI_INSTANCE_DATA_SENSITIVE,
