@@ -56,6 +56,7 @@ const MAX_FILE: u64 = 64 << 20;
 /// Each of the kernel log and the journal: what a boot's worth holds, with room to spare.
 const TOOL_MAX: usize = 16 << 20;
 const TOOL_DEADLINE: Duration = Duration::from_secs(15);
+
 pub fn run(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> {
     let (mut tarfile, mut sensitive) = (PathBuf::from("cloud-init.tar.gz"), false);
     let mut replace = false;
