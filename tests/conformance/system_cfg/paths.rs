@@ -121,5 +121,80 @@ fn run_dir_is_ember_own() {
 }
 
 pub fn rows() -> usize {
-    TABLE.len() + RUN_DIR.len()
+    // Bigstep's row runs twice, with the default cloud dir and with the image's.
+    let bigstep = if cfg!(feature = "ds-bigstep") { 2 } else { 0 };
+    TABLE.len() + RUN_DIR.len() + SLASHED_ID.len() + bigstep
+}
+
+/// Bigstep's url file, in the cloud dir's `data/seed/bigstep/` (the default one, or the
+/// image's `cloud_dir`), naming the endpoint emulator.
+#[cfg(feature = "ds-bigstep")]
+fn bigstep(custom: bool) -> Boot {
+    use crate::common::emulator::bigstep as bs;
+    let server = bs::start();
+    let m = Machine::new("cfg-bigstep");
+    let mut cfg = "ember:\n  limits:\n    request_timeout_ms: 1000\n".to_string();
+    let mut dir = "var/lib/cloud";
+    if custom {
+        cfg.push_str("system_info:\n  paths:\n    cloud_dir: /srv/cloud\n");
+        dir = "srv/cloud";
+    }
+    m.write(&m.target, "etc/cloud/cloud.cfg", cfg.as_bytes());
+    let url = format!("{}\n", server.url());
+    m.write(
+        &m.target,
+        &format!("{dir}/data/seed/bigstep/url"),
+        url.as_bytes(),
+    );
+    let b = boot(m);
+    assert_eq!(server.paths(), [bs::PATH], "one request");
+    b
+}
+
+#[cfg(feature = "ds-bigstep")]
+const BIGSTEP: &[Row] = &[Row {
+    upstream: "sources/test_bigstep.py::TestBigstep::test_get_data_honor_cloud_dir",
+    holds: |b| {
+        let status = b.run_json("ember/status.json")?;
+        same("datasource", status["datasource"].clone(), "bigstep".into())?;
+        let id = crate::common::emulator::bigstep::INSTANCE_ID;
+        same("instance", status["instance_id"].clone(), id.into())
+    },
+    differs: None,
+}];
+
+#[cfg(feature = "ds-bigstep")]
+#[test]
+fn bigstep_reads_its_url_file_in_the_cloud_dir() {
+    for custom in [false, true] {
+        check(&bigstep(custom), BIGSTEP);
+    }
+}
+
+/// An instance whose id holds slashes.
+const SLASHED_ID: &[Row] = &[Row {
+    upstream: "test_helpers.py::TestPaths::test_get_ipath_and_instance_id_with_slashes",
+    holds: |b| {
+        let dir = b.m.target.join("var/lib/cloud/instances/%2Ffoo%2Fbar");
+        same(
+            "instance directory",
+            dir.join("user-data.txt").exists(),
+            true,
+        )?;
+        same(
+            "no directory _foo_bar",
+            b.m.target.join("var/lib/cloud/instances/_foo_bar").exists(),
+            false,
+        )
+    },
+    differs: Some("percent-encoded"),
+}];
+
+#[test]
+fn instance_ids_with_slashes_name_one_directory() {
+    let m = Machine::new("cfg-slashed");
+    let meta = "instance-id: /foo/bar\nlocal-hostname: h1\n";
+    let files = [("meta-data", meta), ("user-data", "#cloud-config\n{}\n")];
+    m.seed_files(&m.target, "var/lib/cloud/seed/nocloud", &files);
+    check(&boot(m), SLASHED_ID);
 }
