@@ -99,6 +99,17 @@ const DISABLED: &[Row] = &[
     },
 ];
 
+/// The helper runs (its blocks are printed) unless `ssh.emit_keys_to_console` is false.
+const EMITTED: &[Row] = &[Row {
+    upstream: "config/test_cc_keys_to_console.py::TestHandle::test_emit_keys_to_console_config (default: emitted)",
+    holds: |b| {
+        same("header", console_has(b, "-----BEGIN SSH HOST KEY FINGERPRINTS-----"), true)?;
+        same("(ED25519)", console_has(b, "(ED25519)"), true)?;
+        same("(ECDSA)", console_has(b, "(ECDSA)"), true)
+    },
+    differs: None,
+}];
+
 const WRITE_FILES: &str = "users:\n  - name: myuser\nwrite_files:\n-   path: '/home/testuser/my-file'\n    content: |\n      echo 'hello world!'\n    defer: true\n    owner: 'myuser'\n    permissions: '0644'\n    append: true\n-   path: '/home/testuser/subdir1/subdir2/my-file'\n    content: |\n      echo 'hello world!'\n    defer: true\n    owner: 'myuser'\n    permissions: '0644'\n    append: true\n";
 
 const DEFERRED: &[Row] = &[
@@ -171,6 +182,16 @@ fn keys_to_console_disabled() {
 }
 
 #[test]
+fn keys_to_console_by_default() {
+    // cloud-init's cases: no config, and `ssh: {}` (the parent key alone).
+    for ud in ["", "ssh: {}\n"] {
+        if let Some(b) = booted("cfg-k2c-default", ud) {
+            check(&b, EMITTED);
+        }
+    }
+}
+
+#[test]
 fn deferred_files_and_the_output_log() {
     if let Some(b) = booted("cfg-deferred", WRITE_FILES) {
         check(&b, DEFERRED);
@@ -178,5 +199,11 @@ fn deferred_files_and_the_output_log() {
 }
 
 pub fn rows() -> usize {
-    ALL_FINGERPRINTS_BLACKLISTED.len() + ECDSA_BLACKLISTED.len() + DISABLED.len() + DEFERRED.len()
+    // EMITTED runs for two configs.
+    let emitted = 2 * EMITTED.len();
+    ALL_FINGERPRINTS_BLACKLISTED.len()
+        + ECDSA_BLACKLISTED.len()
+        + DISABLED.len()
+        + DEFERRED.len()
+        + emitted
 }
