@@ -47,3 +47,41 @@ pub fn render(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn run(text: &str) -> (Option<String>, Vec<(String, Option<u32>)>) {
+        let mut diags = Vec::new();
+        let data = json!({"v1": {"local_hostname": "h1"}});
+        let out = match render(
+            text,
+            "/etc/cloud/cloud.cfg",
+            &data,
+            &Limits::default(),
+            &mut diags,
+        ) {
+            Rendered::Text(t) => Some(t),
+            Rendered::AsWritten => Some("as written".into()),
+            Rendered::Ignored => None,
+        };
+        (out, diags.into_iter().map(|d| (d.code, d.line)).collect())
+    }
+
+    #[test]
+    fn outcomes_as_cloud_init_reads_them() {
+        let (out, diags) = run("## template: jinja\na: {{ v1.local_hostname }}\nb: {{ nope }}\n");
+        assert_eq!(out.as_deref(), Some("a: h1\nb: CI_MISSING_JINJA_VAR/nope"));
+        assert_eq!(diags, [("template-undefined".to_string(), None)]);
+        // Jinja cannot parse it: the file is read as it is, the line named as in the file.
+        let (out, diags) = run("## template: jinja\na: 1\nb: {% if %}\n");
+        assert_eq!(out.as_deref(), Some("as written"));
+        assert_eq!(diags, [("template-error".to_string(), Some(3))]);
+        // An attribute of a missing variable fails the render: the file gives nothing.
+        let (out, diags) = run("## template: jinja\na: {{ nope.deeper }}\n");
+        assert_eq!(out, None);
+        assert_eq!(diags[0].0, "template-error");
+    }
+}
