@@ -340,7 +340,14 @@ impl Root {
         {
             Ok(fd) => fd,
             Err(Errno::LOOP) => {
-                match self.user_dir_for(&parent.join("/"), &shown, usize::MAX, 0, None)? {
+                match self.user_dir_for(
+                    &parent.join("/"),
+                    &shown,
+                    usize::MAX,
+                    0,
+                    None,
+                    &FileSpec::DIR,
+                )? {
                     Some(d) => d.fd,
                     None => return Ok(()),
                 }
@@ -396,7 +403,14 @@ impl Root {
             Ok(fd) => return Ok(fd),
             Err(Errno::LOOP) => {
                 let uid = last.owner.map_or(0, |o| o.uid);
-                let d = self.user_dir_for(&comps.join("/"), shown, usize::MAX, uid, Some(last))?;
+                let d = self.user_dir_for(
+                    &comps.join("/"),
+                    shown,
+                    usize::MAX,
+                    uid,
+                    Some(last),
+                    &FileSpec::DIR,
+                )?;
                 let d =
                     d.ok_or_else(|| RootError::io(shown, "open the directory of", Errno::NOENT))?;
                 return Ok(d.fd);

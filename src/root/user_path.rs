@@ -97,10 +97,11 @@ impl Root {
         uid: u32,
         create: Option<&FileSpec>,
     ) -> Result<Option<UserDir<'_>>, RootError> {
-        self.user_dir_for(dir, &shown(dir), trusted, uid, create)
+        self.user_dir_for(dir, &shown(dir), trusted, uid, create, &FileSpec::DIR)
     }
 
-    /// [`Root::user_dir`] whose errors in the image's layout name `named` (the file acted on).
+    /// [`Root::user_dir`] whose errors in the image's layout name `named` (the file acted on),
+    /// directories made on the way to the last one getting `on_the_way`.
     pub(super) fn user_dir_for(
         &self,
         dir: &str,
@@ -108,6 +109,7 @@ impl Root {
         trusted: usize,
         uid: u32,
         create: Option<&FileSpec>,
+        on_the_way: &FileSpec,
     ) -> Result<Option<UserDir<'_>>, RootError> {
         let shown_all = shown(dir);
         let comps = parse(dir, named)?;
@@ -154,7 +156,7 @@ impl Root {
                 Err(Errno::NOENT) => match create {
                     None => return Ok(None),
                     Some(spec) => {
-                        let spec = if last { spec } else { &FileSpec::DIR };
+                        let spec = if last { spec } else { on_the_way };
                         guard::check(self, cur.as_fd(), Some(name), &here)?;
                         let made = match mkdirat(&cur, name, to_mode(spec.mode)) {
                             Ok(()) => true,
@@ -206,7 +208,7 @@ impl Root {
     ) -> Result<Option<Vec<u8>>, RootError> {
         let (dir, name) = split(path)?;
         let trusted = trusted_len(&dir, home, uid);
-        match self.user_dir_for(&dir, &shown(path), trusted, uid, None)? {
+        match self.user_dir_for(&dir, &shown(path), trusted, uid, None, &FileSpec::DIR)? {
             Some(d) => d.read_file(name, max_bytes),
             None => Ok(None),
         }
@@ -214,7 +216,8 @@ impl Root {
 
     /// [`Root::write_file`] (or, with `append`, [`Root::append_file`]) for a file whose
     /// directories anyone but root may write: the boundary is the first such directory, the
-    /// user acted for is `spec`'s owner (root without one), missing directories are made.
+    /// user acted for is `spec`'s owner (root without one), missing directories are made
+    /// 0755 and given that owner too (as cloud-init's write_files makes them).
     pub fn write_user_file(
         &self,
         path: &str,
@@ -224,8 +227,12 @@ impl Root {
     ) -> Result<(), RootError> {
         let (dir, name) = split(path)?;
         let uid = spec.owner.map_or(0, |o| o.uid);
+        let made = FileSpec {
+            owner: spec.owner,
+            ..FileSpec::DIR
+        };
         let d = self
-            .user_dir_for(&dir, &shown(path), usize::MAX, uid, Some(&FileSpec::DIR))?
+            .user_dir_for(&dir, &shown(path), usize::MAX, uid, Some(&made), &made)?
             .ok_or_else(|| RootError::io(&shown(path), "open the directory of", Errno::NOENT))?;
         if append {
             d.append_file(name, data, spec)

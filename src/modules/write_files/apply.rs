@@ -91,26 +91,9 @@ pub fn resolve_owner(accounts: &Accounts, spec: &str) -> Result<Owner, Diag> {
 pub fn apply(root: &Root, file: &DecodedFile, accounts: &Accounts) -> Result<(), Diag> {
     let owner = resolve_owner(accounts, &file.owner)?;
     let spec = FileSpec::mode(file.permissions).with_owner(owner);
-    let failed = |e: crate::root::RootError| Diag::error(e.code(), e.to_string()).key("path");
-    make_parents(root, &file.path, owner).map_err(failed)?;
     // Paths may lead through homes and /tmp: no link there is followed (RELIABILITY rule 13).
     let written = root.write_user_file(&file.path, &file.content, &spec, file.append);
-    written.map_err(failed)
-}
-
-/// The directories missing above `path`, made 0755 and owned by the file's `owner`, as
-/// cloud-init makes them for a file with an owner (`/home/u/a/b/f` owned by u: `a` and `b` are
-/// u's too). Directories that exist are left as they are; root's own need no second walk.
-fn make_parents(root: &Root, path: &str, owner: Owner) -> Result<(), crate::root::RootError> {
-    if owner == (Owner { uid: 0, gid: 0 }) {
-        return Ok(());
-    }
-    let comps: Vec<&str> = path.split('/').filter(|c| !c.is_empty()).collect();
-    let spec = FileSpec::DIR.with_owner(owner);
-    for end in 1..comps.len() {
-        root.create_user_dir(&format!("/{}", comps[..end].join("/")), &spec)?;
-    }
-    Ok(())
+    written.map_err(|e| Diag::error(e.code(), e.to_string()).key("path"))
 }
 
 #[cfg(test)]
