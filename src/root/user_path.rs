@@ -100,6 +100,18 @@ impl Root {
         self.user_dir_for(dir, &shown(dir), trusted, uid, create, &FileSpec::DIR)
     }
 
+    /// [`Root::user_dir`] making every missing directory with `made`, the last one and those
+    /// on the way to it alike.
+    pub fn user_dir_made(
+        &self,
+        dir: &str,
+        trusted: usize,
+        uid: u32,
+        made: &FileSpec,
+    ) -> Result<Option<UserDir<'_>>, RootError> {
+        self.user_dir_for(dir, &shown(dir), trusted, uid, Some(made), made)
+    }
+
     /// [`Root::user_dir`] whose errors in the image's layout name `named` (the file acted on),
     /// directories made on the way to the last one getting `on_the_way`.
     pub(super) fn user_dir_for(
