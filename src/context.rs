@@ -58,6 +58,7 @@ impl Ctx {
         let cmdline = cmdline::split(&line);
         let root = Root::open_deferred(&target).ok();
         let image = image::load(root.as_ref(), &host);
+        crate::paths::set_system(image.paths.clone());
         let fetched = Arc::new(Tally::new(image.ember.limits.datasource_bytes));
         Ctx {
             host,

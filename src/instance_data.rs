@@ -207,6 +207,11 @@ fn ds_tree(data: &InstanceData) -> Value {
     Value::Object(ds)
 }
 
+/// `merged_system_cfg._doc`: where the image's config came from. Templates print it into
+/// YAML and shell lines (`echo '{{ merged_system_cfg._doc }}'`): no quote, colon or `#`.
+pub const SYSTEM_CFG_DOC: &str =
+    "System config of this image merged from /etc/cloud/cloud.cfg and /etc/cloud/cloud.cfg.d/";
+
 /// Builds the sensitive document; `redact` makes the world-readable one from it.
 pub fn build(
     data: &InstanceData,
@@ -222,6 +227,11 @@ pub fn build(
     let zone = availability_zone(data);
     let system_platform = format!("Linux-{release}-{machine}");
     let cloud_name = cloud_name(data);
+    // Templates and `query` read the image's config here, with a line saying what it is.
+    let mut system = system_cfg.clone();
+    if let Some(map) = system.as_object_mut() {
+        map.insert("_doc".into(), json!(SYSTEM_CFG_DOC));
+    }
     let v1 = json!({
         "_beta_keys": ["subplatform"],
         "availability_zone": zone.clone(),
@@ -251,7 +261,7 @@ pub fn build(
         "base64_encoded_keys": [],
         "ds": ds_tree(data),
         "merged_cfg": merged_cfg,
-        "merged_system_cfg": system_cfg,
+        "merged_system_cfg": system,
         "sys_info": {
             "dist": [distro, version, codename],
             "platform": system_platform,
@@ -268,31 +278,53 @@ pub fn build(
     doc
 }
 
-/// Instance data built with a null `merged_cfg`, serialized with `merged` in its place: the
-/// merged config, as large as the user-data, is not copied to be written.
-pub struct WithMergedCfg<'a> {
-    pub full: &'a Value,
-    pub merged: &'a Value,
+/// A document written with some top-level keys put in or replaced, without copying it: the
+/// merged config, as large as the user-data, is not copied to be written. Keys of `over` come
+/// last, in their order.
+pub struct Patched<'a> {
+    pub base: &'a Value,
+    pub over: Vec<(&'static str, &'a Value)>,
 }
 
-impl serde::Serialize for WithMergedCfg<'_> {
+impl serde::Serialize for Patched<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
-        let Value::Object(map) = self.full else {
-            return self.full.serialize(s);
+        let Value::Object(map) = self.base else {
+            return self.base.serialize(s);
         };
-        let mut out = s.serialize_map(Some(map.len()))?;
-        for (key, value) in map {
-            let value = if key == "merged_cfg" {
-                self.merged
-            } else {
-                value
-            };
+        let mut out = s.serialize_map(None)?;
+        let replaced = |key: &str| self.over.iter().any(|(k, _)| *k == key);
+        for (key, value) in map.iter().filter(|(k, _)| !replaced(k)) {
+            out.serialize_entry(key, value)?;
+        }
+        for (key, value) in &self.over {
             out.serialize_entry(key, value)?;
         }
         out.end()
     }
 }
+
+/// cloud-init's build-time feature flags (`cloudinit/features.py`), named and valued as its
+/// upstream defaults, which are the behaviours ember has: combined-cloud-config.json and the
+/// sensitive instance data carry them for tools that ask which behaviour is in force.
+pub fn features() -> Value {
+    json!({
+        "ALLOW_EC2_MIRRORS_ON_NON_AWS_INSTANCE_TYPES": false,
+        "APT_DEB822_SOURCE_LIST_FILE": true,
+        "DEPRECATION_INFO_BOUNDARY": "devel",
+        "ERROR_ON_USER_DATA_FAILURE": true,
+        "EXPIRE_APPLIES_TO_HASHED_USERS": true,
+        "MANUAL_NETWORK_WAIT": true,
+        "NETPLAN_CONFIG_ROOT_READ_ONLY": true,
+        "NOCLOUD_SEED_URL_APPEND_FORWARD_SLASH": true,
+        "STRIP_INVALID_MTU": false,
+    })
+}
+
+/// combined-cloud-config.json's `_doc`: what the file is.
+pub const COMBINED_DOC: &str = "ember's merged cloud-config: the image's system config \
+     (/etc/cloud/cloud.cfg, cloud.cfg.d), then the platform's, vendor-data and user-data, \
+     as the modules act on it";
 
 /// The world-readable copy: the value at every sensitive path replaced. Sensitive values are
 /// never copied (the merged config can be as large as the user-data).

@@ -2,8 +2,61 @@
 //! Both binaries use these names; they are the contract between initramfs and runner.
 //! The constants are relative to the run directory (for writers holding it as a `Root`);
 //! the methods give full paths (for readers).
+//!
+//! And the image's own places in the target, cloud-init's `system_info.paths`: `cloud_dir`
+//! (`/var/lib/cloud`: instances, data, seeds, scripts) and `templates_dir`
+//! (`/etc/cloud/templates`). Each binary sets them once, when it knows them (ember-initrd from
+//! the image config, the runner from what ember-initrd recorded for this boot, `ember/paths.json`);
+//! every user asks [`system`] for them.
 
+use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// cloud-init's `system_info.paths` that ember honours, as absolute paths in the target.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SystemPaths {
+    pub cloud_dir: String,
+    pub templates_dir: String,
+}
+
+impl Default for SystemPaths {
+    fn default() -> Self {
+        SystemPaths {
+            cloud_dir: "/var/lib/cloud".into(),
+            templates_dir: "/etc/cloud/templates".into(),
+        }
+    }
+}
+
+impl SystemPaths {
+    /// `rel` below the cloud dir: `cloud("data/instance-id")`.
+    pub fn cloud(&self, rel: &str) -> String {
+        format!("{}/{rel}", self.cloud_dir)
+    }
+
+    /// The seed directory of a datasource: `<cloud_dir>/seed/<name>`.
+    pub fn seed(&self, name: &str) -> String {
+        self.cloud(&format!("seed/{name}"))
+    }
+
+    /// A template of the image: `<templates_dir>/<name>.tmpl`.
+    pub fn template(&self, name: &str) -> String {
+        format!("{}/{name}.tmpl", self.templates_dir)
+    }
+}
+
+static SYSTEM: OnceLock<SystemPaths> = OnceLock::new();
+
+/// The paths in force: those set for this process, else cloud-init's defaults.
+pub fn system() -> &'static SystemPaths {
+    SYSTEM.get_or_init(SystemPaths::default)
+}
+
+/// Sets the paths for this process; the first setting stands (a process serves one boot).
+pub fn set_system(paths: SystemPaths) {
+    let _ = SYSTEM.set(paths);
+}
 
 #[derive(Clone, Debug)]
 pub struct RunPaths {
@@ -32,6 +85,8 @@ impl RunPaths {
     pub const CI_CLOUD_ID: &'static str = "cloud-init/cloud-id";
     /// cloud-init's marker that it is disabled on this boot.
     pub const CI_DISABLED: &'static str = "cloud-init/disabled";
+    /// The image's [`SystemPaths`] for this boot, for the runner (which reads no YAML).
+    pub const SYSTEM_PATHS: &'static str = "ember/paths.json";
 
     pub fn new(run: impl Into<PathBuf>) -> RunPaths {
         RunPaths { run: run.into() }
@@ -81,5 +136,47 @@ impl RunPaths {
     }
     pub fn ci_disabled_marker(&self) -> PathBuf {
         self.at(Self::CI_DISABLED)
+    }
+
+    /// What `cloud-id` links to for `name` (`cloud-id-nocloud`): the file's absolute path, as
+    /// cloud-init makes the link (`/run/cloud-init/cloud-id-nocloud` on a machine).
+    pub fn cloud_id_link_target(&self, name: &str) -> String {
+        let dir =
+            std::path::absolute(self.cloud_init_dir()).unwrap_or_else(|_| self.cloud_init_dir());
+        dir.join(name).display().to_string()
+    }
+
+    /// The file name `cloud-id` names, when its link text is one of ours: an absolute path to
+    /// a file of this run directory's `cloud-init/`, or (as older ember wrote it) a bare name.
+    pub fn cloud_id_link_name<'t>(&self, text: &'t str) -> Option<&'t str> {
+        let dir = std::path::absolute(self.cloud_init_dir()).ok()?;
+        let name = match Path::new(text).strip_prefix(&dir) {
+            Ok(rest) => rest.to_str()?,
+            Err(_) => text,
+        };
+        let plain = !name.is_empty() && !name.contains('/') && name != "." && name != "..";
+        plain.then_some(name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cloud_id_link_is_absolute_and_read_back() {
+        let run = RunPaths::new("/run");
+        let target = run.cloud_id_link_target("cloud-id-aws");
+        assert_eq!(target, "/run/cloud-init/cloud-id-aws");
+        assert_eq!(run.cloud_id_link_name(&target), Some("cloud-id-aws"));
+        assert_eq!(run.cloud_id_link_name("cloud-id-aws"), Some("cloud-id-aws"));
+        for outside in [
+            "/etc/shadow",
+            "/run/cloud-init/../x",
+            "../x",
+            "/run/cloud-init/a/b",
+        ] {
+            assert_eq!(run.cloud_id_link_name(outside), None, "{outside}");
+        }
     }
 }

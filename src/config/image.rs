@@ -1,12 +1,16 @@
 //! The image's own configuration: /etc/cloud/cloud.cfg, cloud.cfg.d/*.cfg (in name order) and
 //! /etc/ember/ember.cfg, merged with later files winning, as cloud-init reads them. Read from
 //! the target root, or from the initramfs itself when the target holds none (not mounted yet).
+//! A file whose first line is `## template: jinja` is a template over the instance data, as
+//! cloud-init reads it: rendered once instance data exists (the local stage loads the config
+//! again for that), read as plain YAML before (the header is a comment).
 
 use crate::config::ember::{self, EmberSettings};
 use crate::config::merge::merge_replace;
 use crate::error::Diag;
 use crate::host::Host;
 use crate::limits::Limits;
+use crate::paths::SystemPaths;
 use crate::reason::Reason;
 use crate::root::Root;
 use crate::yaml;
@@ -25,6 +29,10 @@ pub struct ImageConfig {
     pub diags: Vec<Diag>,
     /// ember's own settings (`ember:`): the budgets, the removable seeds accepted.
     pub ember: EmberSettings,
+    /// Whether a file is a Jinja template (rendered only when loaded with instance data).
+    pub templated: bool,
+    /// `system_info.paths`: where cloud-init's state and the image's templates are.
+    pub paths: SystemPaths,
     /// Each top-level key with the last file that set it, for diagnostics about its value.
     origins: BTreeMap<String, String>,
 }
@@ -72,6 +80,37 @@ fn has_config(source: &Source) -> bool {
 }
 
 pub fn load(target: Option<&Root>, host: &Host) -> ImageConfig {
+    load_with(target, host, None)
+}
+
+/// What becomes of a templated file.
+pub enum Rendered {
+    Text(String),
+    /// Not a template Jinja can read: read as written, as cloud-init does.
+    AsWritten,
+    /// It failed while rendering: the file gives nothing, as in cloud-init.
+    Ignored,
+}
+
+/// Renders a templated file's whole text (header included); its path names the diagnostics
+/// it adds. The local stage's, over the instance data (`stages::system_template`): the
+/// config knows no Jinja.
+pub type Render<'r> = &'r dyn Fn(&str, &str, &mut Vec<Diag>) -> Rendered;
+
+/// [`load`], the templated files rendered by `render`.
+pub fn load_rendered(target: Option<&Root>, host: &Host, render: Render) -> ImageConfig {
+    load_with(target, host, Some(render))
+}
+
+/// The first line that marks a template (matched without case, after leading blanks).
+const TEMPLATE_HEADER: &str = "## template: jinja";
+
+fn is_template(text: &str) -> bool {
+    let head = text.trim_start().get(..TEMPLATE_HEADER.len());
+    head.is_some_and(|h| h.eq_ignore_ascii_case(TEMPLATE_HEADER))
+}
+
+fn load_with(target: Option<&Root>, host: &Host, render: Option<Render>) -> ImageConfig {
     let source = match target {
         Some(root) if has_config(&Source::Target(root)) => Source::Target(root),
         _ => Source::Host(host),
@@ -108,6 +147,19 @@ pub fn load(target: Option<&Root>, host: &Host) -> ImageConfig {
                 continue;
             }
         };
+        let rendered;
+        cfg.templated |= is_template(text);
+        let text = match render.filter(|_| is_template(text)) {
+            None => text,
+            Some(render) => match render(text, &path, &mut cfg.diags) {
+                Rendered::Text(t) => {
+                    rendered = t;
+                    &rendered
+                }
+                Rendered::AsWritten => text,
+                Rendered::Ignored => continue,
+            },
+        };
         let mut parsed = yaml::parse(text, &parse_limits);
         if let Ok(doc) = &mut parsed {
             cfg.diags.extend(doc.drop_failed_keys(&path));
@@ -133,7 +185,63 @@ pub fn load(target: Option<&Root>, host: &Host) -> ImageConfig {
         Some(f) => d.file(f.as_str()),
         None => d,
     }));
+    let mut diags = Vec::new();
+    cfg.paths = system_paths(&cfg.value, &mut diags);
+    let file = cfg.origin("system_info").unwrap_or("").to_string();
+    cfg.diags
+        .extend(diags.into_iter().map(|d| d.file(file.as_str())));
     cfg
+}
+
+/// Where cloud-init keeps its run files; ember's stay there (see README, run_dir).
+const RUN_DIR: &str = "/run/cloud-init";
+
+/// `system_info.paths`: `cloud_dir` and `templates_dir` taken when each is a plain absolute
+/// path (no `..`, no control character), else a warning and the default; `run_dir` other than
+/// cloud-init's own is a warning (ember's run files are where the initramfs leaves them).
+fn system_paths(cfg: &Value, diags: &mut Vec<Diag>) -> SystemPaths {
+    let mut paths = SystemPaths::default();
+    let Some(given) = cfg.get("system_info").and_then(|s| s.get("paths")) else {
+        return paths;
+    };
+    let mut take = |key: &str, slot: &mut String| {
+        let Some(value) = given.get(key).filter(|v| !v.is_null()) else {
+            return;
+        };
+        let key = format!("system_info.paths.{key}");
+        match value.as_str().map(plain_absolute) {
+            Some(Some(dir)) => *slot = dir,
+            Some(None) => {
+                let msg = format!("must be an absolute path without `..`; {slot} is used");
+                diags.push(Diag::warning(Reason::BadValue, msg).key(key));
+            }
+            None => {
+                let msg = format!("must be a string; {slot} is used");
+                diags.push(Diag::warning(Reason::WrongType, msg).key(key));
+            }
+        }
+    };
+    take("cloud_dir", &mut paths.cloud_dir);
+    take("templates_dir", &mut paths.templates_dir);
+    let run_dir = given.get("run_dir").and_then(Value::as_str);
+    if run_dir.is_some_and(|d| d.trim_end_matches('/') != RUN_DIR) {
+        let msg = format!("not honoured: ember's run files stay in {RUN_DIR}");
+        diags.push(Diag::warning(Reason::UnsupportedKey, msg).key("system_info.paths.run_dir"));
+    }
+    paths
+}
+
+/// `dir` without its trailing `/`, when it is absolute and names no `.`, `..` or control
+/// character: a path that cannot climb out of where it says.
+fn plain_absolute(dir: &str) -> Option<String> {
+    let trimmed = dir.trim_end_matches('/');
+    let plain = trimmed.starts_with('/')
+        && !trimmed.chars().any(char::is_control)
+        && trimmed
+            .split('/')
+            .skip(1)
+            .all(|c| !c.is_empty() && c != "." && c != "..");
+    plain.then(|| trimmed.to_string())
 }
 
 impl ImageConfig {
@@ -161,5 +269,45 @@ impl ImageConfig {
     /// The settings of one datasource: `datasource: {NoCloud: {...}}`.
     pub fn datasource_settings(&self, cloud_init_name: &str) -> Option<&Value> {
         self.value.get("datasource")?.get(cloud_init_name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn system_paths_are_plain_absolute_directories() {
+        let mut diags = Vec::new();
+        let cfg = json!({"system_info": {"paths": {
+            "cloud_dir": "/new-cloud-dir/", "templates_dir": "/srv/t", "run_dir": "/run/cloud-init/",
+        }}});
+        let paths = system_paths(&cfg, &mut diags);
+        assert_eq!(
+            (paths.cloud_dir.as_str(), paths.templates_dir.as_str()),
+            ("/new-cloud-dir", "/srv/t")
+        );
+        assert!(diags.is_empty(), "{diags:?}");
+        let cfg = json!({"system_info": {"paths": {
+            "cloud_dir": "/var/lib/../../etc", "templates_dir": 3, "run_dir": "/run/x",
+        }}});
+        let paths = system_paths(&cfg, &mut diags);
+        assert_eq!(paths, SystemPaths::default());
+        let keys: Vec<_> = diags
+            .iter()
+            .map(|d| (d.code.as_str(), d.key.as_deref().unwrap_or("")))
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                ("bad-value", "system_info.paths.cloud_dir"),
+                ("wrong-type", "system_info.paths.templates_dir"),
+                ("unsupported-key", "system_info.paths.run_dir"),
+            ]
+        );
+        for bad in ["relative", "/", "/a/./b", "/a\nb", ""] {
+            assert_eq!(plain_absolute(bad), None, "{bad:?}");
+        }
     }
 }

@@ -11,7 +11,7 @@ use super::exec::Exec;
 use super::{global_flag, CliError, Ctx};
 use crate::network::render::owned::{self, RECORD as NETWORK_RENDERED};
 use crate::root::{FileSpec, Root};
-use crate::state::{CLOUD_LIB, EMBER_LIB};
+use crate::state::EMBER_LIB;
 use lexopt::prelude::*;
 use serde_json::Value;
 
@@ -112,9 +112,10 @@ pub fn run(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> 
     if o.ssh {
         remove(SSHD_DROP_IN);
     }
-    for entry in root.list_dir(CLOUD_LIB).unwrap_or_default() {
+    let cloud_dir = &crate::paths::system().cloud_dir;
+    for entry in root.list_dir(cloud_dir).unwrap_or_default() {
         if entry != "seed" || o.seed {
-            remove(&format!("{CLOUD_LIB}/{entry}"));
+            remove(&format!("{cloud_dir}/{entry}"));
         }
     }
     remove(EMBER_LIB);

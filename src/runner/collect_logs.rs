@@ -57,9 +57,6 @@ const MAX_FILE: u64 = 64 << 20;
 /// Each of the kernel log and the journal: what a boot's worth holds, with room to spare.
 const TOOL_MAX: usize = 16 << 20;
 const TOOL_DEADLINE: Duration = Duration::from_secs(15);
-/// cloud-init's link to the current instance, which ember makes too; read as a name.
-const INSTANCE_LINK: &str = "/var/lib/cloud/instance";
-const INSTANCES: &str = "/var/lib/cloud/instances";
 
 pub fn run(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> {
     let (mut tarfile, mut sensitive) = (PathBuf::from("cloud-init.tar.gz"), false);
@@ -139,8 +136,10 @@ fn run_files(ctx: &Ctx, sensitive: bool, entries: &mut Vec<(String, Vec<u8>)>) {
     let id_link = run.at(RunPaths::CI_CLOUD_ID).display().to_string();
     match regular::read_link_beneath(dir.as_fd(), RunPaths::CI_CLOUD_ID, &id_link) {
         Ok(None) => {}
-        Ok(Some(name)) if one_name(&name) => rels.push(format!("cloud-init/{name}")),
-        Ok(Some(_)) => eprintln!("skipped {id_link}: a symbolic link out of its directory"),
+        Ok(Some(text)) => match run.cloud_id_link_name(&text) {
+            Some(name) => rels.push(format!("cloud-init/{name}")),
+            None => eprintln!("skipped {id_link}: a symbolic link out of its directory"),
+        },
         Err(e) => eprintln!("skipped {id_link}: {e}"),
     }
     for rel in rels {
@@ -154,21 +153,24 @@ fn run_files(ctx: &Ctx, sensitive: bool, entries: &mut Vec<(String, Vec<u8>)>) {
 }
 
 /// The target's files, read as the run directory's are; the instance's through
-/// `/var/lib/cloud/instance` only when that link names one instance directory.
+/// `/var/lib/cloud/instance` (in the image's cloud dir) only when that link names one
+/// instance directory.
 fn target_files(root: &Root, sensitive: bool, entries: &mut Vec<(String, Vec<u8>)>) {
     let mut rels: Vec<String> = TARGET_FILES.iter().map(|r| r.to_string()).collect();
+    let paths = crate::paths::system();
+    let (link, instances) = (paths.cloud("instance"), paths.cloud("instances"));
     if sensitive {
-        match root.read_link_beneath("/", INSTANCE_LINK) {
+        match root.read_link_beneath("/", &link) {
             Ok(None) => {}
-            Ok(Some(to)) => match instance_name(&to) {
+            Ok(Some(to)) => match instance_name(&to, &instances) {
                 Some(id) => rels.extend(
                     INSTANCE_SENSITIVE
                         .iter()
-                        .map(|f| format!("{INSTANCES}/{id}/{f}")),
+                        .map(|f| format!("{instances}/{id}/{f}")),
                 ),
-                None => eprintln!("skipped {INSTANCE_LINK}: a link to no instance directory"),
+                None => eprintln!("skipped {link}: a link to no instance directory"),
             },
-            Err(e) => eprintln!("skipped {INSTANCE_LINK}: {}", why(&e)),
+            Err(e) => eprintln!("skipped {link}: {}", why(&e)),
         }
     }
     for rel in rels {
@@ -193,11 +195,11 @@ fn one_name(name: &str) -> bool {
     !name.is_empty() && name != "." && name != ".." && !name.contains('/')
 }
 
-/// The instance directory's name in `/var/lib/cloud/instance`'s text (absolute, as ember
-/// and cloud-init make it, or relative to /var/lib/cloud).
-fn instance_name(to: &str) -> Option<&str> {
+/// The instance directory's name in the `instance` link's text (absolute, below `instances`,
+/// as ember and cloud-init make it, or relative to the cloud dir).
+fn instance_name<'t>(to: &'t str, instances: &str) -> Option<&'t str> {
     let id = to
-        .strip_prefix(INSTANCES)
+        .strip_prefix(instances)
         .or_else(|| to.strip_prefix("instances"))?
         .strip_prefix('/')?
         .trim_end_matches('/');

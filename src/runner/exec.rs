@@ -5,8 +5,9 @@
 //! `output: {all: "| tee -a /var/log/cloud-init-output.log"}`, or to the file the `output:`
 //! setting names (see `output.rs`). It does not interpret output.
 
-use crate::root::{FileSpec, Root};
-use std::cell::Cell;
+use crate::modules::accounts::Accounts;
+use crate::root::{FileSpec, Owner, Root};
+use std::cell::{Cell, OnceCell};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -14,7 +15,9 @@ use std::process::{Command, Stdio};
 /// cloud-init's output log, in the target.
 pub const OUTPUT_LOG: &str = "/var/log/cloud-init-output.log";
 /// Logs are 0640 or stricter (RELIABILITY rule 2): command output may say more than it should.
-const LOG_SPEC: FileSpec = FileSpec::mode(0o640);
+const LOG_MODE: u32 = 0o640;
+/// The group a new log gets, as cloud-init's output pipe makes it: the log readers' group.
+const LOG_GROUP: &str = "adm";
 /// systemd's default PATH: a chrooted command must not search the host's tool directories.
 const PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 /// Exports the `NAME=value` words up to `--`, then becomes the command with stderr on stdout.
@@ -29,6 +32,8 @@ pub struct Exec<'a> {
     /// Flush the root before the next command: an at-most-once module's "started" marker
     /// must be on the disk before what it guards happens.
     flush_first: Cell<bool>,
+    /// How a new log is made, found when the first line is logged (the target's groups).
+    log_spec: OnceCell<FileSpec>,
 }
 
 /// How a command ended.
@@ -56,6 +61,18 @@ impl Outcome {
     }
 }
 
+/// A new log: 0640, root and the target's `adm` group where it has one (cloud-init creates its
+/// output log with umask 037 and the adm group, so the log readers' group can read it), else
+/// root's own group. A runner that is not root (a test's directory) makes it as itself.
+fn log_spec(root: &Root) -> FileSpec {
+    let spec = FileSpec::mode(LOG_MODE);
+    if !rustix::process::geteuid().is_root() {
+        return spec;
+    }
+    let gid = Accounts::load(root).group_gid(LOG_GROUP).unwrap_or(0);
+    spec.with_owner(Owner { uid: 0, gid })
+}
+
 impl<'a> Exec<'a> {
     /// Output goes to cloud-init's default log; see `with_log`.
     pub fn new(root: &'a Root, target: &Path) -> Exec<'a> {
@@ -67,6 +84,7 @@ impl<'a> Exec<'a> {
             target,
             log: OUTPUT_LOG.to_string(),
             flush_first: Cell::new(false),
+            log_spec: OnceCell::new(),
         }
     }
 
@@ -99,9 +117,10 @@ impl<'a> Exec<'a> {
 
     /// Log lines are incidental to the root's durability: no module's marker stands for them.
     fn log(&self, data: &[u8]) {
+        let spec = self.log_spec.get_or_init(|| log_spec(self.root));
         let appended = self
             .root
-            .incidental(|| self.root.append_file(&self.log, data, &LOG_SPEC));
+            .incidental(|| self.root.append_file(&self.log, data, spec));
         if let Err(e) = appended {
             eprintln!("ember: cannot append to {}: {e}", self.log);
         }

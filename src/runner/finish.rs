@@ -51,7 +51,11 @@ pub fn write_results(rec: &mut Recorder, exec: &Exec, ci_instance: &str) {
         rec.record(Diag::error(e.code(), e.to_string()));
     }
     let result = serde_json::to_vec_pretty(&result_json(&rec.status)).unwrap_or_default();
-    if let Err(e) = root.write_file("/var/lib/cloud/data/result.json", &result, &spec) {
+    if let Err(e) = root.write_file(
+        &crate::paths::system().cloud("data/result.json"),
+        &result,
+        &spec,
+    ) {
         rec.record(Diag::error(e.code(), e.to_string()));
     }
     // Synced before the run directory's copy appears: that one tells waiters all is written.

@@ -160,7 +160,24 @@ pub fn run_command(
         print!("{}", command_help(&ctx.prog, path, cmd));
         return Ok(0);
     }
+    load_system_paths(&ctx.run_paths());
     (cmd.run)(ctx, &mut lexopt::Parser::from_args(rest))
+}
+
+/// The image's `system_info.paths` as ember-initrd recorded them for this boot; cloud-init's
+/// defaults when it recorded none (no boot yet, or an older ember), or not readably.
+fn load_system_paths(run: &RunPaths) {
+    let path = run.at(RunPaths::SYSTEM_PATHS);
+    let Ok(data) = crate::regular::read(&path, crate::regular::STATE_MAX) else {
+        return;
+    };
+    match serde_json::from_slice(&data) {
+        Ok(paths) => crate::paths::set_system(paths),
+        Err(e) => eprintln!(
+            "ember: {}: not valid ({e}); default paths used",
+            path.display()
+        ),
+    }
 }
 
 fn command_help(prog: &str, path: &str, cmd: &Command) -> String {

@@ -188,10 +188,11 @@ pub(super) fn show(v: &Value) -> String {
     }
 }
 
-/// `/var/lib/cloud/instance` inside `target`: the link is absolute, so it is read and
+/// The cloud dir's `instance` inside `target`: the link is absolute, so it is read and
 /// re-rooted rather than followed (which would leave a target other than `/`).
 fn instance_dir(target: &std::path::Path) -> PathBuf {
-    let link = target.join("var/lib/cloud/instance");
+    let link = crate::paths::system().cloud("instance");
+    let link = target.join(link.trim_start_matches('/'));
     match std::fs::read_link(&link) {
         Ok(dest) if dest.is_absolute() => target.join(dest.strip_prefix("/").unwrap_or(&dest)),
         Ok(dest) => link.parent().map_or(dest.clone(), |p| p.join(&dest)),

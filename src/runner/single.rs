@@ -9,7 +9,7 @@ use super::modules::{run_single, ModCtx};
 use super::{global_flag, CliError, Ctx};
 use crate::handoff::Handoff;
 use crate::root::Root;
-use crate::state::{encode_instance_id, Semaphores, CLOUD_LIB};
+use crate::state::{encode_instance_id, Semaphores};
 use lexopt::prelude::*;
 use std::cell::RefCell;
 
@@ -60,7 +60,7 @@ pub fn run(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> 
         exec: &exec,
         handoff: &handoff,
         sems: &sems,
-        ci_instance: format!("{CLOUD_LIB}/instances/{enc}"),
+        ci_instance: format!("{}/instances/{enc}", crate::paths::system().cloud_dir),
         datasource: handoff.datasource.clone(),
         power: RefCell::new(None),
     };

@@ -18,7 +18,7 @@ use crate::paths::RunPaths;
 use crate::reason::Reason;
 use crate::record::Recorder;
 use crate::root::Root;
-use crate::state::{check_instance_id, encode_instance_id, Semaphores, CLOUD_LIB};
+use crate::state::{check_instance_id, encode_instance_id, Semaphores};
 use crate::status::{StageState, Status, Step};
 use lexopt::prelude::*;
 use std::cell::RefCell;
@@ -265,7 +265,7 @@ fn stage(rec: &mut Recorder, ctx: &Ctx, kind: Kind, h: &Handoff, root: &Root) {
         exec: &exec,
         handoff: h,
         sems: &sems,
-        ci_instance: format!("{CLOUD_LIB}/instances/{enc}"),
+        ci_instance: format!("{}/instances/{enc}", crate::paths::system().cloud_dir),
         datasource: datasource.unwrap_or_else(|| h.datasource.clone()),
         power: RefCell::new(None),
     };

@@ -11,7 +11,6 @@ use super::Kind;
 use crate::limits::Limits;
 use crate::redact::printable;
 use crate::root::Root;
-use crate::state::CLOUD_LIB;
 use crate::userdata::mime;
 
 /// Largest document read; user-data is bounded far below this at boot.
@@ -51,7 +50,7 @@ pub fn documents(root: &Root, data: &InstanceData, limits: &Limits) -> Vec<Found
         .iter()
         .filter_map(|p| read(root, p, Kind::ImageConfig))
         .collect();
-    let inst = format!("{CLOUD_LIB}/instance");
+    let inst = format!("{}/instance", crate::paths::system().cloud_dir);
     for (what, file) in [
         ("user-data", "user-data.txt"),
         ("vendor-data", "vendor-data.txt"),

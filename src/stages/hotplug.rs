@@ -25,9 +25,6 @@ use std::path::PathBuf;
 
 pub const USAGE: &str = "usage: ember-initrd hotplug --action add|remove --devpath /devices/... \
 [--host DIR] [--target DIR] [--run DIR]";
-/// Written by `cloud-init devel hotplug-hook enable`.
-const ENABLED_FILE: &str = "/var/lib/cloud/hotplug.enabled";
-
 struct Args {
     action: String,
     devpath: String,
@@ -94,7 +91,9 @@ fn enabled(ctx: &Ctx, cfg: &Value) -> bool {
         .is_some_and(|w| w.iter().any(|e| e == "hotplug"));
     let by_file = || {
         let root = ctx.target.as_ref()?;
-        let data = root.read_file(ENABLED_FILE, 64 * 1024).ok()??;
+        let data = root
+            .read_file(&crate::paths::system().cloud("hotplug.enabled"), 64 * 1024)
+            .ok()??;
         let v: Value = serde_json::from_slice(&data).ok()?;
         Some(v.get("scopes")?.as_array()?.iter().any(|s| s == "network"))
     };

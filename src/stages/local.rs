@@ -5,8 +5,8 @@
 use super::instance::{self, Chosen};
 use super::persist::{self, Merged};
 use crate::cmdline;
-use crate::config::known_keys;
 use crate::config::merge::merge_replace;
+use crate::config::{self, known_keys};
 use crate::context::Ctx;
 use crate::error::Diag;
 use crate::fetch::Fetcher;
@@ -39,7 +39,8 @@ pub fn run(ctx: &mut Ctx) -> Status {
         return rec.finish(StageState::Done);
     };
     let system_cfg = rec.step("system config", |rec| {
-        let mut cfg = system_config(ctx, rec);
+        let image = rendered_image(ctx, rec, &chosen);
+        let mut cfg = system_config(ctx, rec, image.as_ref().unwrap_or(&ctx.image.value));
         // The platform's own config sits over the image's, under vendor- and user-data.
         if let Some(ds_cfg) = chosen.data.config.clone().filter(Value::is_object) {
             merge_replace(&mut cfg, ds_cfg);
@@ -62,9 +63,28 @@ pub fn run(ctx: &mut Ctx) -> Status {
     rec.finish(StageState::Done)
 }
 
+/// The image config again, its templated files rendered over this instance's data (as
+/// cloud-init reads them once instance data exists); `None` when no file is a template.
+fn rendered_image(ctx: &Ctx, rec: &mut Recorder, chosen: &Chosen) -> Option<Value> {
+    if !ctx.image.templated {
+        return None;
+    }
+    let image = &ctx.image.value;
+    let data = instance_data::build(&chosen.data, image, image, ctx.target.as_ref());
+    let render = |text: &str, path: &str, diags: &mut Vec<Diag>| {
+        super::system_template::render(text, path, &data, ctx.limits(), diags)
+    };
+    let rendered = config::image::load_rendered(ctx.target.as_ref(), &ctx.host, &render);
+    // The other diagnostics of the files were recorded by detect, from the same files.
+    let template = [Reason::TemplateError, Reason::TemplateUndefined].map(Reason::as_str);
+    let diags = rendered.diags.into_iter();
+    rec.record_all(diags.filter(|d| template.contains(&d.code.as_str())));
+    Some(rendered.value)
+}
+
 /// The image config with the command line's `cc: … end_cc` merged over it.
-fn system_config(ctx: &Ctx, rec: &mut Recorder) -> Value {
-    let mut cfg = ctx.image.value.clone();
+fn system_config(ctx: &Ctx, rec: &mut Recorder, image: &Value) -> Value {
+    let mut cfg = image.clone();
     if let Some(text) = cmdline::inline_cloud_config(&ctx.cmdline) {
         let file = "kernel command line cc:";
         let mut parsed = yaml::parse(&text, ctx.limits());

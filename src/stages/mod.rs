@@ -13,6 +13,7 @@ mod part_handlers;
 mod persist;
 mod persist_write;
 mod render_cli;
+mod system_template;
 
 use crate::context::Ctx;
 use crate::status::Status;

@@ -83,9 +83,16 @@ pub fn run<'r>(
     let mut succeeded = Vec::new();
     let local = planned.iter().filter(|p| p.stage == Stage::Local);
     // A module ember lacks has no row in LOCAL: its keys are warned about with their lines.
-    for (module, freq) in local.filter_map(|p| Some((find(p.spec.name)?, p.frequency))) {
-        let name = module.name();
+    for (module, p) in local.filter_map(|p| Some((find(p.spec.name)?, p))) {
+        let (name, freq) = (module.name(), p.frequency);
         let step = format!("module {name}");
+        // As cloud-init: a module that acts only on its keys does not run without them, and
+        // leaves no semaphore.
+        let keyed = p.spec.keys.iter().any(|k| cfg.get(*k).is_some());
+        if !p.spec.without_keys && !keyed {
+            rec.skipped(&step, "skipped (no config)".into());
+            continue;
+        }
         if let Some(result) = sems.skip(name, freq, |d| rec.record(d)) {
             rec.skipped(&step, result);
             continue;

@@ -18,7 +18,7 @@ use crate::plan;
 use crate::reason::Reason;
 use crate::record::Recorder;
 use crate::root::Root;
-use crate::state::{encode_instance_id, Frequency, CLOUD_LIB, EMBER_LIB};
+use crate::state::{encode_instance_id, Frequency, EMBER_LIB};
 use crate::userdata::parts::safe_filename;
 use crate::userdata::{self, Part, Processed};
 use serde_json::{json, Value};
@@ -166,7 +166,10 @@ pub fn user_cloud_config(
 ) {
     if let Some(u) = user {
         let enc = encode_instance_id(&chosen.data.instance_id);
-        let path = format!("{CLOUD_LIB}/instances/{enc}/cloud-config.txt");
+        let path = format!(
+            "{}/instances/{enc}/cloud-config.txt",
+            crate::paths::system().cloud_dir
+        );
         TargetWriter { root }.json(rec, &path, "#cloud-config\n", &u.cloud_config, 0o600);
     }
 }
@@ -183,7 +186,7 @@ pub fn record(
     let data = &chosen.data;
     let enc = encode_instance_id(&data.instance_id);
     let ember_inst = format!("{EMBER_LIB}/instances/{enc}");
-    let ci_inst = format!("{CLOUD_LIB}/instances/{enc}");
+    let ci_inst = format!("{}/instances/{enc}", crate::paths::system().cloud_dir);
 
     // ember's state: what a later boot needs when the datasource has no news.
     let instance_json = crate::state::instance_cache::path(&data.instance_id);
@@ -233,7 +236,7 @@ pub fn record(
         .flat_map(|p| &p.scripts)
         .partition(|p| frequency_folder(&p.content_type).is_some());
     for folder in ["per-boot", "per-instance", "per-once"] {
-        let dir = format!("{CLOUD_LIB}/scripts/{folder}");
+        let dir = crate::paths::system().cloud(&format!("scripts/{folder}"));
         let parts = by_frequency.iter().copied();
         write_parts(
             &w,
@@ -254,11 +257,7 @@ pub fn record(
         .chain(merged.vendor.iter().map(|(name, v)| (*name, v)))
         .collect();
     let part_handlers = super::part_handlers::write(&w, rec, &ci_inst, &sources, &merged.config);
-    w.link(
-        rec,
-        &format!("{CLOUD_LIB}/instances/{enc}"),
-        &format!("{CLOUD_LIB}/instance"),
-    );
+    w.link(rec, &ci_inst, &crate::paths::system().cloud("instance"));
 
     // The handoff first: of the run files it is the one the runner needs, and the run budget
     // is spent in this order.
@@ -278,6 +277,8 @@ pub fn record(
     let mut run = RunWriter::new(ctx.limits().run_bytes);
     run.json(rec, RunPaths::HANDOFF, &handoff, 0o600);
     drop(handoff);
+    // Where the image keeps cloud-init's state and templates, for every runner command.
+    run.json(rec, RunPaths::SYSTEM_PATHS, crate::paths::system(), 0o644);
     // cloud-init's cloud-id, as instance data's `v1.cloud_id` has it (`aws-china`).
     // The id comes from metadata (`cloud-name`): the file is written only under one name.
     let id = instance_data::cloud_id(data);
@@ -290,7 +291,22 @@ pub fn record(
                 format!("{id}\n").as_bytes(),
                 0o644,
             );
-            if let Err(e) = rec.run.symlink(&cloud_id, RunPaths::CI_CLOUD_ID) {
+            // The file an earlier run linked, under another cloud's name, goes (as cloud-init
+            // removes it when the cloud id changes).
+            let before = rec.run.read_link_beneath("/", RunPaths::CI_CLOUD_ID);
+            let before = before.ok().flatten();
+            let old = before
+                .as_deref()
+                .and_then(|t| ctx.run.cloud_id_link_name(t));
+            if let Some(old) = old.filter(|o| o.starts_with("cloud-id-") && *o != cloud_id) {
+                let stale = format!("{}/{old}", RunPaths::CLOUD_INIT_DIR);
+                if let Err(e) = rec.run.remove_file(&stale) {
+                    rec.record(Diag::warning(e.code(), e.to_string()));
+                }
+            }
+            // Absolute, as cloud-init links it: a reader resolving it from elsewhere finds it.
+            let link = ctx.run.cloud_id_link_target(&cloud_id);
+            if let Err(e) = rec.run.symlink(&link, RunPaths::CI_CLOUD_ID) {
                 rec.record(Diag::error(e.code(), e.to_string()));
             }
         }
@@ -305,22 +321,29 @@ pub fn record(
         run.json(rec, rel, &public, 0o644);
     }
     drop(public);
+    // The sensitive copies also say the features and the system config's `system_info`, as
+    // cloud-init adds them once the config is merged.
+    let features = instance_data::features();
+    let doc = Value::String(instance_data::COMBINED_DOC.into());
+    let no_system_info = json!({});
+    let system_info = merged.config.get("system_info").unwrap_or(&no_system_info);
     for rel in [
         RunPaths::INSTANCE_DATA_SENSITIVE,
         RunPaths::CI_INSTANCE_DATA_SENSITIVE,
     ] {
-        let sensitive = instance_data::WithMergedCfg {
-            full,
-            merged: &merged.config,
-        };
+        let over = vec![
+            ("merged_cfg", &merged.config),
+            ("system_info", system_info),
+            ("features", &features),
+        ];
+        let sensitive = instance_data::Patched { base: full, over };
         run.json(rec, rel, &sensitive, 0o600);
     }
-    run.json(
-        rec,
-        RunPaths::CI_COMBINED_CLOUD_CONFIG,
-        &merged.config,
-        0o600,
-    );
+    let combined = instance_data::Patched {
+        base: &merged.config,
+        over: vec![("_doc", &doc), ("features", &features)],
+    };
+    run.json(rec, RunPaths::CI_COMBINED_CLOUD_CONFIG, &combined, 0o600);
     rec.status.instance_id = Some(data.instance_id.clone());
     rec.status.first_boot = chosen.first_boot;
     rec.status.datasource = Some(data.datasource.clone());
@@ -348,14 +371,14 @@ pub fn record(
         );
         w.write(
             rec,
-            &format!("{CLOUD_LIB}/data/previous-instance-id"),
+            &crate::paths::system().cloud("data/previous-instance-id"),
             prev_line.as_bytes(),
             0o644,
         );
     }
     w.write(
         rec,
-        &format!("{CLOUD_LIB}/data/instance-id"),
+        &crate::paths::system().cloud("data/instance-id"),
         id_line.as_bytes(),
         0o644,
     );

@@ -1,7 +1,8 @@
 //! Per-instance state in the target root: the instance id (untrusted input, so checked and
 //! encoded before it names a directory), first-boot detection, module semaphores, and the
 //! `#include-once` cache (`urlcache`). ember's own state lives under /var/lib/ember;
-//! cloud-init's layout under /var/lib/cloud is kept too, because tools read it.
+//! cloud-init's layout under its cloud dir (`crate::paths`, /var/lib/cloud) is kept too,
+//! because tools read it.
 
 pub mod instance_cache;
 pub mod md5;
@@ -12,7 +13,6 @@ use crate::reason::Reason;
 use crate::root::{FileSpec, ReadOnly, Root, RootError};
 
 pub const EMBER_LIB: &str = "/var/lib/ember";
-pub const CLOUD_LIB: &str = "/var/lib/cloud";
 
 /// Longest instance id accepted; real ones are under 100 bytes.
 pub const MAX_INSTANCE_ID: usize = 1024;
@@ -236,7 +236,7 @@ impl ExtraMarks {
 pub fn previous_instance_id(root: ReadOnly) -> Option<String> {
     [
         format!("{EMBER_LIB}/data/instance-id"),
-        format!("{CLOUD_LIB}/data/instance-id"),
+        format!("{}/data/instance-id", crate::paths::system().cloud_dir),
     ]
     .iter()
     .find_map(|p| {

@@ -3,14 +3,15 @@
 //! the same instance reads it from there instead of fetching again. A new instance has a new
 //! directory, so it fetches again. The content is user-data: the files are 0600.
 
-use super::{encode_instance_id, md5, CLOUD_LIB};
+use super::{encode_instance_id, md5};
 use crate::root::{FileSpec, ReadOnly, Root, RootError};
 
 /// Where `url`'s content is cached for `instance_id`.
 pub fn path(instance_id: &str, url: &str) -> String {
     let enc = encode_instance_id(instance_id);
     format!(
-        "{CLOUD_LIB}/instances/{enc}/data/urlcache/{}",
+        "{}/instances/{enc}/data/urlcache/{}",
+        crate::paths::system().cloud_dir,
         md5::hex(url.as_bytes())
     )
 }

@@ -8,6 +8,7 @@ mod cloudconfig;
 pub(crate) mod gzip;
 mod include;
 pub mod jinja;
+pub mod jinja_marked;
 mod jsonpatch;
 pub(crate) mod mime;
 pub use mime::encode_param;

@@ -38,7 +38,10 @@ pub const CHASSIS_ASSET_TAG: &str = "7783-7084-3265-9085-8269-3286-77";
 
 const DEFAULT_BASE: &str = "http://169.254.169.254";
 const OVF_NAME: &str = "ovf-env.xml";
-const SEED_DIR: &str = "/var/lib/cloud/seed/azure";
+/// cloud-init's Azure seed: `seed/azure` of the cloud dir.
+fn seed_dir() -> String {
+    crate::paths::system().seed("azure")
+}
 /// The agent's directory: the sanitized copy lives here, and is read when the DVD is gone.
 const AGENT_DIR: &str = "/var/lib/waagent";
 const DEFAULT_RETRIES: u32 = 10;
@@ -81,7 +84,7 @@ impl Datasource for Azure {
     fn detect(&self, env: &Env, facts: &Facts) -> Vec<Evidence> {
         let why = self.dmi(&facts.dmi).map(|w| format!("Azure ({w})"));
         let mut ev = crate::datasource::selection_evidence(env, facts, self, why);
-        let seed = format!("{SEED_DIR}/{OVF_NAME}");
+        let seed = format!("{}/{OVF_NAME}", seed_dir());
         if env.target.as_ref().is_some_and(|t| t.exists(&seed)) {
             ev.push(Evidence {
                 source: "seed".into(),
@@ -188,7 +191,7 @@ fn find_ovf(env: &Env, facts: &Facts, diags: &mut Vec<Diag>, reads: &mut u32) ->
     }
     let target = env.target.as_ref()?;
     let max = env.limits().file_bytes;
-    for dir in [SEED_DIR, AGENT_DIR] {
+    for dir in [&seed_dir(), AGENT_DIR] {
         let path = format!("{dir}/{OVF_NAME}");
         if let Ok(Some(raw)) = target.read_file(&path, max) {
             *reads += 1;

@@ -20,7 +20,10 @@ use serde_json::Value;
 
 pub struct Bigstep;
 
-const URL_FILE: &str = "/var/lib/cloud/data/seed/bigstep/url";
+/// The image's URL file, in cloud-init's cloud dir.
+fn url_file() -> String {
+    crate::paths::system().cloud("data/seed/bigstep/url")
+}
 /// cloud-init reads the URL once; 5xx answers get this many more tries here.
 const DEFAULT_RETRIES: u32 = 2;
 /// cloud-init's instance id when the meta-data has none.
@@ -36,12 +39,12 @@ impl Datasource for Bigstep {
 
     /// ds-identify's test: the URL file is there.
     fn detect(&self, env: &Env, _facts: &Facts) -> Vec<Evidence> {
-        if !env.target.as_ref().is_some_and(|t| t.exists(URL_FILE)) {
+        if !env.target.as_ref().is_some_and(|t| t.exists(&url_file())) {
             return Vec::new();
         }
         vec![Evidence {
             source: "seed-file".into(),
-            detail: URL_FILE.into(),
+            detail: url_file(),
         }]
     }
 
@@ -76,12 +79,12 @@ impl Datasource for Bigstep {
 /// The URL from its file: one line, http or https.
 fn read_url(env: &Env) -> Result<String, Diag> {
     let root = env.target.as_ref().ok_or_else(|| {
-        Diag::error(Reason::NoSeed, "no target root to read the URL file from").file(URL_FILE)
+        Diag::error(Reason::NoSeed, "no target root to read the URL file from").file(url_file())
     })?;
-    let raw = match root.read_file(URL_FILE, 8192) {
+    let raw = match root.read_file(&url_file(), 8192) {
         Ok(Some(b)) => b,
-        Ok(None) => return Err(Diag::error(Reason::NoSeed, "missing").file(URL_FILE)),
-        Err(e) => return Err(Diag::from(e).file(URL_FILE)),
+        Ok(None) => return Err(Diag::error(Reason::NoSeed, "missing").file(url_file())),
+        Err(e) => return Err(Diag::from(e).file(url_file())),
     };
     let url = String::from_utf8_lossy(&raw).trim().to_string();
     if !(url.starts_with("http://") || url.starts_with("https://"))
@@ -89,7 +92,7 @@ fn read_url(env: &Env) -> Result<String, Diag> {
     {
         let msg = "not one http(s) URL";
         return Err(Diag::error(Reason::BadValue, msg)
-            .file(URL_FILE)
+            .file(url_file())
             .line(Some(1)));
     }
     Ok(url)

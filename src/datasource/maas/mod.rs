@@ -28,7 +28,10 @@ use serde_json::Value;
 
 pub struct Maas;
 
-const SEED_DIR: &str = "/var/lib/cloud/seed/maas";
+/// cloud-init's MAAS seed: `seed/maas` of the cloud dir.
+fn seed_path() -> String {
+    crate::paths::system().seed("maas")
+}
 /// cloud-init reads each file with one retry.
 const DEFAULT_RETRIES: u32 = 1;
 
@@ -46,7 +49,7 @@ fn seed_dir(env: &Env) -> bool {
     let Some(t) = env.target.as_ref() else {
         return false;
     };
-    t.list_dir(SEED_DIR).is_ok_and(|l| !l.is_empty())
+    t.list_dir(&seed_path()).is_ok_and(|l| !l.is_empty())
 }
 
 /// The OAuth credentials: all three of consumer_key, token_key and token_secret, or none
@@ -88,7 +91,7 @@ impl Datasource for Maas {
     fn detect(&self, env: &Env, facts: &Facts) -> Vec<Evidence> {
         let mut ev = crate::datasource::selection_evidence(env, facts, self, None);
         if seed_dir(env) {
-            let detail = SEED_DIR.to_string();
+            let detail = seed_path();
             ev.push(Evidence {
                 source: "seed-dir".into(),
                 detail,
@@ -114,7 +117,10 @@ impl Datasource for Maas {
             return Ok(data);
         }
         let Some(base) = metadata_url(env) else {
-            let msg = "no seed in /var/lib/cloud/seed/maas and no metadata_url in the image's datasource: {MAAS} settings";
+            let msg = format!(
+                "no seed in {} and no metadata_url in the image's datasource: {{MAAS}} settings",
+                seed_path()
+            );
             return Err(Diag::error(Reason::NoSeed, msg));
         };
         let creds = creds(env)?;
@@ -161,16 +167,16 @@ fn read_seed_dir(env: &Env, data: &mut InstanceData) -> Result<(), Diag> {
     files::read(
         |path| {
             reads += 1;
-            let full = format!("{SEED_DIR}/{path}");
+            let full = format!("{}/{path}", seed_path());
             root.read_file(&full, max)
                 .map_err(|e| Diag::from(e).file(full.clone()))
         },
-        SEED_DIR,
+        &seed_path(),
         env.limits(),
         data,
     )?;
     data.reads = reads;
-    data.detail = format!("DataSourceMAAS [{SEED_DIR}]");
-    data.subplatform = format!("seed-dir ({SEED_DIR})");
+    data.detail = format!("DataSourceMAAS [{}]", seed_path());
+    data.subplatform = format!("seed-dir ({})", seed_path());
     Ok(())
 }

@@ -20,14 +20,16 @@ use serde_json::{json, Map, Value};
 
 pub struct NoCloud;
 
-/// In ds-identify's order. Ubuntu Core keeps /var/lib/cloud on its writable partition and
-/// bind-mounts it later in the boot: its seed is still where the image put it.
-const SEED_DIRS: [&str; 4] = [
-    "/var/lib/cloud/seed/nocloud",
-    "/writable/system-data/var/lib/cloud/seed/nocloud",
-    "/var/lib/cloud/seed/nocloud-net",
-    "/writable/system-data/var/lib/cloud/seed/nocloud-net",
-];
+/// cloud-init's NoCloud seed directories in the image's cloud dir, in ds-identify's order.
+/// Ubuntu Core keeps /var/lib/cloud on its writable partition and bind-mounts it later in the
+/// boot: its seed is still where the image put it.
+fn seed_dirs() -> [String; 4] {
+    let paths = crate::paths::system();
+    let (nocloud, net) = (paths.seed("nocloud"), paths.seed("nocloud-net"));
+    let core = |dir: &str| format!("/writable/system-data{dir}");
+    let (core_nocloud, core_net) = (core(&nocloud), core(&net));
+    [nocloud, core_nocloud, net, core_net]
+}
 
 fn is_nocloud(hint: &DsHint) -> bool {
     hint.name == "nocloud" || hint.name == "nocloud-net"
@@ -75,13 +77,13 @@ impl Datasource for NoCloud {
         if let Some((param, _)) = facts.cmdline_ds.as_ref().filter(|(_, h)| is_nocloud(h)) {
             add("cmdline", param.clone());
         }
-        for dir in SEED_DIRS {
+        for dir in seed_dirs() {
             if env
                 .target
                 .as_ref()
                 .is_some_and(|t| t.exists(&format!("{dir}/meta-data")))
             {
-                add("seed-dir", dir.to_string());
+                add("seed-dir", dir.clone());
             }
         }
         if let Some(s) = settings(env) {
@@ -222,7 +224,7 @@ impl<'a> Collector<'a> {
             return;
         };
         let max = self.env.limits().file_bytes;
-        for dir in SEED_DIRS {
+        for dir in seed_dirs() {
             let mut diags = Vec::new();
             let raw = seed::read(
                 |name| {
@@ -233,7 +235,7 @@ impl<'a> Collector<'a> {
                         Err(e) => FileRead::Failed(Diag::from(e).file(path)),
                     }
                 },
-                dir,
+                &dir,
                 &mut diags,
             );
             // An absent directory is simply not a seed; a half-filled one is worth a word.
@@ -245,7 +247,7 @@ impl<'a> Collector<'a> {
             }
             if let Some(raw) = raw {
                 self.data.reads += 4;
-                self.add_seed(raw, dir);
+                self.add_seed(raw, &dir);
                 return;
             }
         }

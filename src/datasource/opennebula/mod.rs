@@ -26,7 +26,10 @@ use std::collections::BTreeMap;
 
 pub struct OpenNebula;
 
-const SEED_DIR: &str = "/var/lib/cloud/seed/opennebula";
+/// cloud-init's OpenNebula seed: `seed/opennebula` of the cloud dir.
+fn seed_dir() -> String {
+    crate::paths::system().seed("opennebula")
+}
 const LABELS: [&str; 2] = ["CONTEXT", "CDROM"];
 /// cloud-init's: every OpenNebula VM has this id, as context.sh carries none.
 const INSTANCE_ID: &str = "iid-dsopennebula";
@@ -73,7 +76,7 @@ fn has_context(env: &Env, dev: &LabelledDevice) -> bool {
 }
 
 fn seed_dir_file() -> String {
-    format!("{SEED_DIR}/context.sh")
+    format!("{}/context.sh", seed_dir())
 }
 
 impl Datasource for OpenNebula {
@@ -97,7 +100,7 @@ impl Datasource for OpenNebula {
             .as_ref()
             .is_some_and(|t| t.exists(&seed_dir_file()))
         {
-            add("seed-dir", SEED_DIR.to_string());
+            add("seed-dir", seed_dir());
         }
         for d in facts.devices.iter().filter(|d| {
             let fs = matches!(d.fs.as_str(), "iso9660" | "vfat");
@@ -124,7 +127,7 @@ impl Datasource for OpenNebula {
         if let Some(root) = env.target.as_ref() {
             reads += 1;
             match root.read_file(&seed_dir_file(), env.limits().file_bytes) {
-                Ok(Some(text)) => found = Some((text, SEED_DIR.to_string(), false)),
+                Ok(Some(text)) => found = Some((text, seed_dir(), false)),
                 Ok(None) => {}
                 Err(e) => diags.push(Diag::from(e).file(seed_dir_file())),
             }
@@ -153,7 +156,10 @@ impl Datasource for OpenNebula {
             return Err(diags.into_iter().next().unwrap_or_else(|| {
                 Diag::error(
                     Reason::NoSeed,
-                    format!("no context.sh in {SEED_DIR} or on a CONTEXT/CDROM volume"),
+                    format!(
+                        "no context.sh in {} or on a CONTEXT/CDROM volume",
+                        seed_dir()
+                    ),
                 )
             }));
         };
@@ -163,7 +169,7 @@ impl Datasource for OpenNebula {
         };
         let budget = env.limits().file_bytes;
         let mut data = build(&text, &file, &physical_nics(env), budget)?;
-        let kind = if seed == SEED_DIR {
+        let kind = if seed == seed_dir() {
             "seed-dir"
         } else {
             "config-disk"

@@ -31,8 +31,13 @@ pub struct OpenStack;
 
 const LABEL: &str = "config-2";
 /// Config drives copied into the image (the target root), read before any volume, as
-/// cloud-init's ConfigDrive does: IBM's older images mount theirs on the first of these.
-const SEED_DIRS: [&str; 2] = ["/var/lib/cloud/seed/config_drive", "/config-drive"];
+/// cloud-init's ConfigDrive does: IBM's older images mount theirs on the second.
+fn seed_dir_candidates() -> [String; 2] {
+    [
+        crate::paths::system().seed("config_drive"),
+        "/config-drive".to_string(),
+    ]
+}
 const DEFAULT_BASE: &str = "http://169.254.169.254";
 /// cloud-init's OpenStack default.
 const DEFAULT_RETRIES: u32 = 5;
@@ -59,17 +64,17 @@ fn drives<'f>(env: &Env, facts: &'f Facts) -> Vec<&'f LabelledDevice> {
 
 /// The seed directories holding a config drive, each with the version it would be read at
 /// (one whose `openstack/<version>/meta_data.json` exists).
-fn seed_dirs(env: &Env) -> Vec<(&'static str, &'static str)> {
+fn seed_dirs(env: &Env) -> Vec<(String, &'static str)> {
     let Some(root) = env.target.as_ref() else {
         return Vec::new();
     };
-    SEED_DIRS
-        .iter()
+    seed_dir_candidates()
+        .into_iter()
         .filter_map(|dir| {
             let listing = root.list_dir(&format!("{dir}/openstack")).ok()?;
             let version = choose_version(listing.iter().map(String::as_str));
             root.exists(&format!("{dir}/openstack/{version}/meta_data.json"))
-                .then_some((*dir, version))
+                .then_some((dir, version))
         })
         .collect()
 }
@@ -110,7 +115,7 @@ impl Datasource for ConfigDrive {
     fn fetch(&self, env: &Env, facts: &Facts, _link: &mut Link) -> Result<InstanceData, Diag> {
         let mut last = Diag::error(Reason::NoSeed, format!("no volume labelled {LABEL}"));
         for (dir, version) in seed_dirs(env) {
-            match read_seed_dir(env, dir, version) {
+            match read_seed_dir(env, &dir, version) {
                 Ok(data) => return Ok(data),
                 Err(e) => last = e,
             }

@@ -277,7 +277,7 @@ pub fn build(values: Values, shown: &str, data: &mut InstanceData) -> Result<(),
     data.user_data = secret("cloud-init:user-data");
     let inst = format!(
         "{}/instances/{}/data",
-        crate::state::CLOUD_LIB,
+        crate::paths::system().cloud_dir,
         crate::state::encode_instance_id(&id)
     );
     data.vendor_data = secret("sdc:vendor-data")
@@ -338,7 +338,7 @@ fn builtin_vendor_data(inst: &str) -> String {
          done\n\
          SCRIPTS\n\
          chmod +x \"$dir/01_smartos_vendor_data.sh\"\n",
-        lib = crate::state::CLOUD_LIB,
+        lib = crate::paths::system().cloud_dir,
     )
 }
 

@@ -24,11 +24,13 @@ use serde_json::{json, Value};
 
 pub struct Ovf;
 
-/// Where ds-identify looks for the environment (and so where ember detects it).
-const SEED_DIR: &str = "/var/lib/cloud/seed/ovf";
-/// DataSourceOVF itself reads the seed directory's parent (`paths.seed_dir`), where
-/// ds-identify does not look: both are read, ds-identify's first.
-const SEED_DIRS: [&str; 2] = [SEED_DIR, "/var/lib/cloud/seed"];
+/// Where ds-identify looks for the environment (and so where ember detects it): `seed/ovf`
+/// of the cloud dir. DataSourceOVF itself reads the seed directory's parent
+/// (`paths.seed_dir`), where ds-identify does not look: both are read, ds-identify's first.
+fn seed_dirs() -> [String; 2] {
+    let paths = crate::paths::system();
+    [paths.seed("ovf"), paths.cloud("seed")]
+}
 /// The names cloud-init looks for, in its order.
 const NAMES: [&str; 4] = ["ovf-env.xml", "ovf_env.xml", "OVF_ENV.XML", "OVF-ENV.XML"];
 /// Labels ds-identify takes as an OVF transport at once.
@@ -126,7 +128,7 @@ impl Datasource for Ovf {
 
     fn detect(&self, env: &Env, facts: &Facts) -> Vec<Evidence> {
         let mut ev = crate::datasource::selection_evidence(env, facts, self, None);
-        let seed = format!("{SEED_DIR}/{}", NAMES[0]);
+        let seed = format!("{}/{}", seed_dirs()[0], NAMES[0]);
         if env.target.as_ref().is_some_and(|t| t.exists(&seed)) {
             ev.push(super::evidence("seed", seed));
         }
@@ -228,8 +230,8 @@ fn platform_password(plain: Secret<String>, shown: &str, diags: &mut Vec<Diag>) 
 
 /// The seed directory, then `guestinfo.ovfEnv`, then the discs, as cloud-init's order.
 fn find(env: &Env, facts: &Facts, data: &mut InstanceData) -> Result<Found, Diag> {
-    let seeds = SEED_DIRS
-        .iter()
+    let seeds = seed_dirs()
+        .into_iter()
         .flat_map(|d| NAMES.map(|n| format!("{d}/{n}")));
     if let Some(target) = env.target.as_ref() {
         for path in seeds {

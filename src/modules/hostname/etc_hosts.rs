@@ -46,11 +46,11 @@ fn builtin(fam: Option<&str>, names: &Names) -> String {
              ff02::2 ip6-allrouters\n",
         ),
     };
+    let template = crate::paths::system().template(&format!("hosts.{}", fam.unwrap_or("debian")));
     format!(
         "# Written by ember on every boot because manage_etc_hosts is true: edit\n\
-         # /etc/cloud/templates/hosts.{}.tmpl, or set manage_etc_hosts to false, to keep changes.\n\
+         # {template}, or set manage_etc_hosts to false, to keep changes.\n\
          {LOCAL_IP} {}\n127.0.0.1 {v4}\n\n# IPv6\n{v6}",
-        fam.unwrap_or("debian"),
         own_names(names),
     )
 }
@@ -193,7 +193,7 @@ impl Module for UpdateEtcHosts {
         } else {
             let fam = family(ctx.distro);
             let tmpl = fam.and_then(|f| {
-                let path = format!("/etc/cloud/templates/hosts.{f}.tmpl");
+                let path = crate::paths::system().template(&format!("hosts.{f}"));
                 Some((read_text(ctx.root, &path, max)?, path))
             });
             match tmpl {

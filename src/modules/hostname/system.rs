@@ -10,17 +10,19 @@ use crate::config::reader::Reader;
 use crate::error::Diag;
 use crate::modules::{Module, ModuleCtx};
 use crate::reason::Reason;
-use crate::state::CLOUD_LIB;
 use serde_json::Value;
 
 /// cloud-init's record of the names `set_hostname` last applied (JSON).
 fn set_hostname_state() -> String {
-    format!("{CLOUD_LIB}/data/set-hostname")
+    format!("{}/data/set-hostname", crate::paths::system().cloud_dir)
 }
 
 /// cloud-init's record of the name `update_hostname` last wrote (a hostname file).
 fn previous_hostname() -> String {
-    format!("{CLOUD_LIB}/data/previous-hostname")
+    format!(
+        "{}/data/previous-hostname",
+        crate::paths::system().cloud_dir
+    )
 }
 
 /// `/etc/hostname`'s contents: one line.

@@ -22,9 +22,6 @@ use serde_json::Value;
 pub struct InstallHotplug;
 
 pub const RULES: &str = "/etc/udev/rules.d/90-cloud-init-hook-hotplug.rules";
-/// Written by `cloud-init devel hotplug-hook enable`: `{"scopes": ["network"]}`.
-const ENABLED_FILE: &str = "/var/lib/cloud/hotplug.enabled";
-
 /// Where the packages install the runner.
 const EMBER: &str = "/usr/bin/ember";
 
@@ -88,9 +85,13 @@ pub static READER: Reader = Reader {
     },
 };
 
-/// Whether the hotplug.enabled file names the network scope.
+/// Whether the cloud dir's hotplug.enabled file (`cloud-init devel hotplug-hook enable` writes
+/// `{"scopes": ["network"]}`) names the network scope.
 fn enabled_by_file(ctx: &ModCtx) -> bool {
-    let Ok(Some(data)) = ctx.root.read_file(ENABLED_FILE, 64 * 1024) else {
+    let Ok(Some(data)) = ctx
+        .root
+        .read_file(&crate::paths::system().cloud("hotplug.enabled"), 64 * 1024)
+    else {
         return false;
     };
     serde_json::from_slice::<Value>(&data)

@@ -188,7 +188,7 @@ fn config_text(
         diags.push(Diag::from(e).key("ntp.config.template_name"));
         return None;
     }
-    let path = format!("/etc/cloud/templates/{name}.tmpl");
+    let path = crate::paths::system().template(&name);
     match ctx.root.read_file(&path, 1 << 20) {
         Ok(Some(data)) => {
             let text = String::from_utf8_lossy(&data);

@@ -188,33 +188,24 @@ const VENDOR_DATA: Shape = Shape::Map(&Fields {
     open: false,
 });
 
-/// Folders of the image's scripts, cloud-init's and then ember's own; the module's own
-/// semaphore gives the frequency.
+/// Folders of the image's scripts, `scripts/<sub>` of cloud-init's cloud dir and then of
+/// ember's own; the module's own semaphore gives the frequency.
 pub struct Folder {
     name: &'static str,
-    dirs: [&'static str; 2],
+    sub: &'static str,
 }
 
 pub const PER_BOOT: Folder = Folder {
     name: "scripts_per_boot",
-    dirs: [
-        "/var/lib/cloud/scripts/per-boot",
-        "/var/lib/ember/scripts/per-boot",
-    ],
+    sub: "per-boot",
 };
 pub const PER_INSTANCE: Folder = Folder {
     name: "scripts_per_instance",
-    dirs: [
-        "/var/lib/cloud/scripts/per-instance",
-        "/var/lib/ember/scripts/per-instance",
-    ],
+    sub: "per-instance",
 };
 pub const PER_ONCE: Folder = Folder {
     name: "scripts_per_once",
-    dirs: [
-        "/var/lib/cloud/scripts/per-once",
-        "/var/lib/ember/scripts/per-once",
-    ],
+    sub: "per-once",
 };
 
 impl RunnerModule for Folder {
@@ -225,7 +216,11 @@ impl RunnerModule for Folder {
         Guard::AtMostOnce
     }
     fn run(&self, ctx: &ModCtx, _cfg: &Value, diags: &mut Vec<Diag>) {
-        for dir in self.dirs {
+        let dirs = [
+            crate::paths::system().cloud(&format!("scripts/{}", self.sub)),
+            format!("{}/scripts/{}", crate::state::EMBER_LIB, self.sub),
+        ];
+        for dir in &dirs {
             let names = match ctx.root.list_dir(dir) {
                 Ok(n) => n,
                 Err(e) => {

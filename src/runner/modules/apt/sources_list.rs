@@ -25,7 +25,6 @@ use std::collections::BTreeMap;
 
 const SOURCES_LIST: &str = "/etc/apt/sources.list";
 const SOURCE_PARTS: &str = "/etc/apt/sources.list.d/";
-const TEMPLATES: &str = "/etc/cloud/templates/";
 /// What Ubuntu's images leave in /etc/apt/sources.list once sources moved to deb822, which
 /// cloud-init keeps (and puts back in place of anything else there).
 const UBUNTU_POINTER: &str = "\
@@ -65,7 +64,8 @@ pub fn generate(
                             "security" => s.security.is_some(),
                             _ => !s.disable_suites.is_empty(),
                         });
-                let msg = format!("no sources template in {TEMPLATES}: {file} not rendered");
+                let dir = &crate::paths::system().templates_dir;
+                let msg = format!("no sources template in {dir}/: {file} not rendered");
                 match wanted {
                     Some(k) => diags.push(Diag::warning(Reason::PathMissing, msg).key(s.path(k))),
                     None => ctx
@@ -130,11 +130,11 @@ pub fn generate(
 fn template_file(ctx: &ModCtx, target: &Target) -> Option<(String, String)> {
     let fmt = if target.deb822 { ".deb822" } else { "" };
     let names = [
-        format!("sources.list.{}{fmt}.tmpl", target.distro),
-        "sources.list.tmpl".to_string(),
+        format!("sources.list.{}{fmt}", target.distro),
+        "sources.list".to_string(),
     ];
     names.iter().find_map(|n| {
-        let path = format!("{TEMPLATES}{n}");
+        let path = crate::paths::system().template(n);
         let data = ctx.root.read_file(&path, 1 << 20).ok()??;
         Some((path, String::from_utf8_lossy(&data).into_owned()))
     })

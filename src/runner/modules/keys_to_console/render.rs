@@ -10,38 +10,47 @@ use crate::modules::ssh::openssh_format::{fingerprint_line, parse_public_line};
 const BAR: &str = "#############################################################";
 
 /// The lines for the public host key files `(file name, content)` given (in glob order), each
-/// behind `header`. A type in a blacklist (the file's first word) is left out of that block.
+/// behind `header`. A type in a blacklist (the file's first word) is left out of that block; a
+/// block left with no key at all is not printed, markers included, as the helper does.
 pub fn render(pubs: &[(String, String)], console: &Console, header: &str) -> Vec<String> {
     let key_type = |text: &str| text.split_whitespace().next().unwrap_or("").to_string();
     let listed = |text: &str, list: &[String]| list.iter().any(|t| *t == key_type(text));
-    let mut out = vec![
-        String::new(),
-        BAR.to_string(),
-        "-----BEGIN SSH HOST KEY FINGERPRINTS-----".into(),
-    ];
-    for (_, text) in pubs
+    let fingerprinted: Vec<&String> = pubs
         .iter()
-        .filter(|(_, t)| !listed(t, &console.fp_blacklist))
-    {
-        let line = text.lines().next().unwrap_or("").trim();
-        let comment = line.splitn(3, char::is_whitespace).nth(2).unwrap_or("");
-        if let Some(fp) = parse_public_line(line).and_then(|b| fingerprint_line(&b, comment.trim()))
-        {
-            out.push(fp);
+        .map(|(_, t)| t)
+        .filter(|t| !listed(t, &console.fp_blacklist))
+        .collect();
+    let shown: Vec<&String> = pubs
+        .iter()
+        .map(|(_, t)| t)
+        .filter(|t| !listed(t, &console.key_blacklist))
+        .collect();
+    let mut out = Vec::new();
+    if !fingerprinted.is_empty() {
+        out.extend([
+            BAR.to_string(),
+            "-----BEGIN SSH HOST KEY FINGERPRINTS-----".into(),
+        ]);
+        for text in fingerprinted {
+            let line = text.lines().next().unwrap_or("").trim();
+            let comment = line.splitn(3, char::is_whitespace).nth(2).unwrap_or("");
+            let fp = parse_public_line(line).and_then(|b| fingerprint_line(&b, comment.trim()));
+            out.extend(fp);
         }
+        out.extend([
+            "-----END SSH HOST KEY FINGERPRINTS-----".into(),
+            BAR.to_string(),
+        ]);
     }
-    out.extend([
-        "-----END SSH HOST KEY FINGERPRINTS-----".into(),
-        BAR.to_string(),
-        "-----BEGIN SSH HOST KEY KEYS-----".into(),
-    ]);
-    for (_, text) in pubs
-        .iter()
-        .filter(|(_, t)| !listed(t, &console.key_blacklist))
-    {
-        out.extend(text.lines().map(str::to_string));
+    if !shown.is_empty() {
+        out.push("-----BEGIN SSH HOST KEY KEYS-----".into());
+        out.extend(shown.iter().flat_map(|t| t.lines().map(str::to_string)));
+        out.push("-----END SSH HOST KEY KEYS-----".into());
     }
-    out.push("-----END SSH HOST KEY KEYS-----".into());
+    if !out.is_empty() {
+        // A blank line first, so the blocks start on a line of their own on the console.
+        out.insert(0, String::new());
+    }
     out.into_iter().map(|l| format!("{header}{l}")).collect()
 }
 
@@ -97,7 +106,15 @@ mod tests {
         };
         let lines = render(&pubs[..1], &fp_off, "");
         assert!(!lines.iter().any(|l| l.contains("SHA256")));
+        // Every key's fingerprint left out: no fingerprint block, not even its markers.
+        assert!(!lines.iter().any(|l| l.contains("FINGERPRINTS") || l == BAR));
         assert!(lines.contains(&ED.to_string()));
+        let all_off = Console {
+            emit: true,
+            fp_blacklist: vec!["ssh-ed25519".to_string()],
+            key_blacklist: vec!["ssh-ed25519".to_string()],
+        };
+        assert!(render(&pubs[..1], &all_off, "").is_empty());
     }
 
     #[test]
