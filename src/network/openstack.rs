@@ -7,7 +7,7 @@
 use super::addr;
 use super::model::{Address, Format, Interface, Ipv6Auto, Kind, Match, Network, Route};
 use super::params;
-use super::read::{join, Reader, RefKind, Refs, UNSUPPORTED};
+use super::read::{join, Reader, RefKind, Refs, INVALID, UNSUPPORTED};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::net::IpAddr;
@@ -161,7 +161,15 @@ pub(super) fn parse(v: &Value, macs: &BTreeMap<String, String>, rd: &mut Reader)
             .get(&link)
             .and_then(|name| net.interfaces.iter_mut().find(|f| f.id == *name));
         let Some(iface) = iface else {
-            rd.error(&join(&path, "link"), "names a link that is not defined");
+            // cloud-init walks networks by their links, so such a network is never read; it
+            // is skipped here too, but said (ids are names, not secrets: they are quoted).
+            let id = n.get("id").and_then(Value::as_str);
+            let which = id.map_or("this network".to_string(), |id| format!("network `{id}`"));
+            let msg = format!(
+                "{which} names link `{link}`, which is not defined: it is skipped; the rest is used"
+            );
+            rd.skipped += 1;
+            rd.warn(INVALID, &join(&path, "link"), msg);
             continue;
         };
         addressing(iface, n, &ty, &path, rd);

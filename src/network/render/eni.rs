@@ -151,15 +151,17 @@ pub fn render(net: &Network) -> Rendered {
                 st[at].routes.extend(lines);
             }
         }
-        // ifenslave wants members and bonds brought up by `auto`; other unaddressed
-        // devices are brought up by what uses them. v1's `control` says otherwise, as
-        // cloud-init writes it: `allow-hotplug`, or only a comment for `manual`.
+        // ifenslave wants members and bonds brought up by `auto`; other devices without
+        // subnets are brought up by what uses them, as in cloud-init (a v1 `manual` subnet
+        // is `control: auto`). v1's `control` says otherwise, as cloud-init writes it:
+        // `allow-hotplug`, or only a comment for `manual`.
         let auto = !manual || master[k].is_some() || matches!(iface.kind, Kind::Bond { .. });
         let verb = match &iface.control {
             Some(Control::Hotplug) => Some(format!("allow-hotplug {name}")),
             Some(Control::Manual) => Some(format!("# control-manual {name}")),
             Some(Control::Other(word)) => Some(format!("# control-{word} {name}")),
-            Some(Control::Auto) | None => auto.then(|| format!("auto {name}")),
+            Some(Control::Auto) => Some(format!("auto {name}")),
+            None => auto.then(|| format!("auto {name}")),
         };
         if let Some(mtu) = iface.ipv6_mtu {
             // ifupdown's inet6 `mtu` is the IPv6 MTU (it raises the device's only when that
