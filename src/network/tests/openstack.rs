@@ -172,7 +172,9 @@ fn errors_name_the_key() {
     at("links.5.vlan_id");
     assert_eq!(at("links.6.mtu").message, "expected a number");
     assert!(at("networks.0.ip_address").message.contains("netmask"));
-    let skipped = d.iter().find(|d| d.key.as_deref() == Some("networks.1.link"));
+    let skipped = d
+        .iter()
+        .find(|d| d.key.as_deref() == Some("networks.1.link"));
     assert!(skipped.is_some_and(|d| !d.is_error()), "{d:?}");
     assert_eq!(at("networks.2.type").message, "unknown network type");
     assert!(at("networks.3.routes.0").message.contains("`network`"));

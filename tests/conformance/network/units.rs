@@ -1,0 +1,3 @@
+//! tmp
+use super::Row;
+pub const ROWS: &[Row] = &[];
