@@ -594,4 +594,370 @@ pub const ROWS: &[Row] = &[
         differs: Some("wake-on-LAN in networkd"),
         ..ROW
     },
+    Row {
+        upstream: "network_configs.py::NETWORK_CONFIGS[large_v1]",
+        input: LARGE_V1,
+        eni: &[
+            "iface lo inet loopback | dns-nameservers 8.8.8.8 4.4.4.4 8.8.4.4 \
+             && dns-search barley.maas wark.maas foobar.maas",
+            "iface eth0 inet manual",
+            "!auto eth0",
+            "auto eth1",
+            "iface eth1 inet manual | bond-master bond0 && bond-mode active-backup \
+             && bond-miimon 100 && bond-xmit-hash-policy layer3+4",
+            "auto eth2",
+            "iface eth3 inet manual",
+            "iface eth4 inet manual",
+            "!auto eth5",
+            "iface eth5 inet dhcp",
+            "auto ib0",
+            "iface ib0 inet static | address 192.168.200.7/24 && mtu 9000",
+            "auto bond0",
+            "iface bond0 inet6 dhcp | bond-slaves none && bond-mode active-backup \
+             && hwaddress aa:bb:cc:dd:ee:ff",
+            "auto br0",
+            "iface br0 inet static | address 192.168.14.2/24 && bridge_ports eth3 eth4 \
+             && bridge_ageing 250 && bridge_bridgeprio 22 && bridge_fd 1 && bridge_hello 1 \
+             && bridge_maxage 10 && bridge_pathcost eth3 50 && bridge_pathcost eth4 75 \
+             && bridge_portprio eth3 28 && bridge_portprio eth4 14 && bridge_stp off \
+             && hwaddress bb:bb:bb:bb:bb:aa",
+            "iface br0 inet6 static | address 2001:1::1/64 \
+             && post-up ip -6 route add default via 2001:4800:78ff:1b::1 dev br0 || true",
+            "auto bond0.200",
+            "iface bond0.200 inet dhcp | vlan-raw-device bond0 && vlan_id 200",
+            "auto eth0.101",
+            "iface eth0.101 inet static | address 192.168.0.2/24 && gateway 192.168.0.1 \
+             && mtu 1500 && hwaddress aa:bb:cc:dd:ee:11 && vlan-raw-device eth0 && vlan_id 101 \
+             && dns-nameservers 192.168.0.10 10.23.23.134 \
+             && dns-search barley.maas sacchromyces.maas brettanomyces.maas",
+            "iface eth0.101 inet static | address 192.168.2.10/24",
+        ],
+        netplan: &[
+            "ethernets/eth5/dhcp4 = true",
+            "bonds/bond0/dhcp6 = true",
+            "bonds/bond0/interfaces = [eth1, eth2]",
+            "bonds/bond0/macaddress = aa:bb:cc:dd:ee:ff",
+            "bonds/bond0/parameters = {mii-monitor-interval: 100, mode: active-backup, \
+             transmit-hash-policy: layer3+4}",
+            "bridges/br0/addresses = [192.168.14.2/24, 2001:1::1/64]",
+            "bridges/br0/interfaces = [eth3, eth4]",
+            "bridges/br0/nameservers/addresses = [8.8.8.8, 4.4.4.4, 8.8.4.4]",
+            "bridges/br0/parameters = {ageing-time: 250, forward-delay: 1, hello-time: 1, \
+             max-age: 10, path-cost: {eth3: 50, eth4: 75}, \
+             port-priority: {eth3: 28, eth4: 14}, priority: 22, stp: false}",
+            "bridges/br0/routes = {to: default, via: 2001:4800:78ff:1b::1}",
+            "vlans/bond0.200 = {dhcp4: true, id: 200, link: bond0}",
+            "vlans/eth0.101 = {addresses: [192.168.0.2/24, 192.168.2.10/24], id: 101, \
+             link: eth0, macaddress: aa:bb:cc:dd:ee:11, mtu: 1500}",
+            "vlans/eth0.101/routes = {to: default, via: 192.168.0.1}",
+        ],
+        networkd: &[
+            "eth1.network [Network] Bond=bond0",
+            "eth3.network [Network] Bridge=br0",
+            "eth3.network [Bridge] Cost=50 && Priority=28",
+            "bond0.netdev [Bond] Mode=active-backup && TransmitHashPolicy=layer3+4",
+            "bond0.network [Network] DHCP=ipv6",
+            "br0.netdev [Bridge] STP=no && Priority=22",
+            "br0.network [Address] Address=2001:1::1/64",
+            "br0.network [Route] Destination=::/0 && Gateway=2001:4800:78ff:1b::1",
+            "eth0.101.netdev [VLAN] Id=101",
+            "eth0.network [Network] VLAN=eth0.101",
+            "eth0.101.network [Route] Gateway=192.168.0.1",
+            "bond0.200.network [Network] DHCP=ipv4",
+        ],
+        nm: &[
+            "bond0.200 [connection] type=vlan",
+            "bond0.200 [vlan] id=200 && parent=54317911-f840-516b-a10d-82cb4c1f075c",
+            "bond0.200 [ipv4] method=auto && may-fail=false",
+            "bond0 [bond] mode=active-backup && xmit_hash_policy=layer3+4",
+            "bond0 [ipv6] method=auto && may-fail=false",
+            "br0 [bridge] stp=false && priority=22 && mac-address=BB:BB:BB:BB:BB:AA",
+            "br0 [ipv4] method=manual && address1=192.168.14.2/24 \
+             && dns=8.8.8.8;4.4.4.4;8.8.4.4; && dns-search=barley.maas;wark.maas;foobar.maas;",
+            "br0 [ipv6] method=manual && address1=2001:1::1/64 \
+             && route1=::/0,2001:4800:78ff:1b::1",
+            "eth0.101 [vlan] id=101 && parent=1dd9a779-d327-56e1-8454-c65e2556c12c",
+            "eth0.101 [ipv4] method=manual && address1=192.168.0.2/24 \
+             && address2=192.168.2.10/24 && gateway=192.168.0.1 \
+             && dns=192.168.0.10;10.23.23.134;",
+            "eth1 [connection] slave-type=bond && master=54317911-f840-516b-a10d-82cb4c1f075c",
+            "eth1 ![ipv4]",
+            "eth3 [connection] slave-type=bridge && master=dee46ce4-af7a-5e7c-aa08-b25533ae9213",
+            "eth5 [ipv4] method=auto && may-fail=false && dns=8.8.8.8;4.4.4.4;8.8.4.4;",
+            "ib0 [connection] type=infiniband",
+            "ib0 [infiniband] transport-mode=datagram && mtu=9000 \
+             && mac-address=A0:00:02:20:FE:80:00:00:00:00:00:00:EC:0D:9A:03:00:15:E2:C1",
+            "ib0 [ipv4] method=manual && address1=192.168.200.7/24",
+        ],
+        ..ROW
+    },
+    Row {
+        // v1 `control: manual` is kept by every renderer: cloud-init's ENI alone says it.
+        upstream: "network_configs.py::NETWORK_CONFIGS[large_v1] control manual",
+        input: LARGE_V1,
+        eni: &["!auto eth5", "!allow-hotplug eth5"],
+        netplan: &["ethernets/eth5/activation-mode = manual"],
+        networkd: &["eth5.network [Link] ActivationPolicy=manual"],
+        nm: &["eth5 [connection] autoconnect=false"],
+        differs: Some("Every renderer keeps what cloud-init drops"),
+        ..ROW
+    },
+    Row {
+        // cloud-init's networkd writes no `.netdev` at all, nor this.
+        upstream: "network_configs.py::NETWORK_CONFIGS[large_v1] carrier",
+        input: LARGE_V1,
+        networkd: &[
+            "bond0.network [Network] ConfigureWithoutCarrier=yes",
+            "br0.network [Network] ConfigureWithoutCarrier=yes",
+            "eth0.101.network [Network] ConfigureWithoutCarrier=yes",
+            "eth5.network [Network] !ConfigureWithoutCarrier=yes",
+        ],
+        differs: Some("networkd writes `ConfigureWithoutCarrier=yes` on bonds, bridges and vlans"),
+        ..ROW
+    },
+    Row {
+        upstream: "network_configs.py::NETWORK_CONFIGS[large_v2]",
+        input: r#"
+            version: 2
+            ethernets:
+              eth0: {match: {macaddress: "c0:d6:9f:2c:e8:80"}, set-name: eth0}
+              eth1: {match: {macaddress: "aa:d6:9f:2c:e8:80"}, set-name: eth1}
+              eth2: {match: {macaddress: "c0:bb:9f:2c:e8:80"}, set-name: eth2}
+              eth3: {match: {macaddress: "66:bb:9f:2c:e8:80"}, set-name: eth3}
+              eth4: {match: {macaddress: "98:bb:9f:2c:e8:80"}, set-name: eth4}
+              eth5: {dhcp4: true, match: {macaddress: "98:bb:9f:2c:e8:8a"}, set-name: eth5}
+            bonds:
+              bond0:
+                dhcp6: true
+                interfaces: [eth1, eth2]
+                macaddress: aa:bb:cc:dd:ee:ff
+                parameters:
+                  mii-monitor-interval: 100
+                  mode: active-backup
+                  transmit-hash-policy: layer3+4
+            bridges:
+              br0:
+                addresses: [192.168.14.2/24, 2001:1::1/64]
+                interfaces: [eth3, eth4]
+                macaddress: bb:bb:bb:bb:bb:aa
+                nameservers:
+                  addresses: [8.8.8.8, 4.4.4.4, 8.8.4.4]
+                  search: [barley.maas, wark.maas, foobar.maas]
+                parameters:
+                  ageing-time: 250
+                  forward-delay: 1
+                  hello-time: 1
+                  max-age: 10
+                  path-cost: {eth3: 50, eth4: 75}
+                  port-priority: {eth3: 28, eth4: 14}
+                  priority: 22
+                  stp: false
+                routes:
+                  - {to: "::/0", via: "2001:4800:78ff:1b::1"}
+            vlans:
+              bond0.200: {dhcp4: true, id: 200, link: bond0}
+              eth0.101:
+                addresses: [192.168.0.2/24, 192.168.2.10/24]
+                id: 101
+                link: eth0
+                macaddress: aa:bb:cc:dd:ee:11
+                mtu: 1500
+                nameservers:
+                  addresses: [192.168.0.10, 10.23.23.134]
+                  search: [barley.maas, sacchromyces.maas, brettanomyces.maas]
+                routes:
+                  - {to: 0.0.0.0/0, via: 192.168.0.1}
+        "#,
+        eni: &[
+            "iface eth0 inet manual",
+            "auto eth1",
+            "iface eth1 inet manual | bond-master bond0 && bond-mode active-backup \
+             && bond-miimon 100",
+            "auto eth5",
+            "iface eth5 inet dhcp",
+            "iface bond0 inet6 dhcp | bond-slaves none && hwaddress aa:bb:cc:dd:ee:ff",
+            "iface br0 inet static | address 192.168.14.2/24 && bridge_ports eth3 eth4 \
+             && bridge_stp off && bridge_pathcost eth3 50 && bridge_portprio eth4 14 \
+             && dns-nameservers 8.8.8.8 4.4.4.4 8.8.4.4",
+            "iface br0 inet6 static | address 2001:1::1/64",
+            "iface eth0.101 inet static | address 192.168.0.2/24 && mtu 1500 \
+             && vlan-raw-device eth0 && vlan_id 101",
+            "iface eth0.101 | post-up ip route add default via 192.168.0.1 dev eth0.101 || true",
+            "iface bond0.200 inet dhcp | vlan-raw-device bond0 && vlan_id 200",
+        ],
+        nm: &[
+            "bond0 [bond] mode=active-backup && miimon=100 && xmit_hash_policy=layer3+4",
+            "bond0 [ipv6] method=auto",
+            "br0 [bridge] stp=false && priority=22",
+            "br0 [ipv4] method=manual && address1=192.168.14.2/24 && dns=8.8.8.8;4.4.4.4;8.8.4.4;",
+            "br0 [ipv6] route1=::/0,2001:4800:78ff:1b::1",
+            "eth0.101 [ipv4] method=manual && address1=192.168.0.2/24 \
+             && address2=192.168.2.10/24 && route1=0.0.0.0/0,192.168.0.1",
+            "eth0.101 [vlan] id=101",
+            "eth0.101 [ethernet] mtu=1500",
+            "eth3 [connection] slave-type=bridge",
+            "eth3 [bridge-port] priority=28 && path-cost=50",
+        ],
+        networkd: &[
+            "bond0.netdev [Bond] Mode=active-backup && MIIMonitorSec=100ms",
+            "br0.netdev [Bridge] STP=no && HelloTimeSec=1 && MaxAgeSec=10 && AgeingTimeSec=250",
+            "eth4.network [Bridge] Cost=75 && Priority=14",
+        ],
+        warns: &["br0.forward-delay: NetworkManager takes 2 to 30 seconds"],
+        ..ROW
+    },
+    Row {
+        upstream: "network_configs.py::NETWORK_CONFIGS[bond_v1]",
+        input: "
+            version: 1
+            config:
+              - {type: physical, name: bond0s0, mac_address: aa:bb:cc:dd:e8:00}
+              - {type: physical, name: bond0s1, mac_address: aa:bb:cc:dd:e8:01}
+              - type: bond
+                name: bond0
+                mac_address: aa:bb:cc:dd:e8:ff
+                mtu: 9000
+                bond_interfaces: [bond0s0, bond0s1]
+                params:
+                  bond-mode: active-backup
+                  bond_miimon: 100
+                  bond-xmit_hash_policy: layer3+4
+                  bond-num_grat_arp: 5
+                  bond-downdelay: 10
+                  bond-updelay: 20
+                  bond-fail_over_mac: active
+                  bond-primary: bond0s0
+                  bond-primary_reselect: always
+                subnets:
+                  - type: static
+                    address: 192.168.0.2/24
+                    gateway: 192.168.0.1
+                    routes:
+                      - {gateway: 192.168.0.3, netmask: 255.255.255.0, network: 10.1.3.0}
+                  - {type: static, address: 192.168.1.2/24}
+                  - type: static
+                    address: 2001:1::1/92
+                    routes:
+                      - {gateway: '2001:67c:1562::1', network: '2001:67c::',
+                         netmask: 'ffff:ffff::'}
+                      - {gateway: '3001:67c:15::1', network: '3001:67c::',
+                         netmask: 'ffff:ffff::', metric: 10000}
+        ",
+        eni: &[
+            "auto bond0s0",
+            "iface bond0s0 inet manual | bond-master bond0 && bond-mode active-backup \
+             && bond-downdelay 10 && bond-fail-over-mac active && bond-miimon 100 \
+             && bond-num-grat-arp 5 && bond-primary bond0s0 && bond-primary-reselect always \
+             && bond-updelay 20 && bond-xmit-hash-policy layer3+4",
+            "auto bond0s1",
+            "auto bond0",
+            "iface bond0 inet static | address 192.168.0.2/24 && gateway 192.168.0.1 \
+             && bond-slaves none && hwaddress aa:bb:cc:dd:e8:ff && mtu 9000 \
+             && post-up ip route add 10.1.3.0/24 via 192.168.0.3 dev bond0 || true",
+            "iface bond0 inet static | address 192.168.1.2/24",
+            "iface bond0 inet6 static | address 2001:1::1/92 \
+             && post-up ip -6 route add 2001:67c::/32 via 2001:67c:1562::1 dev bond0 || true \
+             && post-up ip -6 route add 3001:67c::/32 via 3001:67c:15::1 dev bond0 metric 10000 || true",
+        ],
+        netplan: &[
+            "bonds/bond0/addresses = [192.168.0.2/24, 192.168.1.2/24, 2001:1::1/92]",
+            "bonds/bond0/interfaces = [bond0s0, bond0s1]",
+            "bonds/bond0/macaddress = aa:bb:cc:dd:e8:ff",
+            "bonds/bond0/mtu = 9000",
+            "bonds/bond0/parameters = {down-delay: 10, fail-over-mac-policy: active, \
+             gratuitous-arp: 5, mii-monitor-interval: 100, mode: active-backup, \
+             primary: bond0s0, primary-reselect-policy: always, \
+             transmit-hash-policy: layer3+4, up-delay: 20}",
+            "bonds/bond0/routes = [{to: default, via: 192.168.0.1}, \
+             {to: 10.1.3.0/24, via: 192.168.0.3}, {to: '2001:67c::/32', via: '2001:67c:1562::1'}, \
+             {metric: 10000, to: '3001:67c::/32', via: '3001:67c:15::1'}]",
+        ],
+        networkd: &[
+            "bond0.netdev [Bond] Mode=active-backup && TransmitHashPolicy=layer3+4 \
+             && MIIMonitorSec=100ms && UpDelaySec=20ms && DownDelaySec=10ms \
+             && FailOverMACPolicy=active && PrimaryReselectPolicy=always && GratuitousARP=5",
+            "bond0s0.network [Network] Bond=bond0 && PrimarySlave=yes",
+            "bond0.network [Route] Destination=3001:67c::/32 && Gateway=3001:67c:15::1 \
+             && Metric=10000",
+        ],
+        nm: &[
+            "bond0 [bond] mode=active-backup && xmit_hash_policy=layer3+4 && num_grat_arp=5 \
+             && downdelay=10 && updelay=20 && fail_over_mac=active \
+             && primary_reselect=always && primary=bond0s0",
+            "bond0 [ipv4] method=manual && may-fail=false && address1=192.168.0.2/24 \
+             && gateway=192.168.0.1 && route1=10.1.3.0/24,192.168.0.3 \
+             && address2=192.168.1.2/24",
+            "bond0 [ipv6] method=manual && may-fail=false && address1=2001:1::1/92 \
+             && route1=2001:67c::/32,2001:67c:1562::1 \
+             && route2=3001:67c::/32,3001:67c:15::1,10000",
+            "bond0 [ethernet] mtu=9000",
+            "bond0s0 [connection] slave-type=bond && master=54317911-f840-516b-a10d-82cb4c1f075c",
+            "bond0s0 [ethernet] mac-address=AA:BB:CC:DD:E8:00",
+        ],
+        ..ROW
+    },
 ];
+
+/// `large_v1`: every device kind, global resolvers and a global route.
+const LARGE_V1: &str = "
+    version: 1
+    config:
+      - {type: physical, name: eth0, mac_address: c0:d6:9f:2c:e8:80}
+      - {type: physical, name: eth1, mac_address: aa:d6:9f:2c:e8:80}
+      - {type: physical, name: eth2, mac_address: c0:bb:9f:2c:e8:80}
+      - {type: physical, name: eth3, mac_address: 66:bb:9f:2c:e8:80}
+      - {type: physical, name: eth4, mac_address: 98:bb:9f:2c:e8:80}
+      - type: physical
+        name: eth5
+        mac_address: 98:bb:9f:2c:e8:8a
+        subnets: [{type: dhcp, control: manual}]
+      - type: vlan
+        name: eth0.101
+        vlan_link: eth0
+        vlan_id: 101
+        mac_address: aa:bb:cc:dd:ee:11
+        mtu: 1500
+        subnets:
+          - type: static
+            mtu: 1500
+            address: 192.168.0.2/24
+            gateway: 192.168.0.1
+            dns_nameservers: [192.168.0.10, 10.23.23.134]
+            dns_search: [barley.maas, sacchromyces.maas, brettanomyces.maas]
+          - {type: static, address: 192.168.2.10/24}
+      - type: bond
+        name: bond0
+        mac_address: aa:bb:cc:dd:ee:ff
+        bond_interfaces: [eth1, eth2]
+        params: {bond-mode: active-backup, bond_miimon: 100, bond-xmit-hash-policy: layer3+4}
+        subnets: [{type: dhcp6}]
+      - type: vlan
+        name: bond0.200
+        vlan_link: bond0
+        vlan_id: 200
+        subnets: [{type: dhcp4}]
+      - type: infiniband
+        name: ib0
+        mac_address: a0:00:02:20:fe:80:00:00:00:00:00:00:ec:0d:9a:03:00:15:e2:c1
+        subnets: [{type: static, address: 192.168.200.7/24, mtu: 9000}]
+      - type: bridge
+        name: br0
+        bridge_interfaces: [eth3, eth4]
+        mac_address: bb:bb:bb:bb:bb:aa
+        params:
+          bridge_ageing: 250
+          bridge_bridgeprio: 22
+          bridge_fd: 1
+          bridge_hello: 1
+          bridge_maxage: 10
+          bridge_pathcost: [eth3 50, eth4 75]
+          bridge_portprio: [eth3 28, eth4 14]
+          bridge_stp: 'off'
+        subnets:
+          - {type: static, address: 192.168.14.2/24}
+          - type: static
+            address: 2001:1::1/64
+            routes: [{gateway: '2001:4800:78ff:1b::1', netmask: '::', network: '::'}]
+      - {type: nameserver, address: 8.8.8.8, search: barley.maas}
+      - {type: nameserver, address: [4.4.4.4, 8.8.4.4], search: [wark.maas, foobar.maas]}
+";

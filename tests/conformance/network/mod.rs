@@ -30,6 +30,7 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::OnceLock;
 
 /// One upstream example. Start from `ROW`.
 #[derive(Clone, Copy, Debug)]
@@ -294,24 +295,35 @@ fn wrong_facts(row: &Row, out: &Output) -> Vec<String> {
     wrong
 }
 
-/// Renders every row of `rows` and checks its facts; all problems are reported at once.
-pub fn check(table: &str, rows: &[Row]) {
-    let dir = scratch(table);
+/// What net-convert wrote for every row of every table, by upstream name (rendered once for
+/// all the tests here, then read from memory).
+fn rendered() -> &'static BTreeMap<&'static str, Output> {
+    static ALL: OnceLock<BTreeMap<&'static str, Output>> = OnceLock::new();
+    ALL.get_or_init(|| {
+        let dir = scratch("render");
+        let mut out = BTreeMap::new();
+        for (n, row) in all_rows().iter().enumerate() {
+            assert!(!row.upstream.is_empty(), "row {n} names no upstream test");
+            let output = render(row, &dir.join(n.to_string()));
+            let twice = out.insert(row.upstream, output).is_some();
+            assert!(!twice, "{}: two rows of this name", row.upstream);
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+        out
+    })
+}
+
+/// Checks the facts of every row of `rows`; all problems are reported at once.
+pub fn check(rows: &[Row]) {
     let mut problems = Vec::new();
-    for (n, row) in rows.iter().enumerate() {
-        assert!(
-            !row.upstream.is_empty(),
-            "{table}: row {n} names no upstream test"
-        );
+    for row in rows {
         if let Some(phrase) = row.differs {
             differences::assert_listed(row.upstream, phrase);
         }
-        let out = render(row, &dir.join(n.to_string()));
-        for w in wrong_facts(row, &out) {
+        for w in wrong_facts(row, &rendered()[row.upstream]) {
             problems.push(format!("{}: {w}", row.upstream));
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));
 }
 
@@ -321,17 +333,29 @@ fn all_rows() -> Vec<Row> {
 
 #[test]
 fn network_configs_examples() {
-    check("configs", configs::ROWS);
+    check(configs::ROWS);
 }
 
 #[test]
 fn renderer_unit_tests() {
-    check("units", units::ROWS);
+    check(units::ROWS);
 }
 
 #[test]
 fn openstack_network_data() {
-    check("openstack", openstack::ROWS);
+    check(openstack::ROWS);
+}
+
+/// Writes `files` (path under the root → content) under `root`, each 0600 as ember writes
+/// them (netplan warns about a file others can read).
+fn write_tree(root: &Path, files: &BTreeMap<String, String>) {
+    use std::os::unix::fs::PermissionsExt;
+    for (rel, content) in files {
+        let path = root.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, content).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
 }
 
 /// The consumers take every row's output: `netplan generate`, `ifup --no-act` on every
@@ -340,14 +364,15 @@ fn openstack_network_data() {
 fn consumers_take_every_row() {
     let dir = scratch("consumers");
     let rows = all_rows();
-    let outs: Vec<Output> = rows
-        .iter()
-        .enumerate()
-        .map(|(n, r)| render(r, &dir.join(n.to_string())))
-        .collect();
+    let outs: Vec<&Output> = rows.iter().map(|r| &rendered()[r.upstream]).collect();
+    for (n, out) in outs.iter().enumerate() {
+        for (stack, files) in &out.files {
+            write_tree(&dir.join(n.to_string()).join(stack), files);
+        }
+    }
     let mut problems = Vec::new();
     if have("netplan") {
-        for (n, (row, out)) in rows.iter().zip(&outs).enumerate() {
+        for (n, (row, out)) in rows.iter().zip(outs.iter()).enumerate() {
             let root = dir.join(n.to_string()).join("netplan");
             if out.files["netplan"].is_empty() {
                 continue;
@@ -365,7 +390,7 @@ fn consumers_take_every_row() {
         }
     }
     if have("ifup") {
-        for (n, (row, out)) in rows.iter().zip(&outs).enumerate() {
+        for (n, (row, out)) in rows.iter().zip(outs.iter()).enumerate() {
             let Some(text) = out.files["eni"].get("etc/network/interfaces.d/50-cloud-init") else {
                 continue;
             };
