@@ -327,11 +327,26 @@ fn stanzas<'a>(i: &'a Interface, out: &mut Rendered) -> Vec<Stanza<'a>> {
         st.push(s);
     }
     let (mut gw4, mut gw6) = (i.gateway4.map(IpAddr::V4), i.gateway6.map(IpAddr::V6));
-    for a in &i.addresses {
+    // A gateway goes with the address whose subnet holds it (ifupdown adds the route right
+    // after that address: on another stanza the gateway would not be reachable yet), else
+    // with its family's first address.
+    let gateway_at = |gw: Option<IpAddr>| {
+        let gw = gw?;
+        let family = i
+            .addresses
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| a.ip.is_ipv6() == gw.is_ipv6());
+        let mut family = family.peekable();
+        let first = family.peek().map(|(n, _)| *n);
+        family.find(|(_, a)| holds(a, gw)).map(|(n, _)| n).or(first)
+    };
+    let at = [gateway_at(gw4), gateway_at(gw6)];
+    for (n, a) in i.addresses.iter().enumerate() {
         let mut s = Stanza::new(a.ip.is_ipv6(), "static", Some(a));
         s.lines.push(format!("address {}/{}", a.ip, a.prefix));
         let gw = if a.ip.is_ipv6() { &mut gw6 } else { &mut gw4 };
-        if let Some(gw) = gw.take() {
+        if let Some(gw) = gw.take_if(|_| at.contains(&Some(n))) {
             s.lines.push(format!("gateway {gw}"));
         }
         if a.label.is_some() || a.lifetime.is_some() {

@@ -896,7 +896,313 @@ pub const ROWS: &[Row] = &[
         ],
         ..ROW
     },
+    Row {
+        upstream: "network_configs.py::NETWORK_CONFIGS[bond_v2]",
+        input: "
+            version: 2
+            ethernets:
+              bond0s0:
+                match: {driver: virtio_net, macaddress: aa:bb:cc:dd:e8:00}
+                set-name: bond0s0
+              bond0s1:
+                set-name: bond0s1
+                match: {driver: e1000, macaddress: aa:bb:cc:dd:e8:01}
+            bonds:
+              bond0:
+                addresses: [192.168.0.2/24, 192.168.1.2/24, 2001:1::1/92]
+                interfaces: [bond0s0, bond0s1]
+                macaddress: aa:bb:cc:dd:e8:ff
+                mtu: 9000
+                parameters:
+                  down-delay: 10
+                  fail-over-mac-policy: active
+                  gratuitous-arp: 5
+                  mii-monitor-interval: 100
+                  mode: active-backup
+                  primary: bond0s0
+                  primary-reselect-policy: always
+                  transmit-hash-policy: layer3+4
+                  up-delay: 20
+                routes:
+                  - {to: 0.0.0.0/0, via: 192.168.0.1}
+                  - {to: 10.1.3.0/24, via: 192.168.0.3}
+                  - {to: '2001:67c::/32', via: '2001:67c:1562::1'}
+                  - {metric: 10000, to: '3001:67c::/32', via: '3001:67c:15::1'}
+        ",
+        eni: &[
+            "auto bond0s0",
+            "iface bond0s0 inet manual | bond-master bond0 && bond-mode active-backup \
+             && bond-downdelay 10 && bond-fail-over-mac active && bond-num-grat-arp 5 \
+             && bond-primary bond0s0 && bond-primary-reselect always && bond-updelay 20 \
+             && bond-xmit-hash-policy layer3+4",
+            "auto bond0",
+            "iface bond0 inet static | address 192.168.0.2/24 && bond-slaves none \
+             && hwaddress aa:bb:cc:dd:e8:ff && mtu 9000",
+            "iface bond0 | post-up ip route add default via 192.168.0.1 dev bond0 || true",
+            "iface bond0 | post-up ip route add 10.1.3.0/24 via 192.168.0.3 dev bond0 || true",
+            "iface bond0 inet static | address 192.168.1.2/24",
+            "iface bond0 inet6 static | address 2001:1::1/92 \
+             && post-up ip -6 route add 2001:67c::/32 via 2001:67c:1562::1 dev bond0 || true",
+        ],
+        nm: &[
+            "bond0 [bond] mode=active-backup && num_grat_arp=5 && downdelay=10 && updelay=20 \
+             && fail_over_mac=active && primary_reselect=always && primary=bond0s0",
+            "bond0 [ipv4] method=manual && address1=192.168.0.2/24 && address2=192.168.1.2/24 \
+             && route1=0.0.0.0/0,192.168.0.1 && route2=10.1.3.0/24,192.168.0.3",
+            "bond0 [ipv6] method=manual && address1=2001:1::1/92 \
+             && route1=2001:67c::/32,2001:67c:1562::1 \
+             && route2=3001:67c::/32,3001:67c:15::1,10000",
+            "bond0s0 [connection] slave-type=bond && master=54317911-f840-516b-a10d-82cb4c1f075c",
+            "bond0s1 [ethernet] mac-address=AA:BB:CC:DD:E8:01",
+        ],
+        networkd: &[
+            "bond0.netdev [Bond] Mode=active-backup && PrimaryReselectPolicy=always",
+            "bond0s0.network [Network] Bond=bond0 && PrimarySlave=yes",
+        ],
+        ..ROW
+    },
+    Row {
+        // cloud-init matches by MAC alone outside netplan.
+        upstream: "network_configs.py::NETWORK_CONFIGS[bond_v2] driver match",
+        input: "
+            version: 2
+            ethernets:
+              bond0s0:
+                match: {driver: virtio_net, macaddress: aa:bb:cc:dd:e8:00}
+                set-name: bond0s0
+            bonds:
+              bond0: {interfaces: [bond0s0], addresses: [192.168.0.2/24]}
+        ",
+        networkd: &[
+            "bond0s0.network [Match] Driver=virtio_net && MACAddress=aa:bb:cc:dd:e8:00",
+            "bond0s0.link [Match] Driver=virtio_net",
+        ],
+        nm: &["bond0s0 [match] driver=virtio_net;"],
+        differs: Some("`match` by `driver` or `name`"),
+        ..ROW
+    },
+    Row {
+        upstream: "network_configs.py::NETWORK_CONFIGS[vlan_v1]",
+        input: "
+            version: 1
+            config:
+              - {type: physical, name: en0, mac_address: aa:bb:cc:dd:e8:00}
+              - type: vlan
+                mtu: 2222
+                name: en0.99
+                vlan_link: en0
+                vlan_id: 99
+                subnets:
+                  - {type: static, address: 192.168.2.2/24}
+                  - {type: static, address: 192.168.1.2/24, gateway: 192.168.1.1}
+                  - type: static
+                    address: 2001:1::bbbb/96
+                    routes: [{gateway: '2001:1::1', netmask: '::', network: '::'}]
+        ",
+        eni: &[
+            "iface en0 inet manual",
+            "auto en0.99",
+            "iface en0.99 inet static | address 192.168.2.2/24 && mtu 2222 \
+             && vlan-raw-device en0 && vlan_id 99",
+            "iface en0.99 inet static | address 192.168.1.2/24 && gateway 192.168.1.1",
+            "iface en0.99 inet6 static | address 2001:1::bbbb/96 \
+             && post-up ip -6 route add default via 2001:1::1 dev en0.99 || true",
+        ],
+        netplan: &[
+            "vlans/en0.99 = {id: 99, link: en0, mtu: 2222}",
+            "vlans/en0.99/addresses = [192.168.2.2/24, 192.168.1.2/24, 2001:1::bbbb/96]",
+            "vlans/en0.99/routes = [{to: default, via: 192.168.1.1}, \
+             {to: default, via: '2001:1::1'}]",
+        ],
+        networkd: &[
+            "en0.99.netdev [NetDev] Name=en0.99 && Kind=vlan",
+            "en0.99.netdev [VLAN] Id=99",
+            "en0.network [Network] VLAN=en0.99",
+            "en0.99.network [Route] Gateway=192.168.1.1",
+            "en0.99.network [Route] Destination=::/0 && Gateway=2001:1::1",
+        ],
+        nm: &[
+            "en0.99 [connection] type=vlan && interface-name=en0.99",
+            "en0.99 [vlan] id=99 && parent=e0ca478b-8d84-52ab-8fae-628482c629b5",
+            "en0.99 [ipv4] method=manual && may-fail=false && address1=192.168.2.2/24 \
+             && address2=192.168.1.2/24 && gateway=192.168.1.1",
+            "en0.99 [ipv6] method=manual && may-fail=false && address1=2001:1::bbbb/96 \
+             && route1=::/0,2001:1::1",
+            "en0 [ethernet] mac-address=AA:BB:CC:DD:E8:00",
+        ],
+        ..ROW
+    },
+    Row {
+        // cloud-init's keyfile drops a vlan's MTU.
+        upstream: "network_configs.py::NETWORK_CONFIGS[vlan_v1] vlan MTU",
+        input: "
+            version: 1
+            config:
+              - {type: physical, name: en0, mac_address: aa:bb:cc:dd:e8:00}
+              - {type: vlan, mtu: 2222, name: en0.99, vlan_link: en0, vlan_id: 99,
+                 subnets: [{type: static, address: 192.168.2.2/24}]}
+        ",
+        nm: &["en0.99 [ethernet] mtu=2222"],
+        networkd: &["en0.99.network [Link] MTUBytes=2222"],
+        differs: Some("MTUs and MACs of virtual devices"),
+        ..ROW
+    },
+    Row {
+        upstream: "network_configs.py::NETWORK_CONFIGS[vlan_v2]",
+        input: "
+            version: 2
+            ethernets:
+              en0: {match: {macaddress: aa:bb:cc:dd:e8:00}, set-name: en0}
+            vlans:
+              en0.99:
+                addresses: [192.168.2.2/24, 192.168.1.2/24, 2001:1::bbbb/96]
+                id: 99
+                link: en0
+                mtu: 2222
+                routes:
+                  - {to: 0.0.0.0/0, via: 192.168.1.1}
+                  - {to: '::/0', via: '2001:1::1'}
+        ",
+        eni: &[
+            "auto en0.99",
+            "iface en0.99 inet static | address 192.168.2.2/24 && vlan-raw-device en0",
+            "iface en0.99 | post-up ip route add default via 192.168.1.1 dev en0.99 || true",
+            "iface en0.99 inet6 static | address 2001:1::bbbb/96 \
+             && post-up ip -6 route add default via 2001:1::1 dev en0.99 || true",
+        ],
+        nm: &[
+            "en0.99 [vlan] id=99 && parent=e0ca478b-8d84-52ab-8fae-628482c629b5",
+            "en0.99 [ipv4] method=manual && address1=192.168.2.2/24 \
+             && address2=192.168.1.2/24 && route1=0.0.0.0/0,192.168.1.1",
+            "en0.99 [ipv6] method=manual && address1=2001:1::bbbb/96 && route1=::/0,2001:1::1",
+        ],
+        ..ROW
+    },
+    Row {
+        upstream: "network_configs.py::NETWORK_CONFIGS[bridge] yaml_v1",
+        input: BRIDGE_V1,
+        eni: &[
+            "auto br0",
+            "iface br0 inet static | address 192.168.2.2/24 && bridge_bridgeprio 22 \
+             && bridge_ports eth0 eth1 && bridge_stp off",
+            "iface eth0 inet6 static | address 2001:1::100/96",
+        ],
+        netplan: &[
+            "bridges/br0/addresses = [192.168.2.2/24]",
+            "bridges/br0/interfaces = [eth0, eth1]",
+            "bridges/br0/parameters = {priority: 22, stp: false}",
+            "ethernets/eth0/addresses = [2001:1::100/96]",
+        ],
+        networkd: &[
+            "br0.netdev [Bridge] STP=no && Priority=22",
+            "br0.network [Address] Address=192.168.2.2/24",
+            "eth0.network [Network] Bridge=br0",
+            "eth0.network [Address] Address=2001:1::100/96",
+        ],
+        nm: &[
+            "br0 [bridge] stp=false && priority=22",
+            "br0 [ipv4] method=manual && may-fail=false && address1=192.168.2.2/24",
+            "eth0 [connection] slave-type=bridge && master=dee46ce4-af7a-5e7c-aa08-b25533ae9213",
+            "eth1 [ethernet] mac-address=52:54:00:12:34:01",
+        ],
+        warns: &["a bond or bridge member takes no addresses"],
+        ..ROW
+    },
+    Row {
+        // cloud-init writes the ports' own addresses into their keyfiles.
+        upstream: "network_configs.py::NETWORK_CONFIGS[bridge] port addresses",
+        input: BRIDGE_V1,
+        nm: &["eth0 ![ipv6]", "eth1 ![ipv6]"],
+        differs: Some("a bond or bridge port's addresses are left out of its keyfile"),
+        ..ROW
+    },
+    Row {
+        upstream: "network_configs.py::NETWORK_CONFIGS[bridge] yaml_v2",
+        input: "
+            version: 2
+            ethernets:
+              eth0: {addresses: ['2001:1::100/96'], match: {macaddress: '52:54:00:12:34:00'},
+                     set-name: eth0}
+              eth1: {addresses: ['2001:1::101/96'], match: {macaddress: '52:54:00:12:34:01'},
+                     set-name: eth1}
+            bridges:
+              br0:
+                addresses: [192.168.2.2/24]
+                interfaces: [eth0, eth1]
+                parameters: {priority: 22, stp: false}
+        ",
+        eni: &["iface br0 inet static | address 192.168.2.2/24 && bridge_ports eth0 eth1"],
+        networkd: &["br0.netdev [Bridge] STP=no && Priority=22"],
+        nm: &[
+            "br0 [bridge] stp=false && priority=22",
+            "br0 [ipv4] method=manual && address1=192.168.2.2/24",
+            "eth1 [connection] slave-type=bridge",
+        ],
+        ..ROW
+    },
+    Row {
+        upstream: "network_configs.py::NETWORK_CONFIGS[manual]",
+        input: MANUAL,
+        eni: &[
+            "!auto eth0",
+            "iface eth0 inet static | address 192.168.1.2/24",
+            "auto eth1",
+            "iface eth1 inet manual | mtu 1480",
+            "!auto eth2",
+            "iface eth2 inet manual",
+        ],
+        netplan: &[
+            "ethernets/eth0/addresses = [192.168.1.2/24]",
+            "ethernets/eth0/match/macaddress = '52:54:00:12:34:00'",
+            "ethernets/eth1/mtu = 1480",
+            "ethernets/eth2/set-name = eth2",
+        ],
+        nm: &[
+            "eth0 [ipv4] method=manual && may-fail=false && address1=192.168.1.2/24",
+            "eth1 [ethernet] mtu=1480 && mac-address=52:54:00:12:34:AA",
+        ],
+        ..ROW
+    },
+    Row {
+        // cloud-init's keyfile runs DHCP on a v1 `manual` subnet (its method table lacks it).
+        upstream: "network_configs.py::NETWORK_CONFIGS[manual] keyfile",
+        input: MANUAL,
+        nm: &[
+            "eth1 [ipv4] method=disabled",
+            "eth1 [ipv6] method=ignore",
+            "eth2 [ipv4] method=disabled",
+        ],
+        differs: Some("An interface without addresses or DHCP is not brought up"),
+        ..ROW
+    },
 ];
+
+/// `bridge`: a bridge whose ports have IPv6 addresses of their own.
+const BRIDGE_V1: &str = "
+    version: 1
+    config:
+      - {type: physical, name: eth0, mac_address: '52:54:00:12:34:00',
+         subnets: [{type: static, address: '2001:1::100/96'}]}
+      - {type: physical, name: eth1, mac_address: '52:54:00:12:34:01',
+         subnets: [{type: static, address: '2001:1::101/96'}]}
+      - type: bridge
+        name: br0
+        bridge_interfaces: [eth0, eth1]
+        params: {bridge_stp: 0, bridge_bridgeprio: 22}
+        subnets: [{type: static, address: 192.168.2.2/24}]
+";
+
+/// `manual`: `control: manual` and `manual` subnets.
+const MANUAL: &str = "
+    version: 1
+    config:
+      - {type: physical, name: eth0, mac_address: '52:54:00:12:34:00',
+         subnets: [{type: static, address: 192.168.1.2/24, control: manual}]}
+      - {type: physical, name: eth1, mtu: 1480, mac_address: '52:54:00:12:34:aa',
+         subnets: [{type: manual}]}
+      - {type: physical, name: eth2, mac_address: '52:54:00:12:34:ff',
+         subnets: [{type: manual, control: manual}]}
+";
 
 /// `large_v1`: every device kind, global resolvers and a global route.
 const LARGE_V1: &str = "
