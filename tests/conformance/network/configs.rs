@@ -1175,7 +1175,261 @@ pub const ROWS: &[Row] = &[
         differs: Some("An interface without addresses or DHCP is not brought up"),
         ..ROW
     },
+    Row {
+        upstream: "network_configs.py::NETWORK_CONFIGS[v1-dns]",
+        input: r#"
+            version: 1
+            config:
+              - type: physical
+                name: interface0
+                mac_address: "11:22:33:44:55:66"
+                subnets:
+                  - {type: static, address: 192.168.1.20/16, gateway: 192.168.1.1,
+                     dns_nameservers: [3.3.3.3], dns_search: [cccc]}
+              - {type: nameserver, interface: interface0, address: [1.1.1.1], search: [aaaa]}
+              - {type: nameserver, address: [2.2.2.2, "FEDC::1"], search: [bbbb]}
+        "#,
+        eni: &[
+            "iface lo inet loopback | dns-nameservers 2.2.2.2 fedc::1 && dns-search bbbb",
+            "auto interface0",
+            "iface interface0 inet static | address 192.168.1.20/16 && gateway 192.168.1.1 \
+             && dns-nameservers 3.3.3.3 1.1.1.1 && dns-search cccc aaaa",
+        ],
+        netplan: &[
+            "ethernets/interface0/addresses = [192.168.1.20/16]",
+            "ethernets/interface0/nameservers/addresses = [3.3.3.3, 1.1.1.1]",
+            "ethernets/interface0/nameservers/search = [cccc, aaaa]",
+            "ethernets/interface0/routes = {to: default, via: 192.168.1.1}",
+        ],
+        networkd: &[
+            "interface0.network [Network] DHCP=no && DNS=3.3.3.3 && DNS=1.1.1.1",
+            "interface0.network [Address] Address=192.168.1.20/16",
+            "interface0.network [Route] Gateway=192.168.1.1",
+        ],
+        nm: &[
+            "interface0 [ipv4] method=manual && may-fail=false && address1=192.168.1.20/16 \
+             && gateway=192.168.1.1 && dns=3.3.3.3;1.1.1.1; && dns-search=cccc;aaaa;",
+        ],
+        ..ROW
+    },
+    Row {
+        upstream: "network_configs.py::NETWORK_CONFIGS[v2-dns]",
+        input: r#"
+            version: 2
+            ethernets:
+              eth0:
+                nameservers: {search: [lab, home], addresses: [8.8.8.8, "FEDC::1"]}
+                addresses: [192.168.1.20/16, "2001:bc8:1210:232:dc00:ff:fe20:185/64"]
+        "#,
+        eni: &[
+            "auto eth0",
+            "iface eth0 inet static | address 192.168.1.20/16 \
+             && dns-nameservers 8.8.8.8 fedc::1 && dns-search lab home",
+            "iface eth0 inet6 static | address 2001:bc8:1210:232:dc00:ff:fe20:185/64",
+        ],
+        networkd: &[
+            "eth0.network [Network] DHCP=no && DNS=8.8.8.8 && DNS=fedc::1 && Domains=lab home",
+            "eth0.network [Address] Address=2001:bc8:1210:232:dc00:ff:fe20:185/64",
+        ],
+        nm: &[
+            "eth0 [ipv4] method=manual && address1=192.168.1.20/16 && dns=8.8.8.8; \
+             && dns-search=lab;home;",
+            "eth0 [ipv6] method=manual && address1=2001:bc8:1210:232:dc00:ff:fe20:185/64 \
+             && dns=fedc::1;",
+        ],
+        ..ROW
+    },
+    Row {
+        upstream: "network_configs.py::NETWORK_CONFIGS[v2-dns-no-if-ips]",
+        input: r#"
+            version: 2
+            ethernets:
+              eth0:
+                dhcp4: true
+                dhcp6: true
+                nameservers: {search: [lab, home], addresses: [8.8.8.8, "FEDC::1"]}
+        "#,
+        eni: &["auto eth0", "iface eth0 inet dhcp", "iface eth0 inet6 dhcp"],
+        nm: &[
+            "eth0 [ipv4] method=auto && may-fail=true && dns=8.8.8.8; && dns-search=lab;home;",
+            "eth0 [ipv6] method=auto && may-fail=true && dns=fedc::1;",
+        ],
+        networkd: &["eth0.network [Network] DHCP=yes && DNS=8.8.8.8 && DNS=fedc::1"],
+        ..ROW
+    },
+    Row {
+        // Resolvers on an interface that takes no addresses: cloud-init's keyfile leaves them
+        // out too; ENI and networkd keep them.
+        upstream: "network_configs.py::NETWORK_CONFIGS[v2-dns-no-dhcp]",
+        input: r#"
+            version: 2
+            ethernets:
+              eth0:
+                nameservers: {search: [lab, home], addresses: [8.8.8.8, "FEDC::1"]}
+        "#,
+        eni: &["!auto eth0", "iface eth0 inet manual"],
+        nm: &["eth0 [ipv4] !dns=8.8.8.8;", "eth0 [ipv6] !dns=fedc::1;"],
+        warns: &["eth0.nameservers: a resolver of a disabled family; left out"],
+        ..ROW
+    },
+    Row {
+        upstream: "network_configs.py::NETWORK_CONFIGS[v2-mixed-routes]",
+        input: r#"
+            version: 2
+            ethernets:
+              eth0:
+                dhcp4: true
+                dhcp6: true
+                mtu: 500
+                nameservers: {search: [lab, home], addresses: [8.8.8.8, "FEDC::1"]}
+                routes:
+                  - {to: 169.254.42.42/32, via: 62.210.0.1, mtu: 400}
+                  - {via: "fe80::dc00:ff:fe20:186", to: "::/0", mtu: 300}
+                  - {to: 169.254.42.43/32, via: 62.210.0.2, mtu: 200}
+                  - {via: "fe80::dc00:ff:fe20:187", to: "fe80::dc00:ff:fe20:188", mtu: 100}
+                addresses: [192.168.1.20/16, "2001:bc8:1210:232:dc00:ff:fe20:185/64"]
+        "#,
+        eni: &[
+            "iface eth0 inet dhcp | mtu 500 \
+             && post-up ip route add 169.254.42.42/32 via 62.210.0.1 dev eth0 mtu 400 || true \
+             && post-up ip route add 169.254.42.43/32 via 62.210.0.2 dev eth0 mtu 200 || true",
+            "iface eth0 inet6 dhcp \
+             | post-up ip -6 route add default via fe80::dc00:ff:fe20:186 dev eth0 mtu 300 || true",
+            "iface eth0 inet static | address 192.168.1.20/16",
+            "iface eth0 inet6 static | address 2001:bc8:1210:232:dc00:ff:fe20:185/64",
+        ],
+        nm: &[
+            "eth0 [ethernet] mtu=500",
+            "eth0 [ipv4] method=auto && may-fail=true && route1=169.254.42.42/32,62.210.0.1 \
+             && route1_options=mtu=400 && route2=169.254.42.43/32,62.210.0.2 \
+             && route2_options=mtu=200 && address1=192.168.1.20/16 && dns=8.8.8.8;",
+            "eth0 [ipv6] method=auto && may-fail=true && route1=::/0,fe80::dc00:ff:fe20:186 \
+             && route1_options=mtu=300 && route2_options=mtu=100 \
+             && address1=2001:bc8:1210:232:dc00:ff:fe20:185/64 && dns=fedc::1;",
+        ],
+        networkd: &[
+            "eth0.network [Route] Destination=169.254.42.42/32 && Gateway=62.210.0.1 \
+             && MTUBytes=400",
+        ],
+        ..ROW
+    },
+    Row {
+        // A v2 route `to` without a prefix is a host route: /128, where cloud-init's ENI
+        // and keyfile write /64.
+        upstream: "network_configs.py::NETWORK_CONFIGS[v2-mixed-routes] host route",
+        input: r#"
+            version: 2
+            ethernets:
+              eth0:
+                dhcp6: true
+                routes:
+                  - {via: "fe80::dc00:ff:fe20:187", to: "fe80::dc00:ff:fe20:188", mtu: 100}
+        "#,
+        eni: &["iface eth0 inet6 dhcp | post-up ip -6 route add fe80::dc00:ff:fe20:188/128 \
+                via fe80::dc00:ff:fe20:187 dev eth0 mtu 100 || true"],
+        nm: &["eth0 [ipv6] route1=fe80::dc00:ff:fe20:188/128,fe80::dc00:ff:fe20:187"],
+        differs: Some("a v2 route to an address without a prefix is a host route"),
+        ..ROW
+    },
+    Row {
+        upstream: "network_configs.py::NETWORK_CONFIGS[v2-mixed-routes-no-ipv6-addr]",
+        input: r#"
+            version: 2
+            ethernets:
+              eth0:
+                dhcp4: true
+                nameservers: {search: [lab, home], addresses: [8.8.8.8, "FEDC::1"]}
+                routes:
+                  - {to: 169.254.42.42/32, via: 62.210.0.1}
+                  - {via: "fe80::dc00:ff:fe20:186", to: "::/0"}
+                addresses: [192.168.1.20/16]
+        "#,
+        eni: &[
+            "iface eth0 inet dhcp \
+             | post-up ip route add 169.254.42.42/32 via 62.210.0.1 dev eth0 || true",
+            "iface eth0 | post-up ip -6 route add default via fe80::dc00:ff:fe20:186 dev eth0 || true",
+            "iface eth0 inet static | address 192.168.1.20/16",
+        ],
+        nm: &[
+            "eth0 [ipv4] method=auto && may-fail=false && route1=169.254.42.42/32,62.210.0.1 \
+             && address1=192.168.1.20/16 && dns=8.8.8.8;",
+            "eth0 [ipv6] route1=::/0,fe80::dc00:ff:fe20:186 && dns=fedc::1;",
+        ],
+        ..ROW
+    },
+    Row {
+        upstream: "network_configs.py::NETWORK_CONFIGS[v2-route-no-gateway]",
+        input: r#"
+            version: 2
+            ethernets:
+              eth0:
+                dhcp4: true
+                routes: [{to: "0.0.0.0/0"}]
+        "#,
+        eni: &["iface eth0 inet dhcp | post-up ip route add default dev eth0 || true"],
+        netplan: &["ethernets/eth0/routes = {to: 0.0.0.0/0}"],
+        networkd: &["eth0.network [Route] Destination=0.0.0.0/0 && !Gateway=0.0.0.0"],
+        nm: &["eth0 [ipv4] method=auto && may-fail=false && route1=0.0.0.0/0"],
+        ..ROW
+    },
+    Row {
+        upstream: "network_configs.py::NETWORK_CONFIGS[v2-bridges-set-name]",
+        input: BRIDGES_SET_NAME,
+        eni: &[
+            "iface baremetal inet6 static | address fc00:1:1::2/64 && bridge_ports baremetal0",
+            "iface provisioning inet6 static | address fc00:1:2::2/64 \
+             && bridge_ports provisioning0",
+        ],
+        netplan: &["bridges/baremetal/interfaces = [baremetalport]"],
+        networkd: &["baremetal0.network [Network] Bridge=baremetal"],
+        nm: &[
+            "baremetal [connection] type=bridge && interface-name=baremetal",
+            "baremetal [ipv6] method=manual && may-fail=false && address1=fc00:1:1::2/64",
+            "provisioning [ipv6] method=manual && address1=fc00:1:2::2/64",
+        ],
+        ..ROW
+    },
+    Row {
+        // cloud-init names a port's keyfile after the v2 id (`baremetalport`); both say
+        // `id=cloud-init baremetal0` and the same master.
+        upstream: "network_configs.py::NETWORK_CONFIGS[v2-bridges-set-name] keyfile names",
+        input: BRIDGES_SET_NAME,
+        nm: &[
+            "baremetal0 [connection] id=cloud-init baremetal0 && slave-type=bridge \
+             && master=e63eed9a-cd1c-55de-8d5e-1e80b756a482",
+            "baremetal0 [ethernet] mac-address=52:54:00:BD:8F:CB",
+            "provisioning0 [connection] master=e5bd3f1a-cdcc-55d3-a6d8-88f1ba73bd0e",
+            "provisioning0 [ethernet] mac-address=52:54:00:25:AE:12",
+            "!baremetalport",
+        ],
+        differs: Some("a keyfile is named after the interface's `set-name`"),
+        ..ROW
+    },
+    Row {
+        upstream: "network_configs.py::NETWORK_CONFIGS[v2-dev-name-via-mac-lookup]",
+        input: "
+            version: 2
+            ethernets:
+              nic0: {match: {macaddress: 'cf:d6:af:48:e8:80'}}
+        ",
+        eni: &["iface nic0 inet manual"],
+        netplan: &["ethernets/nic0/match/macaddress = 'cf:d6:af:48:e8:80'"],
+        networkd: &["nic0.network [Match] MACAddress=cf:d6:af:48:e8:80"],
+        nm: &["nic0 [ethernet] mac-address=CF:D6:AF:48:E8:80"],
+        ..ROW
+    },
 ];
+
+/// `v2-bridges-set-name`: bridge ports renamed by `set-name`.
+const BRIDGES_SET_NAME: &str = "
+    version: 2
+    ethernets:
+      baremetalport: {match: {macaddress: '52:54:00:bd:8f:cb'}, set-name: baremetal0}
+      provisioningport: {match: {macaddress: '52:54:00:25:ae:12'}, set-name: provisioning0}
+    bridges:
+      baremetal: {addresses: ['fc00:1:1::2/64'], interfaces: [baremetalport]}
+      provisioning: {addresses: ['fc00:1:2::2/64'], interfaces: [provisioningport]}
+";
 
 /// `bridge`: a bridge whose ports have IPv6 addresses of their own.
 const BRIDGE_V1: &str = "
