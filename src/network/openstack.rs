@@ -56,7 +56,13 @@ pub(super) fn parse(v: &Value, macs: &BTreeMap<String, String>, rd: &mut Reader)
             .get("ethernet_mac_address")
             .and_then(|m| rd.mac(m, &join(&path, "ethernet_mac_address")));
         let iface = if ty == "bond" {
-            let mut iface = Interface::new(format!("bond{bonds}"), bond(l, &path, rd));
+            // The link's `name` (not in OpenStack's spec, but some clouds set it), else
+            // `bondN` counting every bond, as cloud-init names them.
+            let given = l
+                .get("name")
+                .and_then(|n| rd.string(n, &join(&path, "name")));
+            let name = given.unwrap_or_else(|| format!("bond{bonds}"));
+            let mut iface = Interface::new(name, bond(l, &path, rd));
             bonds += 1;
             iface.mac_address = mac;
             iface
@@ -287,23 +293,33 @@ fn addressing(
             if let Some(a) = address(n, path, rd) {
                 iface.addresses.push(a);
             }
+            if let Some(gw) = n.get("gateway").filter(|g| !g.is_null()) {
+                gateway(iface, gw, &join(path, "gateway"), rd);
+            }
         }
         _ => rd.error(&join(path, "type"), "unknown network type"),
     }
+    // A route's own `dns` services are the network's too (cloud-init lists them first).
+    let mut servers = Vec::new();
     if let Some(routes) = n.get("routes") {
         let rpath = join(path, "routes");
         for (i, r) in rd.list(routes, &rpath).iter().enumerate() {
             let p = join(&rpath, i);
-            if let Some(r) = rd.map(r, &p).and_then(|r| route(r, &p, rd)) {
+            let Some(r) = rd.map(r, &p) else { continue };
+            if let Some(services) = r.get("services") {
+                servers.extend(dns(services, &join(&p, "services"), rd));
+            }
+            if let Some(r) = route(r, &p, rd) {
                 iface.routes.push(r);
             }
         }
     }
     if let Some(services) = n.get("services") {
-        for ns in dns(services, &join(path, "services"), rd) {
-            if !iface.dns.nameservers.contains(&ns) {
-                iface.dns.nameservers.push(ns);
-            }
+        servers.extend(dns(services, &join(path, "services"), rd));
+    }
+    for ns in servers {
+        if !iface.dns.nameservers.contains(&ns) {
+            iface.dns.nameservers.push(ns);
         }
     }
 }
@@ -354,7 +370,7 @@ fn net_and_mask(
     }
 }
 
-/// `{network, netmask, gateway}`.
+/// `{network, netmask, gateway, metric}` (a route's `services` are read by its network).
 fn route(r: &Map<String, Value>, path: &str, rd: &mut Reader) -> Option<Route> {
     let np = join(path, "network");
     let Some(net) = r.get("network") else {
@@ -365,6 +381,9 @@ fn route(r: &Map<String, Value>, path: &str, rd: &mut Reader) -> Option<Route> {
     let mut route = Route::to(super::model::Cidr { ip, prefix });
     if let Some(gw) = r.get("gateway") {
         route.via = rd.ip(gw, &join(path, "gateway"));
+    }
+    if let Some(m) = r.get("metric").filter(|m| !m.is_null()) {
+        route.metric = rd.num(m, &join(path, "metric"), 0, u32::MAX);
     }
     Some(route)
 }
@@ -389,4 +408,18 @@ fn dns(v: &Value, path: &str, rd: &mut Reader) -> Vec<IpAddr> {
         }
     }
     out
+}
+
+/// A static network's `gateway`: the interface's default gateway of its family (a second,
+/// different one is ignored with a warning, as for v1 subnets).
+fn gateway(iface: &mut Interface, v: &Value, path: &str, rd: &mut Reader) {
+    let taken = match rd.ip(v, path) {
+        Some(IpAddr::V4(gw)) => *iface.gateway4.get_or_insert(gw) != gw,
+        Some(IpAddr::V6(gw)) => *iface.gateway6.get_or_insert(gw) != gw,
+        None => false,
+    };
+    if taken {
+        let msg = "a second default gateway on one interface, ignored";
+        rd.warn(UNSUPPORTED, path, msg);
+    }
 }

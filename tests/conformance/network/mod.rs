@@ -40,6 +40,8 @@ pub struct Row {
     /// A v1 or v2 YAML config, or (with `json`) OpenStack's network_data.json.
     pub input: &'static str,
     pub json: bool,
+    /// The host's interfaces for network_data.json, as net-convert's `--mac NAME,MAC`.
+    pub macs: &'static [&'static str],
     pub eni: &'static [&'static str],
     pub netplan: &'static [&'static str],
     pub networkd: &'static [&'static str],
@@ -55,6 +57,7 @@ pub const ROW: Row = Row {
     upstream: "",
     input: "",
     json: false,
+    macs: &[],
     eni: &[],
     netplan: &[],
     networkd: &[],
@@ -99,6 +102,7 @@ fn render(row: &Row, dir: &Path) -> Output {
         let out = common::run(
             Command::new(common::EMBER_INITRD)
                 .args(["net-convert", "--kind", kind, "--output-kind", stack])
+                .args(row.macs.iter().flat_map(|m| ["--mac", m]))
                 .arg("--directory")
                 .arg(&root)
                 .arg(&input),
