@@ -221,6 +221,7 @@ fn common(iface: &Interface, dns: &Dns, global_routes: &[&Route], d: &mut Obj) {
             let mut m = Obj::new();
             text(&mut m, "to", Some("default"));
             text(&mut m, "via", Some(&via.to_string()));
+            flag(&mut m, "on-link", super::gateway_on_link(iface, via));
             Value::Object(m)
         })
         .collect();
