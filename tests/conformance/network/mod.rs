@@ -1,5 +1,5 @@
 //! cloud-init's network tests (`tests/unittests/net/`, `tests/unittests/test_net.py`, and
-//! `sources/helpers/test_openstack.py` for network_data.json): each row is one upstream
+//! `sources/helpers/test_openstack.py` for network_data.json; one file per upstream file): each row is one upstream
 //! example, its input written here (v1, v2 or network_data.json), and the facts upstream's
 //! expected output asserts (addresses, routes, resolvers, bond, bridge and vlan settings, IPv6
 //! methods, `auto` lines), checked on what `ember-initrd net-convert` writes for each of the
@@ -22,6 +22,7 @@
 
 mod configs;
 mod openstack;
+mod rendering;
 mod units;
 
 use crate::common::{self, have, skip};
@@ -332,7 +333,7 @@ pub fn check(rows: &[Row]) {
 }
 
 fn all_rows() -> Vec<Row> {
-    [configs::ROWS, units::ROWS, openstack::ROWS].concat()
+    [configs::ROWS, units::ROWS, rendering::ROWS, openstack::ROWS].concat()
 }
 
 #[test]
@@ -343,6 +344,11 @@ fn network_configs_examples() {
 #[test]
 fn renderer_unit_tests() {
     check(units::ROWS);
+}
+
+#[test]
+fn whole_configs_rendered() {
+    check(rendering::ROWS);
 }
 
 #[test]
