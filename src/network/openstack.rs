@@ -178,7 +178,13 @@ pub(super) fn parse(v: &Value, macs: &BTreeMap<String, String>, rd: &mut Reader)
             rd.warn(INVALID, &join(&path, "link"), msg);
             continue;
         };
+        // A network with a bad value is skipped alone, as a v1 subnet is.
+        let mark = rd.mark();
+        let before = iface.clone();
         addressing(iface, n, &ty, &path, rd);
+        if rd.skip(mark, &path, "this network") {
+            *iface = before;
+        }
     }
     if let Some(services) = top.get("services") {
         net.dns.nameservers = dns(services, "services", rd);

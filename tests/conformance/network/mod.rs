@@ -23,6 +23,7 @@
 mod configs;
 mod openstack;
 mod rendering;
+mod test_net;
 mod units;
 
 use crate::common::{self, have, skip};
@@ -333,12 +334,24 @@ pub fn check(rows: &[Row]) {
 }
 
 fn all_rows() -> Vec<Row> {
-    [configs::ROWS, units::ROWS, rendering::ROWS, openstack::ROWS].concat()
+    [
+        configs::ROWS,
+        test_net::ROWS,
+        units::ROWS,
+        rendering::ROWS,
+        openstack::ROWS,
+    ]
+    .concat()
 }
 
 #[test]
 fn network_configs_examples() {
     check(configs::ROWS);
+}
+
+#[test]
+fn test_net_renderer_tests() {
+    check(test_net::ROWS);
 }
 
 #[test]
