@@ -181,6 +181,18 @@ pub const ROWS: &[Row] = &[
         ..ROW
     },
     Row {
+        // cloud-init also writes the v2 id as `Name=eth0`, which a NIC not yet renamed fails.
+        upstream: "test_networkd.py::TestNetworkdRenderState::test_networkd_render_with_set_name Name",
+        input: "
+            version: 2
+            ethernets:
+              eth0: {match: {macaddress: '00:11:22:33:44:55'}, addresses: [172.16.10.2/12]}
+        ",
+        networkd: &["eth0.network [Match] MACAddress=00:11:22:33:44:55 && !Name=eth0"],
+        differs: Some("a NIC is matched by MAC, not also by the v2 id as a `Name=`"),
+        ..ROW
+    },
+    Row {
         upstream: "test_networkd.py::TestNetworkdRenderState::test_networkd_render_dhcp_yes_with_dhcp_overrides",
         input: r#"
             version: 2
