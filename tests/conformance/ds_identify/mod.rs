@@ -98,10 +98,7 @@ fn superblock(fs: &str, label: &str) -> Vec<u8> {
 
 fn build(row: &Row) -> Machine {
     let m = Machine::new("conformance-di");
-    m.cmdline(&format!(
-        "BOOT_IMAGE=/vmlinuz root=/dev/vda1 ro {}",
-        row.cmdline
-    ));
+    m.cmdline(&format!("BOOT_IMAGE=/vmlinuz root=/dev/vda1 ro {}", row.cmdline));
     for (field, value) in row.dmi {
         m.dmi(field, value);
     }
@@ -134,10 +131,7 @@ pub fn judge(row: &Row) -> (Want, String) {
     let out = m.initrd_env(&["detect"], row.env);
     let err = stderr(&out);
     let Ok(status) = std::fs::read_to_string(m.run.join("ember/status.json")) else {
-        return (
-            Want::NotFound,
-            format!("no status.json; exit {:?}: {err}", out.status),
-        );
+        return (Want::NotFound, format!("no status.json; exit {:?}: {err}", out.status));
     };
     let status: serde_json::Value = serde_json::from_str(&status).unwrap();
     let got = if status["disabled"].is_string() {
