@@ -7,7 +7,7 @@
 use super::addr;
 use super::model::{Address, Format, Interface, Ipv6Auto, Kind, Match, Network, Route};
 use super::params;
-use super::read::{join, Reader, RefKind, Refs, UNSUPPORTED};
+use super::read::{join, Reader, RefKind, Refs, INVALID, UNSUPPORTED};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::net::IpAddr;
@@ -56,7 +56,13 @@ pub(super) fn parse(v: &Value, macs: &BTreeMap<String, String>, rd: &mut Reader)
             .get("ethernet_mac_address")
             .and_then(|m| rd.mac(m, &join(&path, "ethernet_mac_address")));
         let iface = if ty == "bond" {
-            let mut iface = Interface::new(format!("bond{bonds}"), bond(l, &path, rd));
+            // The link's `name` (not in OpenStack's spec, but some clouds set it), else
+            // `bondN` counting every bond, as cloud-init names them.
+            let given = l
+                .get("name")
+                .and_then(|n| rd.string(n, &join(&path, "name")));
+            let name = given.unwrap_or_else(|| format!("bond{bonds}"));
+            let mut iface = Interface::new(name, bond(l, &path, rd));
             bonds += 1;
             iface.mac_address = mac;
             iface
@@ -161,10 +167,24 @@ pub(super) fn parse(v: &Value, macs: &BTreeMap<String, String>, rd: &mut Reader)
             .get(&link)
             .and_then(|name| net.interfaces.iter_mut().find(|f| f.id == *name));
         let Some(iface) = iface else {
-            rd.error(&join(&path, "link"), "names a link that is not defined");
+            // cloud-init walks networks by their links, so such a network is never read; it
+            // is skipped here too, but said (ids are names, not secrets: they are quoted).
+            let id = n.get("id").and_then(Value::as_str);
+            let which = id.map_or("this network".to_string(), |id| format!("network `{id}`"));
+            let msg = format!(
+                "{which} names link `{link}`, which is not defined: it is skipped; the rest is used"
+            );
+            rd.skipped += 1;
+            rd.warn(INVALID, &join(&path, "link"), msg);
             continue;
         };
+        // A network with a bad value is skipped alone, as a v1 subnet is.
+        let mark = rd.mark();
+        let before = iface.clone();
         addressing(iface, n, &ty, &path, rd);
+        if rd.skip(mark, &path, "this network") {
+            *iface = before;
+        }
     }
     if let Some(services) = top.get("services") {
         net.dns.nameservers = dns(services, "services", rd);
@@ -279,23 +299,33 @@ fn addressing(
             if let Some(a) = address(n, path, rd) {
                 iface.addresses.push(a);
             }
+            if let Some(gw) = n.get("gateway").filter(|g| !g.is_null()) {
+                gateway(iface, gw, &join(path, "gateway"), rd);
+            }
         }
         _ => rd.error(&join(path, "type"), "unknown network type"),
     }
+    // A route's own `dns` services are the network's too (cloud-init lists them first).
+    let mut servers = Vec::new();
     if let Some(routes) = n.get("routes") {
         let rpath = join(path, "routes");
         for (i, r) in rd.list(routes, &rpath).iter().enumerate() {
             let p = join(&rpath, i);
-            if let Some(r) = rd.map(r, &p).and_then(|r| route(r, &p, rd)) {
+            let Some(r) = rd.map(r, &p) else { continue };
+            if let Some(services) = r.get("services") {
+                servers.extend(dns(services, &join(&p, "services"), rd));
+            }
+            if let Some(r) = route(r, &p, rd) {
                 iface.routes.push(r);
             }
         }
     }
     if let Some(services) = n.get("services") {
-        for ns in dns(services, &join(path, "services"), rd) {
-            if !iface.dns.nameservers.contains(&ns) {
-                iface.dns.nameservers.push(ns);
-            }
+        servers.extend(dns(services, &join(path, "services"), rd));
+    }
+    for ns in servers {
+        if !iface.dns.nameservers.contains(&ns) {
+            iface.dns.nameservers.push(ns);
         }
     }
 }
@@ -346,7 +376,7 @@ fn net_and_mask(
     }
 }
 
-/// `{network, netmask, gateway}`.
+/// `{network, netmask, gateway, metric}` (a route's `services` are read by its network).
 fn route(r: &Map<String, Value>, path: &str, rd: &mut Reader) -> Option<Route> {
     let np = join(path, "network");
     let Some(net) = r.get("network") else {
@@ -357,6 +387,9 @@ fn route(r: &Map<String, Value>, path: &str, rd: &mut Reader) -> Option<Route> {
     let mut route = Route::to(super::model::Cidr { ip, prefix });
     if let Some(gw) = r.get("gateway") {
         route.via = rd.ip(gw, &join(path, "gateway"));
+    }
+    if let Some(m) = r.get("metric").filter(|m| !m.is_null()) {
+        route.metric = rd.num(m, &join(path, "metric"), 0, u32::MAX);
     }
     Some(route)
 }
@@ -381,4 +414,18 @@ fn dns(v: &Value, path: &str, rd: &mut Reader) -> Vec<IpAddr> {
         }
     }
     out
+}
+
+/// A static network's `gateway`: the interface's default gateway of its family (a second,
+/// different one is ignored with a warning, as for v1 subnets).
+fn gateway(iface: &mut Interface, v: &Value, path: &str, rd: &mut Reader) {
+    let taken = match rd.ip(v, path) {
+        Some(IpAddr::V4(gw)) => *iface.gateway4.get_or_insert(gw) != gw,
+        Some(IpAddr::V6(gw)) => *iface.gateway6.get_or_insert(gw) != gw,
+        None => false,
+    };
+    if taken {
+        let msg = "a second default gateway on one interface, ignored";
+        rd.warn(UNSUPPORTED, path, msg);
+    }
 }

@@ -166,6 +166,11 @@ pub(super) fn subnet(iface: &mut Interface, s: &Obj, path: &str, rd: &mut Reader
                 rd.skip(mark, &p, "this gateway");
             }
         }
+        // Nothing to configure, but a subnet is brought up (`control` defaults to `auto`
+        // in cloud-init): ENI says so with an `auto` line.
+        "manual" if !s.contains_key("control") => {
+            iface.control.get_or_insert(Control::Auto);
+        }
         "manual" => {}
         _ => rd.error(&tpath, "unknown subnet type"),
     }

@@ -242,3 +242,29 @@ fn an_inet6_stanza_has_one_mtu() {
         "{w:?}"
     );
 }
+
+#[test]
+fn a_gateway_goes_with_the_address_whose_subnet_holds_it() {
+    // ifup adds the default route right after that stanza's address: on the first stanza,
+    // 192.168.1.1 would not be reachable yet.
+    let text = "version: 1\nconfig:\n  - type: physical\n    name: eth0\n    subnets:\n      \
+                - {type: static, address: 192.168.2.2/24}\n      \
+                - {type: static, address: 192.168.1.2/24, gateway: 192.168.1.1}\n";
+    let eni = rendered(text).files.remove(0).content;
+    let at = |s: &str| eni.find(s).unwrap_or_else(|| panic!("{s}: {eni}"));
+    assert!(
+        at("gateway 192.168.1.1") > at("address 192.168.1.2/24"),
+        "{eni}"
+    );
+}
+
+#[test]
+fn a_manual_subnet_brings_its_interface_up() {
+    let text =
+        "version: 1\nconfig:\n  - {type: physical, name: eth1, subnets: [{type: manual}]}\n  \
+                - {type: physical, name: eth2}\n";
+    let eni = rendered(text).files.remove(0).content;
+    assert!(eni.contains("auto eth1\niface eth1 inet manual\n"), "{eni}");
+    // No subnet at all: brought up by what uses it, as cloud-init writes it.
+    assert!(!eni.contains("auto eth2"), "{eni}");
+}

@@ -136,3 +136,30 @@ config:
         ["routes.1: no interface has an address whose subnet holds its gateway; left out"]
     );
 }
+
+#[test]
+fn an_infiniband_port_is_an_infiniband_profile() {
+    let text = "version: 1\nconfig:\n  - type: infiniband\n    name: ib0\n    \
+                mac_address: a0:00:02:20:fe:80:00:00:00:00:00:00:ec:0d:9a:03:00:15:e2:c1\n    \
+                mtu: 4092\n    subnets: [{type: dhcp}]\n";
+    let out = rendered(text);
+    let p = profile(&out, "ib0");
+    assert!(p.contains("type=infiniband\n"), "{p}");
+    assert!(
+        p.contains("[infiniband]\ntransport-mode=datagram\nmtu=4092\nmac-address=A0:00:02:"),
+        "{p}"
+    );
+    assert!(!p.contains("[ethernet]"), "{p}");
+}
+
+#[test]
+fn a_bond_without_subnets_has_both_families_disabled() {
+    let text = "version: 2\nethernets: {eth0: {}}\nbonds: {bond0: {interfaces: [eth0]}}\n\
+                vlans: {bond0.5: {id: 5, link: bond0, dhcp4: true}}\n";
+    let out = rendered(text);
+    let p = profile(&out, "bond0");
+    assert!(
+        p.contains("[ipv4]\nmethod=disabled\n\n[ipv6]\nmethod=disabled\n"),
+        "{p}"
+    );
+}

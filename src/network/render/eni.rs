@@ -151,15 +151,17 @@ pub fn render(net: &Network) -> Rendered {
                 st[at].routes.extend(lines);
             }
         }
-        // ifenslave wants members and bonds brought up by `auto`; other unaddressed
-        // devices are brought up by what uses them. v1's `control` says otherwise, as
-        // cloud-init writes it: `allow-hotplug`, or only a comment for `manual`.
+        // ifenslave wants members and bonds brought up by `auto`; other devices without
+        // subnets are brought up by what uses them, as in cloud-init (a v1 `manual` subnet
+        // is `control: auto`). v1's `control` says otherwise, as cloud-init writes it:
+        // `allow-hotplug`, or only a comment for `manual`.
         let auto = !manual || master[k].is_some() || matches!(iface.kind, Kind::Bond { .. });
         let verb = match &iface.control {
             Some(Control::Hotplug) => Some(format!("allow-hotplug {name}")),
             Some(Control::Manual) => Some(format!("# control-manual {name}")),
             Some(Control::Other(word)) => Some(format!("# control-{word} {name}")),
-            Some(Control::Auto) | None => auto.then(|| format!("auto {name}")),
+            Some(Control::Auto) => Some(format!("auto {name}")),
+            None => auto.then(|| format!("auto {name}")),
         };
         if let Some(mtu) = iface.ipv6_mtu {
             // ifupdown's inet6 `mtu` is the IPv6 MTU (it raises the device's only when that
@@ -325,11 +327,26 @@ fn stanzas<'a>(i: &'a Interface, out: &mut Rendered) -> Vec<Stanza<'a>> {
         st.push(s);
     }
     let (mut gw4, mut gw6) = (i.gateway4.map(IpAddr::V4), i.gateway6.map(IpAddr::V6));
-    for a in &i.addresses {
+    // A gateway goes with the address whose subnet holds it (ifupdown adds the route right
+    // after that address: on another stanza the gateway would not be reachable yet), else
+    // with its family's first address.
+    let gateway_at = |gw: Option<IpAddr>| {
+        let gw = gw?;
+        let family = i
+            .addresses
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| a.ip.is_ipv6() == gw.is_ipv6());
+        let mut family = family.peekable();
+        let first = family.peek().map(|(n, _)| *n);
+        family.find(|(_, a)| holds(a, gw)).map(|(n, _)| n).or(first)
+    };
+    let at = [gateway_at(gw4), gateway_at(gw6)];
+    for (n, a) in i.addresses.iter().enumerate() {
         let mut s = Stanza::new(a.ip.is_ipv6(), "static", Some(a));
         s.lines.push(format!("address {}/{}", a.ip, a.prefix));
         let gw = if a.ip.is_ipv6() { &mut gw6 } else { &mut gw4 };
-        if let Some(gw) = gw.take() {
+        if let Some(gw) = gw.take_if(|_| at.contains(&Some(n))) {
             s.lines.push(format!("gateway {gw}"));
         }
         if a.label.is_some() || a.lifetime.is_some() {

@@ -42,3 +42,16 @@ impl Rendered {
         self.warnings.push(diag);
     }
 }
+
+/// Whether a default gateway of `i` lies outside every static address of its family (a
+/// gateway outside the subnet, as many clouds give a /32 with its router): its route must
+/// then be on-link, or the kernel refuses it as unreachable. As cloud-init decides, an
+/// interface without a static address of that family (DHCP) leaves it to the kernel.
+pub(crate) fn gateway_on_link(i: &crate::network::model::Interface, gw: std::net::IpAddr) -> bool {
+    let mut family = i
+        .addresses
+        .iter()
+        .filter(|a| a.ip.is_ipv6() == gw.is_ipv6())
+        .peekable();
+    family.peek().is_some() && !family.any(|a| eni::util::holds(a, gw))
+}

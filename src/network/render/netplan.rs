@@ -44,6 +44,23 @@ pub fn render(net: &Network) -> Rendered {
     out
 }
 
+/// Whether vlans must come before bridges for no device to refer to one further down: a
+/// bridge has a vlan port and no vlan sits on a bridge (then either order has one).
+fn vlans_first(vlans: &[String], bridges: &[String], ports: &[String], links: &[String]) -> bool {
+    ports.iter().any(|p| vlans.contains(p)) && !links.iter().any(|l| bridges.contains(l))
+}
+
+const FIRST_VLANS_BEFORE_BRIDGES: [&str; 8] = [
+    "version",
+    "renderer",
+    "ethernets",
+    "modems",
+    "wifis",
+    "bonds",
+    "vlans",
+    "bridges",
+];
+
 /// The v2 input under `network:`, values as given. The top-level keys go in the order the
 /// devices refer to one another (members before bonds and bridges), the rest sorted: netplan
 /// (0.106) reads a file again when a device refers to one defined further down, and then
@@ -65,7 +82,39 @@ fn passthrough(v2: &Value) -> String {
         return block(&Value::Object(top), 0);
     };
     let mut out = String::from("network:\n");
-    let first = FIRST.iter().filter_map(|k| map.get_key_value(*k));
+    let keys = |section: &str| -> Vec<String> {
+        let devices = map.get(section).and_then(Value::as_object);
+        devices.map_or(Vec::new(), |d| d.keys().cloned().collect())
+    };
+    let ports = |section: &str, key: &str| -> Vec<String> {
+        let devices = map
+            .get(section)
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten();
+        let refs = devices.filter_map(move |(_, d)| d.get(key));
+        refs.flat_map(|r| match r {
+            Value::Array(items) => items
+                .iter()
+                .filter_map(Value::as_str)
+                .map(String::from)
+                .collect(),
+            Value::String(s) => vec![s.clone()],
+            _ => Vec::new(),
+        })
+        .collect()
+    };
+    let order = if vlans_first(
+        &keys("vlans"),
+        &keys("bridges"),
+        &ports("bridges", "interfaces"),
+        &ports("vlans", "link"),
+    ) {
+        FIRST_VLANS_BEFORE_BRIDGES
+    } else {
+        FIRST
+    };
+    let first = order.iter().filter_map(|k| map.get_key_value(*k));
     let rest = map.iter().filter(|(k, _)| !FIRST.contains(&k.as_str()));
     for (k, v) in first.chain(rest) {
         out.push_str(&one(k, v.clone()));
@@ -149,6 +198,19 @@ fn convert(net: &Network, warnings: &mut Vec<Diag>) -> String {
     }
     // `version` first, then the sections in cloud-init's order.
     let mut out = String::from("network:\n    version: 2\n");
+    let ids = |n: usize| -> Vec<String> { sections[n].1.keys().cloned().collect() };
+    let mut ports = Vec::new();
+    let mut links = Vec::new();
+    for iface in &net.interfaces {
+        match &iface.kind {
+            Kind::Bridge { members, .. } => ports.extend(members.iter().cloned()),
+            Kind::Vlan { link, .. } => links.push(link.clone()),
+            _ => {}
+        }
+    }
+    if vlans_first(&ids(3), &ids(2), &ports, &links) {
+        sections.swap(2, 3);
+    }
     for (name, devices) in sections {
         if !devices.is_empty() {
             out.push_str(&one(name, Value::Object(devices)));
@@ -221,6 +283,7 @@ fn common(iface: &Interface, dns: &Dns, global_routes: &[&Route], d: &mut Obj) {
             let mut m = Obj::new();
             text(&mut m, "to", Some("default"));
             text(&mut m, "via", Some(&via.to_string()));
+            flag(&mut m, "on-link", super::gateway_on_link(iface, via));
             Value::Object(m)
         })
         .collect();

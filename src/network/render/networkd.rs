@@ -236,7 +236,10 @@ fn network(
         iface.gateway6.map(IpAddr::V6),
     ];
     for gw in gateways.into_iter().flatten() {
-        ini.section("Route").key("Gateway", gw);
+        let on_link = super::gateway_on_link(iface, gw);
+        ini.section("Route")
+            .key("Gateway", gw)
+            .opt("GatewayOnLink", on_link.then_some("yes"));
     }
     for r in iface.routes.iter().chain(plan.routes[i].iter().copied()) {
         route(ini, r);

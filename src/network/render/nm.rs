@@ -91,6 +91,7 @@ pub fn render(net: &Network) -> Rendered {
             kf.set("connection", "autoconnect", "false");
         }
         let ty = match i.kind {
+            Kind::Physical { .. } if infiniband(i) => "infiniband",
             Kind::Physical { .. } => "ethernet",
             Kind::Bond { .. } => "bond",
             Kind::Bridge { .. } => "bridge",
@@ -199,19 +200,32 @@ fn device(
     let upper = |m: &str| m.to_ascii_uppercase();
     match &i.kind {
         Kind::Physical { matching, .. } => {
-            kf.section("ethernet");
-            if i.wakeonlan {
+            let sec = if infiniband(i) {
+                "infiniband"
+            } else {
+                "ethernet"
+            };
+            kf.section(sec);
+            if sec == "infiniband" {
+                // IP over InfiniBand as cloud-init configures it (and the kernel's default).
+                kf.set(sec, "transport-mode", "datagram");
+            } else if i.wakeonlan {
                 // NetworkManager's "magic packet" flag.
-                kf.set("ethernet", "wake-on-lan", 64);
+                kf.set(sec, "wake-on-lan", 64);
             }
             if let Some(mtu) = i.mtu {
-                kf.set("ethernet", "mtu", mtu);
+                kf.set(sec, "mtu", mtu);
             }
             if let Some(mac) = by_mac {
-                kf.set("ethernet", "mac-address", upper(mac));
+                kf.set(sec, "mac-address", upper(mac));
             }
-            if let Some(mac) = &i.mac_address {
-                kf.set("ethernet", "cloned-mac-address", upper(mac));
+            match &i.mac_address {
+                Some(_) if sec == "infiniband" => {
+                    let msg = "an InfiniBand address cannot be set in a keyfile; left out";
+                    warn(out, &i.id, "macaddress", msg);
+                }
+                Some(mac) => kf.set(sec, "cloned-mac-address", upper(mac)),
+                None => {}
             }
             let mut drivers = String::new();
             for d in &matching.driver {
@@ -281,5 +295,17 @@ fn device(
         if let (Some(mac), false) = (&i.mac_address, matches!(i.kind, Kind::Bridge { .. })) {
             kf.set("ethernet", "cloned-mac-address", upper(mac));
         }
+    }
+}
+
+/// A NIC matched by a 20-byte hardware address is an InfiniBand port (v1's `infiniband`):
+/// NetworkManager refuses such an address on an Ethernet connection.
+fn infiniband(i: &Interface) -> bool {
+    match &i.kind {
+        Kind::Physical { matching, .. } => matching
+            .macaddress
+            .as_deref()
+            .is_some_and(|m| m.split(':').count() == 20),
+        _ => false,
     }
 }

@@ -2,7 +2,9 @@
 //! and their options, routing rules, resolvers and DHCP overrides.
 
 use super::keyfile::Keyfile;
-use crate::network::model::{Address, DhcpOverrides, Interface, Ipv6Auto, Network, Route, Rule};
+use crate::network::model::{
+    Address, DhcpOverrides, Interface, Ipv6Auto, Kind, Network, Route, Rule,
+};
 use crate::network::render::eni::util::{warn, word};
 use crate::network::render::Rendered;
 
@@ -41,6 +43,9 @@ pub(super) fn ip(
             Some(l) if !l.ipv6 => Some("disabled"),
             _ if i.has_addressing() => None,
             Some(_) => Some("link-local"),
+            // cloud-init disables both families on a bond without subnets: it is usually
+            // the link of vlans that hold the addresses, and wants none of its own.
+            None if matches!(i.kind, Kind::Bond { .. }) => Some("disabled"),
             None => Some("ignore"),
         },
     };

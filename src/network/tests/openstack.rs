@@ -172,7 +172,10 @@ fn errors_name_the_key() {
     at("links.5.vlan_id");
     assert_eq!(at("links.6.mtu").message, "expected a number");
     assert!(at("networks.0.ip_address").message.contains("netmask"));
-    assert!(at("networks.1.link").message.contains("not defined"));
+    let skipped = d
+        .iter()
+        .find(|d| d.key.as_deref() == Some("networks.1.link"));
+    assert!(skipped.is_some_and(|d| !d.is_error()), "{d:?}");
     assert_eq!(at("networks.2.type").message, "unknown network type");
     assert!(at("networks.3.routes.0").message.contains("`network`"));
     assert!(at("networks.4").message.contains("missing `type`"));
@@ -210,4 +213,51 @@ fn a_reference_problem_skips_the_link_that_has_it() {
     assert!(p.warnings[1].message.contains("skipped"));
     let ids: Vec<&str> = p.model.interfaces.iter().map(|i| i.id.as_str()).collect();
     assert_eq!(ids, ["l0", "l1", "l0.5", "bond0"]);
+}
+
+#[test]
+fn a_network_on_an_undefined_link_is_skipped_with_a_warning() {
+    let v = json!({
+        "links": [{"id": "l0", "type": "phy", "ethernet_mac_address": "fa:16:3e:00:00:01"}],
+        "networks": [
+            {"id": "net-a", "type": "ipv4_dhcp", "link": "l0"},
+            {"id": "net-b", "type": "ipv4", "link": "l9", "ip_address": "10.0.0.5/24"}
+        ]
+    });
+    let p = run(&v, &[]).unwrap();
+    assert_eq!(warned(&p.warnings), ["networks.1.link"]);
+    let msg = &p.warnings[0].message;
+    assert!(msg.contains("`net-b`") && msg.contains("`l9`"), "{msg}");
+    assert!(p.model.interfaces[0].dhcp4);
+    assert!(p.model.interfaces[0].addresses.is_empty());
+}
+
+#[test]
+fn a_bond_keeps_its_name_and_a_network_its_gateway_route_metric_and_route_resolvers() {
+    let v = json!({
+        "links": [
+            {"id": "l0", "type": "phy", "ethernet_mac_address": "fa:16:3e:00:00:01"},
+            {"id": "b0", "type": "bond", "name": "bond-wan", "bond_links": ["l0"]},
+            {"id": "v0", "type": "vlan", "vlan_link": "b0", "vlan_id": 7}
+        ],
+        "networks": [
+            {"id": "n0", "type": "ipv6", "link": "v0", "ip_address": "2001:db8::5/64",
+             "gateway": "fe80::1",
+             "routes": [{"network": "2001:db8:1::", "netmask": "ffff:ffff:ffff:ffff::",
+                         "gateway": "2001:db8::1", "metric": 50,
+                         "services": [{"type": "dns", "address": "2001:db8::53"}]}]},
+            {"id": "n1", "type": "ipv4", "link": "l0", "ip_address": "192.0.2.5",
+             "netmask": "255.0.255.0"}
+        ]
+    });
+    let p = run(&v, &[]).unwrap();
+    let ids: Vec<_> = p.model.interfaces.iter().map(|i| i.id.as_str()).collect();
+    assert_eq!(ids, ["l0", "bond-wan", "bond-wan.7"]);
+    let vlan = p.model.interface("bond-wan.7").unwrap();
+    assert_eq!(vlan.gateway6, Some("fe80::1".parse().unwrap()));
+    assert_eq!(vlan.routes[0].metric, Some(50));
+    assert_eq!(vlan.dns.nameservers, [ip("2001:db8::53")]);
+    // A bad netmask skips that network alone.
+    assert!(p.model.interface("l0").unwrap().addresses.is_empty());
+    assert!(warned(&p.warnings).contains(&"networks.1"));
 }

@@ -1,1 +1,0 @@
-//! Filled by issue 34's work.
