@@ -125,7 +125,10 @@ pub const SCENARIOS: &[Scenario] = &[Scenario {
         },
         Row {
             upstream: "modules/test_combined.py::TestCombined::test_cloud_id_file_symlink",
-            checks: &[RunLink("/run/cloud-init/cloud-id", "cloud-id-nocloud")],
+            checks: &[RunLink(
+                "/run/cloud-init/cloud-id",
+                "/run/cloud-init/cloud-id-nocloud",
+            )],
             ..ROW
         },
         Row {

@@ -1,7 +1,7 @@
-//! `modules/test_jinja_templating.py`: Jinja in user-data and in the image's own config files.
-//! Each row needs what the system config work (branch c34-cfg) adds: `merged_system_cfg` in
-//! the instance data and `## template: jinja` config files, so the test is ignored until
-//! both are merged.
+//! `modules/test_jinja_templating.py`: Jinja in user-data and in the image's own config files
+//! (`merged_system_cfg` in the instance data, `## template: jinja` config files). Upstream
+//! compares `merged_system_cfg._doc` with its own sentence; ember's `_doc` strings are its own
+//! words, so those rows check that the variable was rendered and names both sources.
 
 use super::Check::*;
 use super::{Row, Scenario, ROW, SCENARIO};
@@ -17,7 +17,12 @@ runcmd:
 ",
         rows: &[Row {
             upstream: "modules/test_jinja_templating.py::test_runcmd_with_variable_substitution",
-            checks: &[Is("/var/tmp/runcmd_output", "conformance\nMerged cloud-init system config from /etc/cloud/cloud.cfg and /etc/cloud/cloud.cfg.d/\nconformance\n")],
+            checks: &[
+                Line("/var/tmp/runcmd_output", "conformance"),
+                Has("/var/tmp/runcmd_output", "from /etc/cloud/cloud.cfg and /etc/cloud/cloud.cfg.d/\nconformance\n"),
+                Count("/var/tmp/runcmd_output", "\n", 3),
+            ],
+            differs: Some("`_doc` strings"),
             ..ROW
         }],
         ..SCENARIO
@@ -33,9 +38,10 @@ runcmd:
             upstream: "modules/test_jinja_templating.py::test_substitution_in_etc_cloud",
             checks: &[
                 Is("/var/tmp/runcmd_output", "conformance\n"),
-                Is("/var/tmp/bootcmd_output", "Merged cloud-init system config from /etc/cloud/cloud.cfg and /etc/cloud/cloud.cfg.d/\n"),
+                Has("/var/tmp/bootcmd_output", "from /etc/cloud/cloud.cfg and /etc/cloud/cloud.cfg.d/\n"),
                 RunHas("/run/cloud-init/combined-cloud-config.json", "final hi {{v1.local_hostname}}"),
             ],
+            differs: Some("`_doc` strings"),
             ..ROW
         }],
         ..SCENARIO
@@ -61,7 +67,6 @@ runcmd:
 ];
 
 #[test]
-#[ignore = "needs merged_system_cfg and templated config files (branch c34-cfg)"]
 fn jinja() {
     super::check_all(SCENARIOS);
 }
