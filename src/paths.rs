@@ -40,9 +40,28 @@ impl SystemPaths {
         self.cloud(&format!("seed/{name}"))
     }
 
+    /// The paths as `ember/paths.json` holds them (this struct serialized), or None.
+    pub fn from_json(v: &serde_json::Value) -> Option<SystemPaths> {
+        let field = |key: &str| v.get(key)?.as_str().map(String::from);
+        Some(SystemPaths {
+            cloud_dir: field("cloud_dir")?,
+            templates_dir: field("templates_dir")?,
+        })
+    }
+
     /// A template of the image: `<templates_dir>/<name>.tmpl`.
     pub fn template(&self, name: &str) -> String {
         format!("{}/{name}.tmpl", self.templates_dir)
+    }
+}
+
+/// `path` made absolute by joining it to the working directory (as it is when that cannot be
+/// read). Only joined: std's `absolute` costs the runner a kilobyte more for normalising what
+/// ember never passes.
+pub fn absolute(path: &Path) -> PathBuf {
+    match std::env::current_dir() {
+        Ok(cwd) if path.is_relative() => cwd.join(path),
+        _ => path.to_path_buf(),
     }
 }
 
@@ -138,18 +157,25 @@ impl RunPaths {
         self.at(Self::CI_DISABLED)
     }
 
+    /// `cloud-init/` of the run directory as an absolute path (a test's run directory may be
+    /// given relative).
+    fn absolute_cloud_init_dir(&self) -> PathBuf {
+        absolute(&self.cloud_init_dir())
+    }
+
     /// What `cloud-id` links to for `name` (`cloud-id-nocloud`): the file's absolute path, as
     /// cloud-init makes the link (`/run/cloud-init/cloud-id-nocloud` on a machine).
     pub fn cloud_id_link_target(&self, name: &str) -> String {
-        let dir =
-            std::path::absolute(self.cloud_init_dir()).unwrap_or_else(|_| self.cloud_init_dir());
-        dir.join(name).display().to_string()
+        self.absolute_cloud_init_dir()
+            .join(name)
+            .display()
+            .to_string()
     }
 
     /// The file name `cloud-id` names, when its link text is one of ours: an absolute path to
     /// a file of this run directory's `cloud-init/`, or (as older ember wrote it) a bare name.
     pub fn cloud_id_link_name<'t>(&self, text: &'t str) -> Option<&'t str> {
-        let dir = std::path::absolute(self.cloud_init_dir()).ok()?;
+        let dir = self.absolute_cloud_init_dir();
         let name = match Path::new(text).strip_prefix(&dir) {
             Ok(rest) => rest.to_str()?,
             Err(_) => text,

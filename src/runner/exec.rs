@@ -77,7 +77,7 @@ impl<'a> Exec<'a> {
     /// Output goes to cloud-init's default log; see `with_log`.
     pub fn new(root: &'a Root, target: &Path) -> Exec<'a> {
         // chroot runs in the target's directory (see `run`), so a relative path would not do.
-        let target = std::path::absolute(target).unwrap_or_else(|_| target.to_path_buf());
+        let target = crate::paths::absolute(target);
         Exec {
             root,
             chroot: target != Path::new("/"),

@@ -171,12 +171,14 @@ fn load_system_paths(run: &RunPaths) {
     let Ok(data) = crate::regular::read(&path, crate::regular::STATE_MAX) else {
         return;
     };
-    match serde_json::from_slice(&data) {
-        Ok(paths) => crate::paths::set_system(paths),
-        Err(e) => eprintln!(
-            "ember: {}: not valid ({e}); default paths used",
-            path.display()
-        ),
+    // Read as a plain JSON value: the runner parses those anyway, a typed reader would be
+    // code of its own in a binary with a size budget.
+    let paths = serde_json::from_slice(&data)
+        .ok()
+        .and_then(|v| crate::paths::SystemPaths::from_json(&v));
+    match paths {
+        Some(paths) => crate::paths::set_system(paths),
+        None => eprintln!("ember: {}: not valid; default paths used", path.display()),
     }
 }
 
