@@ -173,6 +173,7 @@ fn process_all(
     Merged {
         config,
         instance_data,
+        system_cfg: system_cfg.clone(),
         user,
         vendor,
     }
@@ -220,7 +221,13 @@ fn vendor_data_enabled<'v>(
 
 fn warn_unknown_keys(rec: &mut Recorder, named: &NamedDoc) {
     for (key, line) in &named.keys {
-        let (code, msg) = if !known_keys::is_known(key) {
+        let (code, msg) = if key == "network" {
+            // cloud-init reads network config from the command line, the image's config and
+            // the datasource only; its schema rejects the key in user-data.
+            let why = "network config is not read from user-data or vendor-data (only from the \
+                       kernel command line, the image's config and the datasource), ignored";
+            (Reason::UnsupportedKey, why)
+        } else if !known_keys::is_known(key) {
             (Reason::UnknownKey, "unknown cloud-config key, ignored")
         } else if known_keys::is_unsupported(key) {
             (

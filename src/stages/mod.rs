@@ -9,6 +9,7 @@ mod instance;
 pub mod local;
 mod modules;
 mod network;
+mod network_sources;
 mod part_handlers;
 mod persist;
 mod persist_write;

@@ -6,6 +6,7 @@
 
 use super::instance::Chosen;
 use super::modules::Finished;
+use super::network_sources;
 use super::persist_write::{RunWriter, TargetWriter};
 use crate::cmdline::{self, NetworkConfigArg};
 use crate::context::Ctx;
@@ -40,6 +41,9 @@ pub struct Merged {
     /// run, as cloud-init writes it when the datasource is read: templates and the written
     /// copies see the same target names.
     pub instance_data: Value,
+    /// The system config alone (image, command line `cc:`, the platform's config): the one
+    /// config whose `network` key counts.
+    pub system_cfg: Value,
     pub user: Option<Processed>,
     pub vendor: Vec<(&'static str, Processed)>,
 }
@@ -88,11 +92,15 @@ fn frequency_folder(content_type: &str) -> Option<&'static str> {
     }
 }
 
-/// The network config this boot uses, where it came from, and its parsed `model`, in
-/// cloud-init's order: command line, datasource, image config, then dracut's `ip=` where
-/// cloud-init would fall back. Rendering it is the network stage's job; a config that does
-/// not parse has no model, and its errors go to the status.
-fn network_config(ctx: &Ctx, rec: &mut Recorder, chosen: &Chosen, cfg: &Value) -> Value {
+/// The network config this boot uses, where it came from, and its parsed `model`, from the
+/// sources cloud-init reads, in its order: the command line's `network-config=`, the system
+/// config's `network` (image, command line `cc:`, the platform's config), the datasource's
+/// (those two swapped for the platforms that prefer their own), dracut's `ip=` where
+/// cloud-init would fall back, then the fallback. Never user-data's or vendor-data's `network`
+/// key: cloud-init does not read network config from either. The first source that disables
+/// networking or gives a config decides. Rendering it is the network stage's job; a config
+/// that does not parse has no model, and its errors go to the status.
+fn network_config(ctx: &Ctx, rec: &mut Recorder, chosen: &Chosen, system_cfg: &Value) -> Value {
     match cmdline::network_config(&ctx.cmdline) {
         Some(NetworkConfigArg::Disabled) => {
             return json!({"disabled": "kernel command line: network-config=disabled"})
@@ -101,6 +109,9 @@ fn network_config(ctx: &Ctx, rec: &mut Recorder, chosen: &Chosen, cfg: &Value) -
             let text = String::from_utf8_lossy(&data);
             let source = "kernel command line: network-config=";
             match crate::yaml::parse(&text, ctx.limits()) {
+                Ok(doc) if network::is_disabled(&doc.value) => {
+                    return json!({"disabled": "kernel command line: network-config: config: disabled"})
+                }
                 Ok(doc) => {
                     let out = json!({"source": source, "config": doc.value});
                     return with_model(rec, out, network::Input::Doc(&doc));
@@ -113,8 +124,12 @@ fn network_config(ctx: &Ctx, rec: &mut Recorder, chosen: &Chosen, cfg: &Value) -
         }
         None => {}
     }
-    if cfg.pointer("/network/config") == Some(&Value::String("disabled".into())) {
-        return json!({"disabled": "config: network: {config: disabled}"});
+    let system = network_sources::system(system_cfg);
+    let ds_first = network_sources::datasource_first(&chosen.data.datasource);
+    if !ds_first {
+        if let Some(out) = system.map(|net| from_system(rec, net)) {
+            return out;
+        }
     }
     if let Some((source, config)) = &chosen.data.network_config {
         if network::is_disabled(config) {
@@ -128,16 +143,28 @@ fn network_config(ctx: &Ctx, rec: &mut Recorder, chosen: &Chosen, cfg: &Value) -
         }
         return with_model(rec, out, network::Input::Value(config, lines));
     }
-    if let Some(net) = cfg.get("network") {
-        let out = json!({"source": "config: network", "config": net});
-        return with_model(rec, out, network::Input::Value(net, None));
+    if let Some(out) = system.filter(|_| ds_first).map(|net| from_system(rec, net)) {
+        return out;
     }
     if network::cmdline::present(&ctx.cmdline) {
         let params = network::cmdline::params(&ctx.cmdline);
         let out = json!({"source": "kernel command line", "config": params});
         return with_model(rec, out, network::Input::Cmdline(&ctx.cmdline));
     }
+    if network_sources::empty_in_system(system_cfg) {
+        let why = "empty network config in the system config: the fallback is used";
+        rec.record(Diag::warning(Reason::ConfigInvalid, why).key("network"));
+    }
     json!({"source": "fallback", "config": null})
+}
+
+/// The system config's `network` (already known to be one that counts).
+fn from_system(rec: &mut Recorder, net: &Value) -> Value {
+    if network::is_disabled(net) {
+        return json!({"disabled": "config: network: {config: disabled}"});
+    }
+    let out = json!({"source": "config: network", "config": net});
+    with_model(rec, out, network::Input::Value(net, None))
 }
 
 /// `out` with the `model` its input parses to; the diagnostics go to the status either way.
@@ -311,7 +338,7 @@ pub fn record(
             }
         }
     }
-    let network = network_config(ctx, rec, chosen, &merged.config);
+    let network = network_config(ctx, rec, chosen, &merged.system_cfg);
     run.json(rec, RunPaths::NETWORK_CONFIG, &network, 0o600);
     super::network::apply(ctx, rec, root, &data.instance_id, &network, &merged.config);
     // Then instance data (public and sensitive) and the merged config, each made when written.

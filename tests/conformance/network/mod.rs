@@ -23,6 +23,7 @@
 mod configs;
 mod openstack;
 mod rendering;
+mod sources;
 mod test_net;
 mod units;
 
