@@ -40,6 +40,8 @@ pub static IMAGE_ONLY: &[&str] = &[
     "disable_vmware_customization",
     "log_cfgs",
     "manual_cache_clean",
+    // The boot takes network config from the command line, the image and the datasource only.
+    "network",
     "syslog_fix_perms",
     "vendor_data2",
 ];

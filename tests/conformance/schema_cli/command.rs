@@ -147,6 +147,13 @@ pub static CONFIGS: &[ConfigRow] = &[
         ..ROW
     },
     ConfigRow {
+        upstream: "schema-cloud-config-v1.json[top level: network not allowed]; \
+                   test_stages.py::TestInit::test__find_networking_config_returns_fallback",
+        text: "#cloud-config\nnetwork: {version: 2, ethernets: {eth9: {dhcp4: true}}}\n",
+        want: Invalid("network"),
+        ..ROW
+    },
+    ConfigRow {
         upstream: "test_schema.py::TestAnnotatedCloudconfigFile::test_annotated_invalid_top_level_key",
         text: "#cloud-config\ninvalid_key: value\n",
         want: Valid,
