@@ -82,6 +82,12 @@ pub struct Interface {
     pub gateway4: Option<Ipv4Addr>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gateway6: Option<Ipv6Addr>,
+    /// A v1 static subnet's `metric`, by family: the metric of the default route through
+    /// the gateway (NetworkManager's `route-metric`, ifupdown's `metric`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metric4: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metric6: Option<u32>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub routes: Vec<Route>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -123,6 +129,8 @@ impl Interface {
             addresses: Vec::new(),
             gateway4: None,
             gateway6: None,
+            metric4: None,
+            metric6: None,
             routes: Vec::new(),
             rules: Vec::new(),
             dns: Dns::default(),

@@ -546,3 +546,36 @@ config:
     error_at(&d, "config.0.subnets.0.mtu");
     error_at(&d, "config.0.subnets.1.control");
 }
+
+#[test]
+fn a_static_subnets_metric_is_its_familys_and_its_routes() {
+    let p = ok(r#"
+version: 1
+config:
+  - type: physical
+    name: eth0
+    subnets:
+      - type: static
+        address: 10.0.0.5/24
+        gateway: 10.0.0.1
+        metric: 100
+        routes:
+          - {network: 10.1.0.0/16, gateway: 10.0.0.2}
+          - {network: 10.2.0.0/16, gateway: 10.0.0.2, metric: 7}
+      - type: static6
+        address: "2001:db8::5/64"
+        metric: 300
+      - type: static
+        address: 10.3.0.5/24
+        metric: 200
+      - type: dhcp6
+        metric: 400
+"#);
+    assert_eq!(warned(&p.warnings), ["config.0.subnets.2.metric"]);
+    let eth0 = p.model.interface("eth0").unwrap();
+    // The later subnet's wins (with the warning); DHCP's metric is its override's.
+    assert_eq!((eth0.metric4, eth0.metric6), (Some(200), Some(300)));
+    assert_eq!(eth0.dhcp6_overrides.route_metric, Some(400));
+    let metrics: Vec<_> = eth0.routes.iter().map(|r| r.metric).collect();
+    assert_eq!(metrics, [Some(100), Some(7)]);
+}

@@ -92,6 +92,79 @@ pub const ROWS: &[Row] = &[
         eni: &["auto eth0", "iface eth0 inet6 dhcp | metric 100"],
         ..ROW
     },
+    Row {
+        upstream: "test_net.py::TestNetplanNetRendering::test_render[subnet_metric_in_dhcp]",
+        input: "
+            version: 1
+            config:
+              - type: physical
+                name: eth0
+                mac_address: '00:11:22:33:44:55'
+                subnets: [{type: dhcp4, metric: 100}, {type: dhcp6, metric: 200}]
+        ",
+        netplan: &[
+            "ethernets/eth0/dhcp4 = true",
+            "ethernets/eth0/dhcp4-overrides/route-metric = 100",
+            "ethernets/eth0/dhcp6 = true",
+            "ethernets/eth0/dhcp6-overrides/route-metric = 200",
+            "ethernets/eth0/match/macaddress = '00:11:22:33:44:55'",
+            "ethernets/eth0/set-name = eth0",
+        ],
+        nm: &[
+            "eth0 [ipv4] route-metric=100",
+            "eth0 [ipv6] route-metric=200",
+        ],
+        ..ROW
+    },
+    Row {
+        upstream: "test_net.py::TestNetplanNetRendering::test_render[gateway_with_metric]",
+        input: "
+            version: 1
+            config:
+              - type: physical
+                name: eth0
+                mac_address: '00:11:22:33:44:55'
+                subnets:
+                  - {type: static, address: 192.168.1.10/24, gateway: 192.168.1.1, metric: 100}
+        ",
+        netplan: &[
+            "ethernets/eth0/addresses = [192.168.1.10/24]",
+            "ethernets/eth0/routes = {to: default, via: 192.168.1.1, metric: 100}",
+            "!ethernets/eth0/gateway4",
+        ],
+        // The same subnet in the other renderers: cloud-init's ENI and NetworkManager
+        // renderers carry the metric as the upstream code does; its networkd drops it.
+        eni: &[
+            "iface eth0 inet static | address 192.168.1.10/24 && gateway 192.168.1.1 \
+                && metric 100",
+        ],
+        nm: &["eth0 [ipv4] gateway=192.168.1.1 && route-metric=100"],
+        networkd: &["eth0.network [Route] Gateway=192.168.1.1 && Metric=100"],
+        differs: Some("a v1 static subnet's `metric` is its gateway route's in networkd too"),
+        ..ROW
+    },
+    Row {
+        upstream: "test_net.py::TestNetplanNetRendering::test_render[static_routes_with_metrics]",
+        input: "
+            version: 1
+            config:
+              - type: physical
+                name: eth0
+                mac_address: '00:11:22:33:44:55'
+                subnets:
+                  - type: static
+                    address: 192.168.1.10/24
+                    routes:
+                      - {destination: 10.0.0.0/8, gateway: 192.168.1.254, metric: 100}
+                      - {destination: 172.16.0.0/12, gateway: 192.168.1.254, metric: 200}
+        ",
+        netplan: &[
+            "ethernets/eth0/addresses = [192.168.1.10/24]",
+            "ethernets/eth0/routes = [{to: 10.0.0.0/8, via: 192.168.1.254, metric: 100}, \
+             {to: 172.16.0.0/12, via: 192.168.1.254, metric: 200}]",
+        ],
+        ..ROW
+    },
     bad_mask!(
         "ipv6",
         r#"{"network_id": "public-ipv6", "type": "ipv6", "netmask": "", "link": "tap1a81968a-79",
