@@ -479,6 +479,27 @@ pub struct BridgeParams {
     /// Per member id.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub port_priority: BTreeMap<String, u32>,
+    /// bridge-utils' own knobs, which ifupdown alone has (v1 `bridge_gcint` and
+    /// `bridge_maxwait`, in seconds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gc_interval_s: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_wait_s: Option<u32>,
+    /// v1 `bridge_waitport`: one `<seconds> [ports]` value per line.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub wait_port: Vec<String>,
+}
+
+impl BridgeParams {
+    /// The v1 keys set here that only ENI can express.
+    pub fn ifupdown_only(&self) -> Vec<&'static str> {
+        let set = [
+            ("bridge_gcint", self.gc_interval_s.is_some()),
+            ("bridge_maxwait", self.max_wait_s.is_some()),
+            ("bridge_waitport", !self.wait_port.is_empty()),
+        ];
+        set.iter().filter(|(_, on)| *on).map(|(k, _)| *k).collect()
+    }
 }
 
 fn is_false(b: &bool) -> bool {

@@ -271,6 +271,15 @@ fn attrs(i: &Interface, name_of: &dyn Fn(&str) -> Option<String>) -> Vec<String>
             if let Some(prio) = p.priority {
                 a.push(format!("bridge_bridgeprio {prio}"));
             }
+            if let Some(s) = p.gc_interval_s {
+                a.push(format!("bridge_gcint {s}"));
+            }
+            if let Some(s) = p.max_wait_s {
+                a.push(format!("bridge_maxwait {s}"));
+            }
+            for line in &p.wait_port {
+                a.push(format!("bridge_waitport {line}"));
+            }
             if let Some(stp) = p.stp {
                 a.push(format!("bridge_stp {}", if stp { "on" } else { "off" }));
             }

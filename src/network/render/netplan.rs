@@ -167,6 +167,9 @@ fn convert(net: &Network, warnings: &mut Vec<Diag>) -> String {
                 1
             }
             Kind::Bridge { members, params } => {
+                for key in params.ifupdown_only() {
+                    warnings.push(warn(&iface.id, key, super::IFUPDOWN_ONLY));
+                }
                 set(d, "interfaces", sorted(members));
                 object(d, "parameters", bridge_params(params));
                 2

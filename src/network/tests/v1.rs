@@ -146,6 +146,8 @@ network:
         bridge_pathcost: ["ens5 40"]
         bridge_portprio: ["ens5 20"]
         bridge_maxwait: 0
+        bridge_gcint: "2"
+        bridge_waitport: 5 ens5
         bridge_ports: [ens5]
       subnets: [{type: dhcp4}]
     - type: vlan
@@ -192,6 +194,8 @@ network:
         (Some(1000), Some(10_000), Some(false))
     );
     assert_eq!((b.path_cost["ens5"], b.port_priority["ens5"]), (40, 20));
+    assert_eq!((b.max_wait_s, b.gc_interval_s), (Some(0), Some(2)));
+    assert_eq!(b.wait_port, ["5 ens5"]);
     let vlan = net.interface("bond0.200").unwrap();
     assert_eq!(
         vlan.kind,
@@ -578,4 +582,17 @@ config:
     assert_eq!(eth0.dhcp6_overrides.route_metric, Some(400));
     let metrics: Vec<_> = eth0.routes.iter().map(|r| r.metric).collect();
     assert_eq!(metrics, [Some(100), Some(7)]);
+}
+
+#[test]
+fn a_bridge_waitport_is_seconds_then_ports() {
+    let d = bad("version: 1
+config:
+  - {type: physical, name: eth0}
+  - type: bridge
+    name: br0
+    bridge_interfaces: [eth0]
+    params: {bridge_waitport: [3 eth0, soon eth0]}
+");
+    error_at(&d, "config.1.params.bridge_waitport.1");
 }
