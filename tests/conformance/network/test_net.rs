@@ -33,6 +33,43 @@ macro_rules! bad_mask {
     };
 }
 
+/// `TestNetplanNetRendering::test_render[*_gateway46]`: a device of each type with two static
+/// IPv4 subnets, each with its gateway. cloud-init writes two default routes, which netplan
+/// refuses as conflicting; ember keeps the first gateway. The members are declared here, as
+/// ember wants them.
+macro_rules! two_gateways {
+    ($case:literal, $device:literal, $path:literal) => {
+        Row {
+            upstream: concat!(
+                "test_net.py::TestNetplanNetRendering::test_render[",
+                $case,
+                "_gateway46]"
+            ),
+            input: concat!(
+                "
+                version: 1
+                config:
+                  - {type: physical, name: eth0}
+                  - {type: physical, name: eth1}
+                  - {",
+                $device,
+                ", subnets: [{type: static, address: 192.168.23.14/27, gateway: 192.168.23.1},
+                               {type: static, address: 11.0.0.11/24, gateway: 11.0.0.1}]}
+                "
+            ),
+            netplan: &[
+                concat!($path, "/addresses = [192.168.23.14/27, 11.0.0.11/24]"),
+                concat!($path, "/routes = {to: default, via: 192.168.23.1}"),
+                concat!("!", $path, "/routes = {via: 11.0.0.1}"),
+                concat!("!", $path, "/gateway4"),
+            ],
+            warns: &["a second default gateway on one interface, ignored"],
+            differs: Some("a second default gateway of a family on one interface is ignored"),
+            ..ROW
+        }
+    };
+}
+
 pub const ROWS: &[Row] = &[
     Row {
         upstream: "test_net.py::TestEniRoundTrip::test_ipv6_static_routes_ip_cmd",
@@ -165,6 +202,26 @@ pub const ROWS: &[Row] = &[
         ],
         ..ROW
     },
+    two_gateways!(
+        "physical",
+        "type: physical, name: interface0, mac_address: '00:11:22:33:44:55'",
+        "ethernets/interface0"
+    ),
+    two_gateways!(
+        "bond",
+        "type: bond, name: bond0, bond_interfaces: [eth0, eth1], params: {}",
+        "bonds/bond0"
+    ),
+    two_gateways!(
+        "bridge",
+        "type: bridge, name: bridge0, bridge_interfaces: [eth0], params: {}",
+        "bridges/bridge0"
+    ),
+    two_gateways!(
+        "vlan",
+        "type: vlan, name: vlan0, vlan_link: eth0, vlan_id: 101",
+        "vlans/vlan0"
+    ),
     bad_mask!(
         "ipv6",
         r#"{"network_id": "public-ipv6", "type": "ipv6", "netmask": "", "link": "tap1a81968a-79",
