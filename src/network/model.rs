@@ -82,6 +82,12 @@ pub struct Interface {
     pub gateway4: Option<Ipv4Addr>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gateway6: Option<Ipv6Addr>,
+    /// A v1 static subnet's `metric`, by family: the metric of the default route through
+    /// the gateway (NetworkManager's `route-metric`, ifupdown's `metric`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metric4: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metric6: Option<u32>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub routes: Vec<Route>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -123,6 +129,8 @@ impl Interface {
             addresses: Vec::new(),
             gateway4: None,
             gateway6: None,
+            metric4: None,
+            metric6: None,
             routes: Vec::new(),
             rules: Vec::new(),
             dns: Dns::default(),
@@ -471,6 +479,27 @@ pub struct BridgeParams {
     /// Per member id.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub port_priority: BTreeMap<String, u32>,
+    /// bridge-utils' own knobs, which ifupdown alone has (v1 `bridge_gcint` and
+    /// `bridge_maxwait`, in seconds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gc_interval_s: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_wait_s: Option<u32>,
+    /// v1 `bridge_waitport`: one `<seconds> [ports]` value per line.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub wait_port: Vec<String>,
+}
+
+impl BridgeParams {
+    /// The v1 keys set here that only ENI can express.
+    pub fn ifupdown_only(&self) -> Vec<&'static str> {
+        let set = [
+            ("bridge_gcint", self.gc_interval_s.is_some()),
+            ("bridge_maxwait", self.max_wait_s.is_some()),
+            ("bridge_waitport", !self.wait_port.is_empty()),
+        ];
+        set.iter().filter(|(_, on)| *on).map(|(k, _)| *k).collect()
+    }
 }
 
 fn is_false(b: &bool) -> bool {

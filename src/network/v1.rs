@@ -292,13 +292,46 @@ fn bridge(
                     params::port_value(&mut b, cost, port, &n, ip, id, rd, refs);
                 }
             }
-            // ifupdown's own timing knobs and the member list: nothing for the model.
-            "bridge_ports" | "bridge_maxwait" | "bridge_gcint" | "bridge_waitport" => {}
+            // The member list is `bridge_interfaces`'.
+            "bridge_ports" => {}
+            "bridge_gcint" => b.gc_interval_s = rd.num(x, &p, 0, u32::MAX),
+            "bridge_maxwait" => b.max_wait_s = rd.num(x, &p, 0, u32::MAX),
+            "bridge_waitport" => b.wait_port = wait_port(x, &p, rd),
             _ if params::bridge(&mut b, k, x, &p, rd) => {}
             _ => rd.unknown(&p),
         }
     }
     (Kind::Bridge { members, params: b }, hw)
+}
+
+/// `bridge_waitport`: one `<seconds> [ports]` value or a list of them, each kept as a line
+/// of ENI.
+fn wait_port(v: &Value, path: &str, rd: &mut Reader) -> Vec<String> {
+    let items = match v {
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (join(path, i), v))
+            .collect(),
+        one => vec![(path.to_string(), one)],
+    };
+    let mut lines = Vec::new();
+    for (p, item) in items {
+        let Some(text) = rd.text(item, &p) else {
+            continue;
+        };
+        let words: Vec<&str> = text.split_whitespace().collect();
+        match words.split_first() {
+            Some((secs, ports))
+                if secs.parse::<u32>().is_ok()
+                    && ports.iter().all(|w| devices::kernel_name_ok(w)) =>
+            {
+                lines.push(words.join(" "))
+            }
+            _ => rd.error(&p, "expected seconds to wait, then the ports to wait for"),
+        }
+    }
+    lines
 }
 
 fn vlan(id: &str, e: &Obj, path: &str, rd: &mut Reader, refs: &mut Refs) -> Option<Kind> {

@@ -159,6 +159,21 @@ pub(super) fn subnet(iface: &mut Interface, s: &Obj, path: &str, rd: &mut Reader
                     lifetime: None,
                 });
             }
+            // The metric is the gateway's (and, as NetworkManager's `route-metric`, that
+            // of the family's routes that name none).
+            let own_v6 = iface.addresses.get(before).map(|a| a.ip.is_ipv6());
+            let slot = match own_v6.unwrap_or(ty == "static6") {
+                true => &mut iface.metric6,
+                false => &mut iface.metric4,
+            };
+            if let Some(m) = metric {
+                if slot.is_some_and(|had| had != m) {
+                    let msg =
+                        "differs from an earlier subnet's metric of this family: this one is used";
+                    rd.warn(UNSUPPORTED, &join(path, "metric"), msg);
+                }
+                *slot = Some(m);
+            }
             if let Some(gw) = s.get("gateway") {
                 // A gateway that is no address is left out alone: the address still works.
                 let (p, mark) = (join(path, "gateway"), rd.mark());
@@ -195,7 +210,12 @@ pub(super) fn subnet(iface: &mut Interface, s: &Obj, path: &str, rd: &mut Reader
             let (p, mark) = (join(&rpath, i), rd.mark());
             let r = rd.map(r, &p).and_then(|r| route(r, &p, rd));
             if !rd.skip(mark, &p, "this route") {
-                iface.routes.extend(r);
+                // A route that names no metric takes its subnet's, as cloud-init's netplan.
+                let static_metric = metric.filter(|_| ty.starts_with("static"));
+                iface.routes.extend(r.map(|r| Route {
+                    metric: r.metric.or(static_metric),
+                    ..r
+                }));
             }
         }
     }

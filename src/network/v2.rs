@@ -81,8 +81,8 @@ pub(super) fn parse(map: &Obj, base: &str, rd: &mut Reader) -> Network {
 }
 
 /// What the model left out, the v2 netplan gets without too (netplan would refuse the whole
-/// file for one bad device): the devices skipped, and ARP parameters of bonds whose mode
-/// cannot use them.
+/// file for one bad device): the devices skipped, an `mtu: 0`, and ARP parameters of bonds
+/// whose mode cannot use them.
 fn trim_passthrough(net: &mut Network) {
     let Some(Value::Object(v2)) = net.netplan.as_mut() else {
         return;
@@ -96,6 +96,11 @@ fn trim_passthrough(net: &mut Network) {
                 .iter()
                 .any(|i| i.id == *id && section_of(&i.kind) == n)
         });
+        for dev in devices.values_mut().filter_map(Value::as_object_mut) {
+            if dev.get("mtu").and_then(Value::as_u64) == Some(0) {
+                dev.remove("mtu");
+            }
+        }
     }
     let Some(Value::Object(bonds)) = v2.get_mut("bonds") else {
         return;
@@ -228,6 +233,13 @@ fn common(iface: &mut Interface, key: &str, v: &Value, p: &str, rd: &mut Reader)
         },
         "nameservers" => iface.dns = nameservers(v, p, rd),
         "macaddress" => iface.mac_address = rd.mac(v, p),
+        // cloud-init before 24.2 took `mtu: 0` and netplan refuses it: left out, the device
+        // kept (cloud-init's STRIP_INVALID_MTU).
+        "mtu" if v.as_u64() == Some(0) => rd.warn(
+            UNSUPPORTED,
+            p,
+            "0 is no MTU: left out, the device's own MTU is kept",
+        ),
         "mtu" => iface.mtu = rd.num(v, p, 68, 65535),
         "ipv6-mtu" => iface.ipv6_mtu = rd.num(v, p, 1280, 65535),
         "optional" => iface.optional = rd.bool(v, p).unwrap_or(false),

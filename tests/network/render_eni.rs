@@ -268,3 +268,55 @@ fn a_manual_subnet_brings_its_interface_up() {
     // No subnet at all: brought up by what uses it, as cloud-init writes it.
     assert!(!eni.contains("auto eth2"), "{eni}");
 }
+
+#[test]
+fn a_static_metric_goes_with_the_gateway_else_on_the_familys_first_stanza() {
+    let out = rendered(
+        "version: 1
+config:
+  - type: physical
+    name: eth0
+    subnets:
+      - {type: static, address: 10.0.0.5/24}
+      - {type: static, address: 10.1.0.5/24, gateway: 10.1.0.1, metric: 100}
+      - {type: static6, address: '2001:db8::5/64', metric: 300}
+",
+    );
+    let eni = content(&out, eni::PATH);
+    assert!(
+        eni.contains("iface eth0 inet static\n    address 10.0.0.5/24\n\n"),
+        "{eni}"
+    );
+    assert!(
+        eni.contains("address 10.1.0.5/24\n    gateway 10.1.0.1\n    metric 100\n"),
+        "{eni}"
+    );
+    assert!(
+        eni.contains("address 2001:db8::5/64\n    metric 300\n"),
+        "{eni}"
+    );
+}
+
+#[test]
+fn bridge_utils_knobs_are_written_one_line_each() {
+    let out = rendered(
+        "version: 1
+config:
+  - {type: physical, name: eth0}
+  - type: bridge
+    name: br0
+    bridge_interfaces: [eth0]
+    params: {bridge_gcint: 4, bridge_maxwait: 0, bridge_waitport: [3 eth0, '5']}
+",
+    );
+    let eni = content(&out, eni::PATH);
+    for line in [
+        "bridge_gcint 4",
+        "bridge_maxwait 0",
+        "bridge_waitport 3 eth0",
+        "bridge_waitport 5",
+    ] {
+        assert!(eni.contains(&format!("    {line}\n")), "{line}: {eni}");
+    }
+    assert!(warned(&out).is_empty(), "{:?}", warned(&out));
+}

@@ -271,6 +271,15 @@ fn attrs(i: &Interface, name_of: &dyn Fn(&str) -> Option<String>) -> Vec<String>
             if let Some(prio) = p.priority {
                 a.push(format!("bridge_bridgeprio {prio}"));
             }
+            if let Some(s) = p.gc_interval_s {
+                a.push(format!("bridge_gcint {s}"));
+            }
+            if let Some(s) = p.max_wait_s {
+                a.push(format!("bridge_maxwait {s}"));
+            }
+            for line in &p.wait_port {
+                a.push(format!("bridge_waitport {line}"));
+            }
             if let Some(stp) = p.stp {
                 a.push(format!("bridge_stp {}", if stp { "on" } else { "off" }));
             }
@@ -342,12 +351,24 @@ fn stanzas<'a>(i: &'a Interface, out: &mut Rendered) -> Vec<Stanza<'a>> {
         family.find(|(_, a)| holds(a, gw)).map(|(n, _)| n).or(first)
     };
     let at = [gateway_at(gw4), gateway_at(gw6)];
+    let first_of = |six: bool| i.addresses.iter().position(|a| a.ip.is_ipv6() == six);
+    let metric_at = [at[0].or(first_of(false)), at[1].or(first_of(true))];
+    let (mut metric4, mut metric6) = (i.metric4, i.metric6);
     for (n, a) in i.addresses.iter().enumerate() {
         let mut s = Stanza::new(a.ip.is_ipv6(), "static", Some(a));
         s.lines.push(format!("address {}/{}", a.ip, a.prefix));
         let gw = if a.ip.is_ipv6() { &mut gw6 } else { &mut gw4 };
         if let Some(gw) = gw.take_if(|_| at.contains(&Some(n))) {
             s.lines.push(format!("gateway {gw}"));
+        }
+        // ifupdown's `metric` is the gateway's: with it, else on the family's first stanza.
+        let metric = if a.ip.is_ipv6() {
+            &mut metric6
+        } else {
+            &mut metric4
+        };
+        if let Some(m) = metric.take_if(|_| metric_at.contains(&Some(n))) {
+            s.lines.push(format!("metric {m}"));
         }
         if a.label.is_some() || a.lifetime.is_some() {
             warn(

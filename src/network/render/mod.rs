@@ -11,6 +11,10 @@ use crate::error::Diag;
 pub mod netplan;
 pub mod networkd;
 
+/// The warning for a v1 bridge key of bridge-utils' own (`bridge_gcint`, `bridge_maxwait`,
+/// `bridge_waitport`) where the stack is not ifupdown.
+const IFUPDOWN_ONLY: &str = "bridge-utils' own setting: only ifupdown (ENI) has it; left out";
+
 /// One file for the target root.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RenderedFile {

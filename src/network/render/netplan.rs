@@ -167,6 +167,9 @@ fn convert(net: &Network, warnings: &mut Vec<Diag>) -> String {
                 1
             }
             Kind::Bridge { members, params } => {
+                for key in params.ifupdown_only() {
+                    warnings.push(warn(&iface.id, key, super::IFUPDOWN_ONLY));
+                }
                 set(d, "interfaces", sorted(members));
                 object(d, "parameters", bridge_params(params));
                 2
@@ -273,17 +276,18 @@ fn common(iface: &Interface, dns: &Dns, global_routes: &[&Route], d: &mut Obj) {
     }
     // Default gateways as default routes: netplan deprecates gateway4 and gateway6.
     let gateways = [
-        iface.gateway4.map(IpAddr::V4),
-        iface.gateway6.map(IpAddr::V6),
+        iface.gateway4.map(|gw| (IpAddr::V4(gw), iface.metric4)),
+        iface.gateway6.map(|gw| (IpAddr::V6(gw), iface.metric6)),
     ];
     let mut routes: Vec<Value> = gateways
         .into_iter()
         .flatten()
-        .map(|via| {
+        .map(|(via, metric)| {
             let mut m = Obj::new();
             text(&mut m, "to", Some("default"));
             text(&mut m, "via", Some(&via.to_string()));
             flag(&mut m, "on-link", super::gateway_on_link(iface, via));
+            num(&mut m, "metric", metric);
             Value::Object(m)
         })
         .collect();

@@ -232,13 +232,14 @@ fn network(
             .opt("PreferredLifetime", a.lifetime.as_ref());
     }
     let gateways = [
-        iface.gateway4.map(IpAddr::V4),
-        iface.gateway6.map(IpAddr::V6),
+        iface.gateway4.map(|gw| (IpAddr::V4(gw), iface.metric4)),
+        iface.gateway6.map(|gw| (IpAddr::V6(gw), iface.metric6)),
     ];
-    for gw in gateways.into_iter().flatten() {
+    for (gw, metric) in gateways.into_iter().flatten() {
         let on_link = super::gateway_on_link(iface, gw);
         ini.section("Route")
             .key("Gateway", gw)
+            .opt("Metric", metric)
             .opt("GatewayOnLink", on_link.then_some("yes"));
     }
     for r in iface.routes.iter().chain(plan.routes[i].iter().copied()) {

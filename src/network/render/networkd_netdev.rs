@@ -22,7 +22,12 @@ pub(super) fn netdev_file(iface: &Interface, warnings: &mut Vec<Diag>) -> Option
         .opt("MACAddress", iface.mac_address.as_ref());
     match &iface.kind {
         Kind::Bond { params, .. } => bond(&iface.id, params, &mut ini, warnings),
-        Kind::Bridge { params, .. } => bridge(params, &mut ini),
+        Kind::Bridge { params, .. } => {
+            for key in params.ifupdown_only() {
+                warnings.push(warn(&iface.id, key, crate::network::render::IFUPDOWN_ONLY));
+            }
+            bridge(params, &mut ini)
+        }
         Kind::Vlan { id, .. } => {
             ini.section("VLAN").key("Id", id);
         }

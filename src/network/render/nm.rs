@@ -257,6 +257,9 @@ fn device(
         }
         Kind::Bridge { params: p, .. } => {
             kf.section("bridge");
+            for key in p.ifupdown_only() {
+                warn(out, &i.id, key, super::IFUPDOWN_ONLY);
+            }
             if let Some(stp) = p.stp {
                 kf.set("bridge", "stp", stp);
             }

@@ -65,6 +65,7 @@ pub(super) fn ip(
             Some(m4),
             v4,
             i.gateway4.map(Into::into),
+            i.metric4,
             &i.dhcp4_overrides,
             i.dhcp4,
         ),
@@ -73,11 +74,12 @@ pub(super) fn ip(
             m6,
             v6,
             i.gateway6.map(Into::into),
+            i.metric6,
             &i.dhcp6_overrides,
             i.ipv6.is_some(),
         ),
     ];
-    for (sec, method, addrs, gw, overrides, dhcp) in families {
+    for (sec, method, addrs, gw, metric, overrides, dhcp) in families {
         let six = sec == "ipv6";
         let usable = !matches!(method, Some("disabled" | "ignore"));
         if let Some(m) = method {
@@ -184,6 +186,11 @@ pub(super) fn ip(
             if !search.is_empty() {
                 kf.set(sec, "dns-search", search.concat());
             }
+        }
+        // A static subnet's metric is the family's (a DHCP override's, set below, wins).
+        let dhcp_metric = dhcp && overrides.route_metric.is_some();
+        if let Some(m) = metric.filter(|_| usable && !dhcp_metric) {
+            kf.set(sec, "route-metric", m);
         }
         if dhcp {
             let key = if six {

@@ -146,6 +146,8 @@ network:
         bridge_pathcost: ["ens5 40"]
         bridge_portprio: ["ens5 20"]
         bridge_maxwait: 0
+        bridge_gcint: "2"
+        bridge_waitport: 5 ens5
         bridge_ports: [ens5]
       subnets: [{type: dhcp4}]
     - type: vlan
@@ -192,6 +194,8 @@ network:
         (Some(1000), Some(10_000), Some(false))
     );
     assert_eq!((b.path_cost["ens5"], b.port_priority["ens5"]), (40, 20));
+    assert_eq!((b.max_wait_s, b.gc_interval_s), (Some(0), Some(2)));
+    assert_eq!(b.wait_port, ["5 ens5"]);
     let vlan = net.interface("bond0.200").unwrap();
     assert_eq!(
         vlan.kind,
@@ -545,4 +549,50 @@ config:
     let d = bad("version: 1\nconfig:\n  - {type: physical, name: eth0, subnets: [{type: dhcp6, mtu: 1000}, {type: dhcp, control: [auto]}]}\n");
     error_at(&d, "config.0.subnets.0.mtu");
     error_at(&d, "config.0.subnets.1.control");
+}
+
+#[test]
+fn a_static_subnets_metric_is_its_familys_and_its_routes() {
+    let p = ok(r#"
+version: 1
+config:
+  - type: physical
+    name: eth0
+    subnets:
+      - type: static
+        address: 10.0.0.5/24
+        gateway: 10.0.0.1
+        metric: 100
+        routes:
+          - {network: 10.1.0.0/16, gateway: 10.0.0.2}
+          - {network: 10.2.0.0/16, gateway: 10.0.0.2, metric: 7}
+      - type: static6
+        address: "2001:db8::5/64"
+        metric: 300
+      - type: static
+        address: 10.3.0.5/24
+        metric: 200
+      - type: dhcp6
+        metric: 400
+"#);
+    assert_eq!(warned(&p.warnings), ["config.0.subnets.2.metric"]);
+    let eth0 = p.model.interface("eth0").unwrap();
+    // The later subnet's wins (with the warning); DHCP's metric is its override's.
+    assert_eq!((eth0.metric4, eth0.metric6), (Some(200), Some(300)));
+    assert_eq!(eth0.dhcp6_overrides.route_metric, Some(400));
+    let metrics: Vec<_> = eth0.routes.iter().map(|r| r.metric).collect();
+    assert_eq!(metrics, [Some(100), Some(7)]);
+}
+
+#[test]
+fn a_bridge_waitport_is_seconds_then_ports() {
+    let d = bad("version: 1
+config:
+  - {type: physical, name: eth0}
+  - type: bridge
+    name: br0
+    bridge_interfaces: [eth0]
+    params: {bridge_waitport: [3 eth0, soon eth0]}
+");
+    error_at(&d, "config.1.params.bridge_waitport.1");
 }

@@ -661,3 +661,19 @@ fn activation_mode() {
     let d = bad("version: 2\nethernets:\n  eth0: {activation-mode: later}\n");
     error_at(&d, "ethernets.eth0.activation-mode");
 }
+
+#[test]
+fn an_mtu_of_zero_is_left_out_and_the_device_kept() {
+    let p = ok("
+version: 2
+ethernets:
+  eno1: {match: {macaddress: '08:94:ef:51:ae:e0'}, mtu: 0}
+  eno2: {mtu: 100}
+");
+    assert_eq!(warned(&p.warnings), ["ethernets.eno1.mtu"]);
+    assert_eq!(p.model.interface("eno1").unwrap().mtu, None);
+    assert_eq!(p.model.interface("eno2").unwrap().mtu, Some(100));
+    let orig = p.model.netplan.unwrap();
+    assert_eq!(orig["ethernets"]["eno1"].get("mtu"), None);
+    assert_eq!(orig["ethernets"]["eno2"]["mtu"], json!(100));
+}

@@ -1418,6 +1418,29 @@ pub const ROWS: &[Row] = &[
         nm: &["nic0 [ethernet] mac-address=CF:D6:AF:48:E8:80"],
         ..ROW
     },
+    Row {
+        upstream: "network_configs.py::NETWORK_CONFIGS[all] bridge",
+        input: ALL_BRIDGE,
+        eni: &["iface br0 inet static | address 192.168.14.2/24 && bridge_ports eth3 eth4 \
+                && bridge_ageing 250 && bridge_fd 1 && bridge_gcint 2 && bridge_stp off \
+                && bridge_waitport 1 eth3 && bridge_waitport 2 eth4"],
+        netplan: &[
+            "bridges/br0/interfaces = [eth3, eth4]",
+            "bridges/br0/parameters = {ageing-time: 250, forward-delay: 1, stp: false}",
+            "!bridges/br0/parameters/gcint",
+        ],
+        networkd: &["br0.netdev [Bridge] STP=no && ForwardDelaySec=1"],
+        nm: &["br0 [bridge] stp=false"],
+        warns: &["br0.bridge_gcint", "br0.bridge_maxwait", "br0.bridge_waitport"],
+        ..ROW
+    },
+    Row {
+        upstream: "network_configs.py::NETWORK_CONFIGS[all] bridge_maxwait 0",
+        input: ALL_BRIDGE,
+        eni: &["iface br0 inet static | bridge_maxwait 0"],
+        differs: Some("a bridge option of 0 is written"),
+        ..ROW
+    },
 ];
 
 /// `v2-bridges-set-name`: bridge ports renamed by `set-name`.
@@ -1520,4 +1543,31 @@ const LARGE_V1: &str = "
             routes: [{gateway: '2001:4800:78ff:1b::1', netmask: '::', network: '::'}]
       - {type: nameserver, address: 8.8.8.8, search: barley.maas}
       - {type: nameserver, address: [4.4.4.4, 8.8.4.4], search: [wark.maas, foobar.maas]}
+";
+
+/// NETWORK_CONFIGS[all]'s bridge, with its bridge-utils knobs (`bridge_gcint`,
+/// `bridge_maxwait`, `bridge_waitport`), which only cloud-init's ENI writes (the other
+/// renderers drop them without a word; ember warns, naming each key).
+const ALL_BRIDGE: &str = "
+    version: 1
+    config:
+      - {type: physical, name: eth3, mac_address: '66:bb:9f:2c:e8:80'}
+      - {type: physical, name: eth4, mac_address: '98:bb:9f:2c:e8:80'}
+      - type: bridge
+        name: br0
+        bridge_interfaces: [eth3, eth4]
+        mac_address: bb:bb:bb:bb:bb:aa
+        params:
+          bridge_ageing: 250
+          bridge_bridgeprio: 22
+          bridge_fd: 1
+          bridge_gcint: 2
+          bridge_hello: 1
+          bridge_maxage: 10
+          bridge_maxwait: 0
+          bridge_pathcost: [eth3 50, eth4 75]
+          bridge_portprio: [eth3 28, eth4 14]
+          bridge_stp: 'off'
+          bridge_waitport: [1 eth3, 2 eth4]
+        subnets: [{type: static, address: 192.168.14.2/24}]
 ";

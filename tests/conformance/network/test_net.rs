@@ -33,6 +33,43 @@ macro_rules! bad_mask {
     };
 }
 
+/// `TestNetplanNetRendering::test_render[*_gateway46]`: a device of each type with two static
+/// IPv4 subnets, each with its gateway. cloud-init writes two default routes, which netplan
+/// refuses as conflicting; ember keeps the first gateway. The members are declared here, as
+/// ember wants them.
+macro_rules! two_gateways {
+    ($case:literal, $device:literal, $path:literal) => {
+        Row {
+            upstream: concat!(
+                "test_net.py::TestNetplanNetRendering::test_render[",
+                $case,
+                "_gateway46]"
+            ),
+            input: concat!(
+                "
+                version: 1
+                config:
+                  - {type: physical, name: eth0}
+                  - {type: physical, name: eth1}
+                  - {",
+                $device,
+                ", subnets: [{type: static, address: 192.168.23.14/27, gateway: 192.168.23.1},
+                               {type: static, address: 11.0.0.11/24, gateway: 11.0.0.1}]}
+                "
+            ),
+            netplan: &[
+                concat!($path, "/addresses = [192.168.23.14/27, 11.0.0.11/24]"),
+                concat!($path, "/routes = {to: default, via: 192.168.23.1}"),
+                concat!("!", $path, "/routes = {via: 11.0.0.1}"),
+                concat!("!", $path, "/gateway4"),
+            ],
+            warns: &["a second default gateway on one interface, ignored"],
+            differs: Some("a second default gateway of a family on one interface is ignored"),
+            ..ROW
+        }
+    };
+}
+
 pub const ROWS: &[Row] = &[
     Row {
         upstream: "test_net.py::TestEniRoundTrip::test_ipv6_static_routes_ip_cmd",
@@ -92,6 +129,99 @@ pub const ROWS: &[Row] = &[
         eni: &["auto eth0", "iface eth0 inet6 dhcp | metric 100"],
         ..ROW
     },
+    Row {
+        upstream: "test_net.py::TestNetplanNetRendering::test_render[subnet_metric_in_dhcp]",
+        input: "
+            version: 1
+            config:
+              - type: physical
+                name: eth0
+                mac_address: '00:11:22:33:44:55'
+                subnets: [{type: dhcp4, metric: 100}, {type: dhcp6, metric: 200}]
+        ",
+        netplan: &[
+            "ethernets/eth0/dhcp4 = true",
+            "ethernets/eth0/dhcp4-overrides/route-metric = 100",
+            "ethernets/eth0/dhcp6 = true",
+            "ethernets/eth0/dhcp6-overrides/route-metric = 200",
+            "ethernets/eth0/match/macaddress = '00:11:22:33:44:55'",
+            "ethernets/eth0/set-name = eth0",
+        ],
+        nm: &[
+            "eth0 [ipv4] route-metric=100",
+            "eth0 [ipv6] route-metric=200",
+        ],
+        ..ROW
+    },
+    Row {
+        upstream: "test_net.py::TestNetplanNetRendering::test_render[gateway_with_metric]",
+        input: "
+            version: 1
+            config:
+              - type: physical
+                name: eth0
+                mac_address: '00:11:22:33:44:55'
+                subnets:
+                  - {type: static, address: 192.168.1.10/24, gateway: 192.168.1.1, metric: 100}
+        ",
+        netplan: &[
+            "ethernets/eth0/addresses = [192.168.1.10/24]",
+            "ethernets/eth0/routes = {to: default, via: 192.168.1.1, metric: 100}",
+            "!ethernets/eth0/gateway4",
+        ],
+        // The same subnet in the other renderers: cloud-init's ENI and NetworkManager
+        // renderers carry the metric as the upstream code does; its networkd drops it.
+        eni: &[
+            "iface eth0 inet static | address 192.168.1.10/24 && gateway 192.168.1.1 \
+                && metric 100",
+        ],
+        nm: &["eth0 [ipv4] gateway=192.168.1.1 && route-metric=100"],
+        networkd: &["eth0.network [Route] Gateway=192.168.1.1 && Metric=100"],
+        differs: Some("a v1 static subnet's `metric` is its gateway route's in networkd too"),
+        ..ROW
+    },
+    Row {
+        upstream: "test_net.py::TestNetplanNetRendering::test_render[static_routes_with_metrics]",
+        input: "
+            version: 1
+            config:
+              - type: physical
+                name: eth0
+                mac_address: '00:11:22:33:44:55'
+                subnets:
+                  - type: static
+                    address: 192.168.1.10/24
+                    routes:
+                      - {destination: 10.0.0.0/8, gateway: 192.168.1.254, metric: 100}
+                      - {destination: 172.16.0.0/12, gateway: 192.168.1.254, metric: 200}
+        ",
+        netplan: &[
+            "ethernets/eth0/addresses = [192.168.1.10/24]",
+            "ethernets/eth0/routes = [{to: 10.0.0.0/8, via: 192.168.1.254, metric: 100}, \
+             {to: 172.16.0.0/12, via: 192.168.1.254, metric: 200}]",
+        ],
+        ..ROW
+    },
+    two_gateways!(
+        "physical",
+        "type: physical, name: interface0, mac_address: '00:11:22:33:44:55'",
+        "ethernets/interface0"
+    ),
+    two_gateways!(
+        "bond",
+        "type: bond, name: bond0, bond_interfaces: [eth0, eth1], params: {}",
+        "bonds/bond0"
+    ),
+    two_gateways!(
+        "bridge",
+        "type: bridge, name: bridge0, bridge_interfaces: [eth0], params: {}",
+        "bridges/bridge0"
+    ),
+    two_gateways!(
+        "vlan",
+        "type: vlan, name: vlan0, vlan_link: eth0, vlan_id: 101",
+        "vlans/vlan0"
+    ),
     bad_mask!(
         "ipv6",
         r#"{"network_id": "public-ipv6", "type": "ipv6", "netmask": "", "link": "tap1a81968a-79",

@@ -441,8 +441,11 @@ pub const ROWS: &[Row] = &[
         ",
         nm: &[
             "ens1f0np0 [ethernet] mac-address=FA:16:3E:00:00:00",
-            "ens1f0np0 [ipv4] method=manual && may-fail=false && address1=192.168.1.10/24",
+            "ens1f0np0 [ipv4] method=manual && may-fail=false && address1=192.168.1.10/24 \
+             && route-metric=100",
         ],
+        // The other renderers, as cloud-init's: ifupdown's `metric` on the static stanza.
+        eni: &["iface ens1f0np0 inet static | address 192.168.1.10/24 && metric 100"],
         ..ROW
     },
     nm_bond!(
