@@ -304,9 +304,10 @@ impl serde::Serialize for Patched<'_> {
     }
 }
 
-/// cloud-init's build-time feature flags (`cloudinit/features.py`), named and valued as its
-/// upstream defaults, which are the behaviours ember has: combined-cloud-config.json and the
-/// sensitive instance data carry them for tools that ask which behaviour is in force.
+/// cloud-init's build-time feature flags (`cloudinit/features.py`), valued as the behaviours
+/// ember has (upstream's defaults but `STRIP_INVALID_MTU`: ember leaves out `mtu: 0`, see the
+/// README's differences): combined-cloud-config.json and the sensitive instance data carry
+/// them for tools that ask which behaviour is in force.
 pub fn features() -> Value {
     json!({
         "ALLOW_EC2_MIRRORS_ON_NON_AWS_INSTANCE_TYPES": false,
@@ -317,7 +318,7 @@ pub fn features() -> Value {
         "MANUAL_NETWORK_WAIT": true,
         "NETPLAN_CONFIG_ROOT_READ_ONLY": true,
         "NOCLOUD_SEED_URL_APPEND_FORWARD_SLASH": true,
-        "STRIP_INVALID_MTU": false,
+        "STRIP_INVALID_MTU": true,
     })
 }
 

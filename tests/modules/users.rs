@@ -467,3 +467,25 @@ fn doas_rules_and_ssh_redirect_user() {
     m.initrd("all");
     assert_eq!(m.target_file("etc/doas.conf"), doas);
 }
+
+#[test]
+fn keys_for_a_missing_home_leave_what_lies_above_it_to_root() {
+    if !is_root() {
+        return;
+    }
+    // The home's parent is missing too: it may serve many users, so it is made root's.
+    let ud = "#cloud-config\nusers:\n  - name: bob\n    uid: 2100\n    no_create_home: true\n    homedir: /srv/people/bob\n    ssh_authorized_keys: [ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBob bob]\n";
+    let m = machine("users-keys-above-home", ud);
+    m.initrd("all");
+    assert_eq!(m.errors(), Vec::<serde_json::Value>::new());
+    let mode = |rel: &str| Machine::mode(&m.target.join(rel));
+    assert_eq!(owner(&m, "srv/people"), (0, 0));
+    assert_eq!(mode("srv/people"), 0o755);
+    for dir in ["srv/people/bob", "srv/people/bob/.ssh"] {
+        assert_eq!(owner(&m, dir), (2100, 2100), "{dir}");
+        assert_eq!(mode(dir), 0o700, "{dir}");
+    }
+    assert!(m
+        .target_file("srv/people/bob/.ssh/authorized_keys")
+        .contains("AAAAC3NzaC1lZDI1NTE5AAAAIBob"));
+}

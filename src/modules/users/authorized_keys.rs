@@ -124,6 +124,13 @@ pub fn add_keys(root: &Root, account: &Account, lines: &[String]) -> Result<(), 
         false => FileSpec::DIR,
     };
     let trusted = trusted_len(dir_path, home, account.uid);
+    // What lies above the home is made root's 0755 (it may serve many users), the home and
+    // below it the user's 0700, as cloud-init's check_create_path makes them.
+    let above_home = home.rsplit_once('/').map_or("", |(parent, _)| parent);
+    if in_home && !above_home.is_empty() {
+        root.user_dir(above_home, trusted, account.uid, Some(&FileSpec::DIR))
+            .map_err(fail)?;
+    }
     let dir = root
         .user_dir_made(dir_path, trusted, account.uid, &made)
         .map_err(fail)?

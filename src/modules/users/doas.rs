@@ -11,6 +11,10 @@ const HEADER: &str = "# doas rules for the users of the cloud-config, written by
 
 /// Whether `rule` is a doas rule whose identity is `user`.
 pub fn names_user(rule: &str, user: &str) -> bool {
+    // One rule is one line: a line break would smuggle in a rule for someone else.
+    if rule.chars().any(char::is_control) {
+        return false;
+    }
     let mut words = rule.split_whitespace().peekable();
     if !matches!(words.next(), Some("permit" | "deny")) {
         return false;
@@ -99,6 +103,7 @@ mod tests {
             "allow bob",
             "permit bob as",
             "permit bob run x",
+            "permit bob cmd /bin/ls args x\npermit nopass alice as root",
             "",
         ] {
             assert!(!names_user(rule, "bob"), "{rule}");
