@@ -1,48 +1,46 @@
 //! ember: cloud-init's detect and local stages from the initramfs.
 //! The stages run in order: detect → fetch → local (ember-initrd), then config → final (runner).
-#![deny(unsafe_code)]
-// A `Diag` is ~136 bytes; it travels only on the rare error path, where boxing buys nothing.
-#![allow(clippy::result_large_err)]
 
-pub mod child;
-pub mod clock;
-pub mod cmdline;
-pub mod conf_lang;
+pub use ember_core::child;
+pub use ember_core::clock;
+pub use ember_core::cmdline;
+pub use ember_core::conf_lang;
 pub mod config;
 pub mod context;
 pub mod datasource;
-pub mod date;
+pub use ember_core::date;
 pub mod detect;
 pub mod disk;
-pub mod error;
+pub use ember_core::error;
 pub mod fetch;
 pub mod fuzz;
-pub mod handoff;
-pub mod host;
+pub use ember_core::handoff;
+pub use ember_core::host;
 pub mod instance_data;
-pub mod limits;
-pub mod malloc;
-pub mod module_specs;
+pub use ember_core::limits;
+pub use ember_core::malloc;
+pub use ember_core::module_specs;
 pub mod modules;
 pub mod network;
-pub mod password;
-pub mod paths;
-pub mod percent;
-pub mod plan;
-pub mod pybase64;
-pub mod reason;
-pub mod record;
-pub mod redact;
-pub mod regular;
-pub mod retry;
-pub mod root;
+pub use ember_core::password;
+pub use ember_core::paths;
+pub use ember_core::percent;
+pub use ember_core::plan;
+pub use ember_core::pybase64;
+pub use ember_core::reason;
+pub use ember_core::record;
+pub use ember_core::redact;
+pub use ember_core::regular;
+pub use ember_core::retry;
+pub use ember_core::root;
 pub mod runner;
 pub mod schema;
-pub mod secret;
+pub use ember_core::secret;
 pub mod seedfs;
 pub mod stages;
-pub mod state;
-pub mod status;
+pub use ember_core::state;
+pub use ember_core::status;
 pub mod userdata;
 pub mod xml;
-pub mod yaml;
+pub use ember_core::yaml_emit;
+pub use ember_yaml as yaml;

@@ -59,10 +59,13 @@ pub fn run_initrd_in(bin: &str, dir: &Path, run: &Path, args: &[&str]) -> Sample
         .spawn()
         .unwrap();
     let mut status = 0;
+    // wait4's rusage of one child has no safe wrapper in rustix or std.
+    #[allow(unsafe_code)]
     // SAFETY: an all-zero rusage is valid; wait4 fills it for our own child.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     let pid = child.id() as libc::pid_t;
     // SAFETY: waits for the child we spawned, with valid pointers.
+    #[allow(unsafe_code)]
     let rc = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
     let wall_us = t0.elapsed().as_micros() as u64;
     assert_eq!(rc, pid);

@@ -1,9 +1,5 @@
-//! Configuration: the image's own files, cloud-init's merge rules, the known keys, and the
-//! small shape language modules describe their keys with.
+//! The cloud-config readers of `ember_core::config`, and the image's config files, which only
+//! the initramfs side reads (it parses YAML).
 
-pub mod ember;
+pub use ember_core::config::*;
 pub mod image;
-pub mod known_keys;
-pub mod merge;
-pub mod reader;
-pub mod shape;

@@ -32,7 +32,7 @@ pub mod gce;
 pub mod hetzner;
 #[cfg(feature = "ds-ibmcloud")]
 pub mod ibmcloud;
-pub mod instance;
+pub use ember_core::instance;
 pub mod link;
 #[cfg(feature = "ds-lxd")]
 pub mod lxd;

@@ -7,7 +7,7 @@ use super::{clock, global_flag, CliError, Ctx};
 use crate::host::Host;
 use crate::paths::RunPaths;
 use crate::status::Status;
-use crate::yaml::emit as emit_yaml;
+use crate::yaml_emit as emit_yaml;
 use lexopt::prelude::*;
 use serde_json::{json, Map, Value};
 use std::io::{ErrorKind, Write};

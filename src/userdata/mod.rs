@@ -5,7 +5,7 @@
 //! <https://docs.cloud-init.io/en/latest/explanation/format.html>
 
 mod cloudconfig;
-pub(crate) mod gzip;
+pub use ember_core::gzip;
 mod include;
 pub mod jinja;
 pub mod jinja_marked;

@@ -116,8 +116,7 @@ fn owner(m: &Machine, rel: &str) -> (u32, u32, u32) {
 }
 
 fn is_root() -> bool {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    unsafe { libc::geteuid() == 0 }
+    rustix::process::geteuid().is_root()
 }
 
 #[test]

@@ -18,7 +18,7 @@ use crate::error::Diag;
 use crate::network::model::{
     Control, DhcpOverrides, Dns, Format, Interface, Ipv6Auto, Kind, Network, Route,
 };
-use crate::yaml::emit::block;
+use crate::yaml_emit::block;
 use serde_json::{Map, Value};
 use std::net::IpAddr;
 use values::{bond_params, boolean, bridge_params, flag, num, object, set, text, texts};

@@ -655,7 +655,7 @@ mod tests {
     /// those it lacks, as this table says.
     #[test]
     fn readme_lists_the_modules_that_run_without_keys() {
-        let readme = include_str!("../README.md");
+        let readme = include_str!("../../../README.md");
         let start = readme
             .find("**Run with no key.**")
             .expect("the README's paragraph");

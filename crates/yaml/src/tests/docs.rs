@@ -1,7 +1,7 @@
 //! Whole-document tests: structure, merge keys, anchors, refusals, budgets and line numbers.
 
 use crate::limits::Limits;
-use crate::yaml::{parse, YamlError};
+use crate::{parse, YamlError};
 use serde_json::{json, Value};
 
 fn value(text: &str) -> Value {
@@ -184,7 +184,7 @@ fn a_bad_value_fails_its_key_not_the_document() {
         ),
     ];
     for (text, pointer, line, needle) in cases {
-        let doc = crate::yaml::parse(text, &limits).unwrap();
+        let doc = crate::parse(text, &limits).unwrap();
         assert_eq!(doc.value.pointer(pointer), Some(&Value::Null), "{text:?}");
         if !pointer.is_empty() {
             assert_eq!(doc.value["a"], 1, "{text:?}");
@@ -219,7 +219,7 @@ fn a_bad_value_fails_its_key_not_the_document() {
 /// `!!binary` as PyYAML decodes it: bytes outside the base64 alphabet skipped.
 #[test]
 fn binary_with_stray_characters_decodes_as_pyyaml() {
-    let doc = crate::yaml::parse("a: !!binary aGVs...bG8=\n", &Limits::default()).unwrap();
+    let doc = crate::parse("a: !!binary aGVs...bG8=\n", &Limits::default()).unwrap();
     assert_eq!(doc.value["a"], "hello");
     assert!(doc.problems.is_empty());
 }
@@ -499,7 +499,7 @@ fn realistic_cloud_config() {
 }
 
 /// Bytes of paths in the line map, what `line_budget` bounds.
-fn line_map_bytes(doc: &crate::yaml::Doc) -> usize {
+fn line_map_bytes(doc: &crate::Doc) -> usize {
     doc.lines.keys().map(String::len).sum()
 }
 
@@ -521,7 +521,7 @@ fn long_keys_are_not_in_the_line_map() {
     assert_eq!(paths, ["a", "b", "b.c"], "nothing through the long key");
     assert_eq!((doc.line_of("a"), doc.line_of("b.c")), (Some(1), Some(4)));
     // A key at the limit is still recorded, and so is what is under it.
-    let key = "k".repeat(crate::yaml::build::MAX_KEY_BYTES);
+    let key = "k".repeat(crate::build::MAX_KEY_BYTES);
     let doc = parse(&format!("{key}: [x, y]\n"), &Limits::default()).unwrap();
     assert_eq!(doc.line_of(&format!("{key}.1")), Some(1));
 }
@@ -529,11 +529,11 @@ fn long_keys_are_not_in_the_line_map() {
 #[test]
 fn the_line_map_stops_at_its_budget() {
     // Longest key still recorded, over 30000 items: 7.9 MB of paths without the budget.
-    let key = "k".repeat(crate::yaml::build::MAX_KEY_BYTES);
+    let key = "k".repeat(crate::build::MAX_KEY_BYTES);
     let text = format!("a: 1\n? {key}\n: {}\nb: 2\n", flow_list(30_000));
     let doc = parse(&text, &Limits::default()).unwrap();
     assert_eq!(doc.value[&key].as_array().map(Vec::len), Some(30_000));
-    let budget = crate::yaml::build::line_budget(text.len());
+    let budget = crate::build::line_budget(text.len());
     assert!(
         line_map_bytes(&doc) <= budget,
         "{} > {budget}",
@@ -555,7 +555,7 @@ fn the_line_map_stops_at_its_budget() {
     text.push_str(&"- {<<: *x}\n".repeat(1000));
     let doc = parse(&text, &Limits::default()).unwrap();
     assert_eq!(doc.value["l"][999]["key49"], json!(49));
-    let budget = crate::yaml::build::line_budget(text.len());
+    let budget = crate::build::line_budget(text.len());
     assert!(
         line_map_bytes(&doc) <= budget,
         "{} > {budget}",
@@ -576,5 +576,5 @@ fn a_large_ordinary_cloud_config_keeps_every_line() {
     assert_eq!(doc.line_of("users.1.ssh_authorized_keys.0"), Some(9));
     assert_eq!(doc.line_of("bootcmd.0.2"), Some(28));
     assert_eq!(doc.line_of("bootcmd.4999.2"), Some(5027));
-    assert!(line_map_bytes(&doc) <= crate::yaml::build::line_budget(text.len()));
+    assert!(line_map_bytes(&doc) <= crate::build::line_budget(text.len()));
 }

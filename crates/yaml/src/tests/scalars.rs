@@ -1,6 +1,6 @@
 //! Scalar resolution tables: every plain form PyYAML resolves, and the explicit `!!` tags.
 
-use crate::yaml::resolve::{plain_scalar, scalar, tag_kind, TagKind};
+use crate::resolve::{plain_scalar, scalar, tag_kind, TagKind};
 use saphyr_parser::{ScalarStyle, Tag};
 use serde_json::json;
 

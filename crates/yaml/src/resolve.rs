@@ -2,6 +2,7 @@
 //! int, float or string; explicit `!!` tags are constructed; any other tag is refused.
 
 use base64::Engine;
+use ember_core::yaml_doc::BINARY_PREFIX;
 use saphyr_parser::{ScalarStyle, Tag};
 use serde_json::{Number, Value};
 use std::borrow::Cow;
@@ -257,27 +258,11 @@ fn explicit_float(text: &str) -> Option<Value> {
 /// skipped). JSON has no bytes, so valid UTF-8 becomes text and anything else cloud-init's own
 /// JSON form of bytes, `ci-b64:` and the base64 (see `binary_bytes`).
 fn binary(text: &str) -> Option<Value> {
-    let bytes = crate::pybase64::b64decode(text.as_bytes()).ok()?.bytes;
+    let bytes = ember_core::pybase64::b64decode(text.as_bytes()).ok()?.bytes;
     Some(Value::String(String::from_utf8(bytes).unwrap_or_else(
         |e| {
             let encoded = base64::engine::general_purpose::STANDARD.encode(e.into_bytes());
             format!("{BINARY_PREFIX}{encoded}")
         },
     )))
-}
-
-/// What a non-UTF-8 `!!binary` value starts with in the JSON (cloud-init's instance data
-/// writes bytes the same way).
-const BINARY_PREFIX: &str = "ci-b64:";
-
-/// The bytes of a `!!binary` value that is not UTF-8, as the reader keeps it; `None` for any
-/// other string. Only the reader's exact form counts (canonical base64 of bytes that are not
-/// UTF-8), so text that merely starts with `ci-b64:` stays text.
-pub fn binary_bytes(value: &str) -> Option<Vec<u8>> {
-    use base64::Engine as _;
-    let encoded = value.strip_prefix(BINARY_PREFIX)?;
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(encoded)
-        .ok()?;
-    std::str::from_utf8(&bytes).is_err().then_some(bytes)
 }
