@@ -25,7 +25,7 @@ fn bench(name: &str, text: &str) {
     let mut model = Vec::with_capacity(RUNS);
     for _ in 0..RUNS {
         let t0 = Instant::now();
-        let p = parse("bench", Input::Text(text, &limits)).unwrap();
+        let p = ember::network_text("bench", text, &limits).unwrap();
         whole.push(t0.elapsed().as_micros() as u64);
         std::hint::black_box(p);
         let t0 = Instant::now();

@@ -7,7 +7,7 @@
 
 use ember::limits::Limits;
 use ember::network::render::{netplan, networkd, Rendered};
-use ember::network::{parse, Input, Network};
+use ember::network::Network;
 use std::time::Instant;
 
 #[path = "common/fleet.rs"]
@@ -17,7 +17,7 @@ use fleet::{pct, v1, v2};
 const RUNS: usize = 200;
 
 fn model(text: &str) -> Network {
-    let p = parse("bench", Input::Text(text, &Limits::default())).unwrap();
+    let p = ember::network_text("bench", text, &Limits::default()).unwrap();
     assert!(p.warnings.is_empty(), "{:?}", p.warnings);
     p.model
 }

@@ -95,8 +95,7 @@ pub fn userdata(data: &[u8]) {
 /// network-config v1 or v2, then every renderer over what parsed.
 pub fn network_config(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
-    let input = crate::network::Input::Text(&text, &Limits::default());
-    if let Ok(parsed) = crate::network::parse("fuzz", input) {
+    if let Ok(parsed) = crate::network_text("fuzz", &text, &Limits::default()) {
         render_all(&parsed.model);
     }
 }

@@ -10,8 +10,8 @@ pub mod context;
 pub mod datasource;
 pub use ember_core::date;
 pub mod detect;
-pub mod disk;
 pub use ember_core::error;
+pub use ember_disk as disk;
 pub mod fetch;
 pub mod fuzz;
 pub use ember_core::handoff;
@@ -21,7 +21,8 @@ pub use ember_core::limits;
 pub use ember_core::malloc;
 pub use ember_core::module_specs;
 pub mod modules;
-pub mod network;
+pub use ember_network as network;
+pub mod net_convert;
 pub use ember_core::password;
 pub use ember_core::paths;
 pub use ember_core::percent;
@@ -44,3 +45,15 @@ pub mod userdata;
 pub mod xml;
 pub use ember_core::yaml_emit;
 pub use ember_yaml as yaml;
+
+/// network-config text (YAML or JSON) parsed as the boot parses it: read into a `Doc`, whose
+/// line map puts a line on each diagnostic, then handed to the network crate, which takes
+/// values only.
+pub fn network_text(
+    source: &str,
+    text: &str,
+    limits: &limits::Limits,
+) -> Result<network::Parsed, Vec<error::Diag>> {
+    let doc = yaml::parse(text, limits).map_err(|e| vec![e.to_diag(source)])?;
+    network::parse(source, network::Input::Doc(&doc))
+}

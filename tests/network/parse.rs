@@ -13,7 +13,7 @@ use serde_json::json;
 use std::collections::BTreeMap;
 
 fn parsed(text: &str) -> Network {
-    match parse("network-config", Input::Text(text, &Limits::default())) {
+    match ember::network_text("network-config", text, &Limits::default()) {
         Ok(p) => {
             assert!(p.warnings.is_empty(), "{:#?}", p.warnings);
             p.model
@@ -25,7 +25,7 @@ fn parsed(text: &str) -> Network {
 /// The model of a config with invalid entries, which are skipped, and each problem as shown
 /// (not the lines saying what was skipped).
 fn skipping(text: &str) -> (Network, Vec<String>) {
-    let p = parse("network-config", Input::Text(text, &Limits::default()))
+    let p = ember::network_text("network-config", text, &Limits::default())
         .unwrap_or_else(|d| panic!("{d:#?}"));
     let problems = p
         .warnings

@@ -15,7 +15,7 @@ fn every_input_renders_as_its_golden_tree() {
 #[test]
 fn names_and_line_breaks_no_parser_passes_are_left_out() {
     let text = "version: 2\nethernets:\n  eth0:\n    dhcp4: true\n    nameservers: {search: [ok.example, x.example-DOMAIN]}\nvlans:\n  vlan5: {id: 5, link: eth0}\n";
-    let model = ember::network::parse("t", ember::network::Input::Text(text, &Default::default()))
+    let model = ember::network_text("t", text, &Default::default())
         .unwrap()
         .model;
     let json = serde_json::to_string(&model)

@@ -5,7 +5,7 @@
 
 use ember::limits::Limits;
 use ember::network::render::Rendered;
-use ember::network::{parse, Input, Network};
+use ember::network::Network;
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -14,7 +14,7 @@ const INPUT: &str = "network-config.yaml";
 const WARNINGS: &str = "warnings.txt";
 
 pub fn model(text: &str) -> Network {
-    parse("network-config", Input::Text(text, &Limits::default()))
+    ember::network_text("network-config", text, &Limits::default())
         .unwrap_or_else(|d| panic!("{d:#?}"))
         .model
 }

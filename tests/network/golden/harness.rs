@@ -36,7 +36,7 @@ pub fn cases() -> Vec<(String, Network)> {
         let name = path.file_stem().unwrap().to_string_lossy().into_owned();
         let text = fs::read_to_string(&path).unwrap();
         let parsed = match path.extension().and_then(|e| e.to_str()) {
-            Some("yaml") => parse(&name, Input::Text(&text, &Limits::default())),
+            Some("yaml") => ember::network_text(&name, &text, &Limits::default()),
             Some("json") => {
                 let v: serde_json::Value = serde_json::from_str(&text).unwrap();
                 parse_network_data(&name, &v, &openstack_macs())
