@@ -140,32 +140,7 @@ fn cloud_name(data: &InstanceData) -> String {
     name.unwrap_or(platform(data)).to_lowercase()
 }
 
-/// cloud-init's value for a `v1` key the datasource did not give.
-pub const UNKNOWN: &str = "unknown";
-
-/// Regions that name another cloud than `cloud_name` says: (region prefix, cloud id, the only
-/// cloud_name it applies to), as cloud-init's table has them.
-const REGION_CLOUDS: &[(&str, &str, &str)] = &[
-    ("cn-", "aws-china", "aws"),
-    ("us-gov-", "aws-gov", "aws"),
-    ("china", "azure-china", "azure"),
-];
-
-/// cloud-init's `canonical_cloud_id`: `cloud_name`, unless the region names a special
-/// partition of that cloud; the platform when even the cloud is unknown. Empty is unknown.
-/// Also `cloud-id`'s rule, reading instance-data.json's `v1`.
-pub fn canonical_cloud_id(cloud_name: &str, region: &str, platform: &str) -> String {
-    let known = |s: &str| !s.is_empty() && s != UNKNOWN;
-    let special = REGION_CLOUDS
-        .iter()
-        .find(|(prefix, _, only)| region.starts_with(prefix) && cloud_name == *only);
-    match special {
-        Some((_, id, _)) => id.to_string(),
-        None if known(cloud_name) => cloud_name.to_string(),
-        None if known(platform) => platform.to_string(),
-        None => UNKNOWN.to_string(),
-    }
-}
+pub use crate::datasource::instance::{canonical_cloud_id, UNKNOWN};
 
 /// `v1.cloud_id` of this instance.
 pub fn cloud_id(data: &InstanceData) -> String {

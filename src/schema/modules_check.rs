@@ -15,7 +15,7 @@ pub fn readers() -> impl Iterator<Item = (&'static str, &'static Reader)> {
     let local = crate::modules::LOCAL
         .iter()
         .filter_map(|m| Some((m.name(), m.reader()?)));
-    let runner = crate::runner::modules::READERS
+    let runner = crate::modules::READERS
         .iter()
         .filter_map(|(name, reader)| Some((*name, (*reader)?)));
     local.chain(runner)

@@ -63,6 +63,7 @@ pub fn run<'r>(
         distro: &distro,
         console: &console,
         urls: &urls,
+        jinja: &ember_jinja::MiniJinja,
         host: &ctx.host,
         target_path: &ctx.target_path,
         cmdline: &ctx.cmdline,

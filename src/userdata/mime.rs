@@ -181,31 +181,7 @@ fn decode_2231(v: &str) -> Option<String> {
     Some(crate::percent::decode(text))
 }
 
-/// Characters RFC 2231 (as RFC 5987's `attr-char`) lets an extended value hold unencoded.
-fn attr_char(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b"!#$&+-.^_`|~".contains(&b)
-}
-
-/// `name="value"` for a header parameter, as a quoted string when `value` is printable ASCII
-/// with no `"` or `\`, else RFC 2231's `name*=utf-8''…` with every other byte
-/// percent-encoded: no value can end the parameter, the header or the header block early.
-pub fn encode_param(name: &str, value: &str) -> String {
-    let quotable = value
-        .bytes()
-        .all(|b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\');
-    if quotable {
-        return format!("{name}=\"{value}\"");
-    }
-    let mut out = format!("{name}*=utf-8''");
-    for b in value.bytes() {
-        if attr_char(b) {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
+pub use ember_core::mime::encode_param;
 
 /// The bodies of a multipart entity's parts. The line break before a boundary belongs to
 /// the boundary; preamble and epilogue are dropped; a missing close ends at end of data.

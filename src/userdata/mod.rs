@@ -7,7 +7,7 @@
 mod cloudconfig;
 pub use ember_core::gzip;
 mod include;
-pub mod jinja;
+pub use ember_jinja as jinja;
 pub mod jinja_marked;
 mod jsonpatch;
 pub(crate) mod mime;

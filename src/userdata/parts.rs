@@ -8,10 +8,7 @@ use crate::reason::Reason;
 use crate::secret::Secret;
 use std::borrow::Cow;
 
-/// cloud-init's type for a bare (non-MIME) payload.
-pub const NOT_MULTIPART: &str = "text/x-not-multipart";
-/// A Python part-handler's type.
-pub const PART_HANDLER: &str = "text/part-handler";
+pub use ember_core::mime::{shown_type, NOT_MULTIPART, PART_HANDLER};
 
 /// A part as it arrives from MIME, an archive or a bare payload; a bare payload is borrowed,
 /// so a large user-data is not copied to become its one part.
@@ -97,14 +94,6 @@ pub(crate) fn safe_filename(name: &str) -> Option<String> {
         clean.replace_range(..1, "_");
     }
     (!clean.trim_matches('.').is_empty()).then_some(clean)
-}
-
-/// A MIME type (user-controlled) fit for a message: token characters only, bounded length.
-pub(crate) fn shown_type(t: &str) -> String {
-    t.chars()
-        .filter(|c| c.is_ascii_alphanumeric() || "/.+-_".contains(*c))
-        .take(64)
-        .collect()
 }
 
 /// Template variable paths fit for a message: at most a few, each an identifier path of

@@ -285,8 +285,20 @@ impl Machine {
 /// The built binaries. Tests run them through [`run`] (as `Machine::initrd_args` and
 /// `Machine::ember` do), or pass what they spawned themselves to [`assert_no_panic`]: a panic
 /// fails the test even where it expects a failure exit.
-pub const EMBER: &str = env!("CARGO_BIN_EXE_ember");
 pub const EMBER_INITRD: &str = env!("CARGO_BIN_EXE_ember-initrd");
+/// The runner, beside ember-initrd: cargo names only a package's own binaries to its tests, and
+/// the runner is the `ember-runner` crate's. `cargo test` at the top builds both (that crate
+/// has tests of its own); after changing only the runner, a single test target needs
+/// `cargo build -p ember-runner` first.
+pub const EMBER: &str = without_suffix(EMBER_INITRD, "-initrd");
+
+const fn without_suffix(path: &'static str, suffix: &str) -> &'static str {
+    let (head, _) = path.as_bytes().split_at(path.len() - suffix.len());
+    match std::str::from_utf8(head) {
+        Ok(head) => head,
+        Err(_) => panic!("not UTF-8"),
+    }
+}
 
 /// `cmd`'s output once it exited; a panic in it fails the test.
 pub fn run(cmd: &mut Command) -> Output {

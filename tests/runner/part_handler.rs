@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The driver the runner writes into the target: the same file, compiled into it.
-const DRIVER: &str = include_str!("../../src/runner/part_handlers/driver.py");
+const DRIVER: &str = include_str!("../../crates/runner/src/part_handlers/driver.py");
 const PYTHON: &str = "/usr/bin/python3";
 
 struct Dir(PathBuf);

@@ -13,7 +13,7 @@ use std::process::Command;
 const USER_DATA: &str =
     "#cloud-config\nhostname: plot\nssh_genkeytypes: [ed25519]\nruncmd:\n  - exit 3\n";
 
-/// The colours of the plot's style sheet (src/runner/plot.rs).
+/// The colours of the plot's style sheet (crates/runner/src/plot.rs).
 const INITRAMFS_STAGE: [u8; 3] = [0x4a, 0x7e, 0xbb];
 const RUNNER_STAGE: [u8; 3] = [0x3c, 0x9a, 0x5f];
 const FAILED: [u8; 3] = [0xd9, 0x36, 0x2b];

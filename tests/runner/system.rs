@@ -147,7 +147,7 @@ fn locale_already_set_runs_nothing() {
 }
 
 /// C.UTF-8 with update-locale installed: the file it would write, written without running it
-/// (src/runner/modules/locale/debian.rs checks the text against the real tool), its mode kept.
+/// (crates/modules/src/locale/debian.rs checks the text against the real tool), its mode kept.
 #[test]
 fn locale_c_utf8_is_written_without_starting_update_locale() {
     if cannot_chroot() {

@@ -47,3 +47,23 @@ impl Host {
         self.path("/proc/sys/kernel/random/boot_id")
     }
 }
+
+/// Whether `<proc>/<pid>` exists. The proc directory is a parameter so tests can use a fake
+/// one; the runner passes the real `/proc` (not the target's: it is the running system).
+pub fn pid_alive(proc: &std::path::Path, pid: u32) -> bool {
+    proc.join(pid.to_string()).exists()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn own_pid_is_alive() {
+        assert!(pid_alive(std::path::Path::new("/proc"), std::process::id()));
+        assert!(!pid_alive(
+            std::path::Path::new("/nonexistent-proc"),
+            std::process::id()
+        ));
+    }
+}

@@ -3,6 +3,7 @@
 
 mod formats;
 mod include;
+mod jinja_parts;
 mod launch_index;
 mod mime;
 mod pycompat;
