@@ -13,6 +13,7 @@
 
 pub mod authorized_keys;
 mod create;
+pub mod default;
 mod doas;
 mod fields;
 mod home;

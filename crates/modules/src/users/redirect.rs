@@ -3,10 +3,10 @@
 //! as `disable_root` uses them for root).
 
 use super::authorized_keys::{add_keys, with_options};
+use super::default::{default_user, DISABLE_ROOT_OPTS};
 use crate::accounts::Account;
 use crate::error::Diag;
 use crate::reason::Reason;
-use crate::ssh::authkeys::{default_user, DISABLE_ROOT_OPTS};
 use crate::ModuleCtx;
 
 pub fn apply(ctx: &ModuleCtx, account: &Account, key: &str, diags: &mut Vec<Diag>) {
