@@ -1,5 +1,13 @@
 //! ember: cloud-init's detect and local stages from the initramfs.
 //! The stages run in order: detect → fetch → local (ember-initrd), then config → final (runner).
+//! This is the initramfs side, the library of `ember-initrd`: detection, the seed filesystems,
+//! fetch (http(s) with TLS and DNS), the datasources, user-data, schema and the stages.
+//!
+//! Architecture invariant: the only crate that links the YAML parser (`ember-yaml`), TLS, Jinja
+//! (`ember-jinja`) and the datasources, and nothing in the workspace depends on it: it runs
+//! before the pivot and hands the runner (`crates/runner`) a JSON handoff. The crates below it
+//! are re-exported under their names here (`ember::network`, `ember::root`), so tests, benches
+//! and the fuzz targets name one crate.
 
 pub use ember_core::child;
 pub use ember_core::clock;

@@ -545,7 +545,7 @@ fn routes_are_planned_on_link_first_with_a_metadata_route_when_needed() {
 /// there is one.
 #[test]
 fn the_fuzz_corpus_replays() {
-    let fuzz = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz");
+    let fuzz = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz");
     let mut n = 0;
     for dir in ["seeds/dhcp_packet", "corpus/dhcp_packet"] {
         let Ok(entries) = std::fs::read_dir(fuzz.join(dir)) else {
