@@ -453,7 +453,7 @@ mod tests {
         let want = rendered();
         assert!(
             listed == Some(want.as_str()),
-            "README.md's reason codes differ from src/reason.rs; between the markers put:\n{want}"
+            "README.md's reason codes differ from crates/core/src/reason.rs; between the markers put:\n{want}"
         );
     }
 }

@@ -13,7 +13,7 @@
 use ember_core::{
     clock, cmdline, conf_lang, config, date, error, gzip, handoff, host, initrd, instance, limits,
     module_specs, password, paths, pybase64, reason, record, redact, retry, root, secret, state,
-    template, url_read, yaml_doc,
+    template, url_read, yaml_doc, yaml_emit,
 };
 use ember_disk as disk;
 

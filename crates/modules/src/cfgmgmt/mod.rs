@@ -7,7 +7,6 @@
 
 pub mod pyjson;
 pub mod read;
-pub mod yaml;
 
 use super::distro::{which, Family, OsRelease};
 use super::packages::{Manager, Op};

@@ -2,6 +2,7 @@
 //! one line, `", "` between items and `": "` after keys, non-ASCII escaped as `\uXXXX`.
 //! Keys come in the order the value holds them.
 
+pub use crate::yaml_emit::python_exponent;
 use serde_json::Value;
 use std::fmt::Write;
 
@@ -66,20 +67,6 @@ fn number(n: &serde_json::Number) -> String {
         return python_exponent(&s, false);
     }
     s
-}
-
-/// A float's exponent as Python's repr writes it: signed, at least two digits (`1e+17`,
-/// `1e-07`); with `dot` a mantissa without one gets `.0` (PyYAML's `1.0e+17`).
-pub fn python_exponent(s: &str, dot: bool) -> String {
-    match s.split_once(['e', 'E']) {
-        Some((mant, exp)) => {
-            let e: i32 = exp.parse().unwrap_or(0);
-            let point = if dot && !mant.contains('.') { ".0" } else { "" };
-            let sign = if e < 0 { '-' } else { '+' };
-            format!("{mant}{point}e{sign}{:02}", e.unsigned_abs())
-        }
-        None => s.to_string(),
-    }
 }
 
 fn string(out: &mut String, s: &str) {

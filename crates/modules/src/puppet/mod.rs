@@ -14,7 +14,8 @@
 mod conf;
 mod settings;
 
-use super::cfgmgmt::{self, capture, manage_service, yaml, Action, Pkg};
+use super::cfgmgmt::{self, capture, manage_service, Action, Pkg};
+use crate::yaml_emit as yaml;
 use super::{Guard, ModCtx, RunnerModule};
 use crate::accounts::Accounts;
 use crate::config::reader::Reader;

@@ -8,7 +8,8 @@
 
 mod settings;
 
-use super::cfgmgmt::{self, manage_service, yaml, Action, Pkg};
+use super::cfgmgmt::{self, manage_service, Action, Pkg};
+use crate::yaml_emit as yaml;
 use super::{Guard, ModCtx, RunnerModule};
 use crate::config::reader::Reader;
 use crate::error::Diag;

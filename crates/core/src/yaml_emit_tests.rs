@@ -65,3 +65,74 @@ fn resolver_patterns() {
         assert!(!is_timestamp(s), "{s}");
     }
 }
+
+/// Strings as PyYAML 6.0 writes them under a key (`safeyaml.dumps` without markers), recorded
+/// once: what status, netplan and the configuration-management files hold.
+#[test]
+fn strings_are_written_as_pyyaml_writes_them() {
+    let cases: &[(&str, &str)] = &[
+        ("done", "k: done\n"),
+        ("degraded done", "k: degraded done\n"),
+        ("", "k: ''\n"),
+        ("yes", "k: 'yes'\n"),
+        ("Null", "k: 'Null'\n"),
+        ("OFF", "k: 'OFF'\n"),
+        ("y", "k: y\n"),
+        ("1.5", "k: '1.5'\n"),
+        ("-1", "k: '-1'\n"),
+        ("1_000", "k: '1_000'\n"),
+        (".5", "k: '.5'\n"),
+        ("1.", "k: '1.'\n"),
+        ("1e5", "k: 1e5\n"),
+        ("+1.5E-3", "k: '+1.5E-3'\n"),
+        ("-.inf", "k: '-.inf'\n"),
+        (".NaN", "k: '.NaN'\n"),
+        ("0o17", "k: 0o17\n"),
+        ("0b101", "k: '0b101'\n"),
+        ("2024-02-21", "k: '2024-02-21'\n"),
+        ("2001-12-14t21:59:43.10-05:00", "k: '2001-12-14t21:59:43.10-05:00'\n"),
+        ("0x1F", "k: '0x1F'\n"),
+        ("<<", "k: '<<'\n"),
+        ("=", "k: '='\n"),
+        ("52:54:00:12:34:56", "k: '52:54:00:12:34:56'\n"),
+        ("1:30.5", "k: '1:30.5'\n"),
+        ("52:54:00:aa:bb:01", "k: 52:54:00:aa:bb:01\n"),
+        ("10.0.0.1", "k: 10.0.0.1\n"),
+        ("10.0.0.0/24", "k: 10.0.0.0/24\n"),
+        ("2001:db8::5/64", "k: 2001:db8::5/64\n"),
+        ("fe80::1", "k: fe80::1\n"),
+        ("802.3ad", "k: 802.3ad\n"),
+        ("layer3+4", "k: layer3+4\n"),
+        ("1.2.3", "k: 1.2.3\n"),
+        ("::1", "k: ::1\n"),
+        ("- item", "k: '- item'\n"),
+        ("key: value", "k: 'key: value'\n"),
+        ("it's", "k: it's\n"),
+        ("'quoted'", "k: '''quoted'''\n"),
+        ("a #comment", "k: 'a #comment'\n"),
+        (" lead", "k: ' lead'\n"),
+        ("line\nnext", "k: 'line\n\n    next'\n"),
+        ("tab\there", "k: \"tab\\there\"\n"),
+        ("nel\u{0085}", "k: \"nel\\N\"\n"),
+        ("ls\u{2028}", "k: \"ls\\L\"\n"),
+        ("bom\u{feff}", "k: \"bom\\uFEFF\"\n"),
+        ("\u{00e9} \u{00fc}", "k: \"\\xE9 \\xFC\"\n"),
+        ("Wed, 21 Feb 2024 21:27:24 +0000", "k: Wed, 21 Feb 2024 21:27:24 +0000\n"),
+        ("DataSourceNoCloud [seed=/dev/sr0]", "k: DataSourceNoCloud [seed=/dev/sr0]\n"),
+    ];
+    for (input, want) in cases {
+        let got = block(&serde_json::json!({ "k": input }), 0);
+        assert_eq!(&got, want, "input {input:?}");
+    }
+}
+
+/// The status document's layout, and a section nested as netplan's renderer nests one.
+#[test]
+fn documents_and_nested_blocks() {
+    let v: Value = serde_json::from_str("{\"errors\": [], \"recoverable_errors\": {\"WARNING\": [\"a\", \"b\"]}, \"stage\": null, \"start\": 1.5, \"init\": {\"errors\": [], \"finished\": null, \"recoverable_errors\": {}}, \"list\": [{\"a\": 1, \"b\": [true]}, [\"x\"], \"s\"]}").unwrap();
+    assert_eq!(document(&v), "---\nerrors: []\ninit:\n    errors: []\n    finished: null\n    recoverable_errors: {}\nlist:\n-   a: 1\n    b:\n    - true\n-   - x\n- s\nrecoverable_errors:\n    WARNING:\n    - a\n    - b\nstage: null\nstart: 1.5\n...\n");
+    let inner: Value = serde_json::from_str("{\"a\": {\"b\": 1}, \"c\": \"\", \"d\": [\"x\"]}").unwrap();
+    assert_eq!(block(&inner, 4), "    a:\n        b: 1\n    c: ''\n    d:\n    - x\n");
+    assert_eq!(document(&serde_json::json!("x")), "--- x\n...\n");
+    assert_eq!(document(&serde_json::json!({})), "--- {}\n...\n");
+}
