@@ -9,6 +9,7 @@ use crate::config::reader::Reader;
 use crate::date::format_utc;
 use crate::error::Diag;
 use crate::reason::Reason;
+use crate::template::{self, Kind};
 use serde_json::Value;
 
 pub struct FinalMessage;
@@ -80,45 +81,31 @@ impl Vars {
     }
 }
 
-/// Substitutes the four variables; anything else is left as written.
+/// Substitutes the four variables with cloud-init's basic renderer, or `{{ name }}` after a
+/// `## template: jinja` line; anything else is left as written (cloud-init's render fails
+/// there and says nothing; ember says the line as it stands).
 pub fn render(template: &str, vars: &Vars) -> String {
-    let (first, rest) = template.split_once('\n').unwrap_or((template, ""));
-    let header = first.trim_start_matches('#').trim().to_ascii_lowercase();
-    if header.replace(' ', "") == "template:jinja" {
-        return replace(rest, "{{", "}}", vars);
+    let lookup = |name: &str| vars.get(name).map(str::to_string);
+    match template::split_header(template) {
+        Ok((Some(Kind::Jinja), body)) => jinja_names(body, vars),
+        Ok((_, body)) => template::basic(body, &lookup).0,
+        Err(_) => template::basic(template, &lookup).0,
     }
-    // cloud-init's basic templates: `${name}` first, then bare `$name`.
-    let braced = replace(template, "${", "}", vars);
-    let mut out = String::new();
-    let mut rest = braced.as_str();
-    while let Some(i) = rest.find('$') {
-        out.push_str(&rest[..i]);
-        let after = &rest[i + 1..];
-        let end = after
-            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .unwrap_or(after.len());
-        match vars.get(&after[..end]) {
-            Some(v) => out.push_str(v),
-            None => out.push_str(&rest[i..i + 1 + end]),
-        }
-        rest = &after[end..];
-    }
-    out.push_str(rest);
-    out
 }
 
-fn replace(text: &str, open: &str, close: &str, vars: &Vars) -> String {
+/// `{{ name }}` for the four names: all the Jinja the message needs without an engine.
+fn jinja_names(text: &str, vars: &Vars) -> String {
     let mut out = String::new();
     let mut rest = text;
-    while let Some(i) = rest.find(open) {
-        let after = &rest[i + open.len()..];
-        let Some(j) = after.find(close) else { break };
+    while let Some(i) = rest.find("{{") {
+        let after = &rest[i + 2..];
+        let Some(j) = after.find("}}") else { break };
         out.push_str(&rest[..i]);
         match vars.get(after[..j].trim()) {
             Some(v) => out.push_str(v),
-            None => out.push_str(&rest[i..i + open.len() + j + close.len()]),
+            None => out.push_str(&rest[i..i + 4 + j]),
         }
-        rest = &after[j + close.len()..];
+        rest = &after[j + 2..];
     }
     out.push_str(rest);
     out
@@ -145,9 +132,16 @@ mod tests {
             ("${uptime}x $HOME $", "12.50x $HOME $"),
             ("## template: jinja\n{{ UPTIME }} {{other}}", "12.50 {{other}}"),
             ("{{uptime}}", "{{uptime}}"),
+            // One pass of cloud-init's pattern: no blanks inside `${}`, and a value that
+            // holds a name is not expanded again (ember's two passes did both before).
+            ("${ uptime } ${UPTIME}", "${ uptime } 12.50"),
+            ("## template: basic\n$uptime", "12.50"),
         ];
         for (t, want) in cases {
             assert_eq!(render(t, &vars()), want, "{t:?}");
         }
+        let mut v = vars();
+        v.datasource = "ds $version".into();
+        assert_eq!(render("${datasource}", &v), "ds $version");
     }
 }

@@ -6,6 +6,8 @@
 //! cloud-init's `trim_blocks`. Anything else is refused, never rendered differently.
 //! <https://docs.cloud-init.io/en/latest/explanation/instancedata.html>
 
+use crate::template::{self, Kind};
+
 /// What cloud-init prints for an undefined Jinja variable.
 const MISSING: &str = "CI_MISSING_JINJA_VAR/";
 
@@ -31,55 +33,19 @@ pub type Vars<'a> = &'a dyn Fn(&str) -> Option<String>;
 
 /// Renders `text` as cloud-init's `templater.render_string` would.
 pub fn render(text: &str, vars: Vars) -> Result<String, Error> {
-    let (first, rest) = text.split_once('\n').unwrap_or((text, ""));
-    match template_type(first).as_deref() {
-        None => basic(text, vars),
-        Some("basic") => basic(rest, vars),
-        Some("jinja") => jinja(rest, vars),
-        Some(other) => Err(Error::Unsupported(format!("template type {other:?}"))),
+    match template::split_header(text).map_err(Error::Unsupported)? {
+        (Some(Kind::Jinja), body) => jinja(body, vars),
+        (_, body) => basic(body, vars),
     }
 }
 
-/// The type a `## template: TYPE` line names, lowercased.
-fn template_type(line: &str) -> Option<String> {
-    let rest = line.strip_prefix("##")?.trim_start();
-    let head = rest.get(..9)?;
-    head.eq_ignore_ascii_case("template:")
-        .then(|| rest[9..].trim().to_ascii_lowercase())
-}
-
-fn name_char(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b == b'.'
-}
-
-/// `$NAME` and `${NAME}`; a dotted name looks into a mapping, which no apt variable is.
+/// `$NAME` and `${NAME}`; a dotted name is one name here, as no apt variable is a mapping.
 pub fn basic(text: &str, vars: Vars) -> Result<String, Error> {
-    let b = text.as_bytes();
-    let (mut out, mut last, mut i) = (String::with_capacity(text.len()), 0, 0);
-    while i < b.len() {
-        if b[i] != b'$' {
-            i += 1;
-            continue;
-        }
-        let braced = b.get(i + 1) == Some(&b'{');
-        let start = if braced { i + 2 } else { i + 1 };
-        let mut end = start;
-        while end < b.len() && name_char(b[end]) {
-            end += 1;
-        }
-        let closed = !braced || b.get(end) == Some(&b'}');
-        if end == start || !closed {
-            i += 1;
-            continue;
-        }
-        let name = &text[start..end];
-        out.push_str(&text[last..i]);
-        out.push_str(&vars(name).ok_or_else(|| Error::Undefined(name.to_string()))?);
-        i = if braced { end + 1 } else { end };
-        last = i;
+    let (out, unknown) = template::basic(text, vars);
+    match unknown.into_iter().next() {
+        Some(name) => Err(Error::Undefined(name)),
+        None => Ok(out),
     }
-    out.push_str(&text[last..]);
-    Ok(out)
 }
 
 enum Tok<'a> {

@@ -9,7 +9,7 @@ use crate::config::reader::Reader;
 use crate::error::Diag;
 use crate::limits::Limits;
 use crate::reason::Reason;
-use crate::template::Jinja;
+use crate::template::{self, Jinja, Kind};
 use crate::{Module, ModuleCtx};
 use serde_json::json;
 
@@ -57,32 +57,15 @@ fn builtin(fam: Option<&str>, names: &Names) -> String {
 
 /// cloud-init's basic templates: `$name` and `${name}` for `hostname` and `fqdn`.
 fn render_basic(text: &str, names: &Names) -> Result<String, String> {
-    let mut out = String::with_capacity(text.len() + 64);
-    let mut rest = text;
-    while let Some(i) = rest.find('$') {
-        out.push_str(&rest[..i]);
-        let after = &rest[i + 1..];
-        let (name, used) = match after.strip_prefix('{') {
-            Some(b) => match b.find('}') {
-                Some(end) => (&b[..end], end + 2),
-                None => ("", 0),
-            },
-            None => {
-                let end = after
-                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
-                    .unwrap_or(after.len());
-                (&after[..end], end)
-            }
-        };
-        match name {
-            "" => out.push('$'),
-            "hostname" => out.push_str(&names.hostname),
-            "fqdn" => out.push_str(&names.fqdn),
-            _ => return Err("names a variable other than hostname and fqdn".to_string()),
-        }
-        rest = &after[used..];
+    let lookup = |name: &str| match name {
+        "hostname" => Some(names.hostname.clone()),
+        "fqdn" => Some(names.fqdn.clone()),
+        _ => None,
+    };
+    let (out, unknown) = template::basic(text, &lookup);
+    if !unknown.is_empty() {
+        return Err("names a variable other than hostname and fqdn".to_string());
     }
-    out.push_str(rest);
     Ok(out)
 }
 
@@ -94,34 +77,22 @@ fn render(
     jinja: &dyn Jinja,
     limits: &Limits,
 ) -> Result<(String, Vec<String>), String> {
-    let (ident, body) = text.split_once('\n').unwrap_or((text, ""));
-    let kind = ident
-        .strip_prefix("##")
-        .map(str::trim_start)
-        // `get` rather than slicing: the first line is the image's text, maybe not ASCII.
-        .filter(|r| {
-            r.get(..9)
-                .is_some_and(|p| p.eq_ignore_ascii_case("template:"))
-        })
-        .map(|r| r[9..].trim().to_ascii_lowercase());
-    match kind.as_deref() {
-        None => Ok((render_basic(text, names)?, Vec::new())),
-        Some("basic") => Ok((render_basic(body, names)?, Vec::new())),
-        Some("jinja") => {
-            let vars = json!({"hostname": names.hostname, "fqdn": names.fqdn});
-            let r = jinja
-                .render(body, &vars, limits)
-                .map_err(|e| match e.line {
-                    // The header line was removed: template line n is the file's n+1.
-                    Some(l) => format!("{} at line {}", e.what, l + 1),
-                    None => e.what,
-                })?;
-            // Jinja drops the final newline; cloud-init puts it back.
-            let nl = if body.ends_with('\n') { "\n" } else { "" };
-            Ok((r.text + nl, r.undefined))
-        }
-        Some(_) => Err("has an unknown template type in its first line".to_string()),
+    let (kind, body) = template::split_header(text)
+        .map_err(|_| "has an unknown template type in its first line".to_string())?;
+    if kind != Some(Kind::Jinja) {
+        return Ok((render_basic(body, names)?, Vec::new()));
     }
+    let vars = json!({"hostname": names.hostname, "fqdn": names.fqdn});
+    let r = jinja
+        .render(body, &vars, limits)
+        .map_err(|e| match e.line {
+            // The header line was removed: template line n is the file's n+1.
+            Some(l) => format!("{} at line {}", e.what, l + 1),
+            None => e.what,
+        })?;
+    // Jinja drops the final newline; cloud-init puts it back.
+    let nl = if body.ends_with('\n') { "\n" } else { "" };
+    Ok((r.text + nl, r.undefined))
 }
 
 /// `localhost` mode: /etc/hosts with one 127.0.1.1 line naming this machine, every other line

@@ -32,6 +32,9 @@ fn templates_render_like_cloud_init() {
             "127.0.0.1 $fqdn ${hostname}\n",
             "127.0.0.1 web.example.com web\n",
         ),
+        // cloud-init's pattern: `${}` and `${ x }` name nothing and stay as written (ember
+        // made `${}` a `$` and refused `${ x }` before the renderers were one).
+        ("x ${} ${ fqdn }\n", "x ${} ${ fqdn }\n"),
     ];
     for (tmpl, want) in cases {
         let (out, undefined) = render(tmpl, &n, &ember_jinja::MiniJinja, &limits).unwrap();

@@ -6,8 +6,10 @@
 //! text is cloud-init's basic template, where `$name` and `${name}` stand for those lists.
 
 use super::render::Lists;
+use crate::pyvalue::py_str;
 use crate::root::{FileSpec, Root};
 use crate::state::EMBER_LIB;
+use crate::template::{self, Kind};
 use std::io::Write;
 use std::process::Stdio;
 
@@ -22,100 +24,32 @@ pub struct Rendered {
     pub warnings: Vec<String>,
 }
 
-#[derive(Debug, PartialEq, Eq)]
-enum Kind {
-    Jinja,
-    Basic,
-}
-
-/// cloud-init's header check: a first line `##` `template:` TYPE (any case, blanks allowed
-/// before `template`) names the renderer and is dropped; no such line means basic.
-fn detect(text: &str) -> Result<(Kind, &str), String> {
-    let (first, rest) = text.split_once('\n').unwrap_or((text, ""));
-    let Some(after) = first.strip_prefix("##") else {
-        return Ok((Kind::Basic, text));
-    };
-    let after = after.trim_start();
-    let Some(kind) = after
-        .get(..9)
-        .filter(|h| h.eq_ignore_ascii_case("template:"))
-        .map(|_| after[9..].trim().to_ascii_lowercase())
-    else {
-        return Ok((Kind::Basic, text));
-    };
-    match kind.as_str() {
-        "jinja" => Ok((Kind::Jinja, rest)),
-        "basic" => Ok((Kind::Basic, rest)),
-        _ => Err("the template's first line names a renderer other than jinja or basic".into()),
-    }
-}
-
 /// Renders `text` over `lists`.
 pub fn render(root: &Root, text: &str, lists: &Lists) -> Result<Rendered, String> {
-    match detect(text)? {
-        (Kind::Basic, body) => basic(body, lists).map(|text| Rendered {
+    match template::split_header(text)? {
+        (Some(Kind::Jinja), body) => jinja(root, body, lists),
+        (_, body) => basic(body, lists).map(|text| Rendered {
             text,
             warnings: Vec::new(),
         }),
-        (Kind::Jinja, body) => jinja(root, body, lists),
     }
 }
 
-/// A list as Python's `str()` shows it: `['a', 'b']` (cloud-init's basic renderer).
-fn python_list(items: &[String]) -> String {
-    let shown: Vec<String> = items
-        .iter()
-        .map(|s| {
-            if s.contains('\'') && !s.contains('"') {
-                format!("\"{}\"", s.replace('\\', "\\\\"))
-            } else {
-                format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'"))
-            }
-        })
-        .collect();
-    format!("[{}]", shown.join(", "))
+/// What a template sees: the four lists.
+fn vars(lists: &Lists) -> serde_json::Value {
+    serde_json::json!({"servers": lists.servers, "pools": lists.pools,
+                       "allow": lists.allow, "peers": lists.peers})
 }
 
-/// cloud-init's basic renderer: `${name}` or `$name` (letters, digits, `_`, `.`) is replaced
-/// by the value; a name that is not one of the four lists fails, as cloud-init's does.
+/// The four lists, as Python's `str()` shows a list: `['a', 'b']`.
 fn basic(text: &str, lists: &Lists) -> Result<String, String> {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    let is_name = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '.';
-    while let Some(i) = rest.find('$') {
-        out.push_str(&rest[..i]);
-        let after = &rest[i + 1..];
-        let (name, used) = if let Some(inner) = after.strip_prefix('{') {
-            match inner.find('}') {
-                Some(end) if end > 0 && inner[..end].chars().all(is_name) => {
-                    (&inner[..end], end + 2)
-                }
-                _ => ("", 0),
-            }
-        } else {
-            let end = after.find(|c: char| !is_name(c)).unwrap_or(after.len());
-            (&after[..end], end)
-        };
-        if name.is_empty() {
-            out.push('$');
-            rest = after;
-            continue;
-        }
-        let value =
-            match name {
-                "servers" => &lists.servers,
-                "pools" => &lists.pools,
-                "allow" => &lists.allow,
-                "peers" => &lists.peers,
-                _ => return Err(
-                    "the basic template names a variable other than servers, pools, allow, peers"
-                        .into(),
-                ),
-            };
-        out.push_str(&python_list(value));
-        rest = &after[used..];
+    let vars = vars(lists);
+    let (out, unknown) = template::basic(text, &|n| template::walk(&vars, n).map(py_str));
+    if !unknown.is_empty() {
+        return Err(
+            "the basic template names a variable other than servers, pools, allow, peers".into(),
+        );
     }
-    out.push_str(rest);
     Ok(out)
 }
 
@@ -160,9 +94,7 @@ fn run_initrd(root: &Root, lists: &Lists) -> Result<(String, String), String> {
         .spawn()
         .map_err(|e| format!("ember-initrd render could not be started: {e}"))?;
     if let Some(mut stdin) = child.stdin.take() {
-        let data = serde_json::json!({"servers": lists.servers, "pools": lists.pools,
-                                      "allow": lists.allow, "peers": lists.peers});
-        let data = serde_json::to_vec(&data).unwrap_or_default();
+        let data = serde_json::to_vec(&vars(lists)).unwrap_or_default();
         let _ = stdin.write_all(&data);
     }
     let out = child
@@ -196,15 +128,6 @@ mod tests {
             pools: vec!["p'ool".into()],
             ..Lists::default()
         }
-    }
-
-    #[test]
-    fn headers() {
-        assert_eq!(detect("## template:jinja\nx\n"), Ok((Kind::Jinja, "x\n")));
-        assert_eq!(detect("##  Template: JINJA \nx"), Ok((Kind::Jinja, "x")));
-        assert_eq!(detect("## template: basic\n$a"), Ok((Kind::Basic, "$a")));
-        assert_eq!(detect("# plain\n$a"), Ok((Kind::Basic, "# plain\n$a")));
-        assert!(detect("## template: mako\nx").is_err());
     }
 
     #[test]

@@ -92,6 +92,13 @@ fn values(ctx: &ModCtx, cfg: &Value) -> Vec<(&'static str, String)> {
     out
 }
 
+/// `url` with `$INSTANCE_ID`/`${INSTANCE_ID}` replaced by cloud-init's basic renderer, and
+/// the other names it met, left as written.
+fn with_instance_id(url: &str, id: &str) -> (String, Vec<String>) {
+    let lookup = |name: &str| (name == "INSTANCE_ID").then(|| id.to_string());
+    crate::template::basic(url, &lookup)
+}
+
 /// What `phone_home` asks for: the URL (before `$INSTANCE_ID` is put in), the names to post,
 /// and the attempts.
 pub struct Settings {
@@ -175,8 +182,16 @@ impl RunnerModule for PhoneHome {
             return;
         };
         let id = &ctx.handoff.instance_id;
-        let url = settings.url.replace("${INSTANCE_ID}", id);
-        let url = url.replace("$INSTANCE_ID", id);
+        let (url, unknown) = with_instance_id(&settings.url, id);
+        if !unknown.is_empty() {
+            // cloud-init fails on them; ember posts to the URL as written, and says so.
+            let msg = format!(
+                "names ${} (only $INSTANCE_ID stands for a value; a name runs over letters, \
+                 digits, _ and .): left as written",
+                unknown.join(", $")
+            );
+            diags.push(Diag::warning(Reason::BadValue, msg).key("phone_home.url"));
+        }
         if url.chars().any(|c| c.is_whitespace() || c.is_control()) {
             let msg = "the instance id put in the URL makes it unusable: not posted";
             diags.push(Diag::warning(Reason::BadValue, msg).key("phone_home.url"));
@@ -272,6 +287,18 @@ mod tests {
             body,
             "pub_key_rsa=ssh-rsa+AAAA%2B%2F%3D+x%40y%0A&instance_id=i-1"
         );
+    }
+
+    #[test]
+    fn the_instance_id_goes_in_by_name_not_by_prefix() {
+        assert_eq!(
+            with_instance_id("http://h/$INSTANCE_ID/${INSTANCE_ID}x", "i-1").0,
+            "http://h/i-1/i-1x"
+        );
+        // The whole name counts: `$INSTANCE_IDX` and `$INSTANCE_ID.json` are other names.
+        let (url, unknown) = with_instance_id("http://h/$INSTANCE_IDX/$INSTANCE_ID.json", "i-1");
+        assert_eq!(url, "http://h/$INSTANCE_IDX/$INSTANCE_ID.json");
+        assert_eq!(unknown, ["INSTANCE_IDX", "INSTANCE_ID.json"]);
     }
 
     #[test]
