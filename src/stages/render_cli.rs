@@ -1,12 +1,13 @@
-//! `ember-initrd render (USER_DATA | --format TEMPLATE) --instance-data FILE|- [--debug]`: the
-//! Jinja half of the runner's `devel render` and `query --format`, which hand it over because
-//! the runner carries no Jinja engine. Rendering is the boot's own (`userdata::jinja`), within
+//! `ember-initrd render (USER_DATA | --format TEMPLATE) --instance-data FILE|- [--debug]
+//! [--mark-missing]`: the Jinja half of the runner's `devel render` and `query --format`, and of
+//! its modules' templates (ntp, apt), which hand it over because the runner carries no Jinja
+//! engine. Rendering is the boot's own (`userdata::jinja`), within
 //! the same budgets, so what it prints is what the boot would make of the template.
 //! Exit codes: 0 rendered, 1 unreadable input, a template error or (`--format`) an empty
 //! result, 2 usage error.
 
 use crate::limits::Limits;
-use crate::userdata::jinja;
+use crate::userdata::{jinja, jinja_marked};
 use serde_json::Value;
 use std::ffi::OsString;
 use std::io::Read;
@@ -14,21 +15,26 @@ use std::path::PathBuf;
 
 const USAGE: &str = "\
 usage: ember-initrd render (USER_DATA | --format TEMPLATE) -i|--instance-data FILE|- [-d|--debug]
+                           [--mark-missing]
 
 Renders a '## template: jinja' user-data file (or, with --format, a template given on the
-command line) over instance-data.json (FILE, or - for standard input) as the boot renders it.";
+command line) over instance-data.json (FILE, or - for standard input) as the boot renders it.
+--mark-missing prints a missing variable as CI_MISSING_JINJA_VAR/NAME, as cloud-init renders
+the image's own templates (apt's sources), instead of the empty string user-data gets.";
 
 struct Args {
     user_data: Option<PathBuf>,
     format: Option<String>,
     instance_data: PathBuf,
     debug: bool,
+    mark_missing: bool,
 }
 
 fn parse(args: &[OsString]) -> Result<Option<Args>, String> {
     use lexopt::prelude::*;
     let mut p = lexopt::Parser::from_args(args.iter().cloned());
-    let (mut user_data, mut format, mut instance_data, mut debug) = (None, None, None, false);
+    let (mut user_data, mut format, mut instance_data) = (None, None, None);
+    let (mut debug, mut mark_missing) = (false, false);
     let err = |e: lexopt::Error| e.to_string();
     while let Some(arg) = p.next().map_err(err)? {
         match arg {
@@ -37,6 +43,7 @@ fn parse(args: &[OsString]) -> Result<Option<Args>, String> {
                 format = Some(p.value().map_err(err)?.string().map_err(err)?)
             }
             Short('d') | Long("debug") => debug = true,
+            Long("mark-missing") => mark_missing = true,
             Short('h') | Long("help") => return Ok(None),
             Value(v) if user_data.is_none() => user_data = Some(PathBuf::from(v)),
             other => return Err(other.unexpected().to_string()),
@@ -51,6 +58,7 @@ fn parse(args: &[OsString]) -> Result<Option<Args>, String> {
         format,
         instance_data,
         debug,
+        mark_missing,
     }))
 }
 
@@ -107,7 +115,12 @@ fn render(a: &Args) -> Result<i32, String> {
         })?,
     };
     let limits = Limits::default();
-    let rendered = jinja::render(body, &data, &limits).map_err(|e| {
+    let rendered = if a.mark_missing {
+        jinja_marked::render(body, &data, &limits)
+    } else {
+        jinja::render(body, &data, &limits)
+    };
+    let rendered = rendered.map_err(|e| {
         let line = e
             .line
             .map(|l| format!("line {}: ", l + skipped))
@@ -118,8 +131,13 @@ fn render(a: &Args) -> Result<i32, String> {
         }
     })?;
     if !rendered.undefined.is_empty() {
+        let how = if a.mark_missing {
+            format!("as {}NAME", jinja_marked::MISSING)
+        } else {
+            "empty".to_string()
+        };
         eprintln!(
-            "ember: warning: {name}: undefined template variable(s) rendered empty: {}",
+            "ember: warning: {name}: undefined template variable(s) rendered {how}: {}",
             rendered.undefined.join(", ")
         );
     }

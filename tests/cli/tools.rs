@@ -219,6 +219,45 @@ fn devel_render_renders_as_the_boot_does() {
     assert!(stderr(&out).contains("broken: line 3"), "{}", stderr(&out));
 }
 
+/// `--mark-missing`, as the runner's apt module renders the image's sources templates:
+/// cloud-init's marker for a missing variable, and its trim_blocks.
+#[test]
+fn initrd_render_marks_missing_variables_on_request() {
+    let d = Dir::new("render-marked");
+    let data = d.write(
+        "vars.json",
+        r#"{"mirror": "http://m/debian", "codename": "bookworm", "primary_key": ""}"#,
+    );
+    let t = d.write(
+        "sources.tmpl",
+        "## template: jinja\nURIs: {{ mirror }}\n\
+         Suites: {{codename}}{% if codename in ('buster', 'stretch') %}/updates{% else %}-security{% endif %} main\n\
+         Signed-By: {{ primary_key | default('/usr/share/keyrings/k.gpg', true) }}\n\
+         X: {{ security_key | default(primary_key, true) | default('d', true) }} {{ nope }}\n\
+         A{% if mirror %}b{% endif %}\nC{% if mirror %}d{% endif +%}\nE\n",
+    );
+    let run = |extra: &[&str]| {
+        let mut args = vec!["render", t.to_str().unwrap(), "-i", data.to_str().unwrap()];
+        args.extend(extra);
+        common::run(Command::new(common::EMBER_INITRD).args(&args))
+    };
+    let out = run(&["--mark-missing"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    // (Jinja drops the last newline; the modules put it back.)
+    assert_eq!(
+        stdout(&out),
+        "URIs: http://m/debian\nSuites: bookworm-security main\n\
+         Signed-By: /usr/share/keyrings/k.gpg\nX: d CI_MISSING_JINJA_VAR/nope\nAbCd\nE"
+    );
+    assert!(
+        stderr(&out).contains("rendered as CI_MISSING_JINJA_VAR/NAME: nope"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(&[]);
+    assert!(stdout(&out).contains("X: d \nAbCd"), "{}", stdout(&out));
+}
+
 #[test]
 fn make_mime_output_boots() {
     let d = Dir::new("make-mime");

@@ -288,6 +288,32 @@ fn one_line_sources_list_with_searched_mirrors() {
     );
 }
 
+/// Jinja in `sources_list` and in a `sources` line goes to ember-initrd, which prints a
+/// missing variable as cloud-init's marker; the temporary template does not stay.
+#[test]
+fn jinja_sources_list_marks_missing_variables() {
+    if cannot_chroot() {
+        return;
+    }
+    let m = machine("apt-jinja", BOOKWORM);
+    m.write(
+        "/etc/apt/sources.list",
+        "deb http://deb.debian.org/debian bookworm main\n",
+        0o644,
+    );
+    let apt = json!({
+        "primary": [{"arches": ["default"], "uri": "http://mirror.example/debian"}],
+        "sources_list": "## template: jinja\ndeb {{ mirror }} {{ codename }} main {{ nope }}\n",
+    });
+    let diags = m.config_stage(&[("apt_configure", json!({"apt": apt}))]);
+    assert_eq!(diags, []);
+    assert_eq!(
+        m.read("/etc/apt/sources.list"),
+        "deb http://mirror.example/debian bookworm main CI_MISSING_JINJA_VAR/nope\n"
+    );
+    assert!(!m.exists("/var/lib/ember/apt-template.tmpl"));
+}
+
 /// With no config and no templates (ember without cloud-init), the image's sources stay and
 /// an earlier instance's proxy and config files go; a mirror asked for without a template is
 /// a warning. Without apt in the target there is nothing to do.

@@ -28,15 +28,19 @@ pub struct Mirrors {
 }
 
 impl Mirrors {
-    /// The variables a `sources` line sees: `$MIRROR`, `$PRIMARY`, `$SECURITY`.
-    pub fn var(&self, name: &str) -> Option<String> {
-        match name {
-            "MIRROR" | "PRIMARY" => Some(self.primary.clone()),
-            "SECURITY" => Some(self.security.clone()),
-            "primary" if self.defaults => Some(self.primary.clone()),
-            "security" if self.defaults => Some(self.security.clone()),
-            _ => None,
+    /// The variables a `sources` line sees: `$MIRROR`, `$PRIMARY`, `$SECURITY`, and with the
+    /// defaults `primary` and `security`.
+    pub fn vars(&self) -> serde_json::Map<String, Value> {
+        let mut vars = serde_json::Map::new();
+        let mut put = |k: &str, v: &str| vars.insert(k.to_string(), v.into());
+        put("MIRROR", &self.primary);
+        put("PRIMARY", &self.primary);
+        put("SECURITY", &self.security);
+        if self.defaults {
+            put("primary", &self.primary);
+            put("security", &self.security);
         }
+        vars
     }
 
     /// The distribution's default mirrors.

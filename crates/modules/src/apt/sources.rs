@@ -10,7 +10,7 @@
 use super::keys::{stem, Keys};
 use super::mirrors::Mirrors;
 use super::settings::Source;
-use super::template;
+use super::template::{self, Error};
 use super::ModCtx;
 use crate::distro::which;
 use crate::error::Diag;
@@ -67,19 +67,19 @@ pub fn add(
             key_file = written;
         }
         let Some(line) = &src.source else { continue };
-        let vars = |v: &str| match v {
-            "RELEASE" => Some(release.to_string()),
-            "KEY_FILE" => key_file.clone(),
-            other => mirrors.var(other),
-        };
-        let line = match template::render(line, &vars) {
+        let mut vars = mirrors.vars();
+        vars.insert("RELEASE".into(), release.into());
+        if let Some(k) = &key_file {
+            vars.insert("KEY_FILE".into(), k.as_str().into());
+        }
+        let line = match template::render(ctx.root, line, &vars.into()) {
             Ok(l) => l,
             Err(e) => {
                 let msg = format!("{e}; entry skipped");
-                let code = if uses_key_file && key_file.is_none() {
-                    Reason::MissingKey
-                } else {
-                    Reason::TemplateUndefined
+                let code = match e {
+                    Error::Template(_) => Reason::TemplateError,
+                    _ if uses_key_file && key_file.is_none() => Reason::MissingKey,
+                    Error::Undefined(_) => Reason::TemplateUndefined,
                 };
                 diags.push(Diag::error(code, msg).key(format!("{}.source", src.path)));
                 continue;

@@ -2,7 +2,7 @@
 //! `apt.sources_list` when given, else the image's cloud-init template
 //! (`/etc/cloud/templates/sources.list.<distro>[.deb822].tmpl`, then `sources.list.tmpl`),
 //! over `$MIRROR`/`$PRIMARY`/`$SECURITY`/`$RELEASE` and `{{ mirror }}`, `{{ codename }}`,
-//! `{{ primary_key }}`... (see `template` for the Jinja ember renders). deb822 text goes to
+//! `{{ primary_key }}`... (Jinja by ember-initrd, see `template`). deb822 text goes to
 //! `/etc/apt/sources.list.d/<distro>.sources` (then `/etc/apt/sources.list` is removed, or on
 //! Ubuntu reduced to its pointer comment), one-line text to `/etc/apt/sources.list`; then
 //! `disable_suites` comments suites out.
@@ -76,20 +76,29 @@ pub fn generate(
             }
         },
     };
-    let vars = |name: &str| -> Option<String> {
-        match name {
-            "RELEASE" | "codename" => Some(target.codename.clone()),
-            "MIRROR" | "mirror" | "PRIMARY" | "primary" => Some(mirrors.primary.clone()),
-            "SECURITY" | "security" => Some(mirrors.security.clone()),
-            other => keys.get(other).cloned(),
+    // The keys' files first: the fixed names win, as cloud-init's params.update leaves them.
+    let mut vars: serde_json::Map<String, serde_json::Value> = keys
+        .iter()
+        .map(|(k, v)| (k.clone(), v.as_str().into()))
+        .collect();
+    for (names, value) in [
+        (&["RELEASE", "codename"][..], &target.codename),
+        (
+            &["MIRROR", "mirror", "PRIMARY", "primary"],
+            &mirrors.primary,
+        ),
+        (&["SECURITY", "security"], &mirrors.security),
+    ] {
+        for name in names {
+            vars.insert(name.to_string(), value.as_str().into());
         }
-    };
-    let rendered = match template::render(&tmpl, &vars) {
+    }
+    let rendered = match template::render(ctx.root, &tmpl, &vars.into()) {
         Ok(r) => r,
         Err(e) => {
             let reason = match e {
                 Error::Undefined(_) => Reason::TemplateUndefined,
-                Error::Unsupported(_) => Reason::TemplateError,
+                Error::Template(_) => Reason::TemplateError,
             };
             let msg = format!("{origin}: {e}; {file} not written");
             diags.push(Diag::error(reason, msg).key(key));
@@ -105,7 +114,7 @@ pub fn generate(
             file = SOURCES_LIST.to_string();
         }
     }
-    let text = match suites::disable(&s.disable_suites, &rendered, &target.codename) {
+    let text = match suites::disable(ctx.root, &s.disable_suites, &rendered, &target.codename) {
         Ok(t) => t,
         Err(e) => {
             let msg = format!("{e}; {file} not written");

@@ -6,6 +6,7 @@
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#apt-configure>
 
 use super::template::{self, Error};
+use crate::root::Root;
 
 const REDACTED: &str = "# cloud-init disable_suites redacted: ";
 
@@ -22,11 +23,11 @@ fn known(suite: &str) -> &str {
 }
 
 /// The suite names `disabled` stands for on `release`.
-fn names(disabled: &[String], release: &str) -> Result<Vec<String>, Error> {
-    let vars = |name: &str| (name == "RELEASE").then(|| release.to_string());
+fn names(root: &Root, disabled: &[String], release: &str) -> Result<Vec<String>, Error> {
+    let vars = serde_json::json!({ "RELEASE": release });
     disabled
         .iter()
-        .map(|s| template::render(known(s), &vars))
+        .map(|s| template::render(root, known(s), &vars))
         .collect()
 }
 
@@ -45,11 +46,16 @@ pub fn looks_deb822(text: &str) -> Option<bool> {
 }
 
 /// `src` with the `disabled` suites commented out.
-pub fn disable(disabled: &[String], src: &str, release: &str) -> Result<String, Error> {
+pub fn disable(
+    root: &Root,
+    disabled: &[String],
+    src: &str,
+    release: &str,
+) -> Result<String, Error> {
     if disabled.is_empty() {
         return Ok(src.to_string());
     }
-    let names = names(disabled, release)?;
+    let names = names(root, disabled, release)?;
     if looks_deb822(src) == Some(true) {
         return Ok(deb822(&names, src));
     }
@@ -171,9 +177,14 @@ fn close_entry(entry: &str) -> String {
 mod tests {
     use super::*;
 
+    /// Suite names are basic templates here: the target is never written.
+    fn root() -> Root {
+        Root::open(&std::env::temp_dir()).unwrap()
+    }
+
     fn d(list: &[&str], src: &str) -> String {
         let list: Vec<String> = list.iter().map(|s| s.to_string()).collect();
-        disable(&list, src, "bookworm").unwrap()
+        disable(&root(), &list, src, "bookworm").unwrap()
     }
 
     #[test]
@@ -189,7 +200,7 @@ mod tests {
              # suite disabled by cloud-init: deb-src http://m mysuite main\n"
         );
         assert_eq!(d(&[], src), src);
-        assert!(disable(&["$NOPE".into()], src, "x").is_err());
+        assert!(disable(&root(), &["$NOPE".into()], src, "x").is_err());
     }
 
     #[test]
