@@ -11,7 +11,7 @@ use crate::common::{self, stderr, Machine};
 use crate::vps_machine::{codes, machine};
 use std::time::{Duration, Instant};
 
-fn linode(name: &str, url: &str) -> Machine {
+pub(crate) fn linode(name: &str, url: &str) -> Machine {
     let id = md::ID.to_string();
     let dmi = [
         ("sys_vendor", "Linode"),

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 const NETWORKD: &str = "usr/lib/systemd/systemd-networkd";
 
-fn ecs(name: &str, server: &Server) -> Machine {
+pub(crate) fn ecs(name: &str, server: &Server) -> Machine {
     let m = Machine::new(name);
     m.dmi("sys_vendor", "Alibaba Cloud");
     m.dmi("product_name", "Alibaba Cloud ECS");

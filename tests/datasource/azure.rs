@@ -12,7 +12,7 @@ use common::{stderr, Machine};
 use emulator::azure::{self as md, Server};
 use emulator::{status, Answer};
 
-fn azure_machine(name: &str, server: &Server) -> Machine {
+pub(crate) fn azure_machine(name: &str, server: &Server) -> Machine {
     let m = Machine::new(name);
     m.dmi("chassis_asset_tag", "7783-7084-3265-9085-8269-3286-77");
     m.dmi("sys_vendor", "Microsoft Corporation");
@@ -34,7 +34,7 @@ fn azure_machine(name: &str, server: &Server) -> Machine {
     m
 }
 
-fn media(m: &Machine, ovf: &str) {
+pub(crate) fn media(m: &Machine, ovf: &str) {
     m.iso_seed("sr0", "rd_rdfe_stable.161212-1209", &[("ovf-env.xml", ovf)]);
 }
 

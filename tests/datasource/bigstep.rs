@@ -12,7 +12,7 @@ use emulator::{ok, status};
 
 const URL_FILE: &str = "var/lib/cloud/data/seed/bigstep/url";
 
-fn machine(name: &str, url: &str) -> Machine {
+pub(crate) fn machine(name: &str, url: &str) -> Machine {
     let m = Machine::new(name);
     let cfg = "ember:\n  limits:\n    request_timeout_ms: 1000\n    datasource_timeout_ms: 6000\n";
     m.write(&m.target, "etc/cloud/cloud.cfg", cfg.as_bytes());

@@ -11,7 +11,7 @@ use common::{stderr, Machine};
 use emulator::cloudcix::{self as cix, Server};
 use emulator::{ok, status};
 
-fn machine(name: &str, url: &str) -> Machine {
+pub(crate) fn machine(name: &str, url: &str) -> Machine {
     let m = Machine::new(name);
     m.dmi("product_name", "CloudCIX");
     let t = &m.target;

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 const NETWORKD: &str = "usr/lib/systemd/systemd-networkd";
 
-fn droplet(name: &str, server: &Server) -> Machine {
+pub(crate) fn droplet(name: &str, server: &Server) -> Machine {
     let m = Machine::new(name);
     m.dmi("sys_vendor", "DigitalOcean");
     m.dmi("product_name", "Droplet");

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 const NETWORKD: &str = "usr/lib/systemd/systemd-networkd";
 
-fn aws_machine(name: &str, server: &Imds) -> Machine {
+pub(crate) fn aws_machine(name: &str, server: &Imds) -> Machine {
     let m = Machine::new(name);
     m.dmi("sys_vendor", "Amazon EC2");
     m.dmi("product_uuid", "ec2e1916-9099-7caf-fd21-012345abcdef");

@@ -11,7 +11,7 @@ use emulator::gce::{self as md, Server};
 use emulator::{ok, status, Answer};
 use std::time::{Duration, Instant};
 
-fn gce_machine(name: &str, server: &Server) -> Machine {
+pub(crate) fn gce_machine(name: &str, server: &Server) -> Machine {
     let m = Machine::new(name);
     m.dmi("sys_vendor", "Google");
     m.dmi("product_name", "Google Compute Engine");

@@ -16,7 +16,7 @@ fn server_id() -> String {
     md::SERVER_ID.to_string()
 }
 
-fn hetzner(name: &str, url: &str) -> Machine {
+pub(crate) fn hetzner(name: &str, url: &str) -> Machine {
     let serial = server_id();
     let dmi = [
         ("sys_vendor", "Hetzner"),

@@ -9,7 +9,7 @@ use crate::common::emulator::{ok, status};
 use crate::common::{self, stderr, Machine};
 use crate::vps_machine::{codes, machine, networkd_files};
 
-fn nwcs(name: &str, url: &str) -> Machine {
+pub(crate) fn nwcs(name: &str, url: &str) -> Machine {
     machine(name, &[("sys_vendor", "NWCS")], &[("ens3", md::MAC)], url)
 }
 

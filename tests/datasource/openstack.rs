@@ -368,7 +368,7 @@ fn broken_json_is_named_by_file() {
     assert!(runcmd.contains("vendor-string-ran"), "{runcmd}");
 }
 
-fn service_machine(name: &str, server: &Nova) -> Machine {
+pub(crate) fn service_machine(name: &str, server: &Nova) -> Machine {
     let m = machine(name);
     nova_dmi(&m);
     m.cmdline(&format!("ro ember.metadata-url={}", server.url()));

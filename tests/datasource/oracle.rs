@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 const NETWORKD: &str = "usr/lib/systemd/systemd-networkd";
 
-fn oci_vm(name: &str, server: &Server, image_cfg: &str) -> Machine {
+pub(crate) fn oci_vm(name: &str, server: &Server, image_cfg: &str) -> Machine {
     let m = Machine::new(name);
     m.dmi("chassis_asset_tag", "OracleCloud.com");
     m.dmi("sys_vendor", "QEMU");

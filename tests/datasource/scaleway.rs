@@ -23,7 +23,7 @@ fn root() -> bool {
     root
 }
 
-fn scw(name: &str, url: &str) -> Machine {
+pub(crate) fn scw(name: &str, url: &str) -> Machine {
     machine(
         name,
         &[("sys_vendor", "Scaleway")],

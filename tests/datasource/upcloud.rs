@@ -10,7 +10,7 @@ use crate::common::{self, stderr, Machine};
 use crate::vps_machine::{codes, machine, networkd_files};
 use std::time::{Duration, Instant};
 
-fn upcloud(name: &str, url: &str) -> Machine {
+pub(crate) fn upcloud(name: &str, url: &str) -> Machine {
     let dmi = [
         ("sys_vendor", "UpCloud"),
         ("product_name", "Cloud Server"),

@@ -12,7 +12,7 @@ use crate::common::{self, stderr, Machine};
 use crate::vps_machine::{codes, machine, networkd_files};
 use std::time::{Duration, Instant};
 
-fn vultr(name: &str, url: &str) -> Machine {
+pub(crate) fn vultr(name: &str, url: &str) -> Machine {
     let dmi = [
         ("sys_vendor", "Vultr"),
         ("product_name", "VC2"),

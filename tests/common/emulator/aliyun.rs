@@ -6,11 +6,10 @@
 //! documented keys; scripted faults per path, the last repeating.
 //! <https://www.alibabacloud.com/help/en/ecs/user-guide/view-instance-metadata>
 
-use super::{ok, read_request, write_answer, Answer, Request};
+use super::scripted;
+pub use super::scripted::Server;
+use super::{ok, Answer, Request};
 use serde_json::{json, Value};
-use std::collections::HashMap;
-use std::net::TcpListener;
-use std::sync::{Arc, Mutex};
 
 pub const TOKEN_PATH: &str = "/latest/api/token";
 pub const USER_DATA_PATH: &str = "/2016-01-01/user-data";
@@ -50,31 +49,6 @@ pub fn metadata() -> Value {
             "ipv6s": "[2408:4005:3ff:1300::1]",
         }}}},
     })
-}
-
-pub struct Server {
-    pub port: u16,
-    pub log: Arc<Mutex<Vec<Request>>>,
-    /// Answers per path, in order; the last one repeats. They replace the fixture's.
-    pub answers: Arc<Mutex<HashMap<String, Vec<Answer>>>>,
-}
-
-impl Server {
-    pub fn url(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
-    }
-    pub fn requests(&self) -> Vec<Request> {
-        self.log.lock().unwrap().clone()
-    }
-    pub fn paths(&self) -> Vec<String> {
-        self.requests().into_iter().map(|r| r.path).collect()
-    }
-    pub fn set(&self, path: &str, answers: Vec<Answer>) {
-        self.answers
-            .lock()
-            .unwrap()
-            .insert(path.to_string(), answers);
-    }
 }
 
 /// The EC2-style tree under `rest` (`public-keys/0/openssh-key`) of `md`.
@@ -117,52 +91,28 @@ fn tree(md: &Value, rest: &str) -> Option<String> {
     }
 }
 
+fn route(md: &Value, req: &Request) -> Answer {
+    let has_token = req.header("x-aliyun-ecs-metadata-token") == Some(TOKEN);
+    match (req.method.as_str(), req.path.as_str()) {
+        ("PUT", TOKEN_PATH) => match req.header("x-aliyun-ecs-metadata-token-ttl-seconds") {
+            Some(_) => ok(TOKEN),
+            None => Answer::Body(400, Vec::new()),
+        },
+        ("GET", _) if !has_token => Answer::Body(401, Vec::new()),
+        ("GET", USER_DATA_PATH) => ok(USER_DATA),
+        ("GET", VENDOR_DATA_PATH) => ok(VENDOR_DATA),
+        ("GET", ALL) => ok(&md.to_string()),
+        ("GET", p) if p.starts_with(TREE) => match tree(md, &p[TREE.len()..]) {
+            Some(body) => ok(&body),
+            None => Answer::Body(404, Vec::new()),
+        },
+        ("GET", _) => Answer::Body(404, Vec::new()),
+        _ => Answer::Body(405, Vec::new()),
+    }
+}
+
 /// Starts the emulator; it serves until the process ends.
 pub fn start() -> Server {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let log = Arc::new(Mutex::new(Vec::new()));
-    let answers = Arc::new(Mutex::new(HashMap::<String, Vec<Answer>>::new()));
-    let (seen, scripted) = (log.clone(), answers.clone());
-    std::thread::spawn(move || {
-        let md = metadata();
-        for stream in listener.incoming() {
-            let Ok(mut s) = stream else { continue };
-            let Some(req) = read_request(&mut s) else {
-                continue;
-            };
-            seen.lock().unwrap().push(req.clone());
-            let mut sc = scripted.lock().unwrap();
-            let scripted_answer = sc.get_mut(&req.path).map(|list| {
-                if list.len() > 1 {
-                    list.remove(0)
-                } else {
-                    list[0].clone()
-                }
-            });
-            drop(sc);
-            let has_token = req.header("x-aliyun-ecs-metadata-token") == Some(TOKEN);
-            let reply = match (req.method.as_str(), req.path.as_str()) {
-                (_, _) if scripted_answer.is_some() => scripted_answer.unwrap(),
-                ("PUT", TOKEN_PATH) => {
-                    match req.header("x-aliyun-ecs-metadata-token-ttl-seconds") {
-                        Some(_) => ok(TOKEN),
-                        None => Answer::Body(400, Vec::new()),
-                    }
-                }
-                ("GET", _) if !has_token => Answer::Body(401, Vec::new()),
-                ("GET", USER_DATA_PATH) => ok(USER_DATA),
-                ("GET", VENDOR_DATA_PATH) => ok(VENDOR_DATA),
-                ("GET", ALL) => ok(&md.to_string()),
-                ("GET", p) if p.starts_with(TREE) => match tree(&md, &p[TREE.len()..]) {
-                    Some(body) => ok(&body),
-                    None => Answer::Body(404, Vec::new()),
-                },
-                ("GET", _) => Answer::Body(404, Vec::new()),
-                _ => Answer::Body(405, Vec::new()),
-            };
-            write_answer(&mut s, &reply);
-        }
-    });
-    Server { port, log, answers }
+    let md = metadata();
+    scripted::start(move |req| route(&md, req))
 }

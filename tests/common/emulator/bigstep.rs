@@ -3,10 +3,10 @@
 //! with scripted faults: answers per path in order, the last repeating.
 //! <https://docs.cloud-init.io/en/latest/reference/datasources/bigstep.html>
 
-use super::{ok, read_request, write_answer, Answer, Request};
+use super::scripted;
+use super::{ok, Answer, Request};
 use serde_json::{json, Value};
 use std::collections::HashMap;
-use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 
 /// The token rides in the query, which ember never shows.
@@ -23,6 +23,7 @@ pub fn document() -> Value {
     })
 }
 
+/// The shared scripted server's parts, with the URL and faults of the one document.
 pub struct Server {
     pub port: u16,
     pub log: Arc<Mutex<Vec<Request>>>,
@@ -35,44 +36,23 @@ impl Server {
         format!("http://127.0.0.1:{}{PATH}", self.port)
     }
     pub fn paths(&self) -> Vec<String> {
-        self.log
-            .lock()
-            .unwrap()
-            .iter()
-            .map(|r| r.path.clone())
-            .collect()
+        let log = self.log.lock().unwrap();
+        log.iter().map(|r| r.path.clone()).collect()
     }
+    /// Faults are kept by path without the query (`scripted`).
     pub fn set(&self, answers: Vec<Answer>) {
-        self.answers.lock().unwrap().insert(PATH.into(), answers);
+        let path = PATH.split('?').next().unwrap();
+        self.answers.lock().unwrap().insert(path.into(), answers);
     }
 }
 
 /// Starts the endpoint; it serves until the process ends.
 pub fn start() -> Server {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let log = Arc::new(Mutex::new(Vec::new()));
-    let answers = Arc::new(Mutex::new(HashMap::<String, Vec<Answer>>::new()));
-    let (seen, scripted) = (log.clone(), answers.clone());
-    std::thread::spawn(move || {
-        let doc = document().to_string();
-        for stream in listener.incoming() {
-            let Ok(mut s) = stream else { continue };
-            let Some(req) = read_request(&mut s) else {
-                continue;
-            };
-            seen.lock().unwrap().push(req.clone());
-            let mut sc = scripted.lock().unwrap();
-            let reply = match sc.get_mut(&req.path) {
-                _ if req.method != "GET" => Answer::Body(405, Vec::new()),
-                Some(list) if list.len() > 1 => list.remove(0),
-                Some(list) => list[0].clone(),
-                None if req.path == PATH => ok(&doc),
-                None => Answer::Body(404, Vec::new()),
-            };
-            drop(sc);
-            write_answer(&mut s, &reply);
-        }
+    let doc = document().to_string();
+    let s = scripted::start_guarded(scripted::get_only, move |req| match req.path.as_str() {
+        PATH => ok(&doc),
+        _ => Answer::Body(404, Vec::new()),
     });
+    let (port, log, answers) = (s.port, s.log, s.answers);
     Server { port, log, answers }
 }

@@ -4,11 +4,10 @@
 //! scripted faults: answers per path in order, the last repeating.
 //! <https://docs.digitalocean.com/reference/api/metadata/>
 
-use super::{ok, read_request, write_answer, Answer, Request};
+use super::scripted;
+pub use super::scripted::Server;
+use super::{ok, Answer};
 use serde_json::{json, Value};
-use std::collections::HashMap;
-use std::net::TcpListener;
-use std::sync::{Arc, Mutex};
 
 pub const DOCUMENT: &str = "/metadata/v1.json";
 pub const DROPLET_ID: u64 = 2756294;
@@ -53,63 +52,13 @@ pub fn document() -> Value {
     })
 }
 
-pub struct Server {
-    pub port: u16,
-    pub log: Arc<Mutex<Vec<Request>>>,
-    /// Answers per path, in order; the last one repeats. They replace the fixture's.
-    pub answers: Arc<Mutex<HashMap<String, Vec<Answer>>>>,
-}
-
-impl Server {
-    pub fn url(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
-    }
-    pub fn requests(&self) -> Vec<Request> {
-        self.log.lock().unwrap().clone()
-    }
-    pub fn set(&self, path: &str, answers: Vec<Answer>) {
-        self.answers
-            .lock()
-            .unwrap()
-            .insert(path.to_string(), answers);
-    }
-}
-
 /// Starts the emulator; it serves until the process ends.
 pub fn start() -> Server {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let log = Arc::new(Mutex::new(Vec::new()));
-    let answers = Arc::new(Mutex::new(HashMap::<String, Vec<Answer>>::new()));
-    let (seen, scripted) = (log.clone(), answers.clone());
-    std::thread::spawn(move || {
-        let doc = document();
-        for stream in listener.incoming() {
-            let Ok(mut s) = stream else { continue };
-            let Some(req) = read_request(&mut s) else {
-                continue;
-            };
-            seen.lock().unwrap().push(req.clone());
-            let mut sc = scripted.lock().unwrap();
-            let reply = if req.method != "GET" {
-                Answer::Body(405, Vec::new())
-            } else if let Some(list) = sc.get_mut(&req.path) {
-                if list.len() > 1 {
-                    list.remove(0)
-                } else {
-                    list[0].clone()
-                }
-            } else {
-                match req.path.as_str() {
-                    DOCUMENT => ok(&doc.to_string()),
-                    "/metadata/v1/id" => ok(&DROPLET_ID.to_string()),
-                    "/metadata/v1/hostname" => ok("sample-droplet"),
-                    _ => Answer::Body(404, Vec::new()),
-                }
-            };
-            drop(sc);
-            write_answer(&mut s, &reply);
-        }
-    });
-    Server { port, log, answers }
+    let doc = document().to_string();
+    scripted::start_guarded(scripted::get_only, move |req| match req.path.as_str() {
+        DOCUMENT => ok(&doc),
+        "/metadata/v1/id" => ok(&DROPLET_ID.to_string()),
+        "/metadata/v1/hostname" => ok("sample-droplet"),
+        _ => Answer::Body(404, Vec::new()),
+    })
 }

@@ -5,12 +5,11 @@
 //! faults: answers per path in order, the last repeating.
 //! <https://docs.oracle.com/en-us/iaas/Content/Compute/Tasks/gettingmetadata.htm>
 
-use super::{ok, read_request, write_answer, Answer, Request};
+use super::scripted;
+pub use super::scripted::Server;
+use super::{ok, Answer, Request};
 use base64::Engine;
 use serde_json::{json, Value};
-use std::collections::HashMap;
-use std::net::TcpListener;
-use std::sync::{Arc, Mutex};
 
 pub const INSTANCE_V2: &str = "/opc/v2/instance/";
 pub const VNICS_V2: &str = "/opc/v2/vnics/";
@@ -60,66 +59,19 @@ pub fn vnics() -> Value {
     ])
 }
 
-pub struct Server {
-    pub port: u16,
-    pub log: Arc<Mutex<Vec<Request>>>,
-    /// Answers per path, in order; the last one repeats. They replace the fixture's.
-    pub answers: Arc<Mutex<HashMap<String, Vec<Answer>>>>,
-}
-
-impl Server {
-    pub fn url(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
-    }
-    pub fn requests(&self) -> Vec<Request> {
-        self.log.lock().unwrap().clone()
-    }
-    pub fn set(&self, path: &str, answers: Vec<Answer>) {
-        self.answers
-            .lock()
-            .unwrap()
-            .insert(path.to_string(), answers);
-    }
+/// IMDSv2 refuses a request without its header before anything else is looked at.
+fn guard(req: &Request) -> Option<Answer> {
+    let v2 = req.path.starts_with("/opc/v2/");
+    let authorised = req.header("authorization") == Some("Bearer Oracle");
+    scripted::get_only(req).or_else(|| (v2 && !authorised).then(|| Answer::Body(401, Vec::new())))
 }
 
 /// Starts the emulator; it serves until the process ends.
 pub fn start() -> Server {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let log = Arc::new(Mutex::new(Vec::new()));
-    let answers = Arc::new(Mutex::new(HashMap::<String, Vec<Answer>>::new()));
-    let (seen, scripted) = (log.clone(), answers.clone());
-    std::thread::spawn(move || {
-        let (inst, vn) = (instance().to_string(), vnics().to_string());
-        for stream in listener.incoming() {
-            let Ok(mut s) = stream else { continue };
-            let Some(req) = read_request(&mut s) else {
-                continue;
-            };
-            seen.lock().unwrap().push(req.clone());
-            let mut sc = scripted.lock().unwrap();
-            let v2 = req.path.starts_with("/opc/v2/");
-            let authorised = req.header("authorization") == Some("Bearer Oracle");
-            let reply = if req.method != "GET" {
-                Answer::Body(405, Vec::new())
-            } else if v2 && !authorised {
-                Answer::Body(401, Vec::new())
-            } else if let Some(list) = sc.get_mut(&req.path) {
-                if list.len() > 1 {
-                    list.remove(0)
-                } else {
-                    list[0].clone()
-                }
-            } else {
-                match req.path.as_str() {
-                    INSTANCE_V2 | INSTANCE_V1 => ok(&inst),
-                    VNICS_V2 | VNICS_V1 => ok(&vn),
-                    _ => Answer::Body(404, Vec::new()),
-                }
-            };
-            drop(sc);
-            write_answer(&mut s, &reply);
-        }
-    });
-    Server { port, log, answers }
+    let (inst, vn) = (instance().to_string(), vnics().to_string());
+    scripted::start_guarded(guard, move |req| match req.path.as_str() {
+        INSTANCE_V2 | INSTANCE_V1 => ok(&inst),
+        VNICS_V2 | VNICS_V1 => ok(&vn),
+        _ => Answer::Body(404, Vec::new()),
+    })
 }
