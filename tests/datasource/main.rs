@@ -17,6 +17,7 @@ mod cloudcix;
 mod cloudsigma;
 mod cloudstack;
 mod config_sources;
+mod conformance;
 mod digitalocean;
 mod dns_seed;
 mod ec2;
