@@ -6,7 +6,8 @@
 //! does, so that cloud-init's crawler runs against it too (scripts/bench-clouds).
 //! <https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/instancedata-data-retrieval.html>
 
-use super::{ok, read_request, write_answer, Answer, Request};
+use super::scripted::{self, Spec};
+use super::{ok, Answer, Request};
 use std::collections::HashMap;
 use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
@@ -34,9 +35,8 @@ pub const IDENTITY: &str = r#"{
 }"#;
 
 /// The emulator's behaviour; change it through `Imds::script` before or between requests.
+/// Faults per path are the scripted server's (`Imds::set`).
 pub struct Script {
-    /// Answers per path, in order; the last one repeats. They replace the fixture's.
-    pub answers: HashMap<String, Vec<Answer>>,
     /// The status the token PUT answers with, while not 200.
     pub token_status: u16,
     /// GETs without a valid token are answered (IMDSv1); AWS's default is to allow them,
@@ -52,6 +52,8 @@ pub struct Imds {
     pub port: u16,
     pub log: Arc<Mutex<Vec<Request>>>,
     pub script: Arc<Mutex<Script>>,
+    /// Answers per path, in order; the last one repeats. They replace the fixture's.
+    pub answers: Arc<Mutex<HashMap<String, Vec<Answer>>>>,
 }
 
 impl Imds {
@@ -64,10 +66,9 @@ impl Imds {
     }
 
     pub fn set(&self, path: &str, answers: Vec<Answer>) {
-        self.script
+        self.answers
             .lock()
             .unwrap()
-            .answers
             .insert(path.to_string(), answers);
     }
 
@@ -193,65 +194,66 @@ pub fn start() -> Imds {
 pub fn start_at(addr: &str) -> Imds {
     let listener = TcpListener::bind(addr).unwrap();
     let port = listener.local_addr().unwrap().port();
-    let log = Arc::new(Mutex::new(Vec::new()));
     let script = Arc::new(Mutex::new(Script {
-        answers: HashMap::new(),
         token_status: 200,
         allow_v1: false,
         expire_once: false,
         issued: Vec::new(),
     }));
-    let (seen, script2) = (log.clone(), script.clone());
-    std::thread::spawn(move || {
-        let fixture = fixture();
-        let mut valid: Vec<String> = Vec::new();
-        for stream in listener.incoming() {
-            let Ok(mut s) = stream else { continue };
-            let Some(req) = read_request(&mut s) else {
-                continue;
-            };
-            seen.lock().unwrap().push(req.clone());
-            let mut sc = script2.lock().unwrap();
-            let path = req.path.clone();
-            let answer = if req.method == "PUT" && path == "/latest/api/token" {
-                if req.header("x-aws-ec2-metadata-token-ttl-seconds").is_none() {
-                    Answer::Body(400, Vec::new())
-                } else if sc.token_status != 200 {
-                    Answer::Body(sc.token_status, Vec::new())
-                } else {
-                    let t = token(port, sc.issued.len());
-                    sc.issued.push(t.clone());
-                    valid.push(t.clone());
-                    ok(&t)
-                }
-            } else if req.method != "GET" {
-                Answer::Body(405, Vec::new())
-            } else {
-                let tok = req.header("x-aws-ec2-metadata-token").map(str::to_string);
-                let has_valid = tok.as_ref().is_some_and(|t| valid.contains(t));
-                if has_valid && sc.expire_once {
-                    sc.expire_once = false;
-                    valid.clear();
-                    Answer::Body(401, Vec::new())
-                } else if !has_valid && (tok.is_some() || !sc.allow_v1) {
-                    Answer::Body(401, Vec::new())
-                } else if let Some(list) = sc.answers.get_mut(&path) {
-                    if list.len() > 1 {
-                        list.remove(0)
-                    } else {
-                        list[0].clone()
-                    }
-                } else if let Some(body) = fixture.get(&unversioned(&path)) {
-                    ok(body)
-                } else if let Some(listing) = listing(&fixture, &unversioned(&path)) {
-                    ok(&listing)
-                } else {
-                    Answer::Body(404, Vec::new())
-                }
-            };
-            drop(sc);
-            write_answer(&mut s, &answer);
+    let valid = Mutex::new(Vec::<String>::new());
+    let state = script.clone();
+    let guard = move |req: &Request, _: &[u8]| {
+        let mut sc = state.lock().unwrap();
+        let mut valid = valid.lock().unwrap();
+        guard(port, &mut sc, &mut valid, req)
+    };
+    let fixture = fixture();
+    let route = move |req: &Request| {
+        let path = unversioned(&req.path);
+        if let Some(body) = fixture.get(&path) {
+            ok(body)
+        } else if let Some(listing) = listing(&fixture, &path) {
+            ok(&listing)
+        } else {
+            Answer::Body(404, Vec::new())
         }
-    });
-    Imds { port, log, script }
+    };
+    let spec = Spec::new(route).guard(guard).key(scripted::with_query);
+    let server = scripted::serve(listener, spec);
+    let (log, answers) = (server.log, server.answers);
+    Imds {
+        port,
+        log,
+        script,
+        answers,
+    }
+}
+
+/// The token PUT, the method, and the token every GET needs: answered before any fault.
+fn guard(port: u16, sc: &mut Script, valid: &mut Vec<String>, req: &Request) -> Option<Answer> {
+    if req.method == "PUT" && req.path == "/latest/api/token" {
+        return Some(
+            if req.header("x-aws-ec2-metadata-token-ttl-seconds").is_none() {
+                Answer::Body(400, Vec::new())
+            } else if sc.token_status != 200 {
+                Answer::Body(sc.token_status, Vec::new())
+            } else {
+                let t = token(port, sc.issued.len());
+                sc.issued.push(t.clone());
+                valid.push(t.clone());
+                ok(&t)
+            },
+        );
+    }
+    if req.method != "GET" {
+        return Some(Answer::Body(405, Vec::new()));
+    }
+    let tok = req.header("x-aws-ec2-metadata-token");
+    let has_valid = tok.is_some_and(|t| valid.iter().any(|v| v == t));
+    if has_valid && sc.expire_once {
+        sc.expire_once = false;
+        valid.clear();
+        return Some(Answer::Body(401, Vec::new()));
+    }
+    (!has_valid && (tok.is_some() || !sc.allow_v1)).then(|| Answer::Body(401, Vec::new()))
 }

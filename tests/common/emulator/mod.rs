@@ -111,10 +111,16 @@ pub fn read_request_body(s: &mut TcpStream) -> Option<(Request, Vec<u8>)> {
 }
 
 pub fn write_answer(s: &mut impl Write, answer: &Answer) {
+    write_answer_headed(s, answer, "Content-Type: text/plain\r\n");
+}
+
+/// `write_answer`, an answer with a body carrying the header lines `headers` (each ending in
+/// CRLF) instead of the plain text type.
+pub fn write_answer_headed(s: &mut impl Write, answer: &Answer, headers: &str) {
     match answer {
         Answer::Body(code, body) => {
             let head = format!(
-                "HTTP/1.1 {code} X\r\nContent-Length: {}\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n",
+                "HTTP/1.1 {code} X\r\nContent-Length: {}\r\n{headers}Connection: close\r\n\r\n",
                 body.len()
             );
             let _ = s.write_all(head.as_bytes());
@@ -122,7 +128,7 @@ pub fn write_answer(s: &mut impl Write, answer: &Answer) {
         }
         Answer::Slow(pause, inner) => {
             std::thread::sleep(*pause);
-            write_answer(s, inner);
+            write_answer_headed(s, inner, headers);
         }
         Answer::Truncated(body) => {
             let head = format!(

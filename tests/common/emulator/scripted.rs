@@ -1,11 +1,11 @@
 //! A metadata server whose fixture answers come from a function of the request, with
 //! scripted faults per path laid over them (answers in order, the last repeating) and every
-//! request logged: the VPS clouds' emulators (Hetzner, Vultr, …) are each a fixture and a
-//! routing function on top of it. A guard, where a platform checks a request before anything
-//! else (method, authorisation), answers ahead of the faults. Not here: any one platform's
-//! protocol.
+//! request logged: each cloud's emulator is a fixture and a routing function on top of it.
+//! A guard, where a platform checks a request before anything else (method, authorisation, a
+//! token it hands out), answers ahead of the faults; state a platform keeps lives in the
+//! guard's and the route's captures. Not here: any one platform's protocol.
 
-use super::{read_request, write_answer, Answer, Request};
+use super::{read_request_body, write_answer_headed, Answer, Request};
 use std::collections::HashMap;
 use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
@@ -16,8 +16,8 @@ pub const PEER_PORT: &str = ":peer-port";
 pub struct Server {
     pub port: u16,
     pub log: Arc<Mutex<Vec<Request>>>,
-    /// Answers per path (without the query), in order; the last one repeats. They replace
-    /// the fixture's.
+    /// Answers per path (without the query, unless the spec keys them with it), in order;
+    /// the last one repeats. They replace the fixture's.
     pub answers: Arc<Mutex<HashMap<String, Vec<Answer>>>>,
 }
 
@@ -39,10 +39,69 @@ impl Server {
     }
 }
 
+type Guard = Box<dyn Fn(&Request, &[u8]) -> Option<Answer> + Send>;
+type Route = Box<dyn Fn(&Request) -> Answer + Send>;
+
+/// How one platform answers.
+pub struct Spec {
+    /// Answers first, where it has an answer; it sees the request's body (GCE's PUTs).
+    pub guard: Guard,
+    /// The fixture's answer, where neither the guard nor a fault answered.
+    pub route: Route,
+    /// The path a request's fault is looked up by.
+    pub key: fn(&str) -> String,
+    /// Header lines every answer with a body carries (and its Content-Type), as of the
+    /// answer: GCE's `Metadata-Flavor`, which a test can take away.
+    pub headers: Box<dyn Fn() -> String + Send>,
+    /// Slow and large answers go out on threads of their own, so they hold no other
+    /// request (OpenStack's).
+    pub concurrent: bool,
+}
+
+impl Spec {
+    /// Answers from `route`, faults by the path without its query, no guard.
+    pub fn new(route: impl Fn(&Request) -> Answer + Send + 'static) -> Spec {
+        Spec {
+            guard: Box::new(|_, _| None),
+            route: Box::new(route),
+            key: without_query,
+            headers: Box::new(|| "Content-Type: text/plain\r\n".into()),
+            concurrent: false,
+        }
+    }
+    pub fn guard(
+        mut self,
+        guard: impl Fn(&Request, &[u8]) -> Option<Answer> + Send + 'static,
+    ) -> Spec {
+        self.guard = Box::new(guard);
+        self
+    }
+    pub fn key(mut self, key: fn(&str) -> String) -> Spec {
+        self.key = key;
+        self
+    }
+    pub fn headers(mut self, headers: impl Fn() -> String + Send + 'static) -> Spec {
+        self.headers = Box::new(headers);
+        self
+    }
+    pub fn concurrent(mut self) -> Spec {
+        self.concurrent = true;
+        self
+    }
+}
+
+pub fn without_query(path: &str) -> String {
+    path.split('?').next().unwrap_or_default().to_string()
+}
+
+pub fn with_query(path: &str) -> String {
+    path.to_string()
+}
+
 /// Starts a server answering with `route` where no fault is scripted; it serves until the
 /// process ends.
 pub fn start(route: impl Fn(&Request) -> Answer + Send + 'static) -> Server {
-    start_guarded(|_| None, route)
+    serve(loopback(), Spec::new(route))
 }
 
 /// `start`, with `guard` answering first where it has an answer: a request it refuses never
@@ -51,7 +110,15 @@ pub fn start_guarded(
     guard: impl Fn(&Request) -> Option<Answer> + Send + 'static,
     route: impl Fn(&Request) -> Answer + Send + 'static,
 ) -> Server {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    serve(loopback(), Spec::new(route).guard(move |req, _| guard(req)))
+}
+
+pub fn loopback() -> TcpListener {
+    TcpListener::bind("127.0.0.1:0").unwrap()
+}
+
+/// Serves `spec` on `listener` until the process ends.
+pub fn serve(listener: TcpListener, spec: Spec) -> Server {
     let port = listener.local_addr().unwrap().port();
     let log = Arc::new(Mutex::new(Vec::new()));
     let answers = Arc::new(Mutex::new(HashMap::<String, Vec<Answer>>::new()));
@@ -60,28 +127,38 @@ pub fn start_guarded(
         for stream in listener.incoming() {
             let Ok(mut s) = stream else { continue };
             let peer = s.peer_addr().map(|a| a.port()).unwrap_or(0);
-            let Some(mut req) = read_request(&mut s) else {
+            let Some((mut req, body)) = read_request_body(&mut s) else {
                 continue;
             };
             // The client's source port, under a name no header line can carry (a line
             // starting with ':' has an empty name): Scaleway answers privileged ports only.
             req.headers.push((PEER_PORT.into(), peer.to_string()));
             seen.lock().unwrap().push(req.clone());
-            let reply = guard(&req)
-                .or_else(|| next_fault(&scripted, &req))
-                .unwrap_or_else(|| route(&req));
-            write_answer(&mut s, &reply);
+            let reply = (spec.guard)(&req, &body)
+                .or_else(|| next_fault(&scripted, &(spec.key)(&req.path)))
+                .unwrap_or_else(|| (spec.route)(&req));
+            let headers = (spec.headers)();
+            if spec.concurrent && !small(&reply) {
+                std::thread::spawn(move || write_answer_headed(&mut s, &reply, &headers));
+            } else {
+                write_answer_headed(&mut s, &reply, &headers);
+            }
         }
     });
     Server { port, log, answers }
 }
 
-/// The next scripted answer for the request's path, if any: the first of several is used up,
-/// the last repeats.
-fn next_fault(scripted: &Mutex<HashMap<String, Vec<Answer>>>, req: &Request) -> Option<Answer> {
-    let path = req.path.split('?').next().unwrap_or_default();
+/// An answer written at once: a body of at most 64 KiB (a thread per answer costs
+/// milliseconds of scheduling on a busy machine, which scripts/bench-clouds would measure).
+fn small(answer: &Answer) -> bool {
+    matches!(answer, Answer::Body(_, b) if b.len() <= 64 * 1024)
+}
+
+/// The next scripted answer for `key`, if any: the first of several is used up, the last
+/// repeats.
+fn next_fault(scripted: &Mutex<HashMap<String, Vec<Answer>>>, key: &str) -> Option<Answer> {
     let mut scripted = scripted.lock().unwrap();
-    let list = scripted.get_mut(path)?;
+    let list = scripted.get_mut(key)?;
     Some(if list.len() > 1 {
         list.remove(0)
     } else {
