@@ -50,8 +50,7 @@ macro_rules! stateful_emulator {
 stateful_emulator!(
     emulator::ec2::Imds,
     emulator::gce::Server,
-    emulator::azure::Server,
-    emulator::openstack::Nova
+    emulator::azure::Server
 );
 
 /// How a run ended: its exit code, one of the codes its diagnostics must include (none: no

@@ -5,10 +5,9 @@
 //! (`drive_files`).
 //! <https://docs.openstack.org/nova/latest/user/metadata.html>
 
-use super::{ok, read_request, write_answer, Answer, Request};
+use super::scripted::{self, Spec};
+use super::{ok, Answer, Request};
 use std::collections::HashMap;
-use std::net::TcpListener;
-use std::sync::{Arc, Mutex};
 
 pub const UUID: &str = "83679162-1378-4288-a2d4-70e13ec132aa";
 pub const HOSTNAME: &str = "os-test.novalocal";
@@ -86,29 +85,8 @@ pub fn drive_files() -> Vec<(String, String)> {
     out
 }
 
-pub struct Nova {
-    pub port: u16,
-    pub log: Arc<Mutex<Vec<Request>>>,
-    /// Answers per path, in order; the last one repeats. They replace the fixture's.
-    pub answers: Arc<Mutex<HashMap<String, Vec<Answer>>>>,
-}
-
-impl Nova {
-    pub fn url(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
-    }
-
-    pub fn requests(&self) -> Vec<Request> {
-        self.log.lock().unwrap().clone()
-    }
-
-    pub fn set(&self, path: &str, answers: Vec<Answer>) {
-        self.answers
-            .lock()
-            .unwrap()
-            .insert(path.to_string(), answers);
-    }
-}
+/// Nova is the shared scripted server.
+pub use super::scripted::Server as Nova;
 
 fn fixture() -> HashMap<String, String> {
     let mut f = HashMap::new();
@@ -127,46 +105,19 @@ fn fixture() -> HashMap<String, String> {
 
 /// Starts the emulator; it serves until the process ends.
 pub fn start() -> Nova {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let log = Arc::new(Mutex::new(Vec::new()));
-    let answers: Arc<Mutex<HashMap<String, Vec<Answer>>>> = Arc::default();
-    let (seen, scripted) = (log.clone(), answers.clone());
-    std::thread::spawn(move || {
-        let fixture = fixture();
-        for stream in listener.incoming() {
-            let Ok(mut s) = stream else { continue };
-            let Some(req) = read_request(&mut s) else {
-                continue;
-            };
-            seen.lock().unwrap().push(req.clone());
-            // Nova answers `/openstack/` as `/openstack`.
-            let path = req.path.trim_end_matches('/').to_string();
-            let mut sc = scripted.lock().unwrap();
-            let answer = if req.method != "GET" {
-                Answer::Body(405, Vec::new())
-            } else if let Some(list) = sc.get_mut(&path) {
-                if list.len() > 1 {
-                    list.remove(0)
-                } else {
-                    list[0].clone()
-                }
-            } else if let Some(body) = fixture.get(&path) {
-                ok(body)
-            } else {
-                Answer::Body(404, Vec::new())
-            };
-            drop(sc);
-            // A slow or large answer goes out on its own thread, so it cannot hold the next
-            // connection; the others inline (a thread per answer costs milliseconds of
-            // scheduling on a busy machine, which scripts/bench-clouds would measure).
-            let inline = matches!(&answer, Answer::Body(_, b) if b.len() <= 64 * 1024);
-            if inline {
-                write_answer(&mut s, &answer);
-            } else {
-                std::thread::spawn(move || write_answer(&mut s, &answer));
-            }
-        }
-    });
-    Nova { port, log, answers }
+    let fixture = fixture();
+    let route = move |req: &Request| match fixture.get(&nova_path(&req.path)) {
+        Some(body) => ok(body),
+        None => Answer::Body(404, Vec::new()),
+    };
+    let spec = Spec::new(route)
+        .guard(|req, _| scripted::get_only(req))
+        .key(nova_path)
+        .concurrent();
+    scripted::serve(scripted::loopback(), spec)
+}
+
+/// Nova answers `/openstack/` as `/openstack`.
+fn nova_path(path: &str) -> String {
+    path.trim_end_matches('/').to_string()
 }
