@@ -9,11 +9,10 @@
 //! flavor header.
 //! <https://cloud.google.com/compute/docs/metadata/querying-metadata>
 
-use super::{read_request_body, write_answer, Answer, Request};
+use super::scripted::{self, Spec};
+use super::{Answer, Request};
 use serde_json::{json, Value};
 use std::collections::HashMap;
-use std::io::Write;
-use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 
 pub const DOCUMENT: &str = "/computeMetadata/v1/?recursive=true&alt=json";
@@ -96,9 +95,8 @@ pub fn document() -> Value {
 }
 
 /// The emulator's behaviour; change it through `Server::script`.
+/// Faults per path are the scripted server's (`Server::set`).
 pub struct Script {
-    /// Answers per path (with query), in order; the last one repeats. They replace the fixture's.
-    pub answers: HashMap<String, Vec<Answer>>,
     /// The document served; tests change its attributes.
     pub document: Value,
     /// Answers carry `Metadata-Flavor: Google`.
@@ -109,6 +107,9 @@ pub struct Server {
     pub port: u16,
     pub log: Arc<Mutex<Vec<Request>>>,
     pub script: Arc<Mutex<Script>>,
+    /// Answers per path (with query), in order; the last one repeats. They replace the
+    /// fixture's; on a PUT, they refuse the write (it is not recorded).
+    pub answers: Arc<Mutex<HashMap<String, Vec<Answer>>>>,
     /// Guest attributes written, in order: `(namespace/key, value)`.
     pub guest_attributes: Arc<Mutex<Vec<(String, String)>>>,
 }
@@ -124,8 +125,8 @@ impl Server {
         self.guest_attributes.lock().unwrap().clone()
     }
     pub fn set(&self, path: &str, answers: Vec<Answer>) {
-        let mut s = self.script.lock().unwrap();
-        s.answers.insert(path.to_string(), answers);
+        let mut a = self.answers.lock().unwrap();
+        a.insert(path.to_string(), answers);
     }
     /// Sets (or with `None` removes) one instance attribute of the document.
     pub fn attribute(&self, scope: &str, key: &str, value: Option<&str>) {
@@ -154,91 +155,62 @@ fn single(doc: &Value, path: &str) -> Option<String> {
     })
 }
 
-fn answer(s: &mut TcpStream, a: &Answer, flavor: bool) {
-    match a {
-        Answer::Body(code, body) => {
-            let extra = if flavor {
-                "Metadata-Flavor: Google\r\n"
-            } else {
-                ""
-            };
-            let head = format!(
-                "HTTP/1.1 {code} X\r\n{extra}Content-Length: {}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n",
-                body.len()
-            );
-            let _ = s.write_all(head.as_bytes());
-            let _ = s.write_all(body);
-        }
-        Answer::Slow(pause, inner) => {
-            std::thread::sleep(*pause);
-            answer(s, inner, flavor);
-        }
-        other => write_answer(s, other),
-    }
-}
-
 /// Starts the emulator; it serves until the process ends.
 pub fn start() -> Server {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let log = Arc::new(Mutex::new(Vec::new()));
     let script = Arc::new(Mutex::new(Script {
-        answers: HashMap::new(),
         document: document(),
         flavor: true,
     }));
     let guest_attributes = Arc::new(Mutex::new(Vec::new()));
-    let (seen, script2, written) = (log.clone(), script.clone(), guest_attributes.clone());
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut s) = stream else { continue };
-            let Some((req, body)) = read_request_body(&mut s) else {
-                continue;
-            };
-            seen.lock().unwrap().push(req.clone());
-            let mut sc = script2.lock().unwrap();
-            let attribute = req
-                .path
-                .strip_prefix(GUEST_ATTRIBUTES)
-                .filter(|a| a.contains('/') && !a.ends_with('/'));
-            let reply = if req.header("metadata-flavor") != Some("Google") {
-                Answer::Body(403, b"Missing Metadata-Flavor:Google header.".to_vec())
-            } else if let (Some(list), "PUT") = (sc.answers.get_mut(&req.path), req.method.as_str())
-            {
-                // A scripted answer refuses the write (it is not recorded).
-                if list.len() > 1 {
-                    list.remove(0)
-                } else {
-                    list[0].clone()
-                }
-            } else if let (Some(a), "PUT") = (attribute, req.method.as_str()) {
-                let value = String::from_utf8_lossy(&body).into_owned();
-                written.lock().unwrap().push((a.to_string(), value));
-                Answer::Body(200, Vec::new())
-            } else if req.method != "GET" {
-                Answer::Body(405, Vec::new())
-            } else if let Some(list) = sc.answers.get_mut(&req.path) {
-                if list.len() > 1 {
-                    list.remove(0)
-                } else {
-                    list[0].clone()
-                }
-            } else if req.path == DOCUMENT {
-                Answer::Body(200, sc.document.to_string().into_bytes())
-            } else if let Some(v) = single(&sc.document, &req.path) {
-                Answer::Body(200, v.into_bytes())
-            } else {
-                Answer::Body(404, Vec::new())
-            };
-            let flavor = sc.flavor;
-            drop(sc);
-            answer(&mut s, &reply, flavor);
+    let (state, written) = (script.clone(), guest_attributes.clone());
+    let route = move |req: &Request, body: &[u8]| {
+        let attribute = req
+            .path
+            .strip_prefix(GUEST_ATTRIBUTES)
+            .filter(|a| a.contains('/') && !a.ends_with('/'));
+        if let (Some(a), "PUT") = (attribute, req.method.as_str()) {
+            let value = String::from_utf8_lossy(body).into_owned();
+            written.lock().unwrap().push((a.to_string(), value));
+            return Answer::Body(200, Vec::new());
         }
-    });
+        if req.method != "GET" {
+            return Answer::Body(405, Vec::new());
+        }
+        let sc = state.lock().unwrap();
+        if req.path == DOCUMENT {
+            Answer::Body(200, sc.document.to_string().into_bytes())
+        } else if let Some(v) = single(&sc.document, &req.path) {
+            Answer::Body(200, v.into_bytes())
+        } else {
+            Answer::Body(404, Vec::new())
+        }
+    };
+    let flavor = script.clone();
+    let headers = move || {
+        let google = flavor.lock().unwrap().flavor;
+        let extra = if google {
+            "Metadata-Flavor: Google\r\n"
+        } else {
+            ""
+        };
+        format!("{extra}Content-Type: application/json\r\n")
+    };
+    let spec = Spec::with_body(route)
+        .guard(|req, _| flavor_missing(req))
+        .key(scripted::with_query)
+        .headers(headers);
+    let server = scripted::serve(scripted::loopback(), spec);
     Server {
-        port,
-        log,
+        port: server.port,
+        log: server.log,
         script,
+        answers: server.answers,
         guest_attributes,
     }
+}
+
+/// Every request needs the header, before anything else is looked at.
+fn flavor_missing(req: &Request) -> Option<Answer> {
+    (req.header("metadata-flavor") != Some("Google"))
+        .then(|| Answer::Body(403, b"Missing Metadata-Flavor:Google header.".to_vec()))
 }

@@ -40,13 +40,14 @@ impl Server {
 }
 
 type Guard = Box<dyn Fn(&Request, &[u8]) -> Option<Answer> + Send>;
-type Route = Box<dyn Fn(&Request) -> Answer + Send>;
+type Route = Box<dyn Fn(&Request, &[u8]) -> Answer + Send>;
 
 /// How one platform answers.
 pub struct Spec {
     /// Answers first, where it has an answer; it sees the request's body (GCE's PUTs).
     pub guard: Guard,
-    /// The fixture's answer, where neither the guard nor a fault answered.
+    /// The fixture's answer, where neither the guard nor a fault answered; it sees the
+    /// request's body too.
     pub route: Route,
     /// The path a request's fault is looked up by.
     pub key: fn(&str) -> String,
@@ -61,6 +62,10 @@ pub struct Spec {
 impl Spec {
     /// Answers from `route`, faults by the path without its query, no guard.
     pub fn new(route: impl Fn(&Request) -> Answer + Send + 'static) -> Spec {
+        Spec::with_body(move |req, _| route(req))
+    }
+    /// `new`, with a route that reads the request's body (GCE's guest attributes).
+    pub fn with_body(route: impl Fn(&Request, &[u8]) -> Answer + Send + 'static) -> Spec {
         Spec {
             guard: Box::new(|_, _| None),
             route: Box::new(route),
@@ -136,7 +141,7 @@ pub fn serve(listener: TcpListener, spec: Spec) -> Server {
             seen.lock().unwrap().push(req.clone());
             let reply = (spec.guard)(&req, &body)
                 .or_else(|| next_fault(&scripted, &(spec.key)(&req.path)))
-                .unwrap_or_else(|| (spec.route)(&req));
+                .unwrap_or_else(|| (spec.route)(&req, &body));
             let headers = (spec.headers)();
             if spec.concurrent && !small(&reply) {
                 std::thread::spawn(move || write_answer_headed(&mut s, &reply, &headers));
