@@ -6,10 +6,11 @@
 //! port (QEMU forwards both addresses to it).
 //! <https://learn.microsoft.com/en-us/azure/virtual-machines/instance-metadata-service>
 
-use super::{write_answer, Answer, Request};
+use super::azure_wire::Posted;
+use super::scripted::{self, Spec};
+use super::{Answer, Request};
 use serde_json::{json, Value};
 use std::collections::HashMap;
-use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 
 pub const VM_ID: &str = "02aab8a4-74ef-476e-8182-f6d2ba4166a6";
@@ -97,9 +98,8 @@ pub fn ovf_env(password: Option<&str>, custom_data: Option<&str>, disable_pw_aut
     )
 }
 
+/// Faults per path are the scripted server's (`Server::set`).
 pub struct Script {
-    /// Answers per path (with query), in order; the last one repeats.
-    pub answers: HashMap<String, Vec<Answer>>,
     pub document: Value,
     /// The newest api-version is refused with 400, as an older IMDS does.
     pub old_api_only: bool,
@@ -109,6 +109,8 @@ pub struct Server {
     pub port: u16,
     pub log: Arc<Mutex<Vec<Request>>>,
     pub script: Arc<Mutex<Script>>,
+    /// Answers per path (with query), in order; the last one repeats.
+    pub answers: Arc<Mutex<HashMap<String, Vec<Answer>>>>,
     /// The wireserver answering `/machine` paths on the same port, when started with it.
     pub wire: Option<super::azure_wire::Server>,
 }
@@ -121,31 +123,25 @@ impl Server {
         self.log.lock().unwrap().clone()
     }
     pub fn set(&self, path: &str, answers: Vec<Answer>) {
-        self.script
-            .lock()
-            .unwrap()
-            .answers
-            .insert(path.into(), answers);
+        self.answers.lock().unwrap().insert(path.into(), answers);
     }
 }
 
 const KNOWN_VERSIONS: [&str; 3] = ["2019-06-01", "2021-03-01", "2021-08-01"];
 
-fn imds_answer(sc: &mut Script, req: &Request) -> Answer {
+/// The headers IMDS checks before anything else.
+fn imds_refusal(req: &Request) -> Option<Answer> {
     if req.header("metadata") != Some("true") {
         let msg = r#"{"error": "Bad request. Required metadata header not specified"}"#;
-        return Answer::Body(400, msg.as_bytes().to_vec());
+        return Some(Answer::Body(400, msg.as_bytes().to_vec()));
     }
     if req.header("x-forwarded-for").is_some() {
-        return Answer::Body(400, b"Bad request".to_vec());
+        return Some(Answer::Body(400, b"Bad request".to_vec()));
     }
-    if let Some(list) = sc.answers.get_mut(&req.path) {
-        return if list.len() > 1 {
-            list.remove(0)
-        } else {
-            list[0].clone()
-        };
-    }
+    None
+}
+
+fn imds_answer(sc: &Script, req: &Request) -> Answer {
     let Some((path, query)) = req.path.split_once('?') else {
         return Answer::Body(
             400,
@@ -177,34 +173,28 @@ pub fn start_with_wire() -> Server {
 }
 
 fn serve(wire: Option<super::azure_wire::Server>) -> Server {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let log = Arc::new(Mutex::new(Vec::new()));
     let script = Arc::new(Mutex::new(Script {
-        answers: HashMap::new(),
         document: document(),
         old_api_only: false,
     }));
-    let (seen, script2, wire2) = (log.clone(), script.clone(), wire.clone());
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut s) = stream else { continue };
-            let Some(posted) = super::azure_wire::read_posted(&s) else {
-                continue;
-            };
-            let req = posted.request.clone();
-            seen.lock().unwrap().push(req.clone());
-            let reply = match &wire2 {
-                Some(w) if req.path.starts_with("/machine") => w.answer(posted),
-                _ => imds_answer(&mut script2.lock().unwrap(), &req),
-            };
-            write_answer(&mut s, &reply);
-        }
-    });
+    let wire2 = wire.clone();
+    // The wireserver's paths go to it (with its own faults), the rest through IMDS's checks.
+    let guard = move |req: &Request, body: &[u8]| match &wire2 {
+        Some(w) if req.path.starts_with("/machine") => Some(w.answer(Posted {
+            request: req.clone(),
+            body: body.to_vec(),
+        })),
+        _ => imds_refusal(req),
+    };
+    let state = script.clone();
+    let route = move |req: &Request| imds_answer(&state.lock().unwrap(), req);
+    let spec = Spec::new(route).guard(guard).key(scripted::with_query);
+    let server = scripted::serve(scripted::loopback(), spec);
     Server {
-        port,
-        log,
+        port: server.port,
+        log: server.log,
         script,
+        answers: server.answers,
         wire,
     }
 }

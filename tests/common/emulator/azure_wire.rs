@@ -5,10 +5,9 @@
 //! slow, garbage XML, not HTTP at all).
 //! <https://github.com/Azure/WALinuxAgent/blob/master/azurelinuxagent/common/protocol/wire.py>
 
-use super::{write_answer, Answer, Request};
+use super::scripted::{self, Spec};
+use super::{Answer, Request};
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Read};
-use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 
 pub const GOAL_STATE_PATH: &str = "/machine/?comp=goalstate";
@@ -57,36 +56,6 @@ impl Server {
     }
 }
 
-/// The request head and a body of its `Content-Length` (1 MiB at most).
-pub fn read_posted(s: &TcpStream) -> Option<Posted> {
-    let mut r = BufReader::new(s.try_clone().ok()?);
-    let mut line = String::new();
-    r.read_line(&mut line).ok()?;
-    let mut parts = line.split_whitespace();
-    let (method, path) = (parts.next()?.to_string(), parts.next()?.to_string());
-    let mut headers = Vec::new();
-    loop {
-        let mut h = String::new();
-        if r.read_line(&mut h).ok()? == 0 || h.trim_end().is_empty() {
-            break;
-        }
-        let (n, v) = h.trim_end().split_once(':')?;
-        headers.push((n.trim().to_ascii_lowercase(), v.trim().to_string()));
-    }
-    let request = Request {
-        method,
-        path,
-        headers,
-    };
-    let len: usize = request
-        .header("content-length")
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0);
-    let mut body = vec![0; len.min(1 << 20)];
-    r.read_exact(&mut body).ok()?;
-    Some(Posted { request, body })
-}
-
 fn default_answer(req: &Request) -> Answer {
     match (req.method.as_str(), req.path.as_str()) {
         ("GET", GOAL_STATE_PATH) => Answer::Body(200, GOAL_STATE.as_bytes().to_vec()),
@@ -126,22 +95,19 @@ pub fn detached() -> Server {
 
 /// Starts the emulator; it serves until the process ends.
 pub fn start() -> Server {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let listener = scripted::loopback();
     let server = Server {
         port: listener.local_addr().unwrap().port(),
         ..detached()
     };
     let handle = server.clone();
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut s) = stream else { continue };
-            let Some(posted) = read_posted(&s) else {
-                continue;
-            };
-            let reply = handle.answer(posted);
-            // Each answer on its own thread, so a slow one does not hold the next request.
-            std::thread::spawn(move || write_answer(&mut s, &reply));
-        }
-    });
+    // The faults are the wireserver's own (`set`), which `answer` lays over its defaults.
+    let route = move |request: &Request, body: &[u8]| {
+        let body = body.to_vec();
+        let request = request.clone();
+        handle.answer(Posted { request, body })
+    };
+    // Slow answers on threads of their own, so one does not hold the next request.
+    scripted::serve(listener, Spec::with_body(route).concurrent());
     server
 }
