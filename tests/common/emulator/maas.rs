@@ -5,10 +5,9 @@
 //! off ours, and answers can be scripted per path (500 then 200, slow, …).
 //! <https://maas.io/docs/about-cloud-init-in-maas>
 
-use super::{read_request, write_answer, Answer, Request};
+use super::scripted::{self, Spec};
+use super::{Answer, Request};
 use std::collections::{HashMap, HashSet};
-use std::io::Write;
-use std::net::TcpListener;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -140,57 +139,35 @@ fn refused(req: &Request, service_now: i64, nonces: &mut HashSet<String>) -> Opt
 }
 
 pub fn start() -> Server {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let log = Arc::new(Mutex::new(Vec::new()));
-    let answers = Arc::new(Mutex::new(HashMap::<String, Vec<Answer>>::new()));
     let clock_offset = Arc::new(AtomicI64::new(0));
-    let (seen, scripted, offset) = (log.clone(), answers.clone(), clock_offset.clone());
-    std::thread::spawn(move || {
-        let mut nonces = HashSet::new();
-        let v = format!("{BASE}/2012-03-01");
-        for stream in listener.incoming() {
-            let Ok(mut s) = stream else { continue };
-            let Some(req) = read_request(&mut s) else {
-                continue;
-            };
-            seen.lock().unwrap().push(req.clone());
-            let service_now = now() + offset.load(Ordering::SeqCst);
-            if let Some(why) = refused(&req, service_now, &mut nonces) {
-                let head = format!(
-                    "HTTP/1.1 401 UNAUTHORIZED\r\nDate: {}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{why}",
-                    http_date(service_now),
-                    why.len()
-                );
-                let _ = s.write_all(head.as_bytes());
-                continue;
-            }
-            let mut sc = scripted.lock().unwrap();
-            let reply = if let Some(list) = sc.get_mut(&req.path) {
-                if list.len() > 1 {
-                    list.remove(0)
-                } else {
-                    list[0].clone()
-                }
-            } else {
-                let body = |b: &str| Answer::Body(200, b.as_bytes().to_vec());
-                match req.path.strip_prefix(&v).unwrap_or_default() {
-                    "/meta-data/instance-id" => body(INSTANCE_ID),
-                    "/meta-data/local-hostname" => body(HOSTNAME),
-                    "/meta-data/public-keys" => body(KEY),
-                    "/meta-data/vendor-data" => body(VENDOR_DATA),
-                    "/user-data" => body(USER_DATA),
-                    _ => Answer::Body(404, Vec::new()),
-                }
-            };
-            drop(sc);
-            write_answer(&mut s, &reply);
+    let offset = clock_offset.clone();
+    let nonces = Mutex::new(HashSet::new());
+    // A refusal is answered before any fault, with the service's clock.
+    let guard = move |req: &Request, _: &[u8]| {
+        let service_now = now() + offset.load(Ordering::SeqCst);
+        let why = refused(req, service_now, &mut nonces.lock().unwrap())?;
+        let date = format!("Date: {}\r\n", http_date(service_now));
+        let refusal = Answer::Body(401, why.as_bytes().to_vec());
+        Some(Answer::Headed(date, Box::new(refusal)))
+    };
+    let v = format!("{BASE}/2012-03-01");
+    let route = move |req: &Request| {
+        let body = |b: &str| Answer::Body(200, b.as_bytes().to_vec());
+        match req.path.strip_prefix(&v).unwrap_or_default() {
+            "/meta-data/instance-id" => body(INSTANCE_ID),
+            "/meta-data/local-hostname" => body(HOSTNAME),
+            "/meta-data/public-keys" => body(KEY),
+            "/meta-data/vendor-data" => body(VENDOR_DATA),
+            "/user-data" => body(USER_DATA),
+            _ => Answer::Body(404, Vec::new()),
         }
-    });
+    };
+    let spec = Spec::new(route).guard(guard).key(scripted::with_query);
+    let server = scripted::serve(scripted::loopback(), spec);
     Server {
-        port,
-        log,
-        answers,
+        port: server.port,
+        log: server.log,
+        answers: server.answers,
         clock_offset,
     }
 }

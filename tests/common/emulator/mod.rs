@@ -59,6 +59,8 @@ pub enum Answer {
     Truncated(Vec<u8>),
     /// Bytes that are not HTTP.
     Garbage(Vec<u8>),
+    /// The answer with more header lines, each ending in CRLF (MAAS's `Date`).
+    Headed(String, Box<Answer>),
 }
 
 pub fn ok(body: &str) -> Answer {
@@ -130,6 +132,7 @@ pub fn write_answer_headed(s: &mut impl Write, answer: &Answer, headers: &str) {
             std::thread::sleep(*pause);
             write_answer_headed(s, inner, headers);
         }
+        Answer::Headed(extra, inner) => write_answer_headed(s, inner, &format!("{extra}{headers}")),
         Answer::Truncated(body) => {
             let head = format!(
                 "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
