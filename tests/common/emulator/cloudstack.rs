@@ -8,9 +8,9 @@
 //! answers can be replaced in order too. Every request of both is logged.
 //! <https://docs.cloudstack.apache.org/en/latest/adminguide/virtual_machines/user-data.html>
 
-use super::{ok, read_request, write_answer, Answer, Request};
+use super::scripted::{self, Spec};
+use super::{ok, Answer, Request};
 use std::collections::HashMap;
-use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 
 pub const ID: &str = "1e7ad4ac-2a1a-4e3c-9d9d-emulatorvm01";
@@ -75,14 +75,6 @@ impl Server {
     }
 }
 
-fn next(list: &mut Vec<Answer>) -> Option<Answer> {
-    match list.len() {
-        0 => None,
-        1 => Some(list[0].clone()),
-        _ => Some(list.remove(0)),
-    }
-}
-
 /// CloudStack's: `latest`.
 pub fn start() -> Server {
     start_version("latest")
@@ -94,76 +86,54 @@ pub fn start_exoscale() -> Server {
 }
 
 fn start_version(version: &'static str) -> Server {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let log = Arc::new(Mutex::new(Vec::new()));
-    let answers = Arc::new(Mutex::new(HashMap::<String, Vec<Answer>>::new()));
-    let (seen, scripted) = (log.clone(), answers.clone());
-    std::thread::spawn(move || {
-        let md = format!("/{version}/meta-data/");
-        let ud = format!("/{version}/user-data");
-        for stream in listener.incoming() {
-            let Ok(mut s) = stream else { continue };
-            let Some(req) = read_request(&mut s) else {
-                continue;
-            };
-            seen.lock().unwrap().push(req.clone());
-            let scripted_answer = scripted.lock().unwrap().get_mut(&req.path).and_then(next);
-            let reply = if let Some(a) = scripted_answer {
-                a
-            } else if req.method != "GET" {
-                Answer::Body(405, Vec::new())
-            } else if req.path == md || req.path == md.trim_end_matches('/') {
-                let names: Vec<&str> = leaves().iter().map(|(k, _)| *k).collect();
-                ok(&names.join("\n"))
-            } else if req.path == ud {
-                ok(USER_DATA)
-            } else if let Some(leaf) = req.path.strip_prefix(&md) {
-                match leaves().iter().find(|(k, _)| *k == leaf) {
-                    Some((_, v)) => ok(v),
-                    None => Answer::Body(404, Vec::new()),
-                }
-            } else {
-                Answer::Body(404, Vec::new())
-            };
-            write_answer(&mut s, &reply);
+    let md = format!("/{version}/meta-data/");
+    let ud = format!("/{version}/user-data");
+    let route = move |req: &Request| {
+        if req.method != "GET" {
+            Answer::Body(405, Vec::new())
+        } else if req.path == md || req.path == md.trim_end_matches('/') {
+            let names: Vec<&str> = leaves().iter().map(|(k, _)| *k).collect();
+            ok(&names.join("\n"))
+        } else if req.path == ud {
+            ok(USER_DATA)
+        } else if let Some(leaf) = req.path.strip_prefix(&md) {
+            match leaves().iter().find(|(k, _)| *k == leaf) {
+                Some((_, v)) => ok(v),
+                None => Answer::Body(404, Vec::new()),
+            }
+        } else {
+            Answer::Body(404, Vec::new())
         }
-    });
-    let pw = TcpListener::bind("127.0.0.1:0").unwrap();
-    let password_port = pw.local_addr().unwrap().port();
-    let password_log = Arc::new(Mutex::new(Vec::new()));
+    };
+    let metadata = scripted::serve(
+        scripted::loopback(),
+        Spec::new(route).key(scripted::with_query),
+    );
     let password_answers = Arc::new(Mutex::new(Vec::new()));
-    let (seen, scripted) = (password_log.clone(), password_answers.clone());
-    std::thread::spawn(move || {
-        let mut saved = false;
-        for stream in pw.incoming() {
-            let Ok(mut s) = stream else { continue };
-            let Some(req) = read_request(&mut s) else {
-                continue;
-            };
-            seen.lock().unwrap().push(req.clone());
-            let reply = if let Some(a) = next(&mut scripted.lock().unwrap()) {
-                a
-            } else {
-                match req.header("domu_request") {
-                    Some("send_my_password") if saved => ok("saved_password"),
-                    Some("send_my_password") => ok(PASSWORD),
-                    Some("saved_password") => {
-                        saved = true;
-                        ok("saved_password")
-                    }
-                    _ => ok("bad_request"),
-                }
-            };
-            write_answer(&mut s, &reply);
+    let replaced = password_answers.clone();
+    let saved = Mutex::new(false);
+    // The password server's faults are one list for every request.
+    let password = scripted::start(move |req| {
+        if let Some(a) = scripted::next(&mut replaced.lock().unwrap()) {
+            return a;
+        }
+        let mut saved = saved.lock().unwrap();
+        match req.header("domu_request") {
+            Some("send_my_password") if *saved => ok("saved_password"),
+            Some("send_my_password") => ok(PASSWORD),
+            Some("saved_password") => {
+                *saved = true;
+                ok("saved_password")
+            }
+            _ => ok("bad_request"),
         }
     });
     Server {
-        port,
-        password_port,
-        log,
-        password_log,
-        answers,
+        port: metadata.port,
+        password_port: password.port,
+        log: metadata.log,
+        password_log: password.log,
+        answers: metadata.answers,
         password_answers,
         version,
     }

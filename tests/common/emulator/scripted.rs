@@ -159,16 +159,19 @@ fn small(answer: &Answer) -> bool {
     matches!(answer, Answer::Body(_, b) if b.len() <= 64 * 1024)
 }
 
-/// The next scripted answer for `key`, if any: the first of several is used up, the last
-/// repeats.
+/// The next scripted answer for `key`, if any.
 fn next_fault(scripted: &Mutex<HashMap<String, Vec<Answer>>>, key: &str) -> Option<Answer> {
-    let mut scripted = scripted.lock().unwrap();
-    let list = scripted.get_mut(key)?;
-    Some(if list.len() > 1 {
-        list.remove(0)
-    } else {
-        list[0].clone()
-    })
+    next(scripted.lock().unwrap().get_mut(key)?)
+}
+
+/// The next of scripted `answers`: the first of several is used up, the last repeats; none
+/// leaves the answer to the fixture.
+pub fn next(answers: &mut Vec<Answer>) -> Option<Answer> {
+    match answers.len() {
+        0 => None,
+        1 => Some(answers[0].clone()),
+        _ => Some(answers.remove(0)),
+    }
 }
 
 /// The guard of a platform that answers GET only.
