@@ -6,11 +6,11 @@
 //! the config keys can be replaced.
 //! <https://documentation.ubuntu.com/lxd/en/latest/dev-lxd/>
 
-use super::{ok, write_answer, Answer, Request};
+use super::scripted::{self, Spec};
+use super::{ok, Answer, Request};
 use serde_json::json;
 use std::collections::{BTreeMap, HashMap};
-use std::io::{BufRead, BufReader};
-use std::os::unix::net::{UnixListener, UnixStream};
+use std::os::unix::net::UnixListener;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -61,34 +61,6 @@ impl Server {
     }
 }
 
-/// A request head off the socket (devlxd requests have no body).
-fn read_request(s: &UnixStream) -> Option<Request> {
-    let mut r = BufReader::new(s);
-    let mut line = String::new();
-    r.read_line(&mut line).ok()?;
-    let mut parts = line.split_whitespace();
-    let method = parts.next()?.to_string();
-    let path = parts.next()?.to_string();
-    let mut headers = Vec::new();
-    loop {
-        let mut h = String::new();
-        if r.read_line(&mut h).ok()? == 0 {
-            break;
-        }
-        let h = h.trim_end();
-        if h.is_empty() {
-            break;
-        }
-        let (n, v) = h.split_once(':')?;
-        headers.push((n.trim().to_ascii_lowercase(), v.trim().to_string()));
-    }
-    Some(Request {
-        method,
-        path,
-        headers,
-    })
-}
-
 fn fixture(path: &str, config: &BTreeMap<String, String>) -> Answer {
     match path {
         "/1.0" => ok(&json!({"api_version": "1.0", "instance_type": "container",
@@ -117,37 +89,17 @@ pub fn start(path: &Path) -> Server {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     let _ = std::fs::remove_file(path);
     let listener = UnixListener::bind(path).unwrap();
-    let log = Arc::new(Mutex::new(Vec::new()));
-    let answers = Arc::new(Mutex::new(HashMap::<String, Vec<Answer>>::new()));
     let config = Arc::new(Mutex::new(self::config()));
-    let (seen, scripted, keys) = (log.clone(), answers.clone(), config.clone());
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut s) = stream else { continue };
-            let Some(req) = read_request(&s) else {
-                continue;
-            };
-            seen.lock().unwrap().push(req.clone());
-            let mut sc = scripted.lock().unwrap();
-            let reply = if req.method != "GET" {
-                Answer::Body(405, Vec::new())
-            } else if let Some(list) = sc.get_mut(&req.path) {
-                if list.len() > 1 {
-                    list.remove(0)
-                } else {
-                    list[0].clone()
-                }
-            } else {
-                fixture(&req.path, &keys.lock().unwrap())
-            };
-            drop(sc);
-            write_answer(&mut s, &reply);
-        }
-    });
+    let keys = config.clone();
+    let route = move |req: &Request| fixture(&req.path, &keys.lock().unwrap());
+    let spec = Spec::new(route)
+        .guard(|req, _| scripted::get_only(req))
+        .key(scripted::with_query);
+    let server = scripted::serve_unix(listener, spec);
     Server {
         path: path.to_path_buf(),
-        log,
-        answers,
+        log: server.log,
+        answers: server.answers,
         config,
     }
 }

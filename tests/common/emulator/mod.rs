@@ -76,9 +76,10 @@ pub fn read_request(s: &mut TcpStream) -> Option<Request> {
     read_request_body(s).map(|(req, _)| req)
 }
 
-/// Reads a request and its body (GCE's guest attributes are written with PUT).
-pub fn read_request_body(s: &mut TcpStream) -> Option<(Request, Vec<u8>)> {
-    let mut r = BufReader::new(s.try_clone().ok()?);
+/// Reads a request and its body (GCE's guest attributes are written with PUT), off a TCP or
+/// a unix socket.
+pub fn read_request_body(s: &mut impl Read) -> Option<(Request, Vec<u8>)> {
+    let mut r = BufReader::new(s);
     let mut line = String::new();
     r.read_line(&mut line).ok()?;
     let mut parts = line.split_whitespace();

@@ -7,7 +7,9 @@
 
 use super::{read_request_body, write_answer_headed, Answer, Request};
 use std::collections::HashMap;
+use std::io::{Read, Write};
 use std::net::TcpListener;
+use std::os::unix::net::UnixListener;
 use std::sync::{Arc, Mutex};
 
 /// The pseudo-header holding the client's source port.
@@ -125,32 +127,75 @@ pub fn loopback() -> TcpListener {
 /// Serves `spec` on `listener` until the process ends.
 pub fn serve(listener: TcpListener, spec: Spec) -> Server {
     let port = listener.local_addr().unwrap().port();
-    let log = Arc::new(Mutex::new(Vec::new()));
-    let answers = Arc::new(Mutex::new(HashMap::<String, Vec<Answer>>::new()));
-    let (seen, scripted) = (log.clone(), answers.clone());
+    let (handler, log, answers) = Handler::new(spec);
     std::thread::spawn(move || {
         for stream in listener.incoming() {
-            let Ok(mut s) = stream else { continue };
+            let Ok(s) = stream else { continue };
             let peer = s.peer_addr().map(|a| a.port()).unwrap_or(0);
-            let Some((mut req, body)) = read_request_body(&mut s) else {
-                continue;
-            };
-            // The client's source port, under a name no header line can carry (a line
-            // starting with ':' has an empty name): Scaleway answers privileged ports only.
-            req.headers.push((PEER_PORT.into(), peer.to_string()));
-            seen.lock().unwrap().push(req.clone());
-            let reply = (spec.guard)(&req, &body)
-                .or_else(|| next_fault(&scripted, &(spec.key)(&req.path)))
-                .unwrap_or_else(|| (spec.route)(&req, &body));
-            let headers = (spec.headers)();
-            if spec.concurrent && !small(&reply) {
-                std::thread::spawn(move || write_answer_headed(&mut s, &reply, &headers));
-            } else {
-                write_answer_headed(&mut s, &reply, &headers);
-            }
+            handler.handle(s, Some(peer));
         }
     });
     Server { port, log, answers }
+}
+
+/// `serve` on a unix socket (LXD's devlxd): the server's port is 0.
+pub fn serve_unix(listener: UnixListener, spec: Spec) -> Server {
+    let (handler, log, answers) = Handler::new(spec);
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(s) = stream else { continue };
+            handler.handle(s, None);
+        }
+    });
+    Server {
+        port: 0,
+        log,
+        answers,
+    }
+}
+
+type Log = Arc<Mutex<Vec<Request>>>;
+type Faults = Arc<Mutex<HashMap<String, Vec<Answer>>>>;
+
+/// Answers one connection after another.
+struct Handler {
+    spec: Spec,
+    log: Log,
+    answers: Faults,
+}
+
+impl Handler {
+    fn new(spec: Spec) -> (Handler, Log, Faults) {
+        let (log, answers) = (Log::default(), Faults::default());
+        let handler = Handler {
+            spec,
+            log: log.clone(),
+            answers: answers.clone(),
+        };
+        (handler, log, answers)
+    }
+
+    fn handle<S: Read + Write + Send + 'static>(&self, mut s: S, peer: Option<u16>) {
+        let Some((mut req, body)) = read_request_body(&mut s) else {
+            return;
+        };
+        // The client's source port, under a name no header line can carry (a line starting
+        // with ':' has an empty name): Scaleway answers privileged ports only.
+        if let Some(peer) = peer {
+            req.headers.push((PEER_PORT.into(), peer.to_string()));
+        }
+        self.log.lock().unwrap().push(req.clone());
+        let spec = &self.spec;
+        let reply = (spec.guard)(&req, &body)
+            .or_else(|| next_fault(&self.answers, &(spec.key)(&req.path)))
+            .unwrap_or_else(|| (spec.route)(&req, &body));
+        let headers = (spec.headers)();
+        if spec.concurrent && !small(&reply) {
+            std::thread::spawn(move || write_answer_headed(&mut s, &reply, &headers));
+        } else {
+            write_answer_headed(&mut s, &reply, &headers);
+        }
+    }
 }
 
 /// An answer written at once: a body of at most 64 KiB (a thread per answer costs
