@@ -12,7 +12,7 @@ use emulator::cloudstack::{self as md, Server};
 use emulator::{ok, status, Answer};
 use std::time::{Duration, Instant};
 
-fn cs_vm(name: &str, server: &Server) -> Machine {
+pub(crate) fn cs_vm(name: &str, server: &Server) -> Machine {
     let m = Machine::new(name);
     m.dmi("sys_vendor", "Apache Software Foundation");
     m.dmi("product_name", "CloudStack KVM Hypervisor");

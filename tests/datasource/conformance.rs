@@ -34,6 +34,32 @@ impl Emulator for emulator::bigstep::Server {
     }
 }
 
+/// MAAS's faults are set by the path under its version.
+#[cfg(feature = "ds-maas")]
+impl Emulator for emulator::maas::Server {
+    fn set(&self, path: &str, answers: Vec<Answer>) {
+        let version = format!("{}/2012-03-01/", emulator::maas::BASE);
+        let path = path.strip_prefix(&version).unwrap();
+        emulator::maas::Server::set(self, path, answers)
+    }
+    fn requests(&self) -> Vec<Request> {
+        emulator::maas::Server::requests(self)
+    }
+}
+
+/// CloudStack's (and Exoscale's) too.
+#[cfg(any(feature = "ds-cloudstack", feature = "ds-exoscale"))]
+impl Emulator for emulator::cloudstack::Server {
+    fn set(&self, path: &str, answers: Vec<Answer>) {
+        let version = format!("/{}/", self.version);
+        let path = path.strip_prefix(&version).unwrap();
+        emulator::cloudstack::Server::set(self, path, answers)
+    }
+    fn requests(&self) -> Vec<Request> {
+        self.log.lock().unwrap().clone()
+    }
+}
+
 /// The emulators that keep their faults in a state of their own.
 macro_rules! stateful_emulator {
     ($($ty:ty),*) => {$(
@@ -246,6 +272,27 @@ fn rows() -> Vec<Row> {
             secrets: &["cix-user-data-secret-91a"],
             ..SHARED
         },
+        #[cfg(feature = "ds-cloudstack")]
+        Row {
+            cloud: "cloudstack",
+            boot: |name| {
+                let s = emulator::cloudstack::start();
+                let m = crate::cloudstack::cs_vm(name, &s);
+                (Box::new(s), m)
+            },
+            document: "/latest/meta-data/instance-id",
+            fixture: || emulator::cloudstack::ID.into(),
+            instance_id: || emulator::cloudstack::ID.to_string(),
+            written: ("etc/cs-secret", "user-data-secret-4d8b"),
+            secrets: &["user-data-secret-4d8b", emulator::cloudstack::PASSWORD],
+            // A leaf that is not there is absent, as optional leaves are: the meta-data then
+            // lacks its instance id.
+            not_found: Expect {
+                codes: &["metadata-invalid"],
+                ..NOT_FOUND
+            },
+            ..SHARED
+        },
         Row {
             cloud: "digitalocean",
             boot: |name| {
@@ -276,6 +323,27 @@ fn rows() -> Vec<Row> {
             not_found: provisioned_without(&[], true),
             ..SHARED
         },
+        #[cfg(feature = "ds-exoscale")]
+        Row {
+            cloud: "exoscale",
+            boot: |name| {
+                let s = emulator::cloudstack::start_exoscale();
+                let m = crate::exoscale::exoscale_vm(name, &s);
+                (Box::new(s), m)
+            },
+            document: "/1.0/meta-data/instance-id",
+            fixture: || emulator::cloudstack::ID.into(),
+            instance_id: || emulator::cloudstack::ID.to_string(),
+            written: ("etc/cs-secret", "user-data-secret-4d8b"),
+            secrets: &["user-data-secret-4d8b", emulator::cloudstack::PASSWORD],
+            // A leaf that is not there is absent, as optional leaves are: the meta-data then
+            // lacks its instance id.
+            not_found: Expect {
+                codes: &["metadata-invalid"],
+                ..NOT_FOUND
+            },
+            ..SHARED
+        },
         Row {
             cloud: "gce",
             boot: |name| {
@@ -303,6 +371,22 @@ fn rows() -> Vec<Row> {
             instance_id: || emulator::hetzner::SERVER_ID.to_string(),
             written: ("etc/hetzner-secret", "user-data-secret-91fa"),
             secrets: &["user-data-secret-91fa"],
+            ..SHARED
+        },
+        #[cfg(feature = "ds-maas")]
+        Row {
+            cloud: "maas",
+            boot: |name| {
+                let s = emulator::maas::start();
+                let cfg = crate::maas::config(&s, emulator::maas::TOKEN_SECRET);
+                let m = crate::maas::node(name, &cfg);
+                (Box::new(s), m)
+            },
+            document: "/MAAS/metadata/2012-03-01/meta-data/instance-id",
+            fixture: || emulator::maas::INSTANCE_ID.into(),
+            instance_id: || emulator::maas::INSTANCE_ID.to_string(),
+            written: ("etc/maas-secret", "maas-user-data-6c1b"),
+            secrets: &["maas-user-data-6c1b", emulator::maas::TOKEN_SECRET],
             ..SHARED
         },
         #[cfg(feature = "ds-nwcs")]

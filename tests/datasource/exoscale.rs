@@ -14,7 +14,7 @@ use emulator::{ok, status, Answer};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-fn exoscale_vm(name: &str, server: &Server) -> Machine {
+pub(crate) fn exoscale_vm(name: &str, server: &Server) -> Machine {
     let m = Machine::new(name);
     m.dmi("sys_vendor", "Exoscale");
     m.dmi("product_name", "Exoscale Compute Platform");

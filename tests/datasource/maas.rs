@@ -11,7 +11,7 @@ use crate::common::emulator::{status, Answer};
 use common::{stderr, Machine};
 use std::time::{Duration, Instant};
 
-fn config(server: &Server, token_secret: &str) -> String {
+pub(crate) fn config(server: &Server, token_secret: &str) -> String {
     format!(
         "datasource:\n  MAAS:\n    metadata_url: {}\n    consumer_key: {}\n    token_key: {}\n    token_secret: {token_secret}\n    consumer_secret: ''\n",
         server.url(),
@@ -20,7 +20,7 @@ fn config(server: &Server, token_secret: &str) -> String {
     )
 }
 
-fn node(name: &str, ds_config: &str) -> Machine {
+pub(crate) fn node(name: &str, ds_config: &str) -> Machine {
     let m = Machine::new(name);
     let t = &m.target;
     m.write(
