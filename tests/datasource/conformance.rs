@@ -101,14 +101,16 @@ const TIMED_OUT: Expect = Expect {
 /// Garbage and a body cut short are retried like any transport failure, until the deadline.
 const BROKEN: Expect = Expect {
     exit: 1,
-    codes: &[
-        "metadata-unreachable",
-        "fetch-failed",
-        "fetch-deadline",
-        "metadata-invalid",
-    ],
+    codes: &["fetch-deadline", "metadata-unreachable"],
     user_data: false,
 };
+
+/// The same, for a cloud that retries a set number of times rather than until its deadline.
+const RETRIES_SPENT: Expect = Expect {
+    codes: &["fetch-failed"],
+    ..BROKEN
+};
+
 /// The instance is provisioned without the document (from local data, or another one), and
 /// the reason is a warning.
 const fn provisioned_without(codes: &'static [&'static str], user_data: bool) -> Expect {
@@ -203,6 +205,9 @@ fn rows() -> Vec<Row> {
             secrets: &["user-data-secret-5c1f", emulator::aliyun::TOKEN],
             // Without meta-data/all, the meta-data tree is crawled instead.
             not_found: provisioned_without(&[], true),
+            // Retried a set number of times, as cloud-init's datasource does.
+            garbage: RETRIES_SPENT,
+            truncated: RETRIES_SPENT,
             ..SHARED
         },
         Row {
@@ -321,6 +326,9 @@ fn rows() -> Vec<Row> {
             secrets: &["user-data-secret-7f3a"],
             // The instance id leaf missing, the identity document's instanceId stands in.
             not_found: provisioned_without(&[], true),
+            // Retried a set number of times, as cloud-init's datasource does.
+            garbage: RETRIES_SPENT,
+            truncated: RETRIES_SPENT,
             ..SHARED
         },
         #[cfg(feature = "ds-exoscale")]
@@ -421,6 +429,9 @@ fn rows() -> Vec<Row> {
                 codes: &["openstack-no-metadata"],
                 ..NOT_FOUND
             },
+            // Retried a set number of times, as cloud-init's datasource does.
+            garbage: RETRIES_SPENT,
+            truncated: RETRIES_SPENT,
             ..SHARED
         },
         #[cfg(feature = "ds-oracle")]
