@@ -8,7 +8,7 @@ use crate::common::emulator;
 use common::{stderr, Machine};
 use emulator::ec2::{self as imds, Imds};
 use emulator::{ok, status, Answer};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 const NETWORKD: &str = "usr/lib/systemd/systemd-networkd";
 
@@ -465,33 +465,6 @@ fn server_errors_are_retried_and_absences_are_not_errors() {
     let n = server.requests().iter().filter(|r| r.path == id).count();
     assert_eq!(n, 3);
     assert!(m.diags().is_empty(), "{:?}", m.diags());
-}
-
-#[test]
-fn a_service_slower_than_the_deadline_fails_in_time() {
-    let server = imds::start();
-    let slow = Answer::Slow(Duration::from_secs(6), Box::new(ok(imds::INSTANCE_ID)));
-    server.set("/latest/meta-data/instance-id", vec![slow]);
-    let m = aws_machine("ec2-slow", &server);
-    m.cmdline(&format!(
-        "ro ember.metadata-url={} ember.metadata-timeout=1.5",
-        server.url()
-    ));
-    let started = Instant::now();
-    let out = m.initrd("all");
-    assert!(
-        started.elapsed() < Duration::from_secs(5),
-        "{:?}",
-        started.elapsed()
-    );
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    let diags = m.diags();
-    assert!(
-        diags
-            .iter()
-            .any(|d| d["code"] == "fetch-deadline" || d["code"] == "fetch-failed"),
-        "{diags:?}"
-    );
 }
 
 #[test]

@@ -270,24 +270,8 @@ fn an_answer_without_the_flavor_header_is_refused() {
 }
 
 #[test]
-fn slow_truncated_and_garbage_answers() {
-    let server = md::start();
-    let slow = Answer::Slow(Duration::from_secs(6), Box::new(doc_answer()));
-    server.set(md::DOCUMENT, vec![slow]);
-    let m = gce_machine("gce-slow", &server);
-    m.cmdline(&format!(
-        "ro ember.metadata-url={} ember.metadata-timeout=1.5",
-        server.url()
-    ));
-    let started = Instant::now();
-    let out = m.initrd("all");
-    assert!(
-        started.elapsed() < Duration::from_secs(5),
-        "{:?}",
-        started.elapsed()
-    );
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-
+fn truncated_and_garbage_answers() {
+    // An answer past the deadline is the conformance table's.
     let doc = md::document().to_string();
     // A body cut short and bytes that are not HTTP are retried until the wait ends.
     let retried = ["metadata-unreachable", "fetch-deadline"];

@@ -5,7 +5,7 @@
 //! (500 then 200, 404, slow, bad JSON, no id); weak DMI refused; secrets kept.
 
 use crate::common::emulator::upcloud as md;
-use crate::common::emulator::{ok, status, Answer};
+use crate::common::emulator::{ok, status};
 use crate::common::{self, stderr, Machine};
 use crate::vps_machine::{codes, machine, networkd_files};
 use std::time::{Duration, Instant};
@@ -91,31 +91,21 @@ fn faults() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(m.status()["instance_id"], md::UUID);
 
-    let slow = Answer::Slow(Duration::from_secs(6), Box::new(ok(&doc)));
-    let timed_out = ["metadata-unreachable", "fetch-deadline"];
-    for (name, answer, code) in [
-        ("uc-404", status(404), &["metadata-not-found"][..]),
-        ("uc-json", ok(&doc[..doc.len() / 3]), &["metadata-invalid"]),
-        ("uc-slow", slow, &timed_out),
-    ] {
-        let server = md::start();
-        server.set(md::DOCUMENT, vec![answer]);
-        let m = upcloud(name, &server.url());
-        m.cmdline(&format!(
-            "ro ember.metadata-url={} ember.metadata-timeout=1.5",
-            server.url()
-        ));
-        let started = Instant::now();
-        let out = m.initrd("all");
-        assert!(started.elapsed() < Duration::from_secs(5), "{name}");
-        assert_eq!(out.status.code(), Some(1), "{name}: {}", stderr(&out));
-        let found = codes(&m);
-        assert!(
-            code.iter().any(|c| found.contains(&c.to_string())),
-            "{name}: {found:?}"
-        );
-        common::assert_no_panic(&out);
-    }
+    // JSON cut short: named, in time. 404 and an answer past the deadline are the
+    // conformance table's.
+    let server = md::start();
+    server.set(md::DOCUMENT, vec![ok(&doc[..doc.len() / 3])]);
+    let m = upcloud("uc-json", &server.url());
+    m.cmdline(&format!(
+        "ro ember.metadata-url={} ember.metadata-timeout=1.5",
+        server.url()
+    ));
+    let started = Instant::now();
+    let out = m.initrd("all");
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(codes(&m).contains(&"metadata-invalid".to_string()));
+    common::assert_no_panic(&out);
 }
 
 #[test]

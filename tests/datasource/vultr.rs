@@ -6,8 +6,8 @@
 //! line and /etc/vultr; faults (500 then 200, 404, slow, bad JSON, missing keys, a NIC the
 //! host lacks); secrets kept.
 
+use crate::common::emulator::ok;
 use crate::common::emulator::vultr as md;
-use crate::common::emulator::{ok, status, Answer};
 use crate::common::{self, stderr, Machine};
 use crate::vps_machine::{codes, machine, networkd_files};
 use std::time::{Duration, Instant};
@@ -141,30 +141,21 @@ fn empty_payloads_and_hostname() {
 
 #[test]
 fn faults() {
-    let server = md::start();
+    // 500 then 200, 404 and an answer past the deadline are the conformance table's.
     let doc = md::document().to_string();
-    server.set(md::DOCUMENT, vec![status(500), ok(&doc)]);
-    let m = vultr("vu-retry", &server.url());
-    let out = m.initrd("all");
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert_eq!(server.requests().len(), 2);
 
     let mut no_id = md::document();
     no_id.as_object_mut().unwrap().remove("instance-v2-id");
     let mut bad_ud = md::document();
     bad_ud["user-data"] = serde_json::json!({"x": 1});
-    let slow = Answer::Slow(Duration::from_secs(6), Box::new(ok(&doc)));
-    let timed_out = ["metadata-unreachable", "fetch-deadline"];
     for (name, answer, code, exit) in [
-        ("vu-404", status(404), &["metadata-not-found"][..], 1),
         (
             "vu-json",
             ok(&doc[..doc.len() / 2]),
-            &["metadata-invalid"],
+            &["metadata-invalid"][..],
             1,
         ),
         ("vu-noid", ok(&no_id.to_string()), &["metadata-invalid"], 1),
-        ("vu-slow", slow, &timed_out, 1),
         (
             "vu-badud",
             ok(&bad_ud.to_string()),
