@@ -491,7 +491,7 @@ fn each_row(case: fn(&Row)) {
     let failures: Vec<String> = std::thread::scope(|scope| {
         let running: Vec<_> = rows
             .iter()
-            .filter(|row| row.needs.map_or(true, have))
+            .filter(|row| row.needs.is_none_or(have))
             .map(|row| {
                 let thread = std::thread::Builder::new().name(row.cloud.into());
                 (row.cloud, thread.spawn_scoped(scope, || case(row)).unwrap())
