@@ -31,11 +31,7 @@ const TIMED_OUT: Expect = Expect {
     user_data: false,
 };
 /// Garbage and a body cut short are retried like any transport failure, until the deadline.
-const BROKEN: Expect = Expect {
-    exit: 1,
-    codes: &["fetch-deadline", "metadata-unreachable"],
-    user_data: false,
-};
+const BROKEN: Expect = TIMED_OUT;
 
 /// The instance is provisioned without the document (from local data, or another one), and
 /// the reason is a warning.
