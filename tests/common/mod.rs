@@ -302,9 +302,13 @@ const fn without_suffix(path: &'static str, suffix: &str) -> &'static str {
 
 /// `cmd`'s output once it exited; a panic in it fails the test.
 pub fn run(cmd: &mut Command) -> Output {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("{:?}: {e}", cmd.get_program()));
+    let out = cmd.output().unwrap_or_else(|e| {
+        let hint = match cmd.get_program() == EMBER {
+            true => " (the runner is ember-runner's binary: `cargo build -p ember-runner`)",
+            false => "",
+        };
+        panic!("{:?}: {e}{hint}", cmd.get_program())
+    });
     assert_no_panic(&out);
     out
 }
