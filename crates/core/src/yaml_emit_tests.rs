@@ -90,7 +90,10 @@ fn strings_are_written_as_pyyaml_writes_them() {
         ("0o17", "k: 0o17\n"),
         ("0b101", "k: '0b101'\n"),
         ("2024-02-21", "k: '2024-02-21'\n"),
-        ("2001-12-14t21:59:43.10-05:00", "k: '2001-12-14t21:59:43.10-05:00'\n"),
+        (
+            "2001-12-14t21:59:43.10-05:00",
+            "k: '2001-12-14t21:59:43.10-05:00'\n",
+        ),
         ("0x1F", "k: '0x1F'\n"),
         ("<<", "k: '<<'\n"),
         ("=", "k: '='\n"),
@@ -117,8 +120,14 @@ fn strings_are_written_as_pyyaml_writes_them() {
         ("ls\u{2028}", "k: \"ls\\L\"\n"),
         ("bom\u{feff}", "k: \"bom\\uFEFF\"\n"),
         ("\u{00e9} \u{00fc}", "k: \"\\xE9 \\xFC\"\n"),
-        ("Wed, 21 Feb 2024 21:27:24 +0000", "k: Wed, 21 Feb 2024 21:27:24 +0000\n"),
-        ("DataSourceNoCloud [seed=/dev/sr0]", "k: DataSourceNoCloud [seed=/dev/sr0]\n"),
+        (
+            "Wed, 21 Feb 2024 21:27:24 +0000",
+            "k: Wed, 21 Feb 2024 21:27:24 +0000\n",
+        ),
+        (
+            "DataSourceNoCloud [seed=/dev/sr0]",
+            "k: DataSourceNoCloud [seed=/dev/sr0]\n",
+        ),
     ];
     for (input, want) in cases {
         let got = block(&serde_json::json!({ "k": input }), 0);
@@ -131,8 +140,12 @@ fn strings_are_written_as_pyyaml_writes_them() {
 fn documents_and_nested_blocks() {
     let v: Value = serde_json::from_str("{\"errors\": [], \"recoverable_errors\": {\"WARNING\": [\"a\", \"b\"]}, \"stage\": null, \"start\": 1.5, \"init\": {\"errors\": [], \"finished\": null, \"recoverable_errors\": {}}, \"list\": [{\"a\": 1, \"b\": [true]}, [\"x\"], \"s\"]}").unwrap();
     assert_eq!(document(&v), "---\nerrors: []\ninit:\n    errors: []\n    finished: null\n    recoverable_errors: {}\nlist:\n-   a: 1\n    b:\n    - true\n-   - x\n- s\nrecoverable_errors:\n    WARNING:\n    - a\n    - b\nstage: null\nstart: 1.5\n...\n");
-    let inner: Value = serde_json::from_str("{\"a\": {\"b\": 1}, \"c\": \"\", \"d\": [\"x\"]}").unwrap();
-    assert_eq!(block(&inner, 4), "    a:\n        b: 1\n    c: ''\n    d:\n    - x\n");
+    let inner: Value =
+        serde_json::from_str("{\"a\": {\"b\": 1}, \"c\": \"\", \"d\": [\"x\"]}").unwrap();
+    assert_eq!(
+        block(&inner, 4),
+        "    a:\n        b: 1\n    c: ''\n    d:\n    - x\n"
+    );
     assert_eq!(document(&serde_json::json!("x")), "--- x\n...\n");
     assert_eq!(document(&serde_json::json!({})), "--- {}\n...\n");
 }

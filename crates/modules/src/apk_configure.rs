@@ -4,8 +4,8 @@
 //! `alpine_repo.version`) leaves the file alone.
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#apk-configure>
 
-use super::pyvalue::{py_str, translate_bool, truthy};
 use super::{ModCtx, RunnerModule};
+use crate::common::pyvalue::{py_str, translate_bool, truthy};
 use crate::conf_lang::apk;
 use crate::config::reader::Reader;
 use crate::config::shape::{Fields, Shape};

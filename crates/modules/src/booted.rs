@@ -6,9 +6,9 @@
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html>
 
 use super::*;
+use crate::common::exec::Exec;
 use crate::config::reader::Reader;
 use crate::error::Diag;
-use crate::exec::Exec;
 use crate::handoff::{Handoff, ModuleCall};
 use crate::module_specs;
 use crate::reason::Reason;
@@ -360,7 +360,7 @@ mod tests {
             config: serde_json::json!({}),
             unverified: false,
         };
-        let os = |t: &str| super::distro::OsRelease::parse(t);
+        let os = |t: &str| crate::common::distro::OsRelease::parse(t);
         assert_eq!(super::not_verified(spec, &call, &os("ID=debian\n")), None);
         assert_eq!(
             super::not_verified(

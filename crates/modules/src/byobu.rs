@@ -7,8 +7,8 @@
 //! cloud-init. An unknown value is a warning (and then does what its words say, as there).
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#byobu>
 
-use super::system_tools::{self as tools, py_str};
 use super::{ModCtx, RunnerModule};
+use crate::common::system_tools::{self as tools, py_str};
 use crate::config::reader::Reader;
 use crate::config::shape::{Lit, Shape};
 use crate::error::Diag;

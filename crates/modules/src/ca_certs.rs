@@ -7,8 +7,8 @@
 //! It runs in ember's early unit, as cloud-init's init stage runs it.
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#ca-certificates>
 
-use super::distro::{which, Family, OsRelease};
 use super::{ModCtx, RunnerModule};
+use crate::common::distro::{which, Family, OsRelease};
 use crate::config::reader::Reader;
 use crate::config::shape::{list, Fields, Shape};
 use crate::error::Diag;

@@ -5,9 +5,9 @@
 //! only says what it would run.
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#disable-ec2-metadata>
 
-use super::distro::{flag, which};
-use super::system_tools as tools;
 use super::{ModCtx, RunnerModule};
+use crate::common::distro::{flag, which};
+use crate::common::system_tools as tools;
 use crate::config::reader::Reader;
 use crate::config::shape::Shape;
 use crate::error::Diag;

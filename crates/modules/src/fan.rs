@@ -5,9 +5,9 @@
 //! is an error). Without `config` it does nothing.
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#fan>
 
-use super::distro::which;
-use super::system_tools::{self as tools, Action, Distro};
 use super::{ModCtx, RunnerModule};
+use crate::common::distro::which;
+use crate::common::system_tools::{self as tools, Action, Distro};
 use crate::config::reader::Reader;
 use crate::config::shape::{Fields, Shape};
 use crate::error::Diag;
@@ -93,7 +93,7 @@ impl RunnerModule for Fan {
         }
         let distro = Distro::of(ctx, cfg);
         let service = |action| tools::service(ctx, "fan", distro, action, SERVICE);
-        let warn = |what: &str, outcome: crate::exec::Outcome| {
+        let warn = |what: &str, outcome: crate::common::exec::Outcome| {
             let msg = format!("{what} {SERVICE} {}", outcome.describe());
             Diag::warning(Reason::CommandFailed, msg).key("fan")
         };

@@ -8,9 +8,9 @@
 //! cloud-init; a failing `debconf-set-selections` is a warning.
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#grub-dpkg>
 
-use super::distro::which;
-use super::system_tools::{self as tools, py_str, translate_bool};
 use super::{ModCtx, RunnerModule};
+use crate::common::distro::which;
+use crate::common::system_tools::{self as tools, py_str, translate_bool};
 use crate::conf_lang::debconf;
 use crate::config::reader::Reader;
 use crate::config::shape::{Fields, Shape};

@@ -9,9 +9,9 @@
 //! is told to reload its rules. It runs without keys, as in cloud-init.
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#install-hotplug>
 
-use super::distro::which;
-use super::system_tools as tools;
 use super::{ModCtx, RunnerModule};
+use crate::common::distro::which;
+use crate::common::system_tools as tools;
 use crate::config::reader::Reader;
 use crate::config::shape::{list, Fields, Lit, Shape};
 use crate::error::Diag;

@@ -7,9 +7,9 @@
 //! console tools source, so quotes, `$`, backquotes and backslashes are refused.
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#keyboard>
 
-use super::distro::which;
-use super::system_tools::{self as tools, uses_systemd, Action, Distro};
 use super::{ModCtx, RunnerModule};
+use crate::common::distro::which;
+use crate::common::system_tools::{self as tools, uses_systemd, Action, Distro};
 use crate::conf_lang::shell;
 use crate::config::reader::Reader;
 use crate::config::shape::{Fields, Shape};

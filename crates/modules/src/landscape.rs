@@ -10,13 +10,13 @@
 //! read there rather than repeated on its command line.
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#landscape>
 
-use super::private_io::{install, private_file};
 use super::{Guard, ModCtx, RunnerModule};
+use crate::common::exec::Outcome;
+use crate::common::private_io::{install, private_file};
 use crate::conf_lang::configobj;
 use crate::config::reader::Reader;
 use crate::config::shape::{Fields, Lit, Shape};
 use crate::error::Diag;
-use crate::exec::Outcome;
 use crate::reason::Reason;
 use crate::secret::Secret;
 use serde_json::Value;

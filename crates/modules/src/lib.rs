@@ -18,13 +18,14 @@ use ember_core::{
 use ember_disk as disk;
 
 pub mod booted;
-pub mod exec;
+pub mod common;
+// The shared helpers by their short names, for the modules' `use super::{shell, ...}`.
+use common::{distro, shell};
 pub mod local;
 
 pub use booted::*;
 pub use local::{Module, ModuleCtx, LOCAL};
 
-pub mod accounts;
 pub mod ansible;
 pub mod apk_configure;
 pub mod apt;
@@ -32,11 +33,9 @@ pub mod apt_pipelining;
 mod bootcmd;
 mod byobu;
 pub mod ca_certs;
-pub mod cfgmgmt;
 pub mod chef;
 mod disable_ec2_metadata;
 pub mod disk_setup;
-pub mod distro;
 mod fan;
 pub mod final_message;
 pub mod growpart;
@@ -54,9 +53,7 @@ pub mod ntp;
 pub mod packages;
 pub mod phone_home;
 pub mod power_state;
-mod private_io;
 pub mod puppet;
-mod pyvalue;
 mod raspberry_pi;
 mod reset_rmc;
 pub mod resizefs;
@@ -68,14 +65,12 @@ pub mod salt_minion;
 mod scripts;
 pub mod seed_random;
 pub mod set_passwords;
-pub mod shell;
 pub mod snap;
 pub mod spacewalk;
 pub mod ssh;
 pub mod ssh_authkey_fingerprints;
 pub mod ssh_import_id;
 pub mod ssh_publish_hostkeys;
-mod system_tools;
 pub mod timezone;
 pub mod ubuntu_autoinstall;
 pub mod ubuntu_drivers;

@@ -9,8 +9,8 @@
 //! warning, the default nothing.
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#locale>
 
-use super::system_tools::{self as tools, is_false, py_str, Distro};
 use super::{ModCtx, RunnerModule};
+use crate::common::system_tools::{self as tools, is_false, py_str, Distro};
 use crate::config::reader::Reader;
 use crate::config::shape::Shape;
 use crate::error::Diag;
@@ -151,7 +151,7 @@ fn write(ctx: &ModCtx, path: &str, text: &str, key: &str, diags: &mut Vec<Diag>)
     }
 }
 
-fn failed(what: &str, outcome: &crate::exec::Outcome, diags: &mut Vec<Diag>) {
+fn failed(what: &str, outcome: &crate::common::exec::Outcome, diags: &mut Vec<Diag>) {
     let msg = format!("{what} {}", outcome.describe());
     diags.push(Diag::error(Reason::CommandFailed, msg).key("locale"));
 }

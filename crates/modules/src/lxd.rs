@@ -8,12 +8,12 @@
 //! removed afterwards (cloud-init passes the password as `--trust-password=`).
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#lxd>
 
-use super::distro::which;
 use super::{Guard, ModCtx, RunnerModule};
+use crate::common::distro::which;
+use crate::common::exec::Outcome;
 use crate::conf_lang::debconf;
 use crate::config::reader::Reader;
 use crate::error::Diag;
-use crate::exec::Outcome;
 use crate::reason::Reason;
 use crate::root::FileSpec;
 use serde_json::Value;

@@ -9,9 +9,9 @@
 //! and its service reloaded or restarted (on the live system only: `--target /`).
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#ntp>
 
-use super::distro::{which, Family, OsRelease};
 use super::packages::{Manager, Op};
 use super::{ModCtx, RunnerModule};
+use crate::common::distro::{which, Family, OsRelease};
 use crate::config::reader::Reader;
 use crate::config::shape::{list, Fields, Shape};
 use crate::error::Diag;

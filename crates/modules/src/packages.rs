@@ -9,8 +9,8 @@
 //! Not done: cloud-init's retry with snap of a plain name apt does not know.
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#package-update-upgrade-install>
 
-use super::distro::{which, Family, OsRelease};
 use super::{Guard, ModCtx, RunnerModule};
+use crate::common::distro::{which, Family, OsRelease};
 use crate::config::reader::Reader;
 use crate::error::Diag;
 use crate::reason::Reason;

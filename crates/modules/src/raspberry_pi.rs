@@ -9,8 +9,8 @@
 //! failure cannot turn into a reboot on every boot.
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#raspberry-pi-configuration>
 
-use super::system_tools as tools;
 use super::{Guard, ModCtx, RunnerModule};
+use crate::common::system_tools as tools;
 use crate::config::reader::Reader;
 use crate::config::shape::{Fields, Shape};
 use crate::error::Diag;

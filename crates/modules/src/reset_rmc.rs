@@ -5,8 +5,8 @@
 //! It runs at most once per instance: a new node id is not something to make twice.
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html>
 
-use super::system_tools as tools;
 use super::{Guard, ModCtx, RunnerModule};
+use crate::common::system_tools as tools;
 use crate::error::Diag;
 use crate::reason::Reason;
 use serde_json::Value;

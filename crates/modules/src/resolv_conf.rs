@@ -8,9 +8,9 @@
 //! it). A symlink at the path is replaced by the file.
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#resolv-conf>
 
-use super::distro::OsRelease;
-use super::system_tools::py_str;
 use super::{ModCtx, RunnerModule};
+use crate::common::distro::OsRelease;
+use crate::common::system_tools::py_str;
 use crate::conf_lang::{resolv, Refused};
 use crate::config::reader::Reader;
 use crate::config::shape::{Fields, Shape};
@@ -62,7 +62,7 @@ fn list(map: &Map<String, Value>, name: &str, diags: &mut Vec<Diag>) -> Option<V
 pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> Option<Settings> {
     let manage = match cfg.get("manage_resolv_conf") {
         None => return Some(Settings::Off),
-        v => super::distro::flag(v, "manage_resolv_conf", diags).unwrap_or(false),
+        v => crate::common::distro::flag(v, "manage_resolv_conf", diags).unwrap_or(false),
     };
     if !manage {
         return Some(Settings::Off);

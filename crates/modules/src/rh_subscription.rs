@@ -9,8 +9,8 @@
 //! `subscription-manager` that is not such a script is not run (`secret-refused`).
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#red-hat-subscription>
 
-use super::private_io::{capture, run_in_process};
 use super::{Guard, ModCtx, RunnerModule};
+use crate::common::private_io::{capture, run_in_process};
 use crate::config::reader::Reader;
 use crate::error::Diag;
 use crate::reason::Reason;

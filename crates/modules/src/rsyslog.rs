@@ -12,9 +12,9 @@
 //! syslogd handling is not ember's (Linux only).
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#rsyslog>
 
-use super::distro::which;
-use super::system_tools::{self as tools, Action, Distro};
 use super::{ModCtx, RunnerModule};
+use crate::common::distro::which;
+use crate::common::system_tools::{self as tools, Action, Distro};
 use crate::config::reader::Reader;
 use crate::error::Diag;
 use crate::reason::Reason;

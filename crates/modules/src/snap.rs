@@ -8,9 +8,9 @@
 //! key order (cloud-init keeps the order written; ember's config keeps mappings sorted).
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#snap>
 
-use super::distro::which;
-use super::pyvalue::truthy;
 use super::{Guard, ModCtx, RunnerModule};
+use crate::common::distro::which;
+use crate::common::pyvalue::truthy;
 use crate::config::reader::Reader;
 use crate::config::shape::{list, Fields, Shape};
 use crate::error::Diag;

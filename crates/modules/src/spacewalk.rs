@@ -9,12 +9,12 @@
 //! module (canonical/cloud-init#6934, open); ember runs it as cloud-init 26 does.
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#spacewalk>
 
-use super::private_io::{install, run_in_process};
 use super::{Guard, ModCtx, RunnerModule};
+use crate::common::exec::Outcome;
+use crate::common::private_io::{install, run_in_process};
 use crate::config::reader::Reader;
 use crate::config::shape::{Fields, Shape};
 use crate::error::Diag;
-use crate::exec::Outcome;
 use crate::reason::Reason;
 use crate::secret::Secret;
 use serde_json::Value;

@@ -8,8 +8,8 @@
 //! cloud-init does it inside cc_ssh, which ember runs in the initramfs.
 //! <https://cloud.google.com/compute/docs/metadata/manage-guest-attributes>
 
-use super::distro::which;
 use super::ModCtx;
+use crate::common::distro::which;
 use crate::error::Diag;
 use crate::reason::Reason;
 use crate::root::FileSpec;

@@ -5,9 +5,9 @@
 //! error (cloud-init raises so the installer's environment shows it). It installs nothing.
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#ubuntu-autoinstall>
 
-use super::distro::which;
-use super::private_io::capture;
 use super::{ModCtx, RunnerModule};
+use crate::common::distro::which;
+use crate::common::private_io::capture;
 use crate::config::reader::Reader;
 use crate::config::shape::{Fields, Shape};
 use crate::error::Diag;

@@ -7,9 +7,9 @@
 //! skips the module with a warning when the target lacks that tool.
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#ubuntu-drivers>
 
-use super::distro::which;
-use super::pyvalue::{py_str, translate_bool, truthy};
 use super::{Guard, ModCtx, RunnerModule};
+use crate::common::distro::which;
+use crate::common::pyvalue::{py_str, translate_bool, truthy};
 use crate::config::reader::Reader;
 use crate::config::shape::{Fields, Shape};
 use crate::error::Diag;

@@ -8,12 +8,12 @@
 //! hold a password) is handed to `pro config set` inside its Python interpreter.
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#ubuntu-pro>
 
-use super::distro::which;
-use super::private_io::{capture, install, private_file, run_in_process};
 use super::{Guard, ModCtx, RunnerModule};
+use crate::common::distro::which;
+use crate::common::exec::Outcome;
+use crate::common::private_io::{capture, install, private_file, run_in_process};
 use crate::config::reader::Reader;
 use crate::error::Diag;
-use crate::exec::Outcome;
 use crate::reason::Reason;
 use serde_json::{json, Value};
 

@@ -7,9 +7,9 @@
 //! an error, as cloud-init raises; every probe runs, and the failed ones are named together.
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#wireguard>
 
-use super::distro::{plain_word, which};
 use super::packages::{Manager, Op};
 use super::{Guard, ModCtx, RunnerModule};
+use crate::common::distro::{plain_word, which};
 use crate::config::reader::Reader;
 use crate::config::shape::{list, Fields, Shape};
 use crate::error::Diag;

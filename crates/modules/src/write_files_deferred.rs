@@ -2,7 +2,7 @@
 //! in the target, written now that users and groups exist, so their owners resolve.
 
 use super::{ModCtx, RunnerModule};
-use crate::accounts::Accounts;
+use crate::common::accounts::Accounts;
 use crate::error::Diag;
 use crate::reason::Reason;
 use crate::write_files::apply::{apply, DecodedFile, DEFERRED_PATH};

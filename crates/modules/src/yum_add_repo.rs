@@ -6,8 +6,8 @@
 //! in sorted order (ember's config keeps mappings sorted), not the order given.
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#yum-add-repo>
 
-use super::pyvalue::py_str;
 use super::{ModCtx, RunnerModule};
+use crate::common::pyvalue::py_str;
 use crate::conf_lang::ini;
 use crate::config::reader::Reader;
 use crate::config::shape::{Fields, Shape};
@@ -41,7 +41,9 @@ pub struct Settings {
 /// `yum_repos` and `yum_repo_dir`: None when there is nothing to write (no repositories, or
 /// a value cloud-init fails on, with its diagnostic).
 pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> Option<Settings> {
-    let repos = cfg.get("yum_repos").filter(|v| super::pyvalue::truthy(v))?;
+    let repos = cfg
+        .get("yum_repos")
+        .filter(|v| crate::common::pyvalue::truthy(v))?;
     let Some(repos) = repos.as_object() else {
         let msg = "expected a mapping of repository ids";
         diags.push(Diag::error(Reason::WrongType, msg).key("yum_repos"));
@@ -90,7 +92,7 @@ fn usable_section(id: &str) -> bool {
 fn options(repo: &Value, key: &str, diags: &mut Vec<Diag>) -> Option<Vec<(String, String)>> {
     let empty = Map::new();
     let map = match repo {
-        v if !super::pyvalue::truthy(v) => &empty,
+        v if !crate::common::pyvalue::truthy(v) => &empty,
         Value::Object(m) => m,
         _ => {
             let msg = "expected a mapping of repository options; repository skipped";

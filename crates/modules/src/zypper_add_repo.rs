@@ -6,8 +6,8 @@
 //! it runs every boot, so zypp.conf gets the lines again each boot.
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#zypper-add-repo>
 
-use super::pyvalue::{py_str, truthy};
 use super::{ModCtx, RunnerModule};
+use crate::common::pyvalue::{py_str, truthy};
 use crate::conf_lang::{configobj, ini, Refused};
 use crate::config::reader::Reader;
 use crate::config::shape::{list, Fields, Shape};

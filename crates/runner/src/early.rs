@@ -6,7 +6,8 @@
 //! `random_seed.command` ember-initrd left. Each returns `None` when there was nothing to do,
 //! so no step is recorded for it.
 
-use super::modules::{once, run_script, shell, which, ModCtx};
+use super::modules::common::shell;
+use super::modules::{once, run_script, which, ModCtx};
 use crate::error::Diag;
 use crate::modules::resizefs::PENDING_RESIZE;
 use crate::modules::seed_random::{PendingCommand, COMMAND_FILE};

@@ -37,7 +37,7 @@ use ember_core::{
 };
 use ember_disk as disk;
 use ember_modules as modules;
-use ember_modules::exec;
+use ember_modules::common::exec;
 use ember_network as network;
 
 use crate::paths::RunPaths;

@@ -7,7 +7,7 @@
 //! handler that fails is an error naming it (and the part it was given); the others go on.
 //! <https://docs.cloud-init.io/en/latest/reference/user_data_formats.html#part-handler>
 
-use super::modules::distro::which;
+use super::modules::common::distro::which;
 use super::modules::{once, ModCtx};
 use crate::error::Diag;
 use crate::handoff::PartHandlerRef;

@@ -84,6 +84,7 @@ const SHARED: Row = Row {
 };
 
 /// Akamai's fallback: the instance from the DMI serial, no user-data, a warning.
+#[cfg(feature = "ds-akamai")]
 const LOCAL_ONLY: Expect = provisioned_without(&["metadata-unreachable"], false);
 
 /// Runs `case` for every row at once, each on a thread of its own named by the cloud, and

@@ -1,6 +1,8 @@
 //! The table: one row per HTTP cloud, and what a case needs of each cloud's emulator.
 
-use super::{provisioned_without, Expect, Row, BROKEN, LOCAL_ONLY, NOT_FOUND, SHARED, TIMED_OUT};
+#[cfg(feature = "ds-akamai")]
+use super::LOCAL_ONLY;
+use super::{provisioned_without, Expect, Row, BROKEN, NOT_FOUND, SHARED, TIMED_OUT};
 use crate::common::emulator::{self, Answer, Request};
 
 /// What a case needs of an emulator, whatever its platform.

@@ -12,12 +12,12 @@
 mod settings;
 mod shape;
 
-use super::cfgmgmt::{self, capture, in_dir, Pkg};
-use super::distro::{which, Family, OsRelease};
 use super::{Guard, ModCtx, RunnerModule};
+use crate::common::cfgmgmt::{self, capture, in_dir, Pkg};
+use crate::common::distro::{which, Family, OsRelease};
+use crate::common::exec::Outcome;
 use crate::config::reader::Reader;
 use crate::error::Diag;
-use crate::exec::Outcome;
 use crate::reason::Reason;
 use serde_json::Value;
 pub use settings::{read, Pull, Settings};

@@ -2,7 +2,7 @@
 //! cloud-init's module checks only when it runs (`install_method` and `package_name` given,
 //! `pull.url`) is the run's to report, as cloud-init's schema does not require them.
 
-use crate::cfgmgmt::read::{py_str, wrong, Obj};
+use crate::common::cfgmgmt::read::{py_str, wrong, Obj};
 use crate::error::Diag;
 use crate::reason::Reason;
 use serde_json::Value;

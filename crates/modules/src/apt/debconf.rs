@@ -8,7 +8,7 @@
 
 use super::settings::Settings;
 use super::ModCtx;
-use crate::distro::which;
+use crate::common::distro::which;
 use crate::error::Diag;
 use crate::reason::Reason;
 use crate::root::FileSpec;

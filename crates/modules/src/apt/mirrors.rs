@@ -13,7 +13,7 @@
 use super::settings::{Mirror, Settings};
 use super::target::Target;
 use super::ModCtx;
-use crate::distro::which;
+use crate::common::distro::which;
 use crate::error::Diag;
 use crate::reason::Reason;
 use serde_json::Value;

@@ -11,9 +11,9 @@
 //! the default `add_apt_repo_match`, and `system_info` package mirrors of the image.
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#apt-configure>
 
-use super::distro::which;
 use super::packages::Op;
 use super::{Guard, ModCtx, RunnerModule};
+use crate::common::distro::which;
 use crate::config::reader::Reader;
 use crate::error::Diag;
 use serde_json::Value;

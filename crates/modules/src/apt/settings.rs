@@ -5,7 +5,7 @@
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#apt-configure>
 
 use super::convert::{self, Apt};
-use crate::distro::{flag, plain_word};
+use crate::common::distro::{flag, plain_word};
 use crate::error::Diag;
 use crate::reason::Reason;
 use serde_json::{Map, Value};

@@ -12,7 +12,7 @@ use super::mirrors::Mirrors;
 use super::settings::Source;
 use super::template::{self, Error};
 use super::ModCtx;
-use crate::distro::which;
+use crate::common::distro::which;
 use crate::error::Diag;
 use crate::packages::{Manager, Op};
 use crate::reason::Reason;

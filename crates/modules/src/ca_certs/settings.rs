@@ -1,7 +1,7 @@
 //! `ca_certs` (or the deprecated `ca-certs`), read once into `Settings`. The boot and `ember
 //! schema` both read it here.
 
-use crate::distro::flag;
+use crate::common::distro::flag;
 use crate::error::Diag;
 use crate::reason::Reason;
 use serde_json::Value;

@@ -3,7 +3,7 @@
 //! template's order, from cloud-init's defaults overridden by the `chef` keys. The
 //! validation key's text is never part of it, only its path.
 
-use crate::cfgmgmt::read::py_str;
+use crate::common::cfgmgmt::read::py_str;
 use crate::conf_lang::{ruby, Refused};
 use serde_json::{Map, Value};
 

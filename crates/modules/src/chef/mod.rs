@@ -12,8 +12,8 @@
 mod client_rb;
 mod settings;
 
-use super::cfgmgmt::{self, Pkg};
 use super::{Guard, ModCtx, RunnerModule};
+use crate::common::cfgmgmt::{self, Pkg};
 use crate::config::reader::Reader;
 use crate::date::format_utc;
 use crate::error::Diag;

@@ -3,7 +3,7 @@
 //! `delete_validation_post_exec`, `version` and `ruby_version` are honoured at boot and
 //! reported by `schema`, as cloud-init does). The boot and `ember schema` both read it here.
 
-use crate::cfgmgmt::read::{wrong, Obj};
+use crate::common::cfgmgmt::read::{wrong, Obj};
 use crate::config::shape::{list, Fields, Lit, Shape};
 use crate::error::Diag;
 use crate::reason::Reason;

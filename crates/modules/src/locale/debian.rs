@@ -6,9 +6,9 @@
 //! POSIX need no generation, and their file is written as update-locale would write it, without
 //! running it. When `LANG` already names the locale, nothing runs at all.
 
-use super::super::system_tools::{self as tools, ensure_tool};
 use super::super::ModCtx;
 use super::failed;
+use crate::common::system_tools::{self as tools, ensure_tool};
 use crate::error::Diag;
 use crate::root::FileSpec;
 

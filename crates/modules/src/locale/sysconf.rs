@@ -4,9 +4,9 @@
 //! kept, values unquoted when read and quoted only when they hold whitespace, and a `Created
 //! by` line on a file it creates.
 
-use super::super::system_tools::{self as tools, uses_systemd};
 use super::super::ModCtx;
 use super::{write, EN_US};
+use crate::common::system_tools::{self as tools, uses_systemd};
 use crate::conf_lang::shell;
 use crate::error::Diag;
 

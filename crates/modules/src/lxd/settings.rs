@@ -4,8 +4,8 @@
 //! the target may need. cloud-init's checks (`preseed` with `init` or `bridge`, wrong types)
 //! are errors, as it raises there. The boot and `ember schema` both read it here.
 
+use crate::common::pyvalue::{py_str, truthy};
 use crate::error::Diag;
-use crate::pyvalue::{py_str, truthy};
 use crate::reason::Reason;
 use crate::secret::Secret;
 use serde_json::{Map, Value};

@@ -10,8 +10,8 @@
 
 mod configobj;
 
-use super::cfgmgmt::{self, read::py_str, read::Obj, Pkg};
 use super::{Guard, ModCtx, RunnerModule};
+use crate::common::cfgmgmt::{self, read::py_str, read::Obj, Pkg};
 use crate::config::reader::Reader;
 use crate::config::shape::{Fields, Shape};
 use crate::error::Diag;

@@ -2,7 +2,7 @@
 //! them (cc_ntp's `NTP_CLIENT_CONFIG` and `DISTRO_CLIENT_CONFIG`), and how `auto` picks one:
 //! the first of the distribution's preferred clients whose program is installed, else the first.
 
-use crate::distro::{Family, OsRelease};
+use crate::common::distro::{Family, OsRelease};
 
 /// The client names cloud-init carries defaults for.
 pub const KNOWN: [&str; 5] = ["chrony", "ntp", "ntpdate", "openntpd", "systemd-timesyncd"];

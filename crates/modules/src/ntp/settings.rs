@@ -3,7 +3,7 @@
 //! `ember schema` both read it here.
 
 use super::clients::KNOWN;
-use crate::distro::{flag, plain_word};
+use crate::common::distro::{flag, plain_word};
 use crate::error::Diag;
 use crate::reason::Reason;
 use serde_json::{Map, Value};

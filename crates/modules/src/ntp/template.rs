@@ -6,8 +6,8 @@
 //! text is cloud-init's basic template, where `$name` and `${name}` stand for those lists.
 
 use super::render::Lists;
+use crate::common::pyvalue::py_str;
 use crate::initrd::{self, Missing, Rendered};
-use crate::pyvalue::py_str;
 use crate::root::Root;
 use crate::template::{self, Kind};
 

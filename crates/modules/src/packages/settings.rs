@@ -3,7 +3,7 @@
 //! upgrade and reboot flags with their deprecated `apt_*` spellings. The boot and `ember
 //! schema` both read them here.
 
-use crate::distro::{flag, plain_word};
+use crate::common::distro::{flag, plain_word};
 use crate::error::Diag;
 use crate::reason::Reason;
 use serde_json::{Map, Value};

@@ -3,7 +3,7 @@
 //! one tried), and on Ubuntu `snap refresh` after the upgrade unless `snap get system -d` says
 //! `refresh.hold` is `forever`.
 
-use crate::distro::{which, OsRelease};
+use crate::common::distro::{which, OsRelease};
 use crate::error::Diag;
 use crate::packages::Package;
 use crate::reason::Reason;

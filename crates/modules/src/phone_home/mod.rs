@@ -8,8 +8,8 @@
 
 mod shape;
 
-use super::distro::which;
 use super::{ModCtx, RunnerModule};
+use crate::common::distro::which;
 use crate::config::reader::Reader;
 use crate::error::Diag;
 use crate::reason::Reason;

@@ -14,14 +14,14 @@
 mod conf;
 mod settings;
 
-use super::cfgmgmt::{self, capture, manage_service, Action, Pkg};
-use crate::yaml_emit as yaml;
 use super::{Guard, ModCtx, RunnerModule};
-use crate::accounts::Accounts;
+use crate::common::accounts::Accounts;
+use crate::common::cfgmgmt::{self, capture, manage_service, Action, Pkg};
 use crate::config::reader::Reader;
 use crate::error::Diag;
 use crate::reason::Reason;
 use crate::root::{FileSpec, Owner};
+use crate::yaml_emit as yaml;
 use serde_json::Value;
 pub use settings::{read, Settings};
 

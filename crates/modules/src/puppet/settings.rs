@@ -1,7 +1,7 @@
 //! `puppet`, read once into `Settings`, and its shape for `ember schema` (after cloud-init's
 //! schema). The boot and `ember schema` both read it here.
 
-use crate::cfgmgmt::read::{py_str, wrong, Obj};
+use crate::common::cfgmgmt::read::{py_str, wrong, Obj};
 use crate::config::shape::{list, Fields, Lit, Shape};
 use crate::error::Diag;
 use crate::secret::Secret;

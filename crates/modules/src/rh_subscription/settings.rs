@@ -221,7 +221,7 @@ fn names(v: &Value, at: &str, diags: &mut Vec<Diag>) -> Result<Vec<String>, ()> 
     let mut out = Vec::new();
     for (i, item) in items.iter().enumerate() {
         match item.as_str() {
-            Some(s) if crate::distro::plain_word(s) => out.push(s.to_string()),
+            Some(s) if crate::common::distro::plain_word(s) => out.push(s.to_string()),
             _ => {
                 let msg = "expected an id";
                 diags.push(Diag::error(Reason::WrongType, msg).key(format!("{at}.{i}")));

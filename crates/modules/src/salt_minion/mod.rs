@@ -8,12 +8,12 @@
 
 mod settings;
 
-use super::cfgmgmt::{self, manage_service, Action, Pkg};
-use crate::yaml_emit as yaml;
 use super::{Guard, ModCtx, RunnerModule};
+use crate::common::cfgmgmt::{self, manage_service, Action, Pkg};
 use crate::config::reader::Reader;
 use crate::error::Diag;
 use crate::root::FileSpec;
+use crate::yaml_emit as yaml;
 use serde_json::Value;
 pub use settings::{read, Settings};
 

@@ -1,7 +1,7 @@
 //! `salt_minion`, read once into `Settings`, and its shape for `ember schema` (after
 //! cloud-init's schema). The boot and `ember schema` both read it here.
 
-use crate::cfgmgmt::read::Obj;
+use crate::common::cfgmgmt::read::Obj;
 use crate::config::shape::{Fields, Shape};
 use crate::error::Diag;
 use crate::reason::Reason;

@@ -6,7 +6,7 @@
 //! target's sshd_config `AuthorizedKeysFile` names for the user (`users::authorized_keys`).
 
 use super::Settings;
-use crate::accounts::{Account, Accounts};
+use crate::common::accounts::{Account, Accounts};
 use crate::error::Diag;
 use crate::reason::Reason;
 use crate::users::authorized_keys::{add_keys, with_options};

@@ -11,7 +11,7 @@
 use super::hostkey_settings::{GenKey, GivenKey, HostKeys, KeyPart, KeyType};
 use super::openssh_format::{key_type_of, public_blob_of, public_line};
 use super::{hostname, keygen, Settings};
-use crate::accounts::Accounts;
+use crate::common::accounts::Accounts;
 use crate::error::Diag;
 use crate::reason::Reason;
 use crate::root::{FileSpec, Owner, RootError};

@@ -14,7 +14,7 @@ mod table;
 
 use super::ssh_import_id::users;
 use super::{ModCtx, RunnerModule};
-use crate::accounts::Accounts;
+use crate::common::accounts::Accounts;
 use crate::config::reader::Reader;
 use crate::config::shape::Shape;
 use crate::error::Diag;

@@ -11,9 +11,9 @@
 
 pub mod users;
 
-use super::distro::which;
 use super::{ModCtx, RunnerModule};
-use crate::accounts::Accounts;
+use crate::common::accounts::Accounts;
+use crate::common::distro::which;
 use crate::config::reader::Reader;
 use crate::config::shape::{list, Shape};
 use crate::error::Diag;

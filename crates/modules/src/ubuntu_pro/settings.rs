@@ -179,7 +179,7 @@ fn services(
     let mut out = Vec::new();
     for (i, item) in items.iter().enumerate() {
         match item.as_str() {
-            Some(s) if crate::distro::plain_word(s) => out.push(s.to_string()),
+            Some(s) if crate::common::distro::plain_word(s) => out.push(s.to_string()),
             _ => {
                 let msg = "expected a service name";
                 diags.push(Diag::error(Reason::WrongType, msg).key(format!("{at}.{i}")));
@@ -210,7 +210,7 @@ fn config(
     names.sort();
     for name in names {
         let sub = format!("{at}.{name}");
-        if !crate::distro::plain_word(name) || name.contains('=') {
+        if !crate::common::distro::plain_word(name) || name.contains('=') {
             diags.push(Diag::error(Reason::BadValue, "not a Pro config name").key(sub));
             continue;
         }

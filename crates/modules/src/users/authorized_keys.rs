@@ -2,7 +2,7 @@
 //! written into a user's home with the right modes and owner. Shared by `users` (per-user
 //! keys from user-data) and `ssh` (the default user's and root's keys from meta-data).
 
-use crate::accounts::Account;
+use crate::common::accounts::Account;
 use crate::error::Diag;
 use crate::reason::Reason;
 use crate::root::{trusted_len, FileSpec, Owner, Root, RootError};

@@ -27,8 +27,8 @@ pub mod shape;
 pub mod spec;
 mod sudo;
 
-use super::accounts::Account;
 use super::{Module, ModuleCtx};
+use crate::common::accounts::Account;
 use crate::config::reader::Reader;
 use crate::config::shape::Shape;
 use crate::error::Diag;

@@ -4,7 +4,7 @@
 
 use super::authorized_keys::{add_keys, with_options};
 use super::default::{default_user, DISABLE_ROOT_OPTS};
-use crate::accounts::Account;
+use crate::common::accounts::Account;
 use crate::error::Diag;
 use crate::reason::Reason;
 use crate::ModuleCtx;

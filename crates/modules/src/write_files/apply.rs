@@ -1,7 +1,7 @@
 //! Writing one decoded `write_files` item into a root, shared by the local stage and the
 //! runner (which applies the deferred items from [`DEFERRED_PATH`] once users exist).
 
-use crate::accounts::Accounts;
+use crate::common::accounts::Accounts;
 use crate::error::Diag;
 use crate::reason::Reason;
 use crate::root::{FileSpec, Owner, Root};

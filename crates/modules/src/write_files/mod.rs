@@ -14,8 +14,8 @@ pub mod selinux;
 mod shape;
 pub mod source;
 
-use super::accounts::Accounts;
 use super::{Module, ModuleCtx};
+use crate::common::accounts::Accounts;
 use crate::config::reader::Reader;
 use crate::config::shape::list;
 use crate::error::Diag;

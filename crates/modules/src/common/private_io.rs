@@ -6,13 +6,13 @@
 //! in-process, for tools that take a password only as an option; and the packages a module
 //! needs, through the packages module's manager. It decides nothing about what to run.
 
-use super::distro::which;
-use super::packages::{Manager, Op};
-use super::ModCtx;
+use crate::common::distro::which;
+use crate::common::exec::Outcome;
 use crate::error::Diag;
-use crate::exec::Outcome;
+use crate::packages::{Manager, Op};
 use crate::reason::Reason;
 use crate::root::{FileSpec, Root, RootError};
+use crate::ModCtx;
 
 /// Where the files live while a command runs; removed right after.
 pub const DIR: &str = "/run/ember-private";

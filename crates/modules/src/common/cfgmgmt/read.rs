@@ -2,7 +2,7 @@
 //! problem an error naming its key path (never the value). Pure: the readers `ember schema`
 //! links use only this.
 
-use crate::distro::flag;
+use crate::common::distro::flag;
 use crate::error::Diag;
 use crate::reason::Reason;
 use serde_json::{Map, Value};

@@ -4,12 +4,12 @@
 //! command line said in the output log, and cloud-init's loose readings of values (Python's
 //! `str()` of a value, its true and false words). It decides nothing for any one module.
 
-use super::distro::{which, Family, OsRelease};
-use super::packages::{Manager, Op};
-use super::ModCtx;
+use crate::common::distro::{which, Family, OsRelease};
+use crate::common::exec::Outcome;
 use crate::error::Diag;
-use crate::exec::Outcome;
+use crate::packages::{Manager, Op};
 use crate::reason::Reason;
+use crate::ModCtx;
 use serde_json::Value;
 
 /// The distribution classes of cloud-init whose locale, keymap and service handling differ.

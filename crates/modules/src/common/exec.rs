@@ -5,7 +5,7 @@
 //! `output: {all: "| tee -a /var/log/cloud-init-output.log"}`, or to the file the `output:`
 //! setting names (see `output.rs`). It does not interpret output.
 
-use crate::accounts::Accounts;
+use crate::common::accounts::Accounts;
 use crate::root::{FileSpec, Owner, Root};
 use std::cell::{Cell, OnceCell};
 use std::io::{Read, Write};

@@ -8,14 +8,14 @@
 pub mod pyjson;
 pub mod read;
 
-use super::distro::{which, Family, OsRelease};
-use super::packages::{Manager, Op};
-use super::ModCtx;
+use crate::common::distro::{which, Family, OsRelease};
+use crate::common::exec::Outcome;
 use crate::error::Diag;
-use crate::exec::Outcome;
+use crate::packages::{Manager, Op};
 use crate::reason::Reason;
 use crate::root::FileSpec;
 use crate::state::Frequency;
+use crate::ModCtx;
 
 /// Where `capture` has a command's standard output written, in the target.
 const CAPTURE: &str = "/var/lib/ember/cfgmgmt.out";
@@ -79,7 +79,7 @@ pub fn install(ctx: &ModCtx, pkgs: &[Pkg]) -> Result<(), Diag> {
     };
     if matches!(m, Manager::Apt | Manager::Apk) {
         let mut failed = None;
-        super::once(
+        crate::once(
             ctx,
             "update-sources",
             Frequency::PerInstance,
