@@ -3,7 +3,7 @@
 //! data, never writes (`Env` has nothing to write through); `common/` holds what clouds share.
 //! The network a fetch needs is the stage's `Link`: a datasource declares its service and reads
 //! through it, and tells the platform how it went only in `report`, over the same link.
-//! Adding a cloud is its folder, a `mod` line and a row in `DATASOURCES`.
+//! Adding a cloud is its folder, a `mod` line here and a row in `DATASOURCES` (table.rs).
 
 #[cfg(feature = "ds-akamai")]
 pub mod akamai;
@@ -53,6 +53,7 @@ pub mod rbxcloud;
 pub mod scaleway;
 #[cfg(feature = "ds-smartos")]
 pub mod smartos;
+mod table;
 #[cfg(feature = "ds-upcloud")]
 pub mod upcloud;
 #[cfg(feature = "ds-vmware")]
@@ -70,6 +71,8 @@ use crate::error::Diag;
 use crate::status::Evidence;
 pub use instance::{InstanceData, PublicKey};
 pub use link::Link;
+pub(crate) use table::claimed_elsewhere;
+pub use table::{by_name, DATASOURCES};
 
 pub trait Datasource: Sync {
     /// ember's short name, also cloud-init's `cloud_name`/`platform`: `nocloud`.
@@ -126,13 +129,6 @@ pub trait Datasource: Sync {
     }
 }
 
-/// Whether a datasource other than `me` claims `dev` (see `Datasource::claims`).
-pub(crate) fn claimed_elsewhere(env: &Env, facts: &Facts, me: &str, dev: &LabelledDevice) -> bool {
-    DATASOURCES
-        .iter()
-        .any(|ds| ds.name() != me && ds.claims(env, facts, dev))
-}
-
 /// What a report cost and what went wrong with it.
 #[derive(Debug, Default)]
 pub struct Reported {
@@ -179,73 +175,4 @@ pub(crate) fn selection_evidence<D: Datasource + ?Sized>(
         add(&mut ev, "config", detail);
     }
     ev
-}
-
-/// In cloud-init's default `datasource_list` order (`settings.CFG_BUILTIN`), None last: the
-/// first with evidence is chosen. A cloud that is a cargo feature has its row under
-/// `#[cfg(feature = "ds-…")]`, as its `mod` line above.
-pub const DATASOURCES: &[&dyn Datasource] = &[
-    &nocloud::NoCloud,
-    &openstack::ConfigDrive,
-    #[cfg(feature = "ds-lxd")]
-    &lxd::Lxd,
-    #[cfg(feature = "ds-opennebula")]
-    &opennebula::OpenNebula,
-    &digitalocean::DigitalOcean,
-    &azure::Azure,
-    #[cfg(feature = "ds-altcloud")]
-    &altcloud::AltCloud,
-    #[cfg(feature = "ds-vmware")]
-    &vmware::Vmware,
-    #[cfg(feature = "ds-vmware")]
-    &vmware::Ovf,
-    #[cfg(feature = "ds-maas")]
-    &maas::Maas,
-    &gce::Gce,
-    &openstack::OpenStack,
-    #[cfg(feature = "ds-aliyun")]
-    &aliyun::AliYun,
-    #[cfg(feature = "ds-vultr")]
-    &vultr::Vultr,
-    &ec2::Ec2,
-    #[cfg(feature = "ds-cloudsigma")]
-    &cloudsigma::CloudSigma,
-    #[cfg(feature = "ds-cloudstack")]
-    &cloudstack::CloudStack,
-    #[cfg(feature = "ds-smartos")]
-    &smartos::SmartOs,
-    #[cfg(feature = "ds-bigstep")]
-    &bigstep::Bigstep,
-    #[cfg(feature = "ds-scaleway")]
-    &scaleway::Scaleway,
-    #[cfg(feature = "ds-hetzner")]
-    &hetzner::Hetzner,
-    #[cfg(feature = "ds-ibmcloud")]
-    &ibmcloud::IbmCloud,
-    #[cfg(feature = "ds-oracle")]
-    &oracle::Oracle,
-    #[cfg(feature = "ds-exoscale")]
-    &exoscale::Exoscale,
-    #[cfg(feature = "ds-rbxcloud")]
-    &rbxcloud::RbxCloud,
-    #[cfg(feature = "ds-upcloud")]
-    &upcloud::UpCloud,
-    #[cfg(feature = "ds-nwcs")]
-    &nwcs::Nwcs,
-    #[cfg(feature = "ds-akamai")]
-    &akamai::Akamai,
-    #[cfg(feature = "ds-wsl")]
-    &wsl::Wsl,
-    #[cfg(feature = "ds-cloudcix")]
-    &cloudcix::CloudCix,
-    // Last: it has evidence only when named, and stands in for the rest.
-    &none::NoneDs,
-];
-
-/// The datasource named so, by ember's or cloud-init's name (`ec2`, `Ec2`).
-pub fn by_name(name: &str) -> Option<&'static dyn Datasource> {
-    DATASOURCES
-        .iter()
-        .copied()
-        .find(|ds| ds.name() == name || ds.cloud_init_name().eq_ignore_ascii_case(name))
 }
