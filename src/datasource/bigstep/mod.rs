@@ -7,12 +7,12 @@
 //! <https://docs.cloud-init.io/en/latest/reference/datasources/bigstep.html>
 
 use crate::context::Env;
-use crate::datasource::common::metadata_get::{self, Get};
-use crate::datasource::link::{Link, Service};
+use crate::datasource::common::client::Client;
+use crate::datasource::common::metadata_get;
+use crate::datasource::link::Link;
 use crate::datasource::{Datasource, InstanceData};
 use crate::detect::Facts;
 use crate::error::Diag;
-use crate::fetch::Fetcher;
 use crate::reason::Reason;
 use crate::secret::Secret;
 use crate::status::Evidence;
@@ -55,21 +55,10 @@ impl Datasource for Bigstep {
             datasource: "bigstep".into(),
             ..InstanceData::default()
         };
-        let (request, deadline, retries) = metadata_get::timing(env, "Bigstep", DEFAULT_RETRIES);
-        let fetcher = Fetcher::with_deadline(env, request, deadline);
-        let service = Service::routed(env, vec![url.clone()], request, deadline);
-        let result = link.reach(env, &service, &mut data, |d, via| {
-            let get = Get {
-                url: &url,
-                headers: &[],
-                require: None,
-                wait_until: via.wait_until,
-                retries,
-                max_bytes: env.limits().file_bytes,
-                unreachable: Reason::MetadataUnreachable,
-                pause: None,
-            };
-            let body = metadata_get::get(&fetcher, &get, &mut d.reads)?;
+        let client = Client::at(env, "Bigstep", &url, DEFAULT_RETRIES);
+        let service = client.routed_service(env);
+        let result = client.reach(env, link, &service, &mut data, |c, d, _| {
+            let body = c.get("", &mut d.reads)?;
             apply(&body, &shown, d)
         });
         result.map(|()| data)
@@ -102,13 +91,7 @@ fn read_url(env: &Env) -> Result<String, Diag> {
 /// null); a payload of another type is left out, named.
 fn apply(body: &[u8], shown: &str, data: &mut InstanceData) -> Result<(), Diag> {
     let invalid = |msg: String| Diag::error(Reason::MetadataInvalid, msg).file(shown.to_string());
-    let doc: Value = serde_json::from_slice(body).map_err(|e| {
-        invalid(format!(
-            "not JSON (line {}, column {})",
-            e.line(),
-            e.column()
-        ))
-    })?;
+    let doc = Value::Object(metadata_get::json_object(body, shown)?);
     let Some(md) = doc.get("metadata").filter(|m| m.is_object()) else {
         return Err(invalid("missing or not an object".into()).key("metadata"));
     };

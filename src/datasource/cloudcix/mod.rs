@@ -8,12 +8,12 @@
 //! <https://docs.cloud-init.io/en/latest/reference/datasources/cloudcix.html>
 
 use crate::context::Env;
-use crate::datasource::common::metadata_get::{self, Get};
-use crate::datasource::link::{Link, Service};
+use crate::datasource::common::client::Client;
+use crate::datasource::common::metadata_get;
+use crate::datasource::link::Link;
 use crate::datasource::{Datasource, InstanceData};
 use crate::detect::{dmi::Dmi, Facts};
 use crate::error::Diag;
-use crate::fetch::Fetcher;
 use crate::reason::Reason;
 use crate::secret::Secret;
 use base64::Engine;
@@ -42,30 +42,11 @@ impl Datasource for CloudCix {
             datasource: "cloudcix".into(),
             ..InstanceData::default()
         };
-        let base = crate::cmdline::metadata_url(env.cmdline)
-            .unwrap_or(DEFAULT_BASE)
-            .trim_end_matches('/')
-            .to_string();
-        let (request, deadline, retries) = metadata_get::timing(env, "CloudCIX", DEFAULT_RETRIES);
-        let fetcher = Fetcher::with_deadline(env, request, deadline);
-        let service = Service::metadata(env, vec![base.clone()], request, deadline);
-        let result = link.reach(env, &service, &mut data, |d, via| {
-            let get = |leaf: &str, reads: &mut u32| {
-                let g = Get {
-                    url: &format!("{base}/v1/{leaf}"),
-                    headers: &[],
-                    require: None,
-                    wait_until: via.wait_until,
-                    retries,
-                    max_bytes: env.limits().file_bytes,
-                    unreachable: Reason::MetadataUnreachable,
-                    pause: None,
-                };
-                metadata_get::get(&fetcher, &g, reads)
-            };
-            let md = get("metadata", &mut d.reads)?;
-            let ud = get("userdata", &mut d.reads)?;
-            apply(&md, &ud, &base, d)
+        let client = Client::new(env, "CloudCIX", DEFAULT_BASE, DEFAULT_RETRIES);
+        let result = client.reach(env, link, &client.service(env), &mut data, |c, d, _| {
+            let md = c.get("v1/metadata", &mut d.reads)?;
+            let ud = c.get("v1/userdata", &mut d.reads)?;
+            apply(&md, &ud, c.base(), d)
         });
         result.map(|()| data)
     }
@@ -75,16 +56,7 @@ impl Datasource for CloudCix {
 fn apply(md: &[u8], ud: &[u8], base: &str, data: &mut InstanceData) -> Result<(), Diag> {
     let shown = crate::fetch::redact_url(&format!("{base}/v1/metadata")).to_string();
     let invalid = |msg: String| Diag::error(Reason::MetadataInvalid, msg).file(shown.clone());
-    let doc: Value = serde_json::from_slice(md).map_err(|e| {
-        invalid(format!(
-            "not JSON (line {}, column {})",
-            e.line(),
-            e.column()
-        ))
-    })?;
-    if !doc.is_object() {
-        return Err(invalid("not a JSON object".into()));
-    }
+    let doc = Value::Object(metadata_get::json_object(md, &shown)?);
     let Some(id) = doc
         .get("instance-id")
         .and_then(Value::as_str)

@@ -5,6 +5,7 @@
 
 #[cfg(feature = "ds-hetzner")]
 pub mod b64;
+pub mod client;
 #[cfg(any(
     feature = "ds-aliyun",
     feature = "ds-exoscale",

@@ -12,12 +12,12 @@
 mod network;
 
 use crate::context::Env;
-use crate::datasource::common::metadata_get::{self, Get};
-use crate::datasource::link::{Link, Service};
+use crate::datasource::common::client::Client;
+use crate::datasource::common::metadata_get;
+use crate::datasource::link::Link;
 use crate::datasource::{Datasource, InstanceData};
 use crate::detect::{dmi::Dmi, Facts};
 use crate::error::Diag;
-use crate::fetch::Fetcher;
 use crate::reason::Reason;
 use crate::secret::Secret;
 use serde_json::{json, Map, Value};
@@ -26,7 +26,6 @@ pub struct DigitalOcean;
 
 const DEFAULT_BASE: &str = "http://169.254.169.254";
 const DOCUMENT: &str = "metadata/v1.json";
-const UNREACHABLE: Reason = Reason::MetadataUnreachable;
 const DEFAULT_RETRIES: u32 = 5;
 
 /// DMI that says DigitalOcean, with the droplet id the firmware gives as the system serial,
@@ -66,29 +65,17 @@ impl Datasource for DigitalOcean {
             None => metadata_get::url(env, "DigitalOcean", "metadata_url", &mut data.diags)
                 .unwrap_or_else(|| format!("{DEFAULT_BASE}/{DOCUMENT}")),
         };
-        let (request, deadline, retries) =
-            metadata_get::timing(env, "DigitalOcean", DEFAULT_RETRIES);
         let pause = metadata_get::seconds(env, "DigitalOcean", "wait_retry");
-        let fetcher = Fetcher::with_deadline(env, request, deadline);
+        let client = Client::at(env, "DigitalOcean", &url, DEFAULT_RETRIES).pause(pause);
         let serial = droplet(&facts.dmi).flatten();
-        let mut service = Service::metadata(env, vec![url.clone()], request, deadline);
+        let mut service = client.service(env);
         // cloud-init's way on a droplet: no DHCP, a link-local address on the first NIC.
         service.lease.dhcp = false;
         service.lease.link_local = true;
         by_ifindex(env.host, &mut service.nics);
         service.share = None;
-        let result = link.reach(env, &service, &mut data, |d, via| {
-            let get = Get {
-                url: &url,
-                headers: &[],
-                require: None,
-                wait_until: via.wait_until,
-                retries,
-                max_bytes: env.limits().file_bytes,
-                unreachable: UNREACHABLE,
-                pause,
-            };
-            read(env, &fetcher, &get, serial.as_deref(), d)
+        let result = client.reach(env, link, &service, &mut data, |c, d, _| {
+            read(env, c, serial.as_deref(), d)
         });
         result.map(|()| data)
     }
@@ -106,15 +93,13 @@ fn by_ifindex(host: &crate::host::Host, nics: &mut [String]) {
 
 fn read(
     env: &Env,
-    fetcher: &Fetcher,
-    get: &Get,
+    client: &Client,
     serial: Option<&str>,
     data: &mut InstanceData,
 ) -> Result<(), Diag> {
-    let body = metadata_get::get(fetcher, get, &mut data.reads)?;
-    let shown = crate::fetch::redact_url(get.url);
+    let doc = client.get_json("", &mut data.reads)?;
+    let shown = client.shown("");
     let invalid = |msg: String| Diag::error(Reason::MetadataInvalid, msg).file(shown.clone());
-    let doc = crate::datasource::common::metadata_get::json_object(&body, &shown)?;
     let text = |k: &str| match doc.get(k) {
         Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
         Some(Value::Number(n)) => Some(n.to_string()),
@@ -180,7 +165,7 @@ fn read(
             ),
         }
     }
-    let shown_base = crate::fetch::redact_url(&get.url.replace(DOCUMENT, ""));
+    let shown_base = crate::fetch::redact_url(&client.base().replace(DOCUMENT, ""));
     data.detail = format!(
         "DataSourceDigitalOcean [{}]",
         shown_base.trim_end_matches('/')

@@ -12,18 +12,17 @@
 pub(crate) mod keys;
 
 use crate::context::Env;
-use crate::datasource::common::metadata_get::{self, Get};
-use crate::datasource::link::{Link, Service};
+use crate::datasource::common::client::Client;
+use crate::datasource::common::metadata_get;
+use crate::datasource::link::Link;
 use crate::datasource::{Datasource, InstanceData, PublicKey};
 use crate::detect::{dmi::Dmi, Facts};
 use crate::error::Diag;
-use crate::fetch::Fetcher;
 use crate::reason::Reason;
 use crate::secret::Secret;
 use crate::status::Evidence;
 use base64::Engine as _;
 use serde_json::{json, Map, Value};
-use std::time::Instant;
 
 pub struct Gce;
 
@@ -33,7 +32,6 @@ const V1: &str = "computeMetadata/v1";
 /// The whole tree in one answer, under the v1 tree.
 const DOCUMENT: &str = "?recursive=true&alt=json";
 const FLAVOR: (&str, &str) = ("Metadata-Flavor", "Google");
-const UNREACHABLE: Reason = Reason::MetadataUnreachable;
 const DEFAULT_RETRIES: u32 = 5;
 
 /// DMI that says Google Compute Engine, with why: the product name (cloud-init's test) or a
@@ -100,45 +98,21 @@ impl Datasource for Gce {
             None => metadata_get::url(env, "GCE", "metadata_url", &mut data.diags)
                 .unwrap_or_else(|| format!("{DEFAULT_BASE}/{V1}")),
         };
-        let v1 = v1.trim_end_matches('/').to_string();
-        let (request, deadline, retries) = metadata_get::timing(env, "GCE", DEFAULT_RETRIES);
         let pause = metadata_get::seconds(env, "GCE", "sec_between_retries");
-        let fetcher = Fetcher::with_deadline(env, request, deadline);
-        let service = Service::metadata(env, vec![v1.clone()], request, deadline);
-        let result = link.reach(env, &service, &mut data, |d, via| {
-            let wait = (via.wait_until, retries, pause);
-            read(env, &fetcher, &v1, wait, d)
-        });
+        let client = Client::at(env, "GCE", v1.trim_end_matches('/'), DEFAULT_RETRIES)
+            .header(FLAVOR.0, FLAVOR.1)
+            .require(FLAVOR)
+            .pause(pause);
+        let service = client.service(env);
+        let result = client.reach(env, link, &service, &mut data, |c, d, _| read(c, d));
         result.map(|()| data)
     }
 }
 
-/// The document under the v1 tree, with how long and how often to retry it.
-fn read(
-    env: &Env,
-    fetcher: &Fetcher,
-    v1: &str,
-    (wait_until, retries, pause): (Instant, u32, Option<std::time::Duration>),
-    data: &mut InstanceData,
-) -> Result<(), Diag> {
-    let url = format!("{v1}/{DOCUMENT}");
-    let headers = [(FLAVOR.0.to_string(), FLAVOR.1.to_string())];
-    let get = Get {
-        url: &url,
-        headers: &headers,
-        require: Some(FLAVOR),
-        wait_until,
-        retries,
-        max_bytes: env.limits().file_bytes,
-        unreachable: UNREACHABLE,
-        pause,
-    };
-    let body = metadata_get::get(fetcher, &get, &mut data.reads)?;
-    let shown = crate::fetch::redact_url(&url);
-    let doc: Value = serde_json::from_slice(&body).map_err(|e| {
-        let msg = format!("not JSON (line {}, column {})", e.line(), e.column());
-        Diag::error(Reason::MetadataInvalid, msg).file(shown.clone())
-    })?;
+/// The document under the v1 tree.
+fn read(client: &Client, data: &mut InstanceData) -> Result<(), Diag> {
+    let doc = Value::Object(client.get_json(DOCUMENT, &mut data.reads)?);
+    let shown = client.shown(DOCUMENT);
     let (md, user_data, diags) = from_document(&doc).map_err(|key| {
         let msg = "missing or not a string/number: the instance cannot be identified";
         Diag::error(Reason::MetadataInvalid, msg)
@@ -150,7 +124,7 @@ fn read(
     data.instance_id = md["instance-id"].as_str().unwrap_or_default().to_string();
     data.meta_data = md;
     data.user_data = user_data;
-    let shown = crate::fetch::redact_url(v1);
+    let shown = client.shown("");
     let shown_base = shown.strip_suffix(&format!("/{V1}")).unwrap_or(&shown);
     data.detail = format!("DataSourceGCELocal [{shown_base}]");
     data.subplatform = format!("metadata ({shown}/)");

@@ -13,13 +13,11 @@
 mod network;
 
 use crate::context::Env;
-use crate::datasource::common::metadata_get::{self, Get};
+use crate::datasource::common::client::Client;
 use crate::datasource::common::{b64, seed};
-use crate::datasource::link::Service;
 use crate::datasource::{Datasource, InstanceData, Link};
 use crate::detect::{dmi::Dmi, Facts};
 use crate::error::Diag;
-use crate::fetch::Fetcher;
 use crate::reason::Reason;
 use crate::secret::Secret;
 use serde_json::{json, Map, Value};
@@ -69,31 +67,13 @@ impl Datasource for Hetzner {
             datasource: "hetzner".into(),
             ..InstanceData::default()
         };
-        let base = crate::cmdline::metadata_url(env.cmdline)
-            .map(|u| u.trim_end_matches('/').to_string())
-            .unwrap_or(DEFAULT_BASE.into());
-        let (request, deadline, retries) = metadata_get::timing(env, "Hetzner", DEFAULT_RETRIES);
-        let fetcher = Fetcher::with_deadline(env, request, deadline);
-        let service = Service::metadata(env, vec![base.clone()], request, deadline);
-        link.reach(env, &service, &mut data, |d, via| {
-            let fetch = |path: &str, reads: &mut u32| {
-                let get = Get {
-                    url: &format!("{base}/{path}"),
-                    headers: &[],
-                    require: None,
-                    wait_until: via.wait_until,
-                    retries,
-                    max_bytes: env.limits().file_bytes,
-                    unreachable: Reason::MetadataUnreachable,
-                    pause: None,
-                };
-                metadata_get::get(&fetcher, &get, reads)
-            };
-            let md = fetch(METADATA, &mut d.reads)?;
-            let private = fetch(PRIVATE_NETWORKS, &mut d.reads);
-            let user = fetch(USERDATA, &mut d.reads);
+        let client = Client::new(env, "Hetzner", DEFAULT_BASE, DEFAULT_RETRIES);
+        client.reach(env, link, &client.service(env), &mut data, |c, d, _| {
+            let md = c.get(METADATA, &mut d.reads)?;
+            let private = c.get(PRIVATE_NETWORKS, &mut d.reads);
+            let user = c.get(USERDATA, &mut d.reads);
             let files = Files {
-                base: &base,
+                base: c.base(),
                 metadata: &md,
                 private,
                 user,

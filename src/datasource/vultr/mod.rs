@@ -14,12 +14,11 @@
 mod network;
 
 use crate::context::Env;
-use crate::datasource::common::metadata_get::{self, Get};
-use crate::datasource::link::{Service, METADATA_V4};
+use crate::datasource::common::client::Client;
+use crate::datasource::link::METADATA_V4;
 use crate::datasource::{Datasource, InstanceData, Link};
 use crate::detect::{dmi::Dmi, Facts};
 use crate::error::Diag;
-use crate::fetch::Fetcher;
 use crate::network::ephemeral::Lease;
 use crate::reason::Reason;
 use crate::secret::Secret;
@@ -79,35 +78,17 @@ impl Datasource for Vultr {
             datasource: "vultr".into(),
             ..InstanceData::default()
         };
-        let base = crate::cmdline::metadata_url(env.cmdline)
-            .unwrap_or(DEFAULT_BASE)
-            .trim_end_matches('/')
-            .to_string();
-        let (request, deadline, retries) = metadata_get::timing(env, "Vultr", DEFAULT_RETRIES);
-        let fetcher = Fetcher::with_deadline(env, request, deadline);
-        let mut service = Service::metadata(env, vec![base.clone()], request, deadline);
+        let client = Client::new(env, "Vultr", DEFAULT_BASE, DEFAULT_RETRIES)
+            .header("Metadata-Token", "cloudinit")
+            .header("User-Agent", user_agent(env));
+        let mut service = client.service(env);
         service.nics.retain(|n| !n.contains("dummy"));
-        let headers = [
-            ("Metadata-Token".to_string(), "cloudinit".to_string()),
-            ("User-Agent".to_string(), user_agent(env)),
-        ];
-        let url = format!("{base}/{DOCUMENT}");
-        link.reach(env, &service, &mut data, |d, via| {
+        client.reach(env, link, &service, &mut data, |c, d, via| {
             if let Some(lease) = via.lease {
                 routes_metadata(lease)?;
             }
-            let get = Get {
-                url: &url,
-                headers: &headers,
-                require: None,
-                wait_until: via.wait_until,
-                retries,
-                max_bytes: env.limits().file_bytes,
-                unreachable: Reason::MetadataUnreachable,
-                pause: None,
-            };
-            let body = metadata_get::get(&fetcher, &get, &mut d.reads)?;
-            read(env, &body, &url, d)
+            let doc = c.get_json(DOCUMENT, &mut d.reads)?;
+            read(env, doc, &c.url(DOCUMENT), d)
         })?;
         Ok(data)
     }
@@ -151,10 +132,14 @@ fn user_agent(env: &Env) -> String {
     )
 }
 
-fn read(env: &Env, body: &[u8], url: &str, data: &mut InstanceData) -> Result<(), Diag> {
+fn read(
+    env: &Env,
+    doc: Map<String, Value>,
+    url: &str,
+    data: &mut InstanceData,
+) -> Result<(), Diag> {
     let shown = crate::fetch::redact_url(url);
     let invalid = |msg: String| Diag::error(Reason::MetadataInvalid, msg).file(shown.clone());
-    let doc = crate::datasource::common::metadata_get::json_object(body, &shown)?;
     let Some(id) = doc
         .get("instance-v2-id")
         .and_then(Value::as_str)

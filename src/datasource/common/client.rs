@@ -1,0 +1,164 @@
+//! The metadata client of an HTTP cloud: built once per fetch from the env and the cloud's
+//! defaults (base URL, which `ember.metadata-url=` overrides; headers; a header every answer
+//! must carry; timing, retries and pause from the image's `datasource: {<Cloud>: {…}}`; the
+//! byte budget; the code of "nothing answered"), so a cloud's fetch reads a document a line.
+//! `metadata_get::request` stays the one retry loop underneath; every body check here is
+//! `metadata_get`'s, so every cloud words a bad document alike.
+
+use super::metadata_get::{self, Get};
+use crate::context::Env;
+use crate::datasource::link::{Link, Service, Via};
+use crate::datasource::InstanceData;
+use crate::error::Diag;
+use crate::fetch::Fetcher;
+use crate::reason::Reason;
+use serde_json::{Map, Value};
+use std::cell::Cell;
+use std::time::{Duration, Instant};
+
+pub struct Client {
+    base: String,
+    headers: Vec<(String, String)>,
+    require: Option<(&'static str, &'static str)>,
+    fetcher: Fetcher,
+    request: Duration,
+    deadline: Instant,
+    /// Until when a read retries: the fetch's deadline, or the part of it `reach` gives.
+    wait_until: Cell<Instant>,
+    retries: u32,
+    pause: Option<Duration>,
+    max_bytes: u64,
+    unreachable: Reason,
+}
+
+impl Client {
+    /// `cloud`'s client (its cloud-init name: the key of its settings) at `ember.metadata-url=`,
+    /// else `default_base`, retrying `retries` times unless the image says otherwise.
+    pub fn new(env: &Env, cloud: &str, default_base: &str, retries: u32) -> Client {
+        let base = crate::cmdline::metadata_url(env.cmdline).unwrap_or(default_base);
+        Client::at(env, cloud, base.trim_end_matches('/'), retries)
+    }
+
+    /// `new` at a base the cloud found itself (Bigstep's URL file, GCE's `metadata_url`),
+    /// taken as it is: `url("")` is that URL.
+    pub fn at(env: &Env, cloud: &str, base: &str, retries: u32) -> Client {
+        let (request, deadline, retries) = metadata_get::timing(env, cloud, retries);
+        Client {
+            base: base.to_string(),
+            headers: Vec::new(),
+            require: None,
+            fetcher: Fetcher::with_deadline(env, request, deadline),
+            request,
+            deadline,
+            wait_until: Cell::new(deadline),
+            retries,
+            pause: None,
+            max_bytes: env.limits().file_bytes,
+            unreachable: Reason::MetadataUnreachable,
+        }
+    }
+
+    /// A header sent with every request.
+    pub fn header(mut self, name: &str, value: impl Into<String>) -> Client {
+        self.headers.push((name.to_string(), value.into()));
+        self
+    }
+
+    /// A header and value every answer must carry, else it is not the metadata service.
+    pub fn require(mut self, header: (&'static str, &'static str)) -> Client {
+        self.require = Some(header);
+        self
+    }
+
+    /// A fixed pause between attempts instead of the doubling backoff.
+    pub fn pause(mut self, pause: Option<Duration>) -> Client {
+        self.pause = pause;
+        self
+    }
+
+    /// The metadata address over DHCP on any NIC (`Service::metadata`) at this base.
+    pub fn service(&self, env: &Env) -> Service {
+        Service::metadata(env, vec![self.base.clone()], self.request, self.deadline)
+    }
+
+    /// A routed service at this base (`Service::routed`).
+    pub fn routed_service(&self, env: &Env) -> Service {
+        Service::routed(env, vec![self.base.clone()], self.request, self.deadline)
+    }
+
+    /// `link.reach` with this client's reads waiting as long as the way found allows.
+    pub fn reach(
+        &self,
+        env: &Env,
+        link: &mut Link,
+        service: &Service,
+        data: &mut InstanceData,
+        mut read: impl FnMut(&Client, &mut InstanceData, &Via) -> Result<(), Diag>,
+    ) -> Result<(), Diag> {
+        link.reach(env, service, data, |d, via| {
+            self.wait_until.set(via.wait_until);
+            read(self, d, via)
+        })
+    }
+
+    pub fn base(&self) -> &str {
+        &self.base
+    }
+
+    /// The URL of `path` under the base; the base itself for "".
+    pub fn url(&self, path: &str) -> String {
+        match path {
+            "" => self.base.clone(),
+            _ => format!("{}/{path}", self.base),
+        }
+    }
+
+    /// `url(path)` as errors and status show it (credentials redacted).
+    pub fn shown(&self, path: &str) -> String {
+        crate::fetch::redact_url(&self.url(path)).to_string()
+    }
+
+    /// The body of a 200 (or 204) at `path`; a 404 is `Err` with `MetadataNotFound`.
+    pub fn get(&self, path: &str, reads: &mut u32) -> Result<Vec<u8>, Diag> {
+        self.request("GET", path, reads)
+    }
+
+    /// `get` with another method and no body (a session token's PUT).
+    pub fn request(&self, method: &str, path: &str, reads: &mut u32) -> Result<Vec<u8>, Diag> {
+        let url = self.url(path);
+        let get = Get {
+            url: &url,
+            headers: &self.headers,
+            require: self.require,
+            wait_until: self.wait_until.get(),
+            retries: self.retries,
+            max_bytes: self.max_bytes,
+            unreachable: self.unreachable,
+            pause: self.pause,
+        };
+        metadata_get::request(&self.fetcher, method, &get, reads)
+    }
+
+    /// `get`, with a 404 as `None`: a document the service may not have.
+    pub fn get_optional(&self, path: &str, reads: &mut u32) -> Result<Option<Vec<u8>>, Diag> {
+        match self.get(path, reads) {
+            Err(e) if e.code == Reason::MetadataNotFound.as_str() => Ok(None),
+            other => other.map(Some),
+        }
+    }
+
+    /// `get` of a document that must be UTF-8 text.
+    pub fn get_text(&self, path: &str, reads: &mut u32) -> Result<String, Diag> {
+        let body = self.get(path, reads)?;
+        String::from_utf8(body).map_err(|e| {
+            let msg = metadata_get::not_utf8(e.as_bytes()).unwrap_or_default();
+            Diag::error(Reason::NotUtf8, msg).file(self.shown(path))
+        })
+    }
+
+    /// `get` of a document that must be a JSON object (`metadata_get::json_object`).
+    pub fn get_json(&self, path: &str, reads: &mut u32) -> Result<Map<String, Value>, Diag> {
+        let body = self.get(path, reads)?;
+        metadata_get::json_object(&body, &self.shown(path))
+    }
+}
