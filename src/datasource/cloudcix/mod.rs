@@ -46,7 +46,7 @@ impl Datasource for CloudCix {
         let result = client.reach(env, link, &client.service(env), &mut data, |c, d, _| {
             let md = c.get("v1/metadata", &mut d.reads)?;
             let ud = c.get("v1/userdata", &mut d.reads)?;
-            apply(&md, &ud, c.base(), d)
+            apply(&md, &ud, &c.base(), d)
         });
         result.map(|()| data)
     }

@@ -14,14 +14,13 @@
 //! <https://docs.cloud-init.io/en/latest/reference/datasources/cloudstack.html>
 
 use crate::context::Env;
+use crate::datasource::common::client::Client;
 use crate::datasource::common::ec2_tree;
-use crate::datasource::common::metadata_get::{self, Get};
 use crate::datasource::common::password_server;
-use crate::datasource::link::{Link, Service, Via};
+use crate::datasource::link::{Link, Via};
 use crate::datasource::{Datasource, InstanceData};
 use crate::detect::{dmi::Dmi, Facts};
 use crate::error::Diag;
-use crate::fetch::Fetcher;
 use crate::reason::Reason;
 use crate::secret::Secret;
 use serde_json::Value;
@@ -55,9 +54,8 @@ impl Datasource for CloudStack {
             datasource: "cloudstack".into(),
             ..InstanceData::default()
         };
-        let (request, deadline, retries) = metadata_get::timing(env, "CloudStack", DEFAULT_RETRIES);
-        let fetcher = Fetcher::with_deadline(env, request, deadline);
-        let mut service = Service::metadata(env, Vec::new(), request, deadline);
+        let client = Client::at(env, "CloudStack", "", DEFAULT_RETRIES);
+        let mut service = client.service_to(env, Vec::new());
         // The router's address is the lease's to tell: no route to a fixed address.
         service.lease.metadata = None;
         let password_port = env
@@ -67,14 +65,14 @@ impl Datasource for CloudStack {
             .and_then(Value::as_u64)
             .and_then(|p| u16::try_from(p).ok())
             .unwrap_or(PASSWORD_PORT);
-        let result = link.reach(env, &service, &mut data, |d, via| {
+        let result = client.reach(env, link, &service, &mut data, |c, d, via| {
             let base = match crate::cmdline::metadata_url(env.cmdline) {
                 Some(url) => url.trim_end_matches('/').to_string(),
                 None => {
                     // Time for the resolver's rounds (1, 2, 4 s, the last over TCP).
-                    let until = (Instant::now() + (request * 2).max(Duration::from_secs(8)))
-                        .min(via.wait_until);
-                    let named = fetcher.resolve(DATA_SERVER, until).unwrap_or_default();
+                    let wait = (c.request_timeout() * 2).max(Duration::from_secs(8));
+                    let until = (Instant::now() + wait).min(via.wait_until);
+                    let named = c.fetcher().resolve(DATA_SERVER, until).unwrap_or_default();
                     let gateway = default_gateway(env.host);
                     let Some((ip, how)) = router(&named, via, gateway) else {
                         let msg = "no virtual router: no address for data-server, no DHCP server, no default gateway";
@@ -87,15 +85,8 @@ impl Datasource for CloudStack {
                     }
                 }
             };
-            let at = At {
-                fetcher: &fetcher,
-                base: &base,
-                retries,
-                wait_until: via.wait_until,
-                max_bytes: env.limits().file_bytes,
-                password_port,
-            };
-            read(&at, d)
+            c.set_base(&base);
+            read(c, password_port, d)
         });
         result.map(|()| data)
     }
@@ -138,36 +129,9 @@ fn gateway_of(route_table: &str) -> Option<Ipv4Addr> {
     })
 }
 
-/// Where and how the documents are read.
-struct At<'a> {
-    fetcher: &'a Fetcher,
-    base: &'a str,
-    retries: u32,
-    wait_until: Instant,
-    max_bytes: u64,
-    password_port: u16,
-}
-
-fn read(at: &At, data: &mut InstanceData) -> Result<(), Diag> {
+fn read(client: &Client, password_port: u16, data: &mut InstanceData) -> Result<(), Diag> {
     let mut reads = 0;
-    let mut get = |path: &str| -> Result<Option<Vec<u8>>, Diag> {
-        let url = format!("{}/{path}", at.base);
-        let g = Get {
-            url: &url,
-            headers: &[],
-            require: None,
-            wait_until: at.wait_until,
-            retries: at.retries,
-            max_bytes: at.max_bytes,
-            unreachable: Reason::MetadataUnreachable,
-            pause: None,
-        };
-        match metadata_get::get(at.fetcher, &g, &mut reads) {
-            Ok(body) => Ok(Some(body)),
-            Err(d) if d.code == Reason::MetadataNotFound.as_str() => Ok(None),
-            Err(d) => Err(d),
-        }
-    };
+    let mut get = |path: &str| client.get_optional(path, &mut reads);
     let result = (|| {
         match get(&format!("{API_VERSION}/user-data")) {
             Ok(ud) => data.user_data = ud.filter(|b| !b.is_empty()).map(Secret::new),
@@ -179,7 +143,7 @@ fn read(at: &At, data: &mut InstanceData) -> Result<(), Diag> {
     })();
     data.reads += reads;
     let md = result?.unwrap_or(Value::Null);
-    let shown = crate::fetch::redact_url(at.base);
+    let shown = client.shown("");
     let Some(id) = md
         .get("instance-id")
         .and_then(Value::as_str)
@@ -192,7 +156,7 @@ fn read(at: &At, data: &mut InstanceData) -> Result<(), Diag> {
     };
     data.instance_id = id.to_string();
     data.meta_data = md;
-    password(at, data);
+    password(client, password_port, data);
     data.detail = format!("DataSourceCloudStack [{shown}/]");
     data.subplatform = match data.subplatform.as_str() {
         "" => format!("metadata ({shown}/)"),
@@ -203,14 +167,14 @@ fn read(at: &At, data: &mut InstanceData) -> Result<(), Diag> {
 
 /// The password server's password into the platform config; a failure is a warning, as
 /// cloud-init logs it and goes on.
-fn password(at: &At, data: &mut InstanceData) {
-    let url = password_server::url_on_port(at.base, at.password_port, "");
+fn password(client: &Client, port: u16, data: &mut InstanceData) {
+    let url = password_server::url_on_port(&client.base(), port, "");
     let server = password_server::Server {
         url: &url,
-        retries: at.retries,
-        wait_until: at.wait_until,
+        retries: client.retries(),
+        wait_until: client.wait_until(),
     };
-    password_server::apply(at.fetcher, &server, data);
+    password_server::apply(client.fetcher(), &server, data);
 }
 
 #[cfg(test)]

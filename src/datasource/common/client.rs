@@ -13,11 +13,12 @@ use crate::error::Diag;
 use crate::fetch::Fetcher;
 use crate::reason::Reason;
 use serde_json::{Map, Value};
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::time::{Duration, Instant};
 
 pub struct Client {
-    base: String,
+    /// Set again by a cloud that learns its service's address only over the link (CloudStack).
+    base: RefCell<String>,
     headers: Vec<(String, String)>,
     require: Option<(&'static str, &'static str)>,
     fetcher: Fetcher,
@@ -44,7 +45,7 @@ impl Client {
     pub fn at(env: &Env, cloud: &str, base: &str, retries: u32) -> Client {
         let (request, deadline, retries) = metadata_get::timing(env, cloud, retries);
         Client {
-            base: base.to_string(),
+            base: RefCell::new(base.to_string()),
             headers: Vec::new(),
             require: None,
             fetcher: Fetcher::with_deadline(env, request, deadline),
@@ -78,12 +79,17 @@ impl Client {
 
     /// The metadata address over DHCP on any NIC (`Service::metadata`) at this base.
     pub fn service(&self, env: &Env) -> Service {
-        Service::metadata(env, vec![self.base.clone()], self.request, self.deadline)
+        self.service_to(env, vec![self.base()])
+    }
+
+    /// `service` at other bases (none: the lease tells the address; several: each tried).
+    pub fn service_to(&self, env: &Env, bases: Vec<String>) -> Service {
+        Service::metadata(env, bases, self.request, self.deadline)
     }
 
     /// A routed service at this base (`Service::routed`).
     pub fn routed_service(&self, env: &Env) -> Service {
-        Service::routed(env, vec![self.base.clone()], self.request, self.deadline)
+        Service::routed(env, vec![self.base()], self.request, self.deadline)
     }
 
     /// `link.reach` with this client's reads waiting as long as the way found allows.
@@ -101,15 +107,39 @@ impl Client {
         })
     }
 
-    pub fn base(&self) -> &str {
-        &self.base
+    /// For a protocol of its own beside the documents (the password server's).
+    pub fn fetcher(&self) -> &Fetcher {
+        &self.fetcher
+    }
+
+    pub fn retries(&self) -> u32 {
+        self.retries
+    }
+
+    pub fn wait_until(&self) -> Instant {
+        self.wait_until.get()
+    }
+
+    pub fn base(&self) -> String {
+        self.base.borrow().clone()
+    }
+
+    /// Reads go to `base` from now on (trailing slashes dropped).
+    pub fn set_base(&self, base: &str) {
+        *self.base.borrow_mut() = base.trim_end_matches('/').to_string();
+    }
+
+    /// How long the service may take, for a look-up of its own (a resolver's rounds).
+    pub fn request_timeout(&self) -> Duration {
+        self.request
     }
 
     /// The URL of `path` under the base; the base itself for "".
     pub fn url(&self, path: &str) -> String {
+        let base = self.base.borrow();
         match path {
-            "" => self.base.clone(),
-            _ => format!("{}/{path}", self.base),
+            "" => base.clone(),
+            _ => format!("{base}/{path}"),
         }
     }
 
@@ -125,10 +155,25 @@ impl Client {
 
     /// `get` with another method and no body (a session token's PUT).
     pub fn request(&self, method: &str, path: &str, reads: &mut u32) -> Result<Vec<u8>, Diag> {
+        self.request_with(method, path, &[], reads)
+    }
+
+    /// `request` with `extra` headers besides the client's (Oracle's v2 header, a token).
+    pub fn request_with(
+        &self,
+        method: &str,
+        path: &str,
+        extra: &[(String, String)],
+        reads: &mut u32,
+    ) -> Result<Vec<u8>, Diag> {
         let url = self.url(path);
+        let headers = match extra {
+            [] => std::borrow::Cow::Borrowed(&self.headers[..]),
+            _ => std::borrow::Cow::Owned([&self.headers[..], extra].concat()),
+        };
         let get = Get {
             url: &url,
-            headers: &self.headers,
+            headers: &headers,
             require: self.require,
             wait_until: self.wait_until.get(),
             retries: self.retries,
@@ -154,6 +199,12 @@ impl Client {
             let msg = metadata_get::not_utf8(e.as_bytes()).unwrap_or_default();
             Diag::error(Reason::NotUtf8, msg).file(self.shown(path))
         })
+    }
+
+    /// `get` of a document that must be JSON (`metadata_get::json`).
+    pub fn get_json_value(&self, path: &str, reads: &mut u32) -> Result<Value, Diag> {
+        let body = self.get(path, reads)?;
+        metadata_get::json(&body, &self.shown(path))
     }
 
     /// `get` of a document that must be a JSON object (`metadata_get::json_object`).

@@ -101,9 +101,6 @@ pub fn request(fetcher: &Fetcher, method: &str, g: &Get, reads: &mut u32) -> Res
     }
 }
 
-/// Per-request timeout, overall deadline and retries of a datasource: `ember.metadata-timeout=`
-/// or the image's `max_wait`, `timeout` and `retries` under `datasource: {NAME: …}`, bounded by
-/// ember's limits.
 /// Why `body` is not UTF-8 text, naming the offset of its first invalid byte (never the
 /// bytes). JSON is UTF-8 (RFC 8259): a document that is not is refused whole, never decoded
 /// lossily, since U+FFFD would stand in ids, regions and names that name files and fill
@@ -115,27 +112,32 @@ pub fn not_utf8(body: &[u8]) -> Option<String> {
     })
 }
 
-/// A metadata document that must be a JSON object. The error names `shown` (the URL, already
-/// redacted) and the line and column, never the content.
+/// A metadata document that must be JSON. The error names `shown` (the URL, already redacted)
+/// and the line and column, never the content.
+pub fn json(body: &[u8], shown: &str) -> Result<serde_json::Value, Diag> {
+    if let Some(msg) = not_utf8(body) {
+        return Err(Diag::error(Reason::NotUtf8, msg).file(shown.to_string()));
+    }
+    serde_json::from_slice(body).map_err(|e| {
+        let msg = format!("not JSON (line {}, column {})", e.line(), e.column());
+        Diag::error(Reason::MetadataInvalid, msg).file(shown.to_string())
+    })
+}
+
+/// A metadata document that must be a JSON object (`json`, then its kind).
 pub fn json_object(
     body: &[u8],
     shown: &str,
 ) -> Result<serde_json::Map<String, serde_json::Value>, Diag> {
-    let invalid = |msg: String| Diag::error(Reason::MetadataInvalid, msg).file(shown.to_string());
-    if let Some(msg) = not_utf8(body) {
-        return Err(Diag::error(Reason::NotUtf8, msg).file(shown.to_string()));
-    }
-    match serde_json::from_slice(body) {
-        Ok(serde_json::Value::Object(map)) => Ok(map),
-        Ok(_) => Err(invalid("not a JSON object".into())),
-        Err(e) => Err(invalid(format!(
-            "not JSON (line {}, column {})",
-            e.line(),
-            e.column()
-        ))),
+    match json(body, shown)? {
+        serde_json::Value::Object(map) => Ok(map),
+        _ => Err(Diag::error(Reason::MetadataInvalid, "not a JSON object").file(shown.to_string())),
     }
 }
 
+/// Per-request timeout, overall deadline and retries of a datasource: `ember.metadata-timeout=`
+/// or the image's `max_wait`, `timeout` and `retries` under `datasource: {NAME: …}`, bounded by
+/// ember's limits.
 pub fn timing(env: &crate::context::Env, ds: &str, retries: u32) -> (Duration, Instant, u32) {
     use serde_json::Value;
     let limits = env.limits();

@@ -12,14 +12,13 @@
 //! <https://docs.cloud-init.io/en/latest/reference/datasources/exoscale.html>
 
 use crate::context::Env;
+use crate::datasource::common::client::Client;
 use crate::datasource::common::ec2_tree;
-use crate::datasource::common::metadata_get::{self, Get};
 use crate::datasource::common::password_server;
-use crate::datasource::link::{Link, Service, Via};
+use crate::datasource::link::Link;
 use crate::datasource::{Datasource, InstanceData};
 use crate::detect::{dmi::Dmi, Facts};
 use crate::error::Diag;
-use crate::fetch::Fetcher;
 use crate::reason::Reason;
 use crate::secret::Secret;
 use serde_json::Value;
@@ -82,45 +81,17 @@ impl Datasource for Exoscale {
             ..InstanceData::default()
         };
         let s = settings(env);
-        let (request, deadline, retries) = metadata_get::timing(env, "Exoscale", DEFAULT_RETRIES);
-        let fetcher = Fetcher::with_deadline(env, request, deadline);
-        let service = Service::metadata(env, vec![s.base.clone()], request, deadline);
-        let result = link.reach(env, &service, &mut data, |d, via| {
-            read(env, &fetcher, &s, retries, via, d)
-        });
+        let client = Client::at(env, "Exoscale", &s.base, DEFAULT_RETRIES);
+        let service = client.service(env);
+        let result = client.reach(env, link, &service, &mut data, |c, d, _| read(c, &s, d));
         result.map(|()| data)
     }
 }
 
-fn read(
-    env: &Env,
-    fetcher: &Fetcher,
-    s: &Settings,
-    retries: u32,
-    via: &Via,
-    data: &mut InstanceData,
-) -> Result<(), Diag> {
-    let max_bytes = env.limits().file_bytes;
+fn read(client: &Client, s: &Settings, data: &mut InstanceData) -> Result<(), Diag> {
     let mut reads = 0;
     // One GET under the base: 404 is absence.
-    let mut get = |path: &str| -> Result<Option<Vec<u8>>, Diag> {
-        let url = format!("{}/{path}", s.base);
-        let g = Get {
-            url: &url,
-            headers: &[],
-            require: None,
-            wait_until: via.wait_until,
-            retries,
-            max_bytes,
-            unreachable: Reason::MetadataUnreachable,
-            pause: None,
-        };
-        match metadata_get::get(fetcher, &g, &mut reads) {
-            Ok(body) => Ok(Some(body)),
-            Err(d) if d.code == Reason::MetadataNotFound.as_str() => Ok(None),
-            Err(d) => Err(d),
-        }
-    };
+    let mut get = |path: &str| client.get_optional(path, &mut reads);
     let result = (|| {
         // Over budget, user-data alone is left out: the rest provisions.
         match get(&format!("{}/user-data", s.api)) {
@@ -145,7 +116,7 @@ fn read(
     };
     data.instance_id = id.to_string();
     data.meta_data = md;
-    password(fetcher, s, retries, via, data);
+    password(client, s, data);
     let base = crate::fetch::redact_url(&s.base);
     data.detail = format!("DataSourceExoscale [{base}]");
     data.subplatform = format!("metadata ({base})");
@@ -154,14 +125,14 @@ fn read(
 
 /// The password server's password into the platform config; a failure is a warning (the
 /// instance provisions without it), as cloud-init logs it and goes on.
-fn password(fetcher: &Fetcher, s: &Settings, retries: u32, via: &Via, data: &mut InstanceData) {
+fn password(client: &Client, s: &Settings, data: &mut InstanceData) {
     let url = password_server::url_on_port(&s.base, s.password_port, &format!("{}/", s.api));
     let server = password_server::Server {
         url: &url,
-        retries,
-        wait_until: via.wait_until,
+        retries: client.retries(),
+        wait_until: client.wait_until(),
     };
-    password_server::apply(fetcher, &server, data);
+    password_server::apply(client.fetcher(), &server, data);
 }
 
 #[cfg(test)]

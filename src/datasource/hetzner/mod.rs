@@ -73,7 +73,7 @@ impl Datasource for Hetzner {
             let private = c.get(PRIVATE_NETWORKS, &mut d.reads);
             let user = c.get(USERDATA, &mut d.reads);
             let files = Files {
-                base: c.base(),
+                base: &c.base(),
                 metadata: &md,
                 private,
                 user,

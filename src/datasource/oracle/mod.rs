@@ -18,12 +18,12 @@
 mod network;
 
 use crate::context::Env;
-use crate::datasource::common::metadata_get::{self, Get};
-use crate::datasource::link::{Link, Service};
+use crate::datasource::common::client::Client;
+use crate::datasource::common::metadata_get;
+use crate::datasource::link::Link;
 use crate::datasource::{Datasource, InstanceData, PublicKey};
 use crate::detect::{dmi::Dmi, Facts};
 use crate::error::{Diag, Severity};
-use crate::fetch::Fetcher;
 use crate::reason::Reason;
 use crate::secret::Secret;
 use base64::Engine;
@@ -56,21 +56,12 @@ impl Datasource for Oracle {
             datasource: "oracle".into(),
             ..InstanceData::default()
         };
-        let base = crate::cmdline::metadata_url(env.cmdline)
-            .unwrap_or(DEFAULT_BASE)
-            .trim_end_matches('/')
-            .to_string();
-        let (request, deadline, retries) = metadata_get::timing(env, "Oracle", DEFAULT_RETRIES);
-        let fetcher = Fetcher::with_deadline(env, request, deadline);
-        let service = Service::metadata(env, vec![base.clone()], request, deadline);
+        let client = Client::new(env, "Oracle", DEFAULT_BASE, DEFAULT_RETRIES);
         let iscsi = iscsi_root(env.host);
-        let result = link.reach(env, &service, &mut data, |d, via| {
+        let result = client.reach(env, link, &client.service(env), &mut data, |c, d, _| {
             let at = At {
-                fetcher: &fetcher,
-                base: &base,
-                retries,
-                wait_until: via.wait_until,
-                max_bytes: env.limits().file_bytes,
+                client: c,
+                base: &c.base(),
             };
             read(env, &at, iscsi, d)
         });
@@ -97,35 +88,20 @@ fn iscsi_root(host: &crate::host::Host) -> bool {
     })
 }
 
-/// Where and how the documents are read.
+/// Where the documents are read.
 struct At<'a> {
-    fetcher: &'a Fetcher,
+    client: &'a Client,
     base: &'a str,
-    retries: u32,
-    wait_until: std::time::Instant,
-    max_bytes: u64,
 }
 
 impl At<'_> {
     /// `/opc/v{version}/{doc}/` as JSON, with the v2 header when v2.
     fn get(&self, version: u8, doc: &str, reads: &mut u32) -> Result<Value, Diag> {
-        let url = format!("{}/opc/v{version}/{doc}/", self.base);
+        let path = format!("opc/v{version}/{doc}/");
         let v2 = [(V2_HEADER.0.to_string(), V2_HEADER.1.to_string())];
-        let get = Get {
-            url: &url,
-            headers: if version == 2 { &v2 } else { &[] },
-            require: None,
-            wait_until: self.wait_until,
-            retries: self.retries,
-            max_bytes: self.max_bytes,
-            unreachable: Reason::MetadataUnreachable,
-            pause: None,
-        };
-        let body = metadata_get::get(self.fetcher, &get, reads)?;
-        serde_json::from_slice(&body).map_err(|e| {
-            let msg = format!("not JSON (line {}, column {})", e.line(), e.column());
-            Diag::error(Reason::MetadataInvalid, msg).file(crate::fetch::redact_url(&url))
-        })
+        let headers: &[_] = if version == 2 { &v2 } else { &[] };
+        let body = self.client.request_with("GET", &path, headers, reads)?;
+        metadata_get::json(&body, &self.client.shown(&path))
     }
 }
 
@@ -138,6 +114,7 @@ fn instance(at: &At, reads: &mut u32) -> Result<(u8, Value), Diag> {
         Err(d) if d.code == Reason::FetchDeadline.as_str() => Err(d),
         // A document that is not JSON was served: cloud-init does not ask v1 then either.
         Err(d) if d.code == Reason::MetadataInvalid.as_str() => Err(d),
+        Err(d) if d.code == Reason::NotUtf8.as_str() => Err(d),
         Err(_) => at.get(1, "instance", reads).map(|doc| (1, doc)),
     }
 }
