@@ -82,6 +82,15 @@ impl Client {
         self.service_to(env, vec![self.base()])
     }
 
+    /// `service` over the first NIC alone with the whole wait, as cloud-init's
+    /// `find_fallback_nic` (UpCloud, NWCS).
+    pub fn first_nic_service(&self, env: &Env) -> Service {
+        let mut service = self.service(env);
+        service.nics.truncate(1);
+        service.share = None;
+        service
+    }
+
     /// `service` at other bases (none: the lease tells the address; several: each tried).
     pub fn service_to(&self, env: &Env, bases: Vec<String>) -> Service {
         Service::metadata(env, bases, self.request, self.deadline)

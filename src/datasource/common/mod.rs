@@ -13,8 +13,6 @@ pub mod client;
 ))]
 pub mod ec2_tree;
 pub mod metadata_get;
-#[cfg(any(feature = "ds-upcloud", feature = "ds-nwcs"))]
-pub mod one_document;
 #[cfg(any(feature = "ds-exoscale", feature = "ds-cloudstack"))]
 pub mod password_server;
 pub mod seed;

@@ -8,7 +8,7 @@
 //! <https://docs.cloud-init.io/en/latest/reference/datasources/nwcs.html>
 
 use crate::context::Env;
-use crate::datasource::common::one_document::{self, Document};
+use crate::datasource::common::client::Client;
 use crate::datasource::{Datasource, InstanceData, Link};
 use crate::detect::{dmi::Dmi, Facts};
 use crate::error::Diag;
@@ -40,15 +40,12 @@ impl Datasource for Nwcs {
             datasource: "nwcs".into(),
             ..InstanceData::default()
         };
-        let doc = Document {
-            cloud: "NWCS",
-            default_base: DEFAULT_BASE,
-            path: DOCUMENT,
-            retries: DEFAULT_RETRIES,
-        };
-        one_document::fetch(env, link, &doc, &mut data, |body, url, d| {
+        let client = Client::new(env, "NWCS", DEFAULT_BASE, DEFAULT_RETRIES);
+        let service = client.first_nic_service(env);
+        client.reach(env, link, &service, &mut data, |c, d, _| {
+            let body = c.get(DOCUMENT, &mut d.reads)?;
             let macs = crate::network::fallback::names_by_mac(env.host);
-            read(body, url, &macs, d)
+            read(&body, &c.url(DOCUMENT), &macs, d)
         })?;
         Ok(data)
     }

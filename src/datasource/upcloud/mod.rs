@@ -11,7 +11,7 @@
 mod network;
 
 use crate::context::Env;
-use crate::datasource::common::one_document::{self, Document};
+use crate::datasource::common::client::Client;
 use crate::datasource::{Datasource, InstanceData, Link};
 use crate::detect::{dmi::Dmi, Facts};
 use crate::error::Diag;
@@ -64,14 +64,11 @@ impl Datasource for UpCloud {
             datasource: "upcloud".into(),
             ..InstanceData::default()
         };
-        let doc = Document {
-            cloud: "UpCloud",
-            default_base: DEFAULT_BASE,
-            path: DOCUMENT,
-            retries: DEFAULT_RETRIES,
-        };
-        one_document::fetch(env, link, &doc, &mut data, |body, url, d| {
-            read(env, body, url, uuid.as_deref(), d)
+        let client = Client::new(env, "UpCloud", DEFAULT_BASE, DEFAULT_RETRIES);
+        let service = client.first_nic_service(env);
+        client.reach(env, link, &service, &mut data, |c, d, _| {
+            let body = c.get(DOCUMENT, &mut d.reads)?;
+            read(env, &body, &c.url(DOCUMENT), uuid.as_deref(), d)
         })?;
         Ok(data)
     }
