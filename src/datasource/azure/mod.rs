@@ -33,8 +33,7 @@ use serde_json::{json, Value};
 
 pub struct Azure;
 
-/// The chassis asset tag of every Azure VM.
-pub const CHASSIS_ASSET_TAG: &str = "7783-7084-3265-9085-8269-3286-77";
+pub use crate::datasource::common::AZURE_CHASSIS_ASSET_TAG as CHASSIS_ASSET_TAG;
 
 const DEFAULT_BASE: &str = "http://169.254.169.254";
 const OVF_NAME: &str = "ovf-env.xml";

@@ -5,7 +5,7 @@
 //! certificates (keys given by fingerprint), KVP telemetry, the pre-provisioning (PPS) flow.
 //! <https://github.com/Azure/WALinuxAgent> (protocol/wire.py)
 
-use super::ovf::{document, utf8};
+use crate::datasource::common::xml::{document, utf8};
 use crate::error::Diag;
 use crate::fetch::{redact_url, FetchError, Fetcher};
 use crate::reason::Reason;

@@ -13,9 +13,15 @@ pub mod client;
 ))]
 pub mod ec2_tree;
 pub mod metadata_get;
+pub mod openstack_files;
 #[cfg(any(feature = "ds-exoscale", feature = "ds-cloudstack"))]
 pub mod password_server;
 pub mod seed;
 pub mod seed_volume;
 #[cfg(any(feature = "ds-smartos", feature = "ds-cloudsigma"))]
 pub mod serial;
+pub mod xml;
+
+/// The chassis asset tag of every Azure VM: Azure's evidence, and what tells VMware's OVF
+/// datasource that an `ovf-env.xml` is Azure's.
+pub const AZURE_CHASSIS_ASSET_TAG: &str = "7783-7084-3265-9085-8269-3286-77";

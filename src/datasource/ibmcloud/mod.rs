@@ -9,8 +9,8 @@
 //! <https://docs.cloud-init.io/en/latest/reference/datasources/ibm.html>
 
 use crate::context::Env;
+use crate::datasource::common::openstack_files as files;
 use crate::datasource::common::seed_volume::{seed_devices, Media, SeedVolume};
-use crate::datasource::openstack::files;
 use crate::datasource::{Datasource, InstanceData, Link};
 use crate::detect::blockdev::LabelledDevice;
 use crate::detect::Facts;

@@ -6,11 +6,11 @@
 //! read. <https://docs.cloud-init.io/en/latest/reference/datasources/openstack.html>
 //! <https://docs.cloud-init.io/en/latest/reference/datasources/configdrive.html>
 
-pub(crate) mod files;
 mod http;
 mod injected;
 
 use crate::context::Env;
+use crate::datasource::common::openstack_files::{self as files, choose_version};
 use crate::datasource::common::seed::FileRead;
 use crate::datasource::common::seed_volume::{seed_devices, Media, SeedVolume};
 use crate::datasource::link::{Link, Service as LinkService};
@@ -22,7 +22,6 @@ use crate::error::Diag;
 use crate::fetch::Fetcher;
 use crate::reason::Reason;
 use crate::status::Evidence;
-use files::choose_version;
 use http::{Service, Settings};
 use serde_json::Value;
 

@@ -8,8 +8,8 @@
 //! <https://docs.cloud-init.io/en/latest/reference/datasources/rbxcloud.html>
 
 use crate::context::Env;
+use crate::datasource::common::openstack_files::parse_json;
 use crate::datasource::common::seed_volume::{seed_devices, Media, SeedVolume};
-use crate::datasource::openstack::files::parse_json;
 use crate::datasource::{Datasource, InstanceData, Link};
 use crate::detect::blockdev::LabelledDevice;
 use crate::detect::Facts;

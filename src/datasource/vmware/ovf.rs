@@ -115,7 +115,7 @@ fn guestinfo_env(env: &Env, facts: &Facts) -> Option<(String, Vec<u8>)> {
 }
 
 fn is_azure(facts: &Facts) -> bool {
-    facts.dmi.get("chassis_asset_tag") == Some(crate::datasource::azure::CHASSIS_ASSET_TAG)
+    facts.dmi.get("chassis_asset_tag") == Some(crate::datasource::common::AZURE_CHASSIS_ASSET_TAG)
 }
 
 impl Datasource for Ovf {

@@ -6,7 +6,7 @@
 //! Every other property is ignored, as there. Not here: finding the document.
 //! <https://docs.cloud-init.io/en/latest/reference/datasources/ovf.html>
 
-use crate::datasource::azure::ovf::{document, utf8};
+use crate::datasource::common::xml::{document, utf8};
 use crate::error::Diag;
 use crate::limits::Limits;
 use crate::reason::Reason;

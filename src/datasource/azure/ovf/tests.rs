@@ -1,4 +1,5 @@
 use super::*;
+use crate::datasource::common::xml::MAX_NODES;
 
 const FULL: &[u8] = include_bytes!(concat!(
     env!("CARGO_MANIFEST_DIR"),

@@ -1,6 +1,7 @@
-//! What an OpenStack config drive and the metadata service share: the version to read, the
-//! files under `openstack/<version>/`, and how they become one `InstanceData`, as cloud-init's
-//! `openstack` helper reads them. Not here: where the files come from (openstack.rs).
+//! What an OpenStack config drive and the metadata service share, and IBM Cloud's and
+//! Rackspace's drives with them: the version to read, the files under `openstack/<version>/`,
+//! and how they become one `InstanceData`, as cloud-init's `openstack` helper reads them. Not
+//! here: where the files come from (each cloud's folder).
 //! <https://docs.openstack.org/nova/latest/user/metadata.html>
 
 use crate::datasource::common::seed::FileRead;
