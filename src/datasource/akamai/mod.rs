@@ -16,12 +16,12 @@
 mod settings;
 
 use crate::context::Env;
-use crate::datasource::common::metadata_get::{self, Get};
-use crate::datasource::link::{self, Service, Via};
+use crate::datasource::common::client::Client;
+use crate::datasource::common::metadata_get;
+use crate::datasource::link::{self, Via};
 use crate::datasource::{Datasource, InstanceData, Link};
 use crate::detect::{dmi::Dmi, Facts};
 use crate::error::Diag;
-use crate::fetch::Fetcher;
 use crate::reason::Reason;
 use crate::secret::Secret;
 use base64::Engine;
@@ -33,9 +33,9 @@ pub struct Akamai;
 
 const V4_BASE: &str = "http://169.254.169.254";
 const V6_BASE: &str = "http://[fd00:a9fe:a9fe::1]";
-const TOKEN: &str = "/v1/token";
-const INSTANCE: &str = "/v1/instance";
-const USER_DATA: &str = "/v1/user-data";
+const TOKEN: &str = "v1/token";
+const INSTANCE: &str = "v1/instance";
+const USER_DATA: &str = "v1/user-data";
 const DEFAULT_RETRIES: u32 = 4;
 
 fn vendor(dmi: &Dmi) -> Option<&str> {
@@ -73,7 +73,7 @@ impl Datasource for Akamai {
             datasource: "akamai".into(),
             ..InstanceData::default()
         };
-        let (request, deadline, retries) = metadata_get::timing(env, "Akamai", DEFAULT_RETRIES);
+        let client = Client::new(env, "Akamai", V4_BASE, DEFAULT_RETRIES);
         let override_url =
             crate::cmdline::metadata_url(env.cmdline).map(|u| u.trim_end_matches('/').to_string());
         let mut bases = Vec::new();
@@ -88,7 +88,7 @@ impl Datasource for Akamai {
                 bases.push(V4_BASE.to_string());
             }
         }
-        let mut service = Service::metadata(env, bases.clone(), request, deadline);
+        let mut service = client.service_to(env, bases.clone());
         let local_stage =
             link::needs_lease(env.host, &[V4_BASE.to_string()]) && override_url.is_none();
         if let Err(why) = allowed(&s, local_stage) {
@@ -113,15 +113,11 @@ impl Datasource for Akamai {
             .take(1)
             .collect();
         service.share = None;
-        let fetcher = Fetcher::with_deadline(env, request, deadline);
-        let result = link.reach(env, &service, &mut data, |d, via| {
-            let tried = ways(&bases, via, &s);
+        let result = client.reach(env, link, &service, &mut data, |c, d, via| {
             read(
-                env,
-                &fetcher,
-                &tried,
+                c,
+                &ways(&bases, via, &s),
                 via.wait_until,
-                retries,
                 local_id.as_deref(),
                 d,
             )
@@ -207,11 +203,9 @@ fn ways(bases: &[String], via: &Via, s: &Settings) -> Vec<String> {
 }
 
 fn read(
-    env: &Env,
-    fetcher: &Fetcher,
+    client: &Client,
     bases: &[String],
     wait_until: Instant,
-    retries: u32,
     local_id: Option<&str>,
     data: &mut InstanceData,
 ) -> Result<(), Diag> {
@@ -224,7 +218,9 @@ fn read(
         let share =
             wait_until.saturating_duration_since(Instant::now()) / bases.len().max(1) as u32;
         let until = (Instant::now() + share.max(Duration::from_secs(1))).min(wait_until);
-        match read_at(env, fetcher, base, until, retries, local_id, data) {
+        client.set_base(base);
+        client.set_wait_until(until);
+        match read_at(client, local_id, data) {
             Ok(()) => return Ok(()),
             // Only silence (or no token) moves on to the next address, as in cloud-init.
             Err(d) if gives_up(&d) => last = d,
@@ -234,46 +230,22 @@ fn read(
     Err(last)
 }
 
-fn read_at(
-    env: &Env,
-    fetcher: &Fetcher,
-    base: &str,
-    wait_until: Instant,
-    retries: u32,
-    local_id: Option<&str>,
-    data: &mut InstanceData,
-) -> Result<(), Diag> {
-    let max_bytes = env.limits().file_bytes;
-    let at = |path: &str| format!("{base}{path}");
-    let get = |url: &str, headers: &[(String, String)], method: &str, reads: &mut u32| {
-        let g = Get {
-            url,
-            headers,
-            require: None,
-            wait_until,
-            retries,
-            max_bytes,
-            unreachable: Reason::MetadataUnreachable,
-            pause: None,
-        };
-        metadata_get::request(fetcher, method, &g, reads)
-    };
+fn read_at(client: &Client, local_id: Option<&str>, data: &mut InstanceData) -> Result<(), Diag> {
     let expiry = [(
         "Metadata-Token-Expiry-Seconds".to_string(),
         "300".to_string(),
     )];
-    let token = get(&at(TOKEN), &expiry, "PUT", &mut data.reads)?;
+    let token = client.request_with("PUT", TOKEN, &expiry, &mut data.reads)?;
     let token = Secret::new(String::from_utf8_lossy(&token).trim().to_string());
     let auth = ("Metadata-Token".to_string(), token.expose().clone());
     let json_headers = [
         ("Accept".to_string(), "application/json".to_string()),
         auth.clone(),
     ];
-    let instance_url = at(INSTANCE);
-    let body = get(&instance_url, &json_headers, "GET", &mut data.reads)?;
-    let shown = crate::fetch::redact_url(&instance_url);
+    let body = client.request_with("GET", INSTANCE, &json_headers, &mut data.reads)?;
+    let shown = client.shown(INSTANCE);
     let invalid = |msg: String| Diag::error(Reason::MetadataInvalid, msg).file(shown.clone());
-    let mut md = crate::datasource::common::metadata_get::json_object(&body, &shown)?;
+    let mut md = metadata_get::json_object(&body, &shown)?;
     let id = match md.get("id") {
         Some(Value::Number(n)) => n.to_string(),
         Some(Value::String(s)) if !s.is_empty() => s.clone(),
@@ -283,8 +255,8 @@ fn read_at(
         },
     };
     md.insert("instance-id".into(), json!(id));
-    let ud_url = at(USER_DATA);
-    match get(&ud_url, std::slice::from_ref(&auth), "GET", &mut data.reads) {
+    let auth = std::slice::from_ref(&auth);
+    match client.request_with("GET", USER_DATA, auth, &mut data.reads) {
         Ok(raw) if raw.is_empty() => {}
         Ok(raw) => {
             let compact: Vec<u8> = raw
@@ -297,7 +269,7 @@ fn read_at(
                 Err(_) => {
                     // cloud-init keeps the text as it came, with a warning.
                     let msg = "not base64: used as it came";
-                    let shown = crate::fetch::redact_url(&ud_url);
+                    let shown = client.shown(USER_DATA);
                     data.diags
                         .push(Diag::warning(Reason::Base64Invalid, msg).file(shown));
                     data.user_data = Some(Secret::new(raw));
@@ -306,8 +278,9 @@ fn read_at(
         }
         Err(d) => data.diags.push(warning(d)),
     }
-    data.detail = format!("DataSourceAkamai [{}]", crate::fetch::redact_url(base));
-    data.subplatform = format!("metadata ({})", crate::fetch::redact_url(base));
+    let base = client.shown("");
+    data.detail = format!("DataSourceAkamai [{base}]");
+    data.subplatform = format!("metadata ({base})");
     data.instance_id = id;
     data.meta_data = Value::Object(md);
     Ok(())

@@ -129,6 +129,12 @@ impl Client {
         self.wait_until.get()
     }
 
+    /// Reads wait until `until` from now on: a part of the wait for one of several ways to
+    /// the service (Akamai's IPv6, then IPv4).
+    pub fn set_wait_until(&self, until: Instant) {
+        self.wait_until.set(until);
+    }
+
     pub fn base(&self) -> String {
         self.base.borrow().clone()
     }
