@@ -16,8 +16,8 @@
 mod network;
 
 use crate::context::Env;
+use crate::datasource::common::ec2_imds::{self as imds, Imds, Settings, TokenHeaders};
 use crate::datasource::common::ec2_tree as tree;
-use crate::datasource::ec2::imds::{self, Imds, Settings, TokenHeaders};
 use crate::datasource::link::{Link, Service, Via};
 use crate::datasource::{Datasource, InstanceData};
 use crate::detect::{dmi::Dmi, Facts};

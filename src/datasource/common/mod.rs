@@ -1,11 +1,14 @@
-//! What more than one cloud uses: metadata GETs with retries, base64 payloads, NoCloud-style
-//! seed files, the seed-media filter (ISO9660, UDF, VFAT by label), the password server, the
-//! EC2-style tree crawl, and the line channel of the serial-port clouds. The way to a metadata
-//! service is the stage's (`datasource::link`).
+//! What more than one cloud uses, so that no cloud imports another's folder: the metadata
+//! client over metadata GETs with retries, EC2's IMDS client (Aliyun's too), the EC2-style tree
+//! crawl, the OpenStack-format files (IBM Cloud's and RbxCloud's too), the OVF XML reader
+//! (Azure's and VMware's), base64 payloads, NoCloud-style seed files, the seed-media filter
+//! (ISO9660, UDF, VFAT by label), the password server, and the line channel of the serial-port
+//! clouds. The way to a metadata service is the stage's (`datasource::link`).
 
 #[cfg(feature = "ds-hetzner")]
 pub mod b64;
 pub mod client;
+pub mod ec2_imds;
 #[cfg(any(
     feature = "ds-aliyun",
     feature = "ds-exoscale",

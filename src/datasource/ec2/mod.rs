@@ -13,10 +13,10 @@
 
 mod bdm;
 mod dmi;
-pub(crate) mod imds;
 pub mod network;
 
 use crate::context::Env;
+use crate::datasource::common::ec2_imds::{self as imds, Imds, Settings};
 use crate::datasource::link::{Link, Service, Via};
 use crate::datasource::{Datasource, InstanceData};
 use crate::detect::{dmi::Dmi, Facts};
@@ -25,7 +25,6 @@ use crate::fetch::Fetcher;
 use crate::reason::Reason;
 use crate::secret::Secret;
 use crate::status::Evidence;
-use imds::{Imds, Settings};
 use network::NicMeta;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;

@@ -2,7 +2,8 @@
 //! from `PUT /latest/api/token`, sent on every GET, renewed once when a GET says 401), IMDSv1
 //! only where the caller allows it, retries with backoff under a total deadline, and a count
 //! of requests. The token lives in memory only, inside a `Secret`; the fetch layer never
-//! follows a redirect to another host with it. Not here: what is read (ec2.rs).
+//! follows a redirect to another host with it. EC2's and Aliyun's (which serves the same
+//! protocol). Not here: what is read (each cloud's folder).
 //! <https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/configuring-instance-metadata-service.html>
 
 use crate::error::Diag;
