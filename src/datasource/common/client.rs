@@ -40,6 +40,20 @@ impl Client {
         Client::at(env, cloud, base.trim_end_matches('/'), retries)
     }
 
+    /// A client over a platform's local unix socket (LXD's devlxd): no link to reach, `base`
+    /// only names the requests.
+    pub fn over_unix_socket(
+        env: &Env,
+        cloud: &str,
+        socket: &str,
+        base: &str,
+        retries: u32,
+    ) -> Client {
+        let mut client = Client::at(env, cloud, base, retries);
+        client.fetcher = Fetcher::over_unix_socket(env, socket, client.request, client.deadline);
+        client
+    }
+
     /// `new` at a base the cloud found itself (Bigstep's URL file, GCE's `metadata_url`),
     /// taken as it is: `url("")` is that URL.
     pub fn at(env: &Env, cloud: &str, base: &str, retries: u32) -> Client {

@@ -6,17 +6,16 @@
 //! `user.*` twins only when the `cloud-init.*` key is absent (older LXD). Not here: what the
 //! data means (`mod.rs`).
 
-use super::{BASE, SOCKET};
+use super::SOCKET;
 use crate::context::Env;
-use crate::datasource::common::{metadata_get, seed};
+use crate::datasource::common::client::Client;
+use crate::datasource::common::seed;
 use crate::datasource::InstanceData;
 use crate::error::Diag;
-use crate::fetch::Fetcher;
 use crate::reason::Reason;
 use crate::secret::Secret;
 use crate::yaml;
 use serde_json::{Map, Value};
-use std::time::Instant;
 
 /// Config keys read at most: each is one request, and a server listing thousands is broken.
 const MAX_CONFIG_KEYS: usize = 256;
@@ -43,10 +42,7 @@ pub fn url(route: &str) -> String {
 }
 
 pub struct Reader<'a> {
-    pub fetcher: &'a Fetcher,
-    pub wait_until: Instant,
-    pub retries: u32,
-    pub max_bytes: u64,
+    pub client: &'a Client,
 }
 
 /// What the socket gave.
@@ -68,18 +64,9 @@ pub struct Crawled {
 impl Reader<'_> {
     /// The body of `GET /1.0/<route>`, a 500 retried.
     fn get(&self, route: &str, reads: &mut u32) -> Result<Vec<u8>, Diag> {
-        let get = metadata_get::Get {
-            url: &format!("{BASE}/{}", route.trim_start_matches("/1.0/")),
-            headers: &[],
-            require: None,
-            wait_until: self.wait_until,
-            retries: self.retries,
-            max_bytes: self.max_bytes,
-            unreachable: Reason::MetadataUnreachable,
-            pause: None,
-        };
+        let path = route.trim_start_matches("/1.0/");
         // The fetcher names the URL as http://lxd/…; the socket is what the reader needs.
-        metadata_get::get(self.fetcher, &get, reads).map_err(|mut d| {
+        self.client.get(path, reads).map_err(|mut d| {
             d.file = Some(url(route));
             d
         })

@@ -19,12 +19,11 @@ mod api;
 mod network;
 
 use crate::context::Env;
-use crate::datasource::common::metadata_get;
+use crate::datasource::common::client::Client;
 use crate::datasource::link::Link;
 use crate::datasource::{Datasource, InstanceData};
 use crate::detect::{dmi::Dmi, Facts};
 use crate::error::Diag;
-use crate::fetch::Fetcher;
 use crate::reason::Reason;
 use crate::status::Evidence;
 use serde_json::{json, Value};
@@ -107,18 +106,12 @@ impl Datasource for Lxd {
             };
             return Err(Diag::error(Reason::MetadataUnreachable, why).file(SOCKET));
         }
-        let (request, deadline, retries) = metadata_get::timing(env, "LXD", RETRIES);
-        let fetcher = Fetcher::over_unix_socket(env, SOCKET, request, deadline);
+        let client = Client::over_unix_socket(env, "LXD", SOCKET, BASE, RETRIES);
         let mut data = InstanceData {
             datasource: "lxd".into(),
             ..InstanceData::default()
         };
-        let reader = api::Reader {
-            fetcher: &fetcher,
-            wait_until: deadline,
-            retries,
-            max_bytes: env.limits().file_bytes,
-        };
+        let reader = api::Reader { client: &client };
         let crawled = reader.crawl(env, &mut data)?;
         assemble(env, crawled, vm, &mut data);
         Ok(data)
