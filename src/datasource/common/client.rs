@@ -158,6 +158,11 @@ impl Client {
         *self.base.borrow_mut() = base.trim_end_matches('/').to_string();
     }
 
+    /// When the fetch ends, for a fetcher of the cloud's own beside this one.
+    pub fn deadline(&self) -> Instant {
+        self.deadline
+    }
+
     /// How long the service may take, for a look-up of its own (a resolver's rounds).
     pub fn request_timeout(&self) -> Duration {
         self.request

@@ -16,8 +16,9 @@
 mod network;
 
 use crate::context::Env;
-use crate::datasource::common::metadata_get::{self, Get};
-use crate::datasource::link::{Service, Via};
+use crate::datasource::common::client::Client;
+use crate::datasource::common::metadata_get;
+use crate::datasource::link::Via;
 use crate::datasource::{Datasource, InstanceData, Link, PublicKey};
 use crate::detect::{dmi::Dmi, Facts};
 use crate::error::Diag;
@@ -73,8 +74,8 @@ impl Datasource for Scaleway {
             ..InstanceData::default()
         };
         let bases = bases(env);
-        let (request, deadline, retries) = metadata_get::timing(env, "Scaleway", DEFAULT_RETRIES);
-        let mut service = Service::metadata(env, bases.clone(), request, deadline);
+        let client = Client::new(env, "Scaleway", BASES[0], DEFAULT_RETRIES);
+        let mut service = client.service_to(env, bases.clone());
         service.lease.metadata = Some(V4);
         // No DHCPv4 on the NIC: an IPv6-only instance, reached by SLAAC.
         service.lease.slaac = true;
@@ -84,13 +85,14 @@ impl Datasource for Scaleway {
         let mac = nic
             .as_deref()
             .and_then(|n| crate::network::fallback::mac_of(env.host, n));
-        let mut fetcher = Fetcher::with_deadline(env, request, deadline);
-        link.reach(env, &service, &mut data, |d, via| {
+        // The privileged source ports' requests: a fetcher of their own.
+        let mut ports = Fetcher::with_deadline(env, client.request_timeout(), client.deadline());
+        client.reach(env, link, &service, &mut data, |c, d, via| {
             let nic = nic.as_deref().map(|name| network::Nic {
                 name,
                 mac: mac.as_deref(),
             });
-            read(env, &mut fetcher, &bases, via, retries, nic, d)
+            read(env, c, &mut ports, &bases, via, nic, d)
         })?;
         Ok(data)
     }
@@ -136,10 +138,10 @@ fn bases(env: &Env) -> Vec<String> {
 
 fn read(
     env: &Env,
-    fetcher: &mut Fetcher,
+    client: &Client,
+    ports: &mut Fetcher,
     bases: &[String],
     via: &Via,
-    retries: u32,
     nic: Option<network::Nic>,
     data: &mut InstanceData,
 ) -> Result<(), Diag> {
@@ -155,19 +157,8 @@ fn read(
         "no address of the service to ask",
     );
     for base in usable {
-        fetcher.set_source_port(None);
-        let url = format!("{base}/{CONF}");
-        let get = Get {
-            url: &url,
-            headers: &[],
-            require: None,
-            wait_until: via.wait_until,
-            retries,
-            max_bytes: env.limits().file_bytes,
-            unreachable: Reason::MetadataUnreachable,
-            pause: None,
-        };
-        let body = match metadata_get::get(fetcher, &get, &mut data.reads) {
+        client.set_base(base);
+        let body = match client.get(CONF, &mut data.reads) {
             Ok(body) => body,
             Err(d) if d.code == Reason::MetadataUnreachable.as_str() => {
                 last = d;
@@ -175,9 +166,9 @@ fn read(
             }
             Err(d) => return Err(d),
         };
-        let shown = crate::fetch::redact_url(&url);
+        let shown = client.shown(CONF);
         let invalid = |msg: String| Diag::error(Reason::MetadataInvalid, msg).file(shown.clone());
-        let mut md = crate::datasource::common::metadata_get::json_object(&body, &shown)?;
+        let mut md = metadata_get::json_object(&body, &shown)?;
         let Some(id) = md
             .get("id")
             .and_then(Value::as_str)
@@ -207,18 +198,12 @@ fn read(
             (USER_DATA, &mut data.user_data),
             (VENDOR_DATA, &mut data.vendor_data),
         ] {
-            match privileged_get(
-                env,
-                fetcher,
-                &format!("{base}/{path}"),
-                retries,
-                &mut data.reads,
-            ) {
+            let url = client.url(path);
+            match privileged_get(env, ports, &url, client.retries(), &mut data.reads) {
                 Ok(body) => *slot = body.filter(|b| !b.is_empty()).map(Secret::new),
                 Err(d) => data.diags.push(d),
             }
         }
-        fetcher.set_source_port(None);
         data.detail = format!("DataSourceScaleway [{}]", crate::fetch::redact_url(base));
         data.subplatform = format!("metadata ({shown})");
         data.instance_id = id;
