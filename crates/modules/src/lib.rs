@@ -1,8 +1,8 @@
 //! Every cloud-config module ember runs, whatever its stage, one home each: `<name>.rs` or
 //! `<name>/`, holding its settings reader (`READER`, which `ember schema` links too), its
 //! effect and its glue. The module table (`ember_core::module_specs`) says which stage runs
-//! it; `local` holds the initramfs stage's trait and order, `booted` the runner stages'. Shared
-//! helpers (`exec`, `shell`, `distro`, `system_tools`, `pyvalue`, `private_io`) are not modules.
+//! it; `local` holds the initramfs stage's trait and order, `booted` the runner stages'. What
+//! several modules share and none owns lives in `common/`, not in a module's folder.
 //!
 //! Architecture invariant: both binaries link this crate, so it reads no YAML, speaks no TLS,
 //! renders no Jinja and knows no datasource. A module that fetches takes
