@@ -9,6 +9,7 @@ pub mod accounts;
 pub mod cfgmgmt;
 pub mod distro;
 pub mod exec;
+pub mod package_manager;
 pub(crate) mod private_io;
 pub(crate) mod pyvalue;
 pub mod shell;

@@ -8,8 +8,8 @@
 
 use crate::common::distro::which;
 use crate::common::exec::Outcome;
+use crate::common::package_manager::{Manager, Op};
 use crate::error::Diag;
-use crate::packages::{Manager, Op};
 use crate::reason::Reason;
 use crate::root::{FileSpec, Root, RootError};
 use crate::ModCtx;

@@ -6,8 +6,8 @@
 
 use crate::common::distro::{which, Family, OsRelease};
 use crate::common::exec::Outcome;
+use crate::common::package_manager::{Manager, Op};
 use crate::error::Diag;
-use crate::packages::{Manager, Op};
 use crate::reason::Reason;
 use crate::ModCtx;
 use serde_json::Value;

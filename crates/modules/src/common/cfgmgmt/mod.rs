@@ -10,8 +10,8 @@ pub mod read;
 
 use crate::common::distro::{which, Family, OsRelease};
 use crate::common::exec::Outcome;
+use crate::common::package_manager::{Manager, Op};
 use crate::error::Diag;
-use crate::packages::{Manager, Op};
 use crate::reason::Reason;
 use crate::root::FileSpec;
 use crate::state::Frequency;
