@@ -156,3 +156,62 @@ fn no_import_cycle_among_top_level_modules() {
     assert!(read > 20, "too few modules read: {read}");
     assert!(report.is_empty(), "{report}");
 }
+
+/// The normal `[dependencies]` names of one crate's Cargo.toml (dev and build dependencies are
+/// not linked into its binary).
+fn normal_dependencies(manifest: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(manifest).unwrap();
+    let mut in_deps = false;
+    let mut names = Vec::new();
+    for line in text.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_deps = line == "[dependencies]";
+        } else if in_deps && !line.is_empty() && !line.starts_with('#') {
+            let name = line.split(['=', '.', ' ']).next().unwrap_or_default();
+            names.push(name.to_string());
+        }
+    }
+    names
+}
+
+/// Expected: the runner's crate reaches, through the workspace's crates, none of the
+/// initramfs side: not its library (`ember`), the YAML parser, Jinja, TLS or XML. The
+/// compiler enforces it once the manifests say so; this keeps a manifest from saying otherwise.
+#[test]
+fn the_runner_cannot_reach_the_initramfs_side() {
+    let top = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let manifest_of = |name: &str| match name.strip_prefix("ember-") {
+        Some(dir) => Some(top.join("crates").join(dir).join("Cargo.toml")),
+        None if name == "ember" => Some(top.join("Cargo.toml")),
+        None => None,
+    };
+    let forbidden = [
+        "ember",
+        "ember-yaml",
+        "ember-jinja",
+        "saphyr-parser",
+        "minijinja",
+        "minijinja-contrib",
+        "rustls",
+        "roxmltree",
+    ];
+    let mut seen = BTreeSet::new();
+    let mut todo = vec![("ember-runner".to_string(), "ember-runner".to_string())];
+    while let Some((name, path)) = todo.pop() {
+        assert!(
+            !forbidden.contains(&name.as_str()),
+            "the runner reaches {path}"
+        );
+        if !seen.insert(name.clone()) {
+            continue;
+        }
+        if let Some(manifest) = manifest_of(&name) {
+            for dep in normal_dependencies(&manifest) {
+                todo.push((dep.clone(), format!("{path} -> {dep}")));
+            }
+        }
+    }
+    for must in ["ember-core", "ember-modules", "ember-network", "ember-disk"] {
+        assert!(seen.contains(must), "{must} not read: {seen:?}");
+    }
+}
