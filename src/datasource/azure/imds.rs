@@ -5,63 +5,31 @@
 //! from `network.interface`. Errors name the key, never a value.
 //! <https://learn.microsoft.com/en-us/azure/virtual-machines/instance-metadata-service>
 
-use crate::datasource::common::metadata_get::{self, Get};
+use crate::datasource::common::client::Client;
+use crate::datasource::common::metadata_get;
 use crate::error::Diag;
-use crate::fetch::Fetcher;
 use crate::reason::Reason;
 use crate::secret::Secret;
 use base64::Engine as _;
 use serde_json::{json, Map, Value};
-use std::time::Instant;
 
 pub const API_WANT: &str = "2021-08-01";
 pub const API_MIN: &str = "2019-06-01";
 pub const UNREACHABLE: Reason = Reason::MetadataUnreachable;
 
-pub struct Request<'a> {
-    pub fetcher: &'a Fetcher,
-    pub base: &'a str,
-    pub wait_until: Instant,
-    pub retries: u32,
-    pub max_bytes: u64,
-}
+/// The header IMDS requires of every request (a proxy would not add it).
+pub const HEADER: (&str, &str) = ("Metadata", "true");
 
-/// The instance document, counting requests in `reads`.
-pub fn fetch(r: &Request, reads: &mut u32) -> Result<Value, Diag> {
-    let headers = [("Metadata".to_string(), "true".to_string())];
-    let get = |url: &str, reads: &mut u32| {
-        let g = Get {
-            url,
-            headers: &headers,
-            require: None,
-            wait_until: r.wait_until,
-            retries: r.retries,
-            max_bytes: r.max_bytes,
-            unreachable: UNREACHABLE,
-            pause: None,
-        };
-        metadata_get::get(r.fetcher, &g, reads)
-    };
-    let want = format!(
-        "{}/metadata/instance?api-version={API_WANT}&extended=true",
-        r.base
-    );
-    let body = match get(&want, reads) {
-        Err(d) if d.code == metadata_get::BAD_REQUEST => {
-            let min = format!("{}/metadata/instance?api-version={API_MIN}", r.base);
-            get(&min, reads)?
+/// The instance document, a JSON object, counting requests in `reads`.
+pub fn fetch(client: &Client, reads: &mut u32) -> Result<Value, Diag> {
+    let want = format!("metadata/instance?api-version={API_WANT}&extended=true");
+    let doc = match client.get_json(&want, reads) {
+        Err(d) if d.code == metadata_get::BAD_REQUEST.as_str() => {
+            client.get_json(&format!("metadata/instance?api-version={API_MIN}"), reads)?
         }
         other => other?,
     };
-    let doc: Value = serde_json::from_slice(&body).map_err(|e| {
-        let msg = format!("not JSON (line {}, column {})", e.line(), e.column());
-        Diag::error(Reason::MetadataInvalid, msg).file("IMDS /metadata/instance")
-    })?;
-    if !doc.is_object() {
-        let msg = "not a JSON object";
-        return Err(Diag::error(Reason::MetadataInvalid, msg).file("IMDS /metadata/instance"));
-    }
-    Ok(doc)
+    Ok(Value::Object(doc))
 }
 
 fn text<'v>(doc: &'v Value, pointer: &str) -> Option<&'v str> {

@@ -19,12 +19,12 @@ mod ready;
 pub mod wireserver;
 
 use crate::context::Env;
+use crate::datasource::common::client::Client;
 use crate::datasource::common::seed_volume::{seed_devices, Media, SeedVolume};
-use crate::datasource::link::{Link, Service};
+use crate::datasource::link::Link;
 use crate::datasource::{Datasource, InstanceData, Reported};
 use crate::detect::{dmi::Dmi, Facts};
 use crate::error::Diag;
-use crate::fetch::Fetcher;
 use crate::reason::Reason;
 use crate::status::Evidence;
 use config::{apply_network_config, nic_driver, ovf_keys, platform_config};
@@ -113,25 +113,13 @@ impl Datasource for Azure {
                 return Err(Diag::error(Reason::AzurePreprovisioned, msg).file(OVF_NAME));
             }
         }
-        let base = crate::cmdline::metadata_url(env.cmdline)
-            .unwrap_or(DEFAULT_BASE)
-            .trim_end_matches('/')
-            .to_string();
-        let (request, deadline, retries) =
-            crate::datasource::common::metadata_get::timing(env, "Azure", DEFAULT_RETRIES);
-        let fetcher = Fetcher::with_deadline(env, request, deadline);
-        let mut imds_service = Service::metadata(env, vec![base.clone()], request, deadline);
+        let client = Client::new(env, "Azure", DEFAULT_BASE, DEFAULT_RETRIES)
+            .header(imds::HEADER.0, imds::HEADER.1);
+        let mut imds_service = client.service(env);
         imds_service.lease.site_options = vec![wireserver::DHCP_OPTION];
         imds_service.awaits_report = ready::due(env, facts, source.as_ref());
-        let result = link.reach(env, &imds_service, &mut data, |d, via| {
-            let req = imds::Request {
-                fetcher: &fetcher,
-                base: &base,
-                wait_until: via.wait_until,
-                retries,
-                max_bytes: env.limits().file_bytes,
-            };
-            let imds = match imds::fetch(&req, &mut d.reads) {
+        let result = client.reach(env, link, &imds_service, &mut data, |client, d, _| {
+            let imds = match imds::fetch(client, &mut d.reads) {
                 Err(e) if e.code == imds::UNREACHABLE => return Err(e),
                 Err(e) if source.is_some() => {
                     // ovf-env.xml alone provisions, as in cloud-init; the reason stays visible.
