@@ -10,19 +10,18 @@ mod http;
 mod injected;
 
 use crate::context::Env;
+use crate::datasource::common::client::Client;
 use crate::datasource::common::openstack_files::{self as files, choose_version};
 use crate::datasource::common::seed::FileRead;
 use crate::datasource::common::seed_volume::{seed_devices, Media, SeedVolume};
-use crate::datasource::link::{Link, Service as LinkService};
+use crate::datasource::link::Link;
 use crate::datasource::{Datasource, InstanceData};
 use crate::detect::blockdev::LabelledDevice;
 use crate::detect::dmi::Dmi;
 use crate::detect::Facts;
 use crate::error::Diag;
-use crate::fetch::Fetcher;
 use crate::reason::Reason;
 use crate::status::Evidence;
-use http::{Service, Settings};
 use serde_json::Value;
 
 pub struct ConfigDrive;
@@ -246,15 +245,16 @@ impl Datasource for OpenStack {
             datasource: "openstack".into(),
             ..InstanceData::default()
         };
-        let s = service_settings(env);
-        let service = LinkService::metadata(env, s.bases.clone(), s.request_timeout, s.deadline);
-        let result = link.reach(env, &service, &mut data, |attempt, via| {
-            let s = Settings {
-                bases: s.bases.clone(),
-                wait_until: via.wait_until,
-                ..s
-            };
-            read_service(env, &s, attempt)
+        let bases = service_bases(env);
+        let client = Client::at(
+            env,
+            "OpenStack",
+            bases[0].trim_end_matches('/'),
+            DEFAULT_RETRIES,
+        );
+        let service = client.service_to(env, bases.clone());
+        let result = client.reach(env, link, &service, &mut data, |client, attempt, _| {
+            read_service(client, &bases, attempt)
         });
         // cloud-init's OpenStack (not its ConfigDrive): `apply_network_config: false` leaves
         // network_data.json unused, the network to the fallback.
@@ -267,12 +267,11 @@ impl Datasource for OpenStack {
     }
 }
 
-/// `ember.metadata-url=` or the image's `metadata_urls`, else Nova's address; `max_wait`,
-/// `timeout` and `retries` from the image, bounded by ember's limits.
-fn service_settings(env: &Env) -> Settings {
-    let limits = env.limits();
+/// `ember.metadata-url=` or the image's `metadata_urls`, else Nova's address (`max_wait`,
+/// `timeout` and `retries` are the client's, from the image, bounded by ember's limits).
+fn service_bases(env: &Env) -> Vec<String> {
     let cfg = env.image.datasource_settings("OpenStack");
-    let bases = match crate::cmdline::metadata_url(env.cmdline) {
+    match crate::cmdline::metadata_url(env.cmdline) {
         Some(url) => vec![url.to_string()],
         None => cfg
             .and_then(|c| c.get("metadata_urls"))
@@ -285,29 +284,25 @@ fn service_settings(env: &Env) -> Settings {
             })
             .filter(|u| !u.is_empty())
             .unwrap_or_else(|| vec![DEFAULT_BASE.to_string()]),
-    };
-    let (request_timeout, deadline, retries) =
-        crate::datasource::common::metadata_get::timing(env, "OpenStack", DEFAULT_RETRIES);
-    Settings {
-        bases,
-        wait_until: deadline,
-        deadline,
-        request_timeout,
-        retries,
-        max_bytes: limits.file_bytes,
     }
 }
 
 /// Everything ember uses from the service, into `data`.
-fn read_service(env: &Env, s: &Settings, data: &mut InstanceData) -> Result<(), Diag> {
-    let fetcher = Fetcher::with_deadline(env, s.request_timeout, s.deadline);
-    let (mut service, listing) = Service::connect(fetcher, s, &mut data.reads)?;
+fn read_service(client: &Client, bases: &[String], data: &mut InstanceData) -> Result<(), Diag> {
+    let (base, listing) = http::connect(
+        client.fetcher(),
+        bases,
+        client.wait_until(),
+        &mut data.reads,
+    )?;
+    client.set_base(&base);
     let version = choose_version(listing.lines());
-    let base = crate::fetch::redact_url(service.base()).to_string();
+    let base = client.shown("");
     let shown = |path: &str| format!("{base}/{path}");
     let dir = format!("openstack/{version}");
-    let read = files::read(|p| service.get(p), &dir, shown, data);
-    data.reads += service.reads;
+    let mut reads = 0;
+    let read = files::read(|p| http::get(client, p, &mut reads), &dir, shown, data);
+    data.reads += reads;
     files::apply(read?, &dir, shown, data)?;
     data.detail = format!("DataSourceOpenStack [net,ver=2][source={base}]");
     data.subplatform = format!("metadata ({base})");
