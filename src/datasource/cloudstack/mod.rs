@@ -169,12 +169,7 @@ fn read(client: &Client, password_port: u16, data: &mut InstanceData) -> Result<
 /// cloud-init logs it and goes on.
 fn password(client: &Client, port: u16, data: &mut InstanceData) {
     let url = password_server::url_on_port(&client.base(), port, "");
-    let server = password_server::Server {
-        url: &url,
-        retries: client.retries(),
-        wait_until: client.wait_until(),
-    };
-    password_server::apply(client.fetcher(), &server, data);
+    password_server::apply(client, &url, data);
 }
 
 #[cfg(test)]

@@ -30,6 +30,8 @@ pub struct Client {
     pause: Option<Duration>,
     max_bytes: u64,
     unreachable: Reason,
+    signed: Option<Box<metadata_get::Signed>>,
+    refused: Option<Box<metadata_get::Refused>>,
 }
 
 impl Client {
@@ -70,6 +72,8 @@ impl Client {
             pause: None,
             max_bytes: env.limits().file_bytes,
             unreachable: Reason::MetadataUnreachable,
+            signed: None,
+            refused: None,
         }
     }
 
@@ -82,6 +86,21 @@ impl Client {
     /// A header and value every answer must carry, else it is not the metadata service.
     pub fn require(mut self, header: (&'static str, &'static str)) -> Client {
         self.require = Some(header);
+        self
+    }
+
+    /// Headers made afresh for every attempt (`metadata_get::Signed`: MAAS's OAuth).
+    pub fn signed(mut self, sign: impl Fn() -> Vec<(String, String)> + 'static) -> Client {
+        self.signed = Some(Box::new(sign));
+        self
+    }
+
+    /// The cloud's answer to a 401 or 403 (`metadata_get::Refused`: MAAS's clock skew).
+    pub fn on_refused(
+        mut self,
+        refused: impl Fn(u16, &[(String, String)], bool) -> Result<(), Diag> + 'static,
+    ) -> Client {
+        self.refused = Some(Box::new(refused));
         self
     }
 
@@ -214,8 +233,35 @@ impl Client {
             max_bytes: self.max_bytes,
             unreachable: self.unreachable,
             pause: self.pause,
+            signed: self.signed.as_deref(),
+            refused: self.refused.as_deref(),
         };
         metadata_get::request(&self.fetcher, method, &get, reads)
+    }
+
+    /// A GET of `url` on a service beside this one (CloudStack's password server), with this
+    /// client's timing and retries but none of its headers or checks: `headers` and the
+    /// budget `max_bytes` are that service's.
+    pub fn get_beside(
+        &self,
+        url: &str,
+        headers: &[(String, String)],
+        max_bytes: u64,
+        reads: &mut u32,
+    ) -> Result<Vec<u8>, Diag> {
+        let get = Get {
+            url,
+            headers,
+            require: None,
+            wait_until: self.wait_until.get(),
+            retries: self.retries,
+            max_bytes,
+            unreachable: self.unreachable,
+            pause: None,
+            signed: None,
+            refused: None,
+        };
+        metadata_get::request(&self.fetcher, "GET", &get, reads)
     }
 
     /// `get`, with a 404 as `None`: a document the service may not have.

@@ -28,14 +28,24 @@ pub struct Get<'a> {
     /// A fixed pause between attempts (cloud-init's `sec_between_retries`, `wait_retry`)
     /// instead of the doubling backoff.
     pub pause: Option<Duration>,
+    /// Headers made afresh for every attempt, after `headers` (MAAS's OAuth signature, whose
+    /// timestamp and nonce change).
+    pub signed: Option<&'a Signed>,
+    /// What the cloud makes of a 401 or 403 (none: a status error like any 4xx).
+    pub refused: Option<&'a Refused>,
 }
 
-/// The body of a 200, counting each request sent in `reads`.
-pub fn get(fetcher: &Fetcher, g: &Get, reads: &mut u32) -> Result<Vec<u8>, Diag> {
-    request(fetcher, "GET", g, reads)
-}
+/// A cloud's headers for one attempt.
+pub type Signed = dyn Fn() -> Vec<(String, String)>;
 
-/// `get` with another method and no body: the PUT of a session token (Akamai's `/v1/token`).
+/// A cloud's answer to a 401 or 403 (its status, the answer's headers, whether this request
+/// was already sent again after one): `Ok` sends it again at once, uncounted (MAAS's clock
+/// corrected), at most once a request; `Err` is the refusal in the cloud's words (the URL is
+/// added).
+pub type Refused = dyn Fn(u16, &[(String, String)], bool) -> Result<(), Diag>;
+
+/// The body of a 200 (or 204) to `method` with no body (a GET; the PUT of a session token),
+/// counting each request sent in `reads`.
 pub fn request(fetcher: &Fetcher, method: &str, g: &Get, reads: &mut u32) -> Result<Vec<u8>, Diag> {
     let shown = crate::fetch::redact_url(g.url);
     let mut policy = Policy::metadata(Some(g.retries + 1), g.wait_until);
@@ -43,9 +53,14 @@ pub fn request(fetcher: &Fetcher, method: &str, g: &Get, reads: &mut u32) -> Res
         (policy.first, policy.max) = (pause, pause);
     }
     let mut retry = Retry::new(policy);
+    let mut sent_again = false;
     loop {
+        let headers = match g.signed {
+            Some(sign) => std::borrow::Cow::Owned([g.headers, &sign()[..]].concat()),
+            None => std::borrow::Cow::Borrowed(g.headers),
+        };
         *reads += 1;
-        let next = match fetcher.request_with_headers(method, g.url, g.headers, g.max_bytes) {
+        let next = match fetcher.request_with_headers(method, g.url, &headers, g.max_bytes) {
             Ok((Response { status, body }, headers)) => {
                 if let Some((name, want)) = g.require {
                     let has = headers
@@ -68,6 +83,20 @@ pub fn request(fetcher: &Fetcher, method: &str, g: &Get, reads: &mut u32) -> Res
                     400 => {
                         let msg = "bad request (HTTP 400)";
                         return Err(Diag::error(BAD_REQUEST, msg).file(shown));
+                    }
+                    401 | 403 if g.refused.is_some() => {
+                        let refused = g.refused.expect("checked");
+                        match refused(status, &headers, sent_again) {
+                            Ok(()) if !sent_again => {
+                                sent_again = true;
+                                continue;
+                            }
+                            Ok(()) => {
+                                let msg = format!("HTTP status {status}");
+                                return Err(Diag::error(Reason::MetadataStatus, msg).file(shown));
+                            }
+                            Err(d) => return Err(d.file(shown)),
+                        }
                     }
                     500.. => retry.failed(format!("HTTP status {status}")),
                     _ => {

@@ -7,25 +7,15 @@
 //! Not here: the metadata service (the datasources').
 //! <https://docs.cloudstack.apache.org/en/latest/adminguide/templates/_password.html>
 
-use super::metadata_get::{self, Get};
+use super::client::Client;
 use crate::datasource::InstanceData;
 use crate::error::{Diag, Severity};
-use crate::fetch::Fetcher;
 use crate::reason::Reason;
 use crate::secret::Secret;
 use serde_json::{json, Value};
-use std::time::Instant;
 
 /// Passwords are short; anything longer is not one.
 const MAX_BYTES: u64 = 4096;
-
-/// Where the server is and how long to try it.
-pub struct Server<'a> {
-    /// `http://10.1.1.1:8080/` (Exoscale adds its API version: `…:8080/1.0/`).
-    pub url: &'a str,
-    pub retries: u32,
-    pub wait_until: Instant,
-}
 
 /// The URL of the server on `port` of the host of `base` (`http://169.254.169.254`), with
 /// `path` after it.
@@ -42,26 +32,12 @@ pub fn url_on_port(base: &str, port: u16, path: &str) -> String {
 /// The new password, acknowledged; `None` when the server has none for this instance. An
 /// `Err` names the URL and says what failed, never a password; after a failed
 /// acknowledgement the password is not used (the server hands it out again next boot).
-pub fn fetch(
-    fetcher: &Fetcher,
-    s: &Server,
-    reads: &mut u32,
-) -> Result<Option<Secret<String>>, Diag> {
-    let shown = crate::fetch::redact_url(s.url);
+pub fn fetch(client: &Client, url: &str, reads: &mut u32) -> Result<Option<Secret<String>>, Diag> {
+    let shown = crate::fetch::redact_url(url);
     let ask =
         |request: &str, reads: &mut u32| -> Result<Secret<String>, Diag> {
             let headers = [("DomU_Request".to_string(), request.to_string())];
-            let get = Get {
-                url: s.url,
-                headers: &headers,
-                require: None,
-                wait_until: s.wait_until,
-                retries: s.retries,
-                max_bytes: MAX_BYTES,
-                unreachable: Reason::MetadataUnreachable,
-                pause: None,
-            };
-            let body = Secret::new(metadata_get::get(fetcher, &get, reads)?);
+            let body = Secret::new(client.get_beside(url, &headers, MAX_BYTES, reads)?);
             match std::str::from_utf8(body.expose()) {
                 Ok(text) => Ok(Secret::new(text.trim().to_string())),
                 Err(_) => Err(Diag::error(Reason::NotUtf8, "the answer is not UTF-8 text")
@@ -99,10 +75,11 @@ pub fn config(password: &Secret<String>) -> Option<Value> {
     }))
 }
 
-/// The password server's password into `data`'s platform config (as its hash); a failure is a
-/// warning, as cloud-init logs it and goes on: the instance provisions without it.
-pub fn apply(fetcher: &Fetcher, server: &Server, data: &mut InstanceData) {
-    match fetch(fetcher, server, &mut data.reads) {
+/// The password server's password at `url` (read with `client`'s timing) into `data`'s
+/// platform config (as its hash); a failure is a warning, as cloud-init logs it and goes on:
+/// the instance provisions without it.
+pub fn apply(client: &Client, url: &str, data: &mut InstanceData) {
+    match fetch(client, url, &mut data.reads) {
         Ok(None) => {}
         Ok(Some(pw)) => match config(&pw) {
             Some(cfg) => data.config = Some(cfg),
@@ -111,7 +88,7 @@ pub fn apply(fetcher: &Fetcher, server: &Server, data: &mut InstanceData) {
                     Reason::PasswordFailed,
                     "no randomness to salt the hash: password not set",
                 )
-                .file(crate::fetch::redact_url(server.url)),
+                .file(crate::fetch::redact_url(url)),
             ),
         },
         Err(mut d) => {

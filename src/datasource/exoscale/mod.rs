@@ -127,12 +127,7 @@ fn read(client: &Client, s: &Settings, data: &mut InstanceData) -> Result<(), Di
 /// instance provisions without it), as cloud-init logs it and goes on.
 fn password(client: &Client, s: &Settings, data: &mut InstanceData) {
     let url = password_server::url_on_port(&s.base, s.password_port, &format!("{}/", s.api));
-    let server = password_server::Server {
-        url: &url,
-        retries: client.retries(),
-        wait_until: client.wait_until(),
-    };
-    password_server::apply(client.fetcher(), &server, data);
+    password_server::apply(client, &url, data);
 }
 
 #[cfg(test)]

@@ -15,12 +15,10 @@ mod http;
 mod oauth;
 
 use crate::context::Env;
-use crate::datasource::common::metadata_get;
-use crate::datasource::link::{Link, Service};
+use crate::datasource::link::Link;
 use crate::datasource::{Datasource, InstanceData};
 use crate::detect::Facts;
 use crate::error::Diag;
-use crate::fetch::Fetcher;
 use crate::reason::Reason;
 use crate::secret::Secret;
 use crate::status::Evidence;
@@ -124,28 +122,19 @@ impl Datasource for Maas {
             return Err(Diag::error(Reason::NoSeed, msg));
         };
         let creds = creds(env)?;
-        let (request, deadline, retries) = metadata_get::timing(env, "MAAS", DEFAULT_RETRIES);
-        let fetcher = Fetcher::with_deadline(env, request, deadline);
-        let service = Service::routed(env, vec![base.clone()], request, deadline);
+        let client = http::client(env, &base, creds, DEFAULT_RETRIES);
+        let service = client.routed_service(env);
         let shown = crate::fetch::redact_url(&base);
         let limits = env.limits().clone();
-        let result = link.reach(env, &service, &mut data, |d, via| {
-            let mut client = http::Client {
-                fetcher: &fetcher,
-                creds: creds.as_ref(),
-                skew: None,
-                retries,
-                max_bytes: limits.file_bytes,
-                wait_until: via.wait_until,
-                reads: 0,
-            };
+        let result = client.reach(env, link, &service, &mut data, |client, d, _| {
+            let mut reads = 0;
             let r = files::read(
-                |path| client.get(&format!("{base}/{}/{path}", files::VERSION)),
+                |path| client.get_optional(&format!("{}/{path}", files::VERSION), &mut reads),
                 &shown,
                 &limits,
                 d,
             );
-            d.reads += client.reads;
+            d.reads += reads;
             r
         });
         result?;
