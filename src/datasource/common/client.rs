@@ -32,6 +32,7 @@ pub struct Client {
     unreachable: Reason,
     signed: Option<Box<metadata_get::Signed>>,
     refused: Option<Box<metadata_get::Refused>>,
+    every_attempt: bool,
 }
 
 impl Client {
@@ -74,6 +75,7 @@ impl Client {
             unreachable: Reason::MetadataUnreachable,
             signed: None,
             refused: None,
+            every_attempt: false,
         }
     }
 
@@ -101,6 +103,12 @@ impl Client {
         refused: impl Fn(u16, &[(String, String)], bool) -> Result<(), Diag> + 'static,
     ) -> Client {
         self.refused = Some(Box::new(refused));
+        self
+    }
+
+    /// Every attempt counts against the retries (`metadata_get::Get::every_attempt`).
+    pub fn every_attempt(mut self) -> Client {
+        self.every_attempt = true;
         self
     }
 
@@ -235,6 +243,7 @@ impl Client {
             pause: self.pause,
             signed: self.signed.as_deref(),
             refused: self.refused.as_deref(),
+            every_attempt: self.every_attempt,
         };
         metadata_get::request(&self.fetcher, method, &get, reads)
     }
@@ -260,6 +269,7 @@ impl Client {
             pause: None,
             signed: None,
             refused: None,
+            every_attempt: false,
         };
         metadata_get::request(&self.fetcher, "GET", &get, reads)
     }

@@ -33,6 +33,10 @@ pub struct Get<'a> {
     pub signed: Option<&'a Signed>,
     /// What the cloud makes of a 401 or 403 (none: a status error like any 4xx).
     pub refused: Option<&'a Refused>,
+    /// Every attempt counts against `retries`, answered or not, and running out is
+    /// `FetchFailed` (`FetchDeadline` at the deadline), never `unreachable`: a file of a
+    /// service already found (OpenStack's, EC2's), where silence is a fault, not absence.
+    pub every_attempt: bool,
 }
 
 /// A cloud's headers for one attempt.
@@ -98,6 +102,7 @@ pub fn request(fetcher: &Fetcher, method: &str, g: &Get, reads: &mut u32) -> Res
                             Err(d) => return Err(d.file(shown)),
                         }
                     }
+                    500.. if g.every_attempt => retry.any_failure(format!("HTTP status {status}")),
                     500.. => retry.failed(format!("HTTP status {status}")),
                     _ => {
                         let msg = format!("HTTP status {status}");
@@ -112,14 +117,15 @@ pub fn request(fetcher: &Fetcher, method: &str, g: &Get, reads: &mut u32) -> Res
                     .file(shown)
                     .budget("datasource_timeout_ms"));
             }
+            Err(e) if g.every_attempt => retry.any_failure(e.reason()),
             Err(e) => retry.unanswered(e.reason()),
         };
         if let Err(stop) = next {
             // Only silence makes the service unreachable, so the caller may try another NIC.
-            let code = if stop.answered > 0 {
-                Reason::FetchFailed
-            } else {
-                g.unreachable
+            let code = match (g.every_attempt, stop.deadline) {
+                (true, true) => Reason::FetchDeadline,
+                (false, _) if stop.answered == 0 => g.unreachable,
+                _ => Reason::FetchFailed,
             };
             let diag = Diag::error(code, stop.to_string()).file(shown);
             return Err(match stop.deadline {

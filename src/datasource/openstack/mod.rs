@@ -251,7 +251,8 @@ impl Datasource for OpenStack {
             "OpenStack",
             bases[0].trim_end_matches('/'),
             DEFAULT_RETRIES,
-        );
+        )
+        .every_attempt();
         let service = client.service_to(env, bases.clone());
         let result = client.reach(env, link, &service, &mut data, |client, attempt, _| {
             read_service(client, &bases, attempt)
@@ -296,6 +297,8 @@ fn read_service(client: &Client, bases: &[String], data: &mut InstanceData) -> R
         &mut data.reads,
     )?;
     client.set_base(&base);
+    // Once Nova answered, a file's attempts are counted and may take the whole deadline.
+    client.set_wait_until(client.deadline());
     let version = choose_version(listing.lines());
     let base = client.shown("");
     let shown = |path: &str| format!("{base}/{path}");
