@@ -16,13 +16,13 @@
 mod network;
 
 use crate::context::Env;
+use crate::datasource::common::client::Client;
 use crate::datasource::common::ec2_imds::{self as imds, Imds, Settings, TokenHeaders};
 use crate::datasource::common::ec2_tree as tree;
-use crate::datasource::link::{Link, Service, Via};
+use crate::datasource::link::{Link, Via};
 use crate::datasource::{Datasource, InstanceData};
 use crate::detect::{dmi::Dmi, Facts};
 use crate::error::Diag;
-use crate::fetch::Fetcher;
 use crate::reason::Reason;
 use crate::secret::Secret;
 use serde_json::Value;
@@ -68,20 +68,18 @@ impl Datasource for AliYun {
             ..InstanceData::default()
         };
         let base = settings_base(env);
-        let (request, deadline, retries) =
-            crate::datasource::common::metadata_get::timing(env, "AliYun", DEFAULT_RETRIES);
-        let mut service = Service::metadata(env, vec![base.clone()], request, deadline);
+        let client = imds::client(env, "AliYun", DEFAULT_RETRIES);
+        let mut service = client.service_to(env, vec![base.clone()]);
         service.lease.metadata = Some(ADDRESS);
         let s = Settings {
             bases: vec![base],
-            wait_until: deadline,
-            deadline,
-            request_timeout: request,
-            retries,
+            wait_until: client.deadline(),
             allow_v1: false,
             max_bytes: env.limits().file_bytes,
         };
-        let result = link.reach(env, &service, &mut data, |d, via| read(env, &s, via, d));
+        let result = link.reach(env, &service, &mut data, |d, via| {
+            read(env, &client, &s, via, d)
+        });
         result.map(|()| data)
     }
 }
@@ -101,14 +99,19 @@ fn settings_base(env: &Env) -> String {
     base.trim_end_matches('/').to_string()
 }
 
-fn read(env: &Env, s: &Settings, via: &Via, data: &mut InstanceData) -> Result<(), Diag> {
+fn read(
+    env: &Env,
+    client: &Client,
+    s: &Settings,
+    via: &Via,
+    data: &mut InstanceData,
+) -> Result<(), Diag> {
     let s = Settings {
         bases: s.bases.clone(),
         wait_until: via.wait_until,
         ..*s
     };
-    let fetcher = Fetcher::with_deadline(env, s.request_timeout, s.deadline);
-    let mut imds = match Imds::connect_with(fetcher, &s, &TOKEN) {
+    let mut imds = match Imds::connect_with(client, &s, &TOKEN) {
         Ok(imds) => imds,
         Err(imds::Error::TokenRefused { base, status }) => {
             let msg = format!("the metadata service refused a token (HTTP {status}); AliYun is read only with one, as cloud-init does");
@@ -131,7 +134,7 @@ fn read_from(env: &Env, imds: &mut Imds, data: &mut InstanceData) -> Result<(), 
     ] {
         match imds.get(&format!("{VERSION}/{item}")) {
             Ok(body) => *slot = body.filter(|b| !b.is_empty()).map(Secret::new),
-            Err(e @ imds::Error::TooLarge { .. }) => data.diags.push(e.diag()),
+            Err(e) if e.too_large() => data.diags.push(e.diag()),
             Err(e) => return Err(e),
         }
     }

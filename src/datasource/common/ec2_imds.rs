@@ -6,12 +6,14 @@
 //! protocol). Not here: what is read (each cloud's folder).
 //! <https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/configuring-instance-metadata-service.html>
 
+use super::client::Client;
+use crate::context::Env;
 use crate::error::Diag;
-use crate::fetch::{FetchError, Fetcher, Response};
+use crate::fetch::{FetchError, Response};
 use crate::reason::Reason;
 use crate::retry::{Policy, Retry};
 use crate::secret::Secret;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 const TOKEN_PATH: &str = "latest/api/token";
 
@@ -36,13 +38,8 @@ const TOKEN_MAX_BYTES: u64 = 4096;
 pub struct Settings {
     /// Base URLs tried in turn: `http://169.254.169.254`.
     pub bases: Vec<String>,
-    /// Waiting for the service to answer ends here.
+    /// Waiting for the service to answer ends here (the timing of reads is the client's).
     pub wait_until: Instant,
-    /// Everything ends here.
-    pub deadline: Instant,
-    pub request_timeout: Duration,
-    /// Further attempts of one GET after a 5xx or no answer.
-    pub retries: u32,
     /// IMDSv1 (GETs without a token) when the token PUT is refused with a 4xx other than 403
     /// or not answered: only where DMI shows a cloud that is not AWS.
     pub allow_v1: bool,
@@ -52,36 +49,16 @@ pub struct Settings {
 #[derive(Debug, PartialEq)]
 pub enum Error {
     /// 403 on the token PUT: the instance's metadata service is turned off.
-    Disabled {
-        base: String,
-    },
+    Disabled { base: String },
     /// Another 4xx on the token PUT where IMDSv1 is not allowed.
-    TokenRefused {
-        base: String,
-        status: u16,
-    },
+    TokenRefused { base: String, status: u16 },
     /// No base URL answered before the wait ended.
-    Unreachable {
-        reason: String,
-    },
+    Unreachable { reason: String },
     /// A GET answered with a status that is neither data nor absence.
-    Status {
-        path: String,
-        status: u16,
-    },
-    /// A GET found no answer in its attempts.
-    Failed {
-        path: String,
-        reason: String,
-    },
-    TooLarge {
-        path: String,
-        max_bytes: u64,
-    },
-    Deadline {
-        path: String,
-        reason: String,
-    },
+    Status { path: String, status: u16 },
+    /// A GET failed as the shared client words it (no answer in its attempts, the budget,
+    /// the deadline).
+    Read(Diag),
 }
 
 impl Error {
@@ -105,28 +82,38 @@ impl Error {
             Error::Status { path, status } => {
                 Diag::error(Reason::MetadataStatus, format!("HTTP status {status}")).file(path.clone())
             }
-            Error::Failed { path, reason } => {
-                Diag::error(Reason::FetchFailed, reason.clone()).file(path.clone())
-            }
-            Error::TooLarge { path, max_bytes } => {
-                Diag::error(Reason::BudgetExceeded, format!("larger than {max_bytes} bytes"))
-                    .file(path.clone())
-                    .budget("file_bytes")
-            }
-            Error::Deadline { path, reason } => Diag::error(Reason::FetchDeadline, reason.clone())
-                .file(path.clone())
-                .budget("datasource_timeout_ms"),
+            Error::Read(d) => d.clone(),
         }
+    }
+
+    /// A document over the byte budget: that document's failure alone, where the cloud
+    /// says so.
+    pub fn too_large(&self) -> bool {
+        matches!(self, Error::Read(d) if d.code == Reason::BudgetExceeded.as_str())
     }
 }
 
+/// `cloud`'s client for the documents once a base answered: every attempt counted (as
+/// cloud-init's), a 401 told apart so the token can be renewed.
+pub fn client(env: &Env, cloud: &str, retries: u32) -> Client {
+    Client::at(env, cloud, "", retries)
+        .every_attempt()
+        .on_refused(|status, _, _| {
+            let code = match status {
+                401 => Reason::ImdsTokenRefused,
+                _ => Reason::MetadataStatus,
+            };
+            Err(Diag::error(code, format!("HTTP status {status}")))
+        })
+}
+
 /// A connection to the service: the base that answered, and the token if IMDSv2.
-pub struct Imds {
-    fetcher: Fetcher,
+pub struct Imds<'c> {
+    /// Its fetcher probes; once connected, it reads the documents at `base`.
+    client: &'c Client,
     base: String,
     token: Option<Secret<String>>,
     headers: &'static TokenHeaders,
-    retries: u32,
     max_bytes: u64,
     /// Requests sent, the token's included.
     pub reads: u32,
@@ -143,39 +130,46 @@ enum TokenAnswer {
     Deadline,
 }
 
-impl Imds {
+impl<'c> Imds<'c> {
     /// Finds a base URL that answers, getting a token (or, where allowed, settling for IMDSv1).
-    pub fn connect(fetcher: Fetcher, s: &Settings) -> Result<Imds, Error> {
-        Imds::connect_with(fetcher, s, &AWS)
+    pub fn connect(client: &'c Client, s: &Settings) -> Result<Imds<'c>, Error> {
+        Imds::connect_with(client, s, &AWS)
     }
 
     /// `connect` to a service whose token goes by other header names.
     pub fn connect_with(
-        fetcher: Fetcher,
+        client: &'c Client,
         s: &Settings,
         headers: &'static TokenHeaders,
-    ) -> Result<Imds, Error> {
+    ) -> Result<Imds<'c>, Error> {
         let mut imds = Imds {
-            fetcher,
+            client,
             base: String::new(),
             token: None,
             headers,
-            retries: s.retries,
             max_bytes: s.max_bytes,
             reads: 0,
         };
-        let mut retry = Retry::new(Policy::metadata(None, s.wait_until));
+        imds.probe(s, &mut Retry::new(Policy::metadata(None, s.wait_until)))?;
+        // Once the service answered, a document's attempts may take the whole deadline.
+        client.set_base(&imds.base);
+        client.set_wait_until(client.deadline());
+        Ok(imds)
+    }
+
+    /// Asks each base in turn for a token until one answers or the wait ends.
+    fn probe(&mut self, s: &Settings, retry: &mut Retry) -> Result<(), Error> {
         let mut last = String::from("no attempt");
         loop {
             for base in &s.bases {
-                imds.base = base.trim_end_matches('/').to_string();
-                match imds.put_token() {
+                self.base = base.trim_end_matches('/').to_string();
+                match self.put_token() {
                     TokenAnswer::Token(t) => {
-                        imds.token = Some(t);
-                        return Ok(imds);
+                        self.token = Some(t);
+                        return Ok(());
                     }
                     TokenAnswer::Disabled => return Err(Error::Disabled { base: base.clone() }),
-                    TokenAnswer::Refused(_) if s.allow_v1 => return Ok(imds),
+                    TokenAnswer::Refused(_) if s.allow_v1 => return Ok(()),
                     TokenAnswer::Refused(status) => {
                         return Err(Error::TokenRefused {
                             base: base.clone(),
@@ -184,8 +178,8 @@ impl Imds {
                     }
                     TokenAnswer::NoAnswer(why) => {
                         // A service that ignores PUT may still answer plain GETs (IMDSv1).
-                        if s.allow_v1 && imds.v1_answers() {
-                            return Ok(imds);
+                        if s.allow_v1 && self.v1_answers() {
+                            return Ok(());
                         }
                         last = format!("{}: {why}", crate::fetch::redact_url(base));
                     }
@@ -214,7 +208,11 @@ impl Imds {
         let url = format!("{}/{TOKEN_PATH}", self.base);
         let headers = [(self.headers.ttl.to_string(), TOKEN_TTL.to_string())];
         self.reads += 1;
-        match self.fetcher.request("PUT", &url, &headers, TOKEN_MAX_BYTES) {
+        match self
+            .client
+            .fetcher()
+            .request("PUT", &url, &headers, TOKEN_MAX_BYTES)
+        {
             Ok(Response { status: 200, body }) => {
                 let printable = |b: &u8| b.is_ascii_graphic();
                 if !body.is_empty() && body.iter().all(printable) {
@@ -239,7 +237,9 @@ impl Imds {
         let url = format!("{}/latest/meta-data/instance-id", self.base);
         self.reads += 1;
         matches!(
-            self.fetcher.request("GET", &url, &[], self.max_bytes),
+            self.client
+                .fetcher()
+                .request("GET", &url, &[], self.max_bytes),
             Ok(Response { status: 200, .. })
         )
     }
@@ -247,72 +247,41 @@ impl Imds {
     /// `path` under the base (`latest/meta-data/instance-id`): its body, `None` on 404.
     /// 5xx and unanswered requests are retried with backoff; a 401 gets a new token, once.
     pub fn get(&mut self, path: &str) -> Result<Option<Vec<u8>>, Error> {
-        let url = format!("{}/{path}", self.base);
-        let shown = format!("{}/{path}", crate::fetch::redact_url(&self.base));
-        let mut renewed = false;
-        let policy = Policy::metadata(Some(self.retries + 1), self.fetcher.deadline());
-        let mut retry = Retry::new(policy);
-        loop {
-            let headers: Vec<(String, String)> = self
-                .token
-                .iter()
-                .map(|t| (self.headers.token.to_string(), t.expose().clone()))
-                .collect();
-            self.reads += 1;
-            let why = match self.fetcher.request("GET", &url, &headers, self.max_bytes) {
-                Ok(Response { status: 200, body }) => return Ok(Some(body)),
-                Ok(Response { status: 404, .. }) => return Ok(None),
-                Ok(Response { status: 401, .. }) if self.token.is_some() && !renewed => {
-                    // The token expired: one new one, then the same request again.
-                    renewed = true;
-                    match self.put_token() {
-                        TokenAnswer::Token(t) => {
-                            self.token = Some(t);
-                            continue;
-                        }
-                        _ => {
-                            return Err(Error::Status {
-                                path: shown,
-                                status: 401,
-                            })
-                        }
-                    }
+        let refused = |d: &Diag| d.code == Reason::ImdsTokenRefused.as_str();
+        match self.read(path) {
+            Err(d) if refused(&d) && self.token.is_some() => {
+                // The token expired: one new one, then the same request again.
+                match self.put_token() {
+                    TokenAnswer::Token(t) => self.token = Some(t),
+                    _ => return Err(self.unauthorized(path)),
                 }
-                Ok(Response { status, .. }) if status >= 500 => format!("HTTP status {status}"),
-                Ok(Response { status, .. }) => {
-                    return Err(Error::Status {
-                        path: shown,
-                        status,
-                    })
+                match self.read(path) {
+                    Err(d) if refused(&d) => Err(self.unauthorized(path)),
+                    other => other.map_err(Error::Read),
                 }
-                Err(FetchError::TooLarge { max_bytes, .. }) => {
-                    return Err(Error::TooLarge {
-                        path: shown,
-                        max_bytes,
-                    })
-                }
-                Err(FetchError::Deadline { .. }) => {
-                    let reason = retry.deadline_passed().to_string();
-                    return Err(Error::Deadline {
-                        path: shown,
-                        reason,
-                    });
-                }
-                Err(e) => e.reason(),
-            };
-            if let Err(stop) = retry.any_failure(why) {
-                let reason = stop.to_string();
-                return Err(match stop.deadline {
-                    true => Error::Deadline {
-                        path: shown,
-                        reason,
-                    },
-                    false => Error::Failed {
-                        path: shown,
-                        reason,
-                    },
-                });
             }
+            Err(d) if refused(&d) => Err(self.unauthorized(path)),
+            other => other.map_err(Error::Read),
         }
+    }
+
+    fn read(&mut self, path: &str) -> Result<Option<Vec<u8>>, Diag> {
+        let token: Vec<(String, String)> = self
+            .token
+            .iter()
+            .map(|t| (self.headers.token.to_string(), t.expose().clone()))
+            .collect();
+        match self
+            .client
+            .request_with("GET", path, &token, &mut self.reads)
+        {
+            Err(d) if d.code == Reason::MetadataNotFound.as_str() => Ok(None),
+            other => other.map(Some),
+        }
+    }
+
+    fn unauthorized(&self, path: &str) -> Error {
+        let path = self.client.shown(path);
+        Error::Status { path, status: 401 }
     }
 }

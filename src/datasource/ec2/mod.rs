@@ -16,12 +16,12 @@ mod dmi;
 pub mod network;
 
 use crate::context::Env;
+use crate::datasource::common::client::Client;
 use crate::datasource::common::ec2_imds::{self as imds, Imds, Settings};
-use crate::datasource::link::{Link, Service, Via};
+use crate::datasource::link::{Link, Via};
 use crate::datasource::{Datasource, InstanceData};
 use crate::detect::{dmi::Dmi, Facts};
 use crate::error::Diag;
-use crate::fetch::Fetcher;
 use crate::reason::Reason;
 use crate::secret::Secret;
 use crate::status::Evidence;
@@ -73,12 +73,13 @@ impl Datasource for Ec2 {
             ),
             ..InstanceData::default()
         };
-        let s = imds_settings(env, facts);
-        let mut service = Service::metadata(env, s.bases.clone(), s.request_timeout, s.deadline);
+        let client = imds::client(env, "Ec2", DEFAULT_RETRIES);
+        let s = imds_settings(env, facts, &client);
+        let mut service = client.service_to(env, s.bases.clone());
         // An IPv6-only subnet: a NIC without DHCPv4 comes up by SLAAC.
         service.lease.slaac = true;
         let result = link.reach(env, &service, &mut data, |attempt, via| {
-            read(env, &over(&s, via), attempt)
+            read(env, &client, &over(&s, via), attempt)
         });
         result.map(|()| data)
     }
@@ -86,7 +87,7 @@ impl Datasource for Ec2 {
 
 /// The service's settings: `ember.metadata-url=` or the image's `metadata_urls`, else EC2's
 /// addresses; `max_wait`, `timeout` and `retries` from the image, bounded by ember's limits.
-fn imds_settings(env: &Env, facts: &Facts) -> Settings {
+fn imds_settings(env: &Env, facts: &Facts, client: &Client) -> Settings {
     let limits = env.limits();
     let cfg = settings(env);
     let bases = match crate::cmdline::metadata_url(env.cmdline) {
@@ -101,14 +102,9 @@ fn imds_settings(env: &Env, facts: &Facts) -> Settings {
             .filter(|urls| !urls.is_empty())
             .unwrap_or_else(|| DEFAULT_BASES.map(String::from).to_vec()),
     };
-    let (request_timeout, deadline, retries) =
-        crate::datasource::common::metadata_get::timing(env, "Ec2", DEFAULT_RETRIES);
     Settings {
         bases,
-        wait_until: deadline,
-        deadline,
-        request_timeout,
-        retries,
+        wait_until: client.deadline(),
         // AWS, or anything that looks like it, never gets IMDSv1.
         allow_v1: !dmi::ec2_like(&facts.dmi),
         max_bytes: limits.file_bytes,
@@ -137,9 +133,8 @@ fn bases_for(bases: &[String], slaac: bool) -> Vec<String> {
 }
 
 /// Reads everything ember uses into `data`.
-fn read(env: &Env, s: &Settings, data: &mut InstanceData) -> Result<(), Diag> {
-    let fetcher = Fetcher::with_deadline(env, s.request_timeout, s.deadline);
-    let connected = Imds::connect(fetcher, s);
+fn read(env: &Env, client: &Client, s: &Settings, data: &mut InstanceData) -> Result<(), Diag> {
+    let connected = Imds::connect(client, s);
     let mut imds = match connected {
         Ok(imds) => imds,
         Err(e) => return Err(e.diag()),
@@ -263,7 +258,7 @@ fn read_from(env: &Env, imds: &mut Imds, data: &mut InstanceData) -> Result<(), 
     }
     // Over budget, user-data alone is left out (RELIABILITY rule 8): the rest provisions.
     data.user_data = match imds.get("latest/user-data") {
-        Err(e @ imds::Error::TooLarge { .. }) => {
+        Err(e) if e.too_large() => {
             data.diags.push(e.diag());
             None
         }
