@@ -1,8 +1,10 @@
 //! One metadata document by one GET, as GCE and DigitalOcean serve theirs: retried with
 //! backoff while the service does not answer or answers 5xx, until the wait ends; a 404 or
 //! another 4xx ends it at once; an answer can be required to carry a header (GCE's
-//! `Metadata-Flavor: Google`, which a proxy or another service would not send). Errors name
-//! the URL (redacted), never a body. Not here: parsing the document.
+//! `Metadata-Flavor: Google`, which a proxy or another service would not send). A cloud may
+//! sign each attempt (MAAS), answer a 401/403 itself (MAAS's clock skew, EC2's expired
+//! token) or count every attempt (OpenStack's and EC2's files). Errors name the URL
+//! (redacted), never a body. Not here: parsing the document.
 
 use crate::error::Diag;
 use crate::fetch::{FetchError, Fetcher, Response};
@@ -59,12 +61,12 @@ pub fn request(fetcher: &Fetcher, method: &str, g: &Get, reads: &mut u32) -> Res
     let mut retry = Retry::new(policy);
     let mut sent_again = false;
     loop {
-        let headers = match g.signed {
+        let sent = match g.signed {
             Some(sign) => std::borrow::Cow::Owned([g.headers, &sign()[..]].concat()),
             None => std::borrow::Cow::Borrowed(g.headers),
         };
         *reads += 1;
-        let next = match fetcher.request_with_headers(method, g.url, &headers, g.max_bytes) {
+        let next = match fetcher.request_with_headers(method, g.url, &sent, g.max_bytes) {
             Ok((Response { status, body }, headers)) => {
                 if let Some((name, want)) = g.require {
                     let has = headers
@@ -90,6 +92,7 @@ pub fn request(fetcher: &Fetcher, method: &str, g: &Get, reads: &mut u32) -> Res
                     }
                     401 | 403 if g.refused.is_some() => {
                         let refused = g.refused.expect("checked");
+                        // The answer's headers: its `Date` tells MAAS's clock skew.
                         match refused(status, &headers, sent_again) {
                             Ok(()) if !sent_again => {
                                 sent_again = true;
