@@ -293,7 +293,11 @@ pub const EMBER_INITRD: &str = env!("CARGO_BIN_EXE_ember-initrd");
 pub const EMBER: &str = without_suffix(EMBER_INITRD, "-initrd");
 
 const fn without_suffix(path: &'static str, suffix: &str) -> &'static str {
-    let (head, _) = path.as_bytes().split_at(path.len() - suffix.len());
+    let (head, tail) = path.as_bytes().split_at(path.len() - suffix.len());
+    assert!(
+        tail.len() == suffix.len() && tail[0] == b'-',
+        "not ember-initrd's path"
+    );
     match std::str::from_utf8(head) {
         Ok(head) => head,
         Err(_) => panic!("not UTF-8"),

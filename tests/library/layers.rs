@@ -157,18 +157,32 @@ fn no_import_cycle_among_top_level_modules() {
     assert!(report.is_empty(), "{report}");
 }
 
-/// The normal `[dependencies]` names of one crate's Cargo.toml (dev and build dependencies are
-/// not linked into its binary).
+/// The normal dependencies of one crate's Cargo.toml, by the package each names (dev and
+/// build dependencies are not linked into its binary): `[dependencies]` and
+/// `[target.'…'.dependencies]` entries, `[dependencies.name]` sections, `package = "…"` renames.
 fn normal_dependencies(manifest: &Path) -> Vec<String> {
     let text = std::fs::read_to_string(manifest).unwrap();
+    let package_of = |line: &str| {
+        let rest = line.split("package").nth(1)?;
+        rest.split('"').nth(1).map(str::to_string)
+    };
     let mut in_deps = false;
     let mut names = Vec::new();
     for line in text.lines().map(str::trim) {
-        if line.starts_with('[') {
-            in_deps = line == "[dependencies]";
+        if let Some(header) = line.strip_prefix('[') {
+            let header = header.trim_end_matches(']');
+            let table = header.rsplit_once('.').map_or(header, |(_, last)| last);
+            in_deps = header == "dependencies"
+                || (header.starts_with("target.") && table == "dependencies");
+            if let Some(name) = header.strip_prefix("dependencies.") {
+                names.push(name.to_string());
+            }
+        } else if line.starts_with("package") && line.contains('=') {
+            // `package = "…"` inside a `[dependencies.name]` section: the real package.
+            names.extend(package_of(line));
         } else if in_deps && !line.is_empty() && !line.starts_with('#') {
             let name = line.split(['=', '.', ' ']).next().unwrap_or_default();
-            names.push(name.to_string());
+            names.push(package_of(line).unwrap_or_else(|| name.to_string()));
         }
     }
     names

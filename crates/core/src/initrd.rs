@@ -78,8 +78,11 @@ pub fn render_jinja(
 ) -> Result<Rendered, String> {
     let tmp = format!("{EMBER_LIB}/{name}.tmpl");
     let file = format!("## template: jinja\n{body}");
-    root.write_file(&tmp, file.as_bytes(), &FileSpec::mode(0o600))
-        .map_err(|e| e.to_string())?;
+    if let Err(e) = root.write_file(&tmp, file.as_bytes(), &FileSpec::mode(0o600)) {
+        // The file may be in place with only its directory's sync failed.
+        let _ = root.remove_file(&tmp);
+        return Err(e.to_string());
+    }
     let path = root.path().join(tmp.trim_start_matches('/'));
     let result = run_render(&path, vars, missing);
     let _ = root.remove_file(&tmp);

@@ -68,7 +68,9 @@ fn name_char(b: u8) -> bool {
 }
 
 /// The name a `$` at the start of `s` stands for and the bytes it spans: `${name}` first,
-/// else `$name` (letters, digits, `_`, `.`), as cloud-init's pattern has them.
+/// else `$name` (letters, digits, `_`, `.`), as cloud-init's pattern has them, except that
+/// dots ending a bare name are the text's: `Up $UPTIME.` names `UPTIME` (cloud-init's render
+/// fails on the empty key; README, "Deliberate differences").
 fn reference(s: &[u8]) -> Option<(usize, usize, usize)> {
     let run = |from: usize| {
         from + s[from.min(s.len())..]
@@ -82,7 +84,10 @@ fn reference(s: &[u8]) -> Option<(usize, usize, usize)> {
             return Some((2, end, end + 1));
         }
     }
-    let end = run(1);
+    let mut end = run(1);
+    while end > 1 && s[end - 1] == b'.' {
+        end -= 1;
+    }
     (end > 1).then_some((1, end, end))
 }
 
@@ -132,6 +137,13 @@ mod tests {
     }
 
     #[test]
+    fn dots_ending_a_bare_name_are_text() {
+        assert_eq!(render("Up $a. $m.k.").0, "Up 1. v.");
+        assert_eq!(render("$a...x").0, "$a...x");
+        assert_eq!(render("${a.}").1, vec!["a.".to_string()]);
+    }
+
+    #[test]
     fn braced_and_bare_names() {
         assert_eq!(render("$a ${a}x $a_b ${a_b}").0, "1 1x 2 2");
         // Bare names run over letters, digits, `_` and `.`; braces end a name anywhere.
@@ -145,7 +157,8 @@ mod tests {
         assert_eq!(render("$m.k ${m.n.deep}").0, "v d");
         let (out, unknown) = render("$m.x ${a.b} $m.");
         assert_eq!(out, "$m.x ${a.b} $m.");
-        assert_eq!(unknown, ["m.x", "a.b", "m."]);
+        // The dot ending `$m.` is text: the name is `m`, a mapping, which has no text.
+        assert_eq!(unknown, ["m.x", "a.b", "m"]);
     }
 
     #[test]

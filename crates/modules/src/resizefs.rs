@@ -18,7 +18,7 @@ use serde_json::Value;
 
 pub struct Resizefs;
 
-/// Read by the runner's `init` (`runner/early.rs`): `MOUNTPOINT FSTYPE DEVICE [noblock]`.
+/// Read by the runner's `init` (`crates/runner/src/early.rs`): `MOUNTPOINT FSTYPE DEVICE [noblock]`.
 pub const PENDING_RESIZE: &str = "/var/lib/ember/pending-resize";
 /// Slack a grow tool leaves (a last block group too small to hold its metadata).
 const SLACK: u64 = 1 << 20;

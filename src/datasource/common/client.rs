@@ -282,21 +282,6 @@ impl Client {
         }
     }
 
-    /// `get` of a document that must be UTF-8 text.
-    pub fn get_text(&self, path: &str, reads: &mut u32) -> Result<String, Diag> {
-        let body = self.get(path, reads)?;
-        String::from_utf8(body).map_err(|e| {
-            let msg = metadata_get::not_utf8(e.as_bytes()).unwrap_or_default();
-            Diag::error(Reason::NotUtf8, msg).file(self.shown(path))
-        })
-    }
-
-    /// `get` of a document that must be JSON (`metadata_get::json`).
-    pub fn get_json_value(&self, path: &str, reads: &mut u32) -> Result<Value, Diag> {
-        let body = self.get(path, reads)?;
-        metadata_get::json(&body, &self.shown(path))
-    }
-
     /// `get` of a document that must be a JSON object (`metadata_get::json_object`).
     pub fn get_json(&self, path: &str, reads: &mut u32) -> Result<Map<String, Value>, Diag> {
         let body = self.get(path, reads)?;

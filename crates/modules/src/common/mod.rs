@@ -3,7 +3,8 @@
 //! the shell words and quoting modules write (`shell`), the tools a system module calls
 //! (`system_tools`), Python's truthiness and `str()` (`pyvalue`), 0600 files for secrets handed
 //! to a tool (`private_io`), and the configuration-management modules' service handling and
-//! writers (`cfgmgmt`). A module's own helpers stay in its folder.
+//! writers (`cfgmgmt`), and the target's package manager (`package_manager`). A module's own
+//! helpers stay in its folder.
 
 pub mod accounts;
 pub mod cfgmgmt;

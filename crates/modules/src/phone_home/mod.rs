@@ -184,13 +184,15 @@ impl RunnerModule for PhoneHome {
         let id = &ctx.handoff.instance_id;
         let (url, unknown) = with_instance_id(&settings.url, id);
         if !unknown.is_empty() {
-            // cloud-init fails on them; ember posts to the URL as written, and says so.
+            // As cloud-init, whose render fails on them: not posted. The names are not shown:
+            // a `$` may be part of a password or token in the URL.
             let msg = format!(
-                "names ${} (only $INSTANCE_ID stands for a value; a name runs over letters, \
-                 digits, _ and .): left as written",
-                unknown.join(", $")
+                "names {} variable(s) other than $INSTANCE_ID (a name runs over letters, \
+                 digits, _ and .): not posted",
+                unknown.len()
             );
-            diags.push(Diag::warning(Reason::BadValue, msg).key("phone_home.url"));
+            diags.push(Diag::error(Reason::BadValue, msg).key("phone_home.url"));
+            return;
         }
         if url.chars().any(|c| c.is_whitespace() || c.is_control()) {
             let msg = "the instance id put in the URL makes it unusable: not posted";
