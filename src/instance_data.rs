@@ -6,6 +6,7 @@
 
 use crate::datasource::InstanceData;
 use crate::root::Root;
+use ember_core::sort::IntoMap;
 use serde_json::{json, Map, Value};
 
 /// The keys naming no particular user: what every platform gives the default user.
@@ -248,7 +249,7 @@ pub fn build(
     });
     let mut found = Vec::new();
     sensitive_paths(&doc, "", &mut found);
-    found.sort();
+    ember_core::sort::sort(&mut found);
     doc["sensitive_keys"] = json!(found);
     doc
 }
@@ -320,7 +321,7 @@ fn redact_below(v: &Value, path: &str) -> Value {
         };
         (key.clone(), out)
     });
-    Value::Object(fields.collect())
+    Value::Object(fields.into_map())
 }
 
 #[cfg(test)]

@@ -64,7 +64,7 @@ impl Source<'_> {
                     let mut names: Vec<String> = rd
                         .filter_map(|e| e.ok()?.file_name().into_string().ok())
                         .collect();
-                    names.sort();
+                    ember_core::sort::sort(&mut names);
                     names
                 })
                 .unwrap_or_default(),

@@ -78,7 +78,7 @@ pub fn scan(host: &Host) -> Vec<LabelledDevice> {
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
         .filter(|n| !skipped(n))
         .collect();
-    names.sort();
+    ember_core::sort::sort(&mut names);
     names
         .into_iter()
         .filter_map(|name| probe_one(host, name))

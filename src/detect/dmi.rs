@@ -4,6 +4,7 @@
 //! (`datasource::<cloud>`), so adding a cloud never touches this file.
 
 use crate::host::Host;
+use ember_core::sort::IntoMap;
 use std::collections::BTreeMap;
 
 /// Xen's id for the guest (`/sys/hypervisor/uuid`), kept with the DMI fields under this name:
@@ -53,7 +54,7 @@ impl Dmi {
             FIELDS
                 .iter()
                 .filter_map(|name| Some((name.to_string(), read_small(&dir.join(name))?)))
-                .collect()
+                .into_map()
         } else {
             super::smbios::read(host)
         };

@@ -105,7 +105,9 @@ pub fn check(text: &str, kind: Kind, limits: &Limits) -> Report {
             p.line = line_of(&doc, p.key.as_deref().unwrap_or_default());
         }
     }
-    problems.sort_by_key(|p| (p.line.unwrap_or(0), p.severity != Severity::Error));
+    ember_core::sort::sort_by_key(&mut problems, |p| {
+        (p.line.unwrap_or(0), p.severity != Severity::Error)
+    });
     // The table and a module's reader may both note one deprecation.
     let mut seen = std::collections::BTreeSet::new();
     problems.retain(|p| seen.insert((p.key.clone(), p.line, p.severity as u8)));

@@ -41,7 +41,7 @@ pub enum Found {
 pub fn documents(root: &Root, data: &InstanceData, limits: &Limits) -> Vec<Found> {
     let mut paths = vec!["/etc/cloud/cloud.cfg".to_string()];
     let mut names = root.list_dir("/etc/cloud/cloud.cfg.d").unwrap_or_default();
-    names.sort();
+    ember_core::sort::sort(&mut names);
     for name in names.iter().filter(|n| n.ends_with(".cfg")) {
         paths.push(format!("/etc/cloud/cloud.cfg.d/{name}"));
     }

@@ -34,6 +34,7 @@ pub mod regular;
 pub mod retry;
 pub mod root;
 pub mod secret;
+pub mod sort;
 pub mod state;
 pub mod status;
 pub mod template;

@@ -669,7 +669,7 @@ mod tests {
                 .step_by(2)
                 .map(str::to_string)
                 .collect();
-            v.sort();
+            crate::sort::sort(&mut v);
             v
         };
         let want = |ember: bool| {
@@ -678,7 +678,7 @@ mod tests {
                 .filter(|s| s.listed && s.without_keys && s.ember == ember)
                 .map(|s| s.name.to_string())
                 .collect();
-            v.sort();
+            crate::sort::sort(&mut v);
             v
         };
         assert_eq!(named(has), want(true));

@@ -427,7 +427,7 @@ mod tests {
     fn names_are_sorted_unique_kebab_case() {
         let names: Vec<&str> = Reason::ALL.iter().map(|r| r.as_str()).collect();
         let mut sorted = names.clone();
-        sorted.sort();
+        crate::sort::sort(&mut sorted);
         sorted.dedup();
         assert_eq!(names, sorted);
         for n in names {

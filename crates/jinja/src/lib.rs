@@ -117,7 +117,7 @@ pub fn render(
             .into_iter()
             .filter(|p| !resolves(&vars, p) && !GLOBALS.contains(&p.as_str()))
             .collect();
-        names.sort();
+        ember_core::sort::sort(&mut names);
         undefined = names;
     }
     Ok(Rendered { text, undefined })
@@ -263,7 +263,7 @@ fn convert(data: &Map<String, Value>, prefix: &str, decode: &[String]) -> Map<St
     let mut out = Map::new();
     // Sorted, so later keys override earlier ones exactly as cloud-init's loop does.
     let mut keys: Vec<&String> = data.keys().collect();
-    keys.sort();
+    ember_core::sort::sort(&mut keys);
     for key in keys {
         let path = if prefix.is_empty() {
             key.clone()

@@ -236,7 +236,7 @@ fn options(s: &Settings, existing: &[String]) -> (Vec<String>, String) {
             .iter()
             .map(|(n, v)| (n.as_str(), v.expose().as_str())),
     );
-    merged.sort();
+    ember_core::sort::sort(&mut merged);
     let mut flags = Vec::new();
     let mut import = String::new();
     for (name, value) in merged {

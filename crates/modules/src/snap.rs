@@ -83,7 +83,7 @@ fn assertions(v: Option<&Value>, diags: &mut Vec<Diag>) -> Result<Vec<String>, (
 fn sorted(m: &Map<String, Value>) -> Vec<(&String, &Value)> {
     let mut v: Vec<_> = m.iter().collect();
     if v.iter().all(|(k, _)| k.parse::<i64>().is_ok()) {
-        v.sort_by_key(|(k, _)| k.parse::<i64>().unwrap_or_default());
+        ember_core::sort::sort_by_key(&mut v, |(k, _)| k.parse::<i64>().unwrap_or_default());
     }
     v
 }

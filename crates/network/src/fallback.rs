@@ -7,6 +7,7 @@
 use super::ephemeral::fallback_candidates;
 use super::model::{Interface, Kind, Match, Network};
 use crate::host::Host;
+use ember_core::sort::IntoMap;
 
 /// The fallback for the host's NICs, or `None` when there is no candidate NIC.
 pub fn config(host: &Host) -> Option<Network> {
@@ -50,7 +51,7 @@ pub fn names_by_mac(host: &Host) -> std::collections::BTreeMap<String, String> {
             let mac = mac_of(host, &name)?;
             (mac != "00:00:00:00:00:00").then_some((mac, name))
         })
-        .collect()
+        .into_map()
 }
 
 /// The MAC addresses of the physical NICs, sorted: the set a rendered config is tied to.
@@ -59,7 +60,7 @@ pub fn physical_macs(host: &Host) -> Vec<String> {
         .iter()
         .filter_map(|nic| mac_of(host, nic))
         .collect();
-    macs.sort();
+    ember_core::sort::sort(&mut macs);
     macs.dedup();
     macs
 }

@@ -96,7 +96,7 @@ fn pretty(v: &Value) -> String {
 fn in_order(status: &Status) -> Vec<(&str, &StageStatus)> {
     let mut v: Vec<(&str, &StageStatus)> =
         status.stages.iter().map(|(k, s)| (k.as_str(), s)).collect();
-    v.sort_by_key(|(name, s)| {
+    ember_core::sort::sort_by_key(&mut v, |(name, s)| {
         (
             ORDER.iter().position(|o| o == name).unwrap_or(ORDER.len()),
             s.start.to_bits(),
@@ -194,7 +194,9 @@ fn ranked(stages: &[(&str, &StageStatus)]) -> Vec<(f64, String)> {
                 .map(move |st| (secs(st.duration_us), format!("{name}/{}", st.name)))
         })
         .collect();
-    v.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    ember_core::sort::sort_by(&mut v, |a, b| {
+        b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1))
+    });
     v
 }
 
@@ -248,7 +250,7 @@ fn dump(stages: &[(&str, &StageStatus)]) -> Value {
         }
         pair(name, s.start, s.finished.map(|f| (f, result)));
     }
-    events.sort_by(|a, b| {
+    ember_core::sort::sort_by(&mut events, |a, b| {
         a["timestamp"]
             .as_f64()
             .unwrap_or(0.0)

@@ -8,6 +8,7 @@ use crate::host::Host;
 use crate::paths::RunPaths;
 use crate::status::Status;
 use crate::yaml_emit as emit_yaml;
+use ember_core::sort::IntoMap;
 use lexopt::prelude::*;
 use serde_json::{json, Map, Value};
 use std::io::{ErrorKind, Write};
@@ -220,7 +221,7 @@ fn to_json(v: &Verdict, status: Option<&Status>) -> Value {
                 "errors": s.errors, "recoverable_errors": s.recoverable_errors});
             (s.name.to_string(), obj)
         })
-        .collect();
+        .into_map();
     m.insert("ember_stages".into(), Value::Object(stages));
     m.insert("boot_status_code".into(), v.boot_status_code.into());
     m.insert("datasource".into(), v.datasource.clone().into());

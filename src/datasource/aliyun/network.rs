@@ -51,7 +51,7 @@ pub fn convert(
         .filter(|(mac, _)| meta(mac).is_some())
         .map(|(mac, name)| (name, mac))
         .collect();
-    nics.sort_by_key(|(name, _)| natural_key(name));
+    ember_core::sort::sort_by_key(&mut nics, |(name, _)| natural_key(name));
     let single = nics.len() == 1;
     for (index, (name, mac)) in nics.into_iter().enumerate() {
         let metric = json!({"route-metric": (index + 1) * 100});

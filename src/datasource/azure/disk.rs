@@ -20,7 +20,7 @@ pub fn find(host: &Host) -> Option<(String, PathBuf)> {
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
         .filter(|n| n.starts_with("sd") && n.chars().skip(2).all(|c| c.is_ascii_lowercase()))
         .collect();
-    names.sort();
+    ember_core::sort::sort(&mut names);
     names
         .into_iter()
         .find(|n| is_resource(host, n))

@@ -101,7 +101,7 @@ pub fn sanitize(xml: &[u8]) -> Result<Vec<u8>, Diag> {
         .filter_map(|n| content_span(text, n.range()))
         .collect();
     // Outermost first; a span inside one already replaced is gone with it.
-    spans.sort_by_key(|s| (s.start, std::cmp::Reverse(s.end)));
+    ember_core::sort::sort_by_key(&mut spans, |s| (s.start, std::cmp::Reverse(s.end)));
     let (mut out, mut at) = (Vec::with_capacity(xml.len()), 0);
     for span in spans {
         if span.start < at {

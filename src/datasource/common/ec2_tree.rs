@@ -6,6 +6,7 @@
 //! or huge tree cannot hold the boot. The GET is the caller's (a token, a retry policy).
 //! Not here: what the keys mean.
 
+use ember_core::sort::IntoMap;
 use serde_json::{Map, Value};
 
 /// Depth of the crawled tree (`network/interfaces/macs/<mac>/ipv6s` is 5).
@@ -31,7 +32,9 @@ pub fn decode_leaf(text: &str) -> Value {
 /// Every string leaf of the JSON document decoded; other values kept.
 pub fn decode_all(v: Value) -> Value {
     match v {
-        Value::Object(m) => Value::Object(m.into_iter().map(|(k, v)| (k, decode_all(v))).collect()),
+        Value::Object(m) => {
+            Value::Object(m.into_iter().map(|(k, v)| (k, decode_all(v))).into_map())
+        }
         Value::Array(a) => Value::Array(a.into_iter().map(decode_all).collect()),
         Value::String(s) => decode_leaf(&s),
         other => other,

@@ -88,7 +88,7 @@ fn by_ifindex(host: &crate::host::Host, nics: &mut [String]) {
         let text = std::fs::read_to_string(path).unwrap_or_default();
         text.trim().parse::<u32>().unwrap_or(u32::MAX)
     };
-    nics.sort_by_key(index);
+    ember_core::sort::sort_by_key(nics, index);
 }
 
 fn read(

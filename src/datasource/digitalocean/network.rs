@@ -21,7 +21,9 @@ pub fn convert(
 ) -> Result<Value, String> {
     // The droplet's JSON lists public first; serde_json's map is sorted, so say it here.
     let mut kinds: Vec<&String> = interfaces.keys().collect();
-    kinds.sort_by_key(|k| (k.as_str() != "public", k.as_str() != "private", k.as_str()));
+    ember_core::sort::sort_by_key(&mut kinds, |k| {
+        (k.as_str() != "public", k.as_str() != "private", k.as_str())
+    });
     let mut config = Vec::new();
     for kind in kinds {
         let Some(nic) = interfaces[kind].as_array().and_then(|l| l.first()) else {

@@ -25,7 +25,7 @@ pub struct NicMeta {
 /// NIC without a number sorts after those with one.
 pub fn order(macs: &BTreeMap<String, NicMeta>) -> Vec<&str> {
     let mut list: Vec<(&String, &NicMeta)> = macs.iter().collect();
-    list.sort_by_key(|(mac, m)| {
+    ember_core::sort::sort_by_key(&mut list, |(mac, m)| {
         (
             m.network_card.unwrap_or(u32::MAX),
             m.device_number.unwrap_or(u32::MAX),
@@ -112,7 +112,7 @@ pub fn secondary_addresses(m: &NicMeta) -> Vec<String> {
     out.extend(m.local_ipv4s.iter().skip(1).map(|ip| format!("{ip}/{p4}")));
     let p6 = prefix(m.subnet_ipv6s.first(), "128");
     out.extend(m.ipv6s.iter().skip(1).map(|ip| format!("{ip}/{p6}")));
-    out.sort();
+    ember_core::sort::sort(&mut out);
     out
 }
 

@@ -20,6 +20,7 @@ use crate::detect::{dmi::Dmi, Facts};
 use crate::error::Diag;
 use crate::reason::Reason;
 use crate::secret::Secret;
+use ember_core::sort::IntoMap;
 use serde_json::{json, Map, Value};
 
 pub struct Hetzner;
@@ -163,7 +164,7 @@ fn read(
                 .lines
                 .iter()
                 .filter_map(|(k, l)| Some((k.strip_prefix("network-config.")?.to_string(), *l)))
-                .collect();
+                .into_map();
         }
         _ => {
             md.insert("network-config".into(), Value::Null);

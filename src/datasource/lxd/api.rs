@@ -152,7 +152,7 @@ impl Reader<'_> {
                 ),
             }
         }
-        routes.sort();
+        ember_core::sort::sort(&mut routes);
         routes.dedup();
         if routes.len() > MAX_CONFIG_KEYS {
             let msg = format!(

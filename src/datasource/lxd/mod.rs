@@ -58,7 +58,7 @@ fn lxd_port(env: &Env) -> Option<String> {
                 .then(|| format!("{}: {name}", port.file_name().to_string_lossy()))
         })
         .collect();
-    found.sort();
+    ember_core::sort::sort(&mut found);
     found.into_iter().next()
 }
 

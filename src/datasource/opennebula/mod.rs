@@ -21,6 +21,7 @@ use crate::reason::Reason;
 use crate::secret::Secret;
 use crate::status::Evidence;
 use base64::Engine;
+use ember_core::sort::IntoMap;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 
@@ -196,7 +197,9 @@ fn physical_nics(env: &Env) -> Vec<(String, String)> {
         .filter(|(_, name)| physical.contains(name))
         .map(|(mac, name)| (name.clone(), mac.clone()))
         .collect();
-    nics.sort_by_key(|(name, _)| crate::network::ephemeral::nics::natural_key(name));
+    ember_core::sort::sort_by_key(&mut nics, |(name, _)| {
+        crate::network::ephemeral::nics::natural_key(name)
+    });
     nics
 }
 
@@ -252,7 +255,7 @@ fn meta_data(ctx: &BTreeMap<String, String>) -> Value {
         .iter()
         .filter(|(k, _)| !is_secret(k))
         .map(|(k, v)| (k.clone(), json!(v)))
-        .collect();
+        .into_map();
     // SSH_KEY wins over SSH_PUBLIC_KEY when both are there.
     if let Some(keys) = ctx.get("SSH_KEY").or_else(|| ctx.get("SSH_PUBLIC_KEY")) {
         let lines: Vec<&str> = keys

@@ -6,6 +6,7 @@
 //! `ETHx_MAC`; a NIC it does not name is looked up by the host's own name. Pure.
 //! <https://docs.opennebula.io/stable/management_and_operations/references/template.html>
 
+use ember_core::sort::IntoMap;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 use std::net::Ipv4Addr;
@@ -37,7 +38,7 @@ pub fn config(
     let by_mac: BTreeMap<String, &str> = context
         .iter()
         .filter_map(|(k, v)| Some((v.to_ascii_lowercase(), k.strip_suffix("_MAC")?)))
-        .collect();
+        .into_map();
     let mut ethernets = Map::new();
     for (name, mac) in nics {
         let dev = by_mac

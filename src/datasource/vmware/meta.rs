@@ -13,6 +13,7 @@ use crate::error::Diag;
 use crate::limits::Limits;
 use crate::reason::Reason;
 use crate::yaml::Doc;
+use ember_core::sort::IntoMap;
 use serde_json::{Map, Value};
 
 /// The metadata as a mapping: JSON first, then YAML (cloud-init's `load_json_or_yaml`), with
@@ -97,7 +98,7 @@ pub fn build(
                 data.network_config_lines = lines
                     .iter()
                     .filter_map(|(k, l)| Some((k.strip_prefix("network.")?.to_string(), *l)))
-                    .collect();
+                    .into_map();
             }
             Ok(_) => {}
             // A metadata that is not a mapping fails its key; user-data may still provision.

@@ -23,6 +23,7 @@ use crate::network::ephemeral::Lease;
 use crate::reason::Reason;
 use crate::secret::Secret;
 use crate::status::Evidence;
+use ember_core::sort::IntoMap;
 use serde_json::{json, Map, Value};
 
 pub struct Vultr;
@@ -152,7 +153,7 @@ fn read(
         .iter()
         .filter(|(k, _)| !KEPT_OUT.contains(&k.as_str()))
         .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
+        .into_map();
     md.insert("instance-id".into(), json!(id));
     // A white-label image's empty host name is cloud-init's "guest".
     let host = doc

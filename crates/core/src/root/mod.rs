@@ -383,7 +383,7 @@ impl Root {
                 names.push(name.into_owned());
             }
         }
-        names.sort();
+        crate::sort::sort(&mut names);
         Ok(names)
     }
 

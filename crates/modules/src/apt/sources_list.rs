@@ -21,6 +21,7 @@ use super::ModCtx;
 use crate::error::Diag;
 use crate::reason::Reason;
 use crate::root::FileSpec;
+use ember_core::sort::IntoMap;
 use std::collections::BTreeMap;
 
 const SOURCES_LIST: &str = "/etc/apt/sources.list";
@@ -80,7 +81,7 @@ pub fn generate(
     let mut vars: serde_json::Map<String, serde_json::Value> = keys
         .iter()
         .map(|(k, v)| (k.clone(), v.as_str().into()))
-        .collect();
+        .into_map();
     for (names, value) in [
         (&["RELEASE", "codename"][..], &target.codename),
         (

@@ -6,6 +6,7 @@ use super::read_fs::{filesystems, Filesystem};
 use crate::disk::table::TableKind;
 use crate::error::Diag;
 use crate::reason::Reason;
+use ember_core::sort::IntoMap;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
@@ -62,7 +63,7 @@ pub fn aliases(cfg: &Value) -> Aliases {
     };
     map.iter()
         .filter_map(|(name, dev)| Some((name.clone(), dev.as_str()?.to_string())))
-        .collect()
+        .into_map()
 }
 
 fn disks(cfg: &Value, diags: &mut Vec<Diag>) -> Vec<Disk> {

@@ -5,6 +5,7 @@
 //! module creates the users; this only names them.)
 //! <https://docs.cloud-init.io/en/latest/reference/modules.html#users-and-groups>
 
+use ember_core::sort::IntoMap;
 use serde_json::{Map, Value};
 
 /// One user as cloud-init normalizes it.
@@ -76,7 +77,7 @@ fn entries(cfg: &Value, old_user: bool) -> Vec<Value> {
         // A comma-separated string, its names sorted as cloud-init sorts them.
         Some(v @ Value::String(_)) => {
             let mut n = names(v);
-            n.sort();
+            ember_core::sort::sort(&mut n);
             n.dedup();
             n.into_iter().map(Value::String).collect()
         }
@@ -141,7 +142,7 @@ pub fn normalize(cfg: &Value) -> Vec<User> {
             .iter()
             .map(|(k, v)| (k.replace('-', "_").trim().to_string(), v.clone()))
             .filter(|(k, _)| !k.is_empty())
-            .collect();
+            .into_map();
     }
     // `default` becomes the image's default user, its config under the image's.
     let mut def_user = None;

@@ -207,7 +207,7 @@ fn config(
     };
     let mut out = Vec::new();
     let mut names: Vec<&String> = props.keys().collect();
-    names.sort();
+    ember_core::sort::sort(&mut names);
     for name in names {
         let sub = format!("{at}.{name}");
         if !crate::common::distro::plain_word(name) || name.contains('=') {

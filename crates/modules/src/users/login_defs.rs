@@ -115,7 +115,7 @@ pub fn allocate_sub(ranges: &[(u64, u64)], (min, max, count): (u32, u32, u32)) -
     let (count, max) = (u64::from(count), u64::from(max));
     let mut start = u64::from(min);
     let mut sorted = ranges.to_vec();
-    sorted.sort();
+    ember_core::sort::sort(&mut sorted);
     for (s, c) in sorted {
         if s + c <= start {
             continue;

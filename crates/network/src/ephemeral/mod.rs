@@ -280,7 +280,7 @@ pub fn plan_routes(lease: &Lease, index: u32, metadata: Option<Ipv4Addr>) -> Vec
             }
         })
         .collect();
-    routes.sort_by_key(|r| r.gateway.is_some());
+    ember_core::sort::sort_by_key(&mut routes, |r| r.gateway.is_some());
     if let Some(ip) = metadata {
         let reached = in_subnet(ip) || routes.iter().any(|r| covers(r.dest, r.prefix, ip));
         if !reached {

@@ -87,7 +87,7 @@ pub fn order(nics: &[SysNic]) -> Vec<String> {
             .filter(|n| n.eligible && pick(n))
             .map(|n| n.name.as_str())
             .collect();
-        names.sort_by_key(|n| natural_key(n));
+        ember_core::sort::sort_by_key(&mut names, |n| natural_key(n));
         if let Some(i) = names.iter().position(|n| *n == PRIMARY) {
             let primary = names.remove(i);
             names.insert(0, primary);
@@ -195,7 +195,7 @@ mod tests {
     #[test]
     fn natural_keys() {
         let mut v = ["eth10", "eth9", "enp0s10", "enp0s3", "a"];
-        v.sort_by_key(|n| natural_key(n));
+        ember_core::sort::sort_by_key(&mut v, |n| natural_key(n));
         assert_eq!(v, ["a", "enp0s3", "enp0s10", "eth9", "eth10"]);
     }
 }

@@ -114,7 +114,9 @@ pub fn render(net: &Network) -> Rendered {
     let mut order: Vec<usize> = (0..net.interfaces.len())
         .filter(|&k| names[k].is_some())
         .collect();
-    order.sort_by_key(|&k| (rank(&net.interfaces[k]), names[k].as_deref()));
+    ember_core::sort::sort_by_key(&mut order, |&k| {
+        (rank(&net.interfaces[k]), names[k].as_deref())
+    });
     for k in order {
         let iface = &net.interfaces[k];
         let name = names[k].as_deref().unwrap_or_default();
@@ -198,8 +200,8 @@ pub fn render(net: &Network) -> Rendered {
             }
             let family = if s.inet6 { "inet6" } else { "inet" };
             lines.push(format!("iface {name} {family} {}", s.method));
-            own.sort();
-            extra.sort();
+            ember_core::sort::sort(&mut own);
+            ember_core::sort::sort(&mut extra);
             lines.extend(own.iter().chain(&extra).map(|l| indent(l)));
             lines.extend(s.routes);
             sections.push(lines);

@@ -231,7 +231,7 @@ fn one(key: &str, v: Value) -> String {
 
 fn sorted(ids: &[String]) -> Value {
     let mut ids = ids.to_vec();
-    ids.sort();
+    ember_core::sort::sort(&mut ids);
     texts(ids.iter())
 }
 

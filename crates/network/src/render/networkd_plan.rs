@@ -144,7 +144,7 @@ pub(in crate::render) struct Index {
 impl Index {
     pub fn new(keys: Vec<String>) -> Index {
         let mut sorted = keys.clone();
-        sorted.sort();
+        ember_core::sort::sort(&mut sorted);
         let mut index = Index {
             first: vec![usize::MAX; sorted.len()],
             sorted,
