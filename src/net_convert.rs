@@ -107,7 +107,7 @@ pub fn main(args: &[OsString]) -> i32 {
     let limits = Limits::default();
     let parsed: Result<Parsed, _> = match a.kind.as_str() {
         "yaml" | "v1" | "v2" => network_text(&source, &text, &limits),
-        "network_data.json" => match serde_json::from_str(&text) {
+        "network_data.json" => match serde_json::from_slice(text.as_bytes()) {
             Ok(v) => parse_network_data(&source, &v, &a.macs),
             Err(e) => {
                 eprintln!("ember: {source}: line {}: {e}", e.line());

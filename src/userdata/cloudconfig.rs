@@ -97,7 +97,7 @@ impl Run<'_, '_> {
             Some(h) if h.eq_ignore_ascii_case(header) => &trimmed[header.len()..],
             _ => trimmed,
         };
-        let patch: Value = match serde_json::from_str(body) {
+        let patch: Value = match serde_json::from_slice(body.as_bytes()) {
             Ok(p) => p,
             Err(e) => {
                 let msg = format!(

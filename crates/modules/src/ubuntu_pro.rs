@@ -134,7 +134,7 @@ fn should_auto_attach(ctx: &ModCtx, s: &Settings, diags: &mut Vec<Diag>) -> bool
     }
     let endpoint = "u.pro.attach.auto.should_auto_attach.v1";
     let (outcome, out) = capture(ctx, "pro-api", &["pro", "api", endpoint]);
-    let answer = serde_json::from_str::<Value>(&out)
+    let answer = serde_json::from_slice::<Value>(out.as_bytes())
         .ok()
         .filter(|v| outcome.ok() && v["result"] == "success");
     match answer.and_then(|v| v["data"]["attributes"]["should_auto_attach"].as_bool()) {
@@ -163,7 +163,7 @@ fn auto_attach(ctx: &ModCtx, s: &Settings, diags: &mut Vec<Diag>) {
     ctx.exec
         .say("ubuntu_pro: attaching to Ubuntu Pro (auto-attach)");
     let (outcome, out) = capture(ctx, "pro-api", &["pro", "api", endpoint, "--data", &data]);
-    let answer: Option<Value> = serde_json::from_str(&out).ok();
+    let answer: Option<Value> = serde_json::from_slice(out.as_bytes()).ok();
     if outcome.ok() && answer.as_ref().is_some_and(|v| v["result"] == "success") {
         return;
     }
@@ -243,7 +243,7 @@ fn enable_services(ctx: &ModCtx, s: &Settings, enable: &[String], diags: &mut Ve
         diags.push(Diag::error(Reason::CommandFailed, msg).key(key));
         return;
     }
-    let Ok(answer) = serde_json::from_str::<Value>(&out) else {
+    let Ok(answer) = serde_json::from_slice::<Value>(out.as_bytes()) else {
         let msg = "Pro's answer to pro enable was not JSON";
         diags.push(Diag::error(Reason::CommandFailed, msg).key(key));
         return;

@@ -45,7 +45,9 @@ pub fn run(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> 
     let path = infile.unwrap_or_else(|| ctx.run_paths().status());
     let text = crate::regular::read_to_string(&path, crate::regular::STATE_MAX)
         .map_err(|e| CliError::file(&path, e))?;
-    let status: Status = serde_json::from_str(&text).map_err(|e| CliError::file(&path, e))?;
+    // Bytes, not from_str: the str reader would be a second copy of every deserializer.
+    let status: Status =
+        serde_json::from_slice(text.as_bytes()).map_err(|e| CliError::file(&path, e))?;
     let stages = in_order(&status);
     let out = match (what.as_str(), as_json) {
         ("show", false) => show(&stages),

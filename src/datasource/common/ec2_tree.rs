@@ -19,7 +19,7 @@ const MAX_ENTRIES: usize = 64;
 /// One leaf as cloud-init's `MetadataLeafDecoder` makes it.
 pub fn decode_leaf(text: &str) -> Value {
     if text.starts_with('{') {
-        if let Ok(v @ Value::Object(_)) = serde_json::from_str::<Value>(text) {
+        if let Ok(v @ Value::Object(_)) = serde_json::from_slice::<Value>(text.as_bytes()) {
             return v;
         }
     }

@@ -70,7 +70,7 @@ pub fn expired(key: &str, now: i64) -> bool {
     let (Some("google-ssh"), Some(json)) = (fields.next(), fields.next()) else {
         return false;
     };
-    let Ok(Value::Object(meta)) = serde_json::from_str::<Value>(json.trim()) else {
+    let Ok(Value::Object(meta)) = serde_json::from_slice::<Value>(json.trim().as_bytes()) else {
         return false;
     };
     let Some(when) = meta.get("expireOn").and_then(Value::as_str) else {

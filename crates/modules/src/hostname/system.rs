@@ -98,8 +98,8 @@ impl Module for SetHostname {
             return;
         };
         let state = set_hostname_state();
-        let prev: Option<Value> =
-            read_text(ctx.root, &state, 64 * 1024).and_then(|t| serde_json::from_str(&t).ok());
+        let prev: Option<Value> = read_text(ctx.root, &state, 64 * 1024)
+            .and_then(|t| serde_json::from_slice(t.as_bytes()).ok());
         let field = |k: &str| {
             prev.as_ref()
                 .and_then(|p| p.get(k)?.as_str().map(str::to_string))
