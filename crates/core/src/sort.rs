@@ -38,6 +38,17 @@ pub trait IntoMap<K, V>: Iterator<Item = (K, V)> + Sized {
 
 impl<K, V, I: Iterator<Item = (K, V)>> IntoMap<K, V> for I {}
 
+/// The same for a set: `BTreeSet`'s `FromIterator` sorts its input first too.
+pub trait IntoSet<T>: Iterator<Item = T> + Sized {
+    fn into_set<S: Default + Extend<T>>(self) -> S {
+        let mut set = S::default();
+        set.extend(self);
+        set
+    }
+}
+
+impl<T, I: Iterator<Item = T>> IntoSet<T> for I {}
+
 /// The indices of `len` items in their stably sorted order.
 fn stable_order(len: usize, cmp: &mut dyn FnMut(usize, usize) -> Ordering) -> Vec<usize> {
     let mut order: Vec<usize> = (0..len).collect();
@@ -95,6 +106,8 @@ mod tests {
         let map: std::collections::BTreeMap<_, _> =
             [(2, "b"), (1, "a"), (2, "c")].into_iter().into_map();
         assert_eq!(map, std::collections::BTreeMap::from([(1, "a"), (2, "c")]));
+        let set: std::collections::BTreeSet<_> = [3, 1, 3].into_iter().into_set();
+        assert_eq!(set, std::collections::BTreeSet::from([1, 3]));
         let mut words = vec!["b", "a", "c", "a"];
         sort(&mut words);
         assert_eq!(words, ["a", "a", "b", "c"]);

@@ -234,7 +234,7 @@ fn install_device(ctx: &ModCtx, efi: bool, diags: &mut Vec<Diag>) -> Result<Stri
         .split_whitespace()
         .filter(|l| l.contains("disk/by-id"))
         .collect();
-    by_id.sort_unstable();
+    ember_core::sort::sort(&mut by_id);
     Ok(by_id.first().map_or(disk.clone(), |l| l.to_string()))
 }
 

@@ -360,7 +360,7 @@ impl Refs {
                     gone.push(k);
                 }
             }
-            gone.sort_unstable();
+            ember_core::sort::sort(&mut gone);
             for &k in &gone {
                 rd.skipped += 1;
                 let msg = "this interface is skipped for the problem above; the rest is used";

@@ -13,6 +13,7 @@ use crate::reason::Reason;
 use crate::secret::Secret;
 use base64::engine::general_purpose::STANDARD as B64;
 use base64::Engine;
+use ember_core::sort::IntoSet;
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -141,7 +142,7 @@ fn decode_legacy(
             return;
         }
     };
-    let listed: BTreeSet<&str> = listed.lines().collect();
+    let listed: BTreeSet<&str> = listed.lines().into_set();
     let mut get = |key: &str| match once_more(c, "GET", Some(key)) {
         Ok(Reply::Value(v)) => Some(v),
         _ => None,

@@ -12,6 +12,7 @@ use crate::common::distro::which;
 use crate::error::Diag;
 use crate::reason::Reason;
 use crate::root::FileSpec;
+use ember_core::sort::IntoSet;
 use std::collections::BTreeSet;
 
 const FILE: &str = "/var/lib/ember/apt-debconf-selections";
@@ -42,7 +43,7 @@ pub fn packages(sets: &[(String, String)]) -> BTreeSet<String> {
                 .unwrap_or_default()
                 .to_string()
         })
-        .collect()
+        .into_set()
 }
 
 /// Installed (or held) packages named in a dpkg status file, architecture qualifiers dropped.
