@@ -39,4 +39,4 @@ static_toolchain() {
     fi
     export CARGO_TARGET_DIR=$target_dir
 }
-EMBER_SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+EMBER_SCRIPTS=$(cd -- "$(dirname "${BASH_SOURCE[0]}")" >/dev/null && pwd)

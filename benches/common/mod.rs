@@ -36,14 +36,22 @@ pub fn bench_dir(name: &str) -> PathBuf {
     base.join(format!("{name}-{}", std::process::id()))
 }
 
-/// Where the run directories go: /dev/shm where there is one (at boot /run is a tmpfs), else
+/// Where the run directories go, made here and private (the runs' host keys and the floor's
+/// archive of them lie below it): /dev/shm where there is one (at boot /run is a tmpfs), else
 /// `fallback`.
 pub fn run_base(name: &str, fallback: &Path) -> PathBuf {
+    use std::os::unix::fs::DirBuilderExt;
     let shm = Path::new("/dev/shm");
-    match shm.is_dir() {
+    let base = match shm.is_dir() {
         true => shm.join(format!("{name}-run-{}", std::process::id())),
         false => fallback.join("run"),
-    }
+    };
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(&base)
+        .unwrap();
+    base
 }
 
 /// One `syncfs` of the filesystem holding `path`, so that a timed run flushes only its own
