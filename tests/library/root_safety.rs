@@ -465,3 +465,25 @@ fn symlinks_remove_and_append() {
         );
     });
 }
+
+/// Directories resolved for one write serve the next (a cache); what could move them makes
+/// the next write resolve again: ember removing a tree, and a command run in the root, which
+/// here replaces a directory with a link out of the root.
+#[test]
+fn resolved_directories_are_forgotten_when_they_may_have_moved() {
+    each("dir-cache", |env, root| {
+        let spec = FileSpec::mode(0o644);
+        root.write_file("/var/lib/app/one", b"1", &spec).unwrap();
+        root.remove_tree("/var/lib").unwrap();
+        root.write_file("/var/lib/app/two", b"2", &spec).unwrap();
+        assert_eq!(fs::read(env.at("var/lib/app/two")).unwrap(), b"2");
+        assert!(!env.at("var/lib/app/one").exists());
+
+        fs::rename(env.at("var/lib/app"), env.at("var/lib/moved")).unwrap();
+        symlink(&env.outside, env.at("var/lib/app")).unwrap();
+        root.commands_ran();
+        // Resolved again: the link is clamped into the root, whose copy does not exist.
+        assert!(root.write_file("/var/lib/app/three", b"3", &spec).is_err());
+        assert!(!env.at("var/lib/moved/three").exists());
+    });
+}

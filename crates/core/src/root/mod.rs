@@ -5,6 +5,7 @@
 //! does not decide what to write.
 
 mod beneath;
+mod dirs;
 mod durable;
 mod error;
 mod guard;
@@ -27,6 +28,7 @@ use rustix::fs::{AtFlags, Dir, FileType, Gid, Mode, OFlags, Uid, CWD};
 use rustix::io::Errno;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use names::{file_name, parse, shown, with_temp_name};
 
@@ -75,6 +77,8 @@ pub struct Root {
     guard_cache: guard::Cache,
     /// The filesystems written into, for `sync`.
     written: durable::Written,
+    /// Directories resolved for writes, so the next write there need not resolve again.
+    dirs: dirs::Dirs,
 }
 
 const DIR_FLAGS: OFlags = OFlags::RDONLY
@@ -112,6 +116,7 @@ impl Root {
             durable: true,
             guard_cache: guard::Cache::default(),
             written: durable::Written::default(),
+            dirs: dirs::Dirs::default(),
         })
     }
 
@@ -141,9 +146,11 @@ impl Root {
             .inspect_err(|_| self.written.set_pending(true))
     }
 
-    /// A command ran in the root: it may have written anything, so the next `sync` flushes.
+    /// A command ran in the root: it may have written anything, so the next `sync` flushes,
+    /// and moved or replaced any directory, so each is resolved again.
     pub fn commands_ran(&self) {
         self.written.set_pending(true);
+        self.dirs.forget();
     }
 
     /// Runs `f`, whose writes no marker stands for (markers themselves, log lines): they do not
@@ -398,9 +405,12 @@ impl Root {
     /// A path with a symlink on the way is walked as a user-controlled one (`user_path`): its
     /// links are followed only in directories root alone can write, so a link planted in /tmp or
     /// a home cannot aim a write elsewhere (RELIABILITY rule 13). Without links, one resolution.
-    fn dir(&self, comps: &[&str], last: &FileSpec, shown: &str) -> Result<OwnedFd, RootError> {
+    fn dir(&self, comps: &[&str], last: &FileSpec, shown: &str) -> Result<Arc<OwnedFd>, RootError> {
+        if let Some(fd) = self.dirs.get(comps) {
+            return Ok(fd);
+        }
         match resolve::open_in_no_links(self.fd.as_fd(), self.resolver, comps, DIR_FLAGS) {
-            Ok(fd) => return Ok(fd),
+            Ok(fd) => return Ok(self.dirs.keep(comps, fd)),
             Err(Errno::LOOP) => {
                 let uid = last.owner.map_or(0, |o| o.uid);
                 let d = self.user_dir_for(
@@ -413,11 +423,12 @@ impl Root {
                 )?;
                 let d =
                     d.ok_or_else(|| RootError::io(shown, "open the directory of", Errno::NOENT))?;
-                return Ok(d.fd);
+                return Ok(Arc::new(d.fd));
             }
             _ => {}
         }
-        self.dir_made(comps, last, shown)
+        let made = self.dir_made(comps, last, shown)?;
+        Ok(self.dirs.keep(comps, made))
     }
 
     /// The rest of `dir` for a path without links: what is missing is made.

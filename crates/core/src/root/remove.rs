@@ -34,6 +34,8 @@ impl Root {
             Err(e) => return Err(RootError::io(&shown, "open the directory of", e)),
         };
         guard::check(self, dir.as_fd(), Some(name), &shown)?;
+        // A directory removed may be one resolved before.
+        self.dirs.forget();
         remove_at(dir.as_fd(), name).map_err(|e| RootError::io(&shown, "remove", e))?;
         self.fsync_if_durable(&dir)
             .map_err(|e| RootError::io(&shown, "sync the directory of", e))
