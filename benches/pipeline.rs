@@ -25,7 +25,6 @@
 mod common;
 use common::floor::{self, Floor};
 use common::{run_initrd_in, summary, write, How};
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 const RUNS: usize = 200;
@@ -91,6 +90,7 @@ fn main() {
     let bin = common::initrd_bin();
     let dir = common::bench_dir("ember-bench");
     let run = common::run_base("ember-bench", &dir);
+    common::remove_on_panic(&[&dir, &run]);
     write(&dir.join("cmdline"), b"ro quiet\n");
     std::fs::create_dir_all(&run).unwrap();
     let ember = |name: String, how| {
@@ -100,7 +100,7 @@ fn main() {
     };
     // The floor packs what the first warm-up run made, beyond the inputs it was given.
     let here = prepare(&dir, "w0");
-    let inputs: BTreeSet<PathBuf> = floor::tree(&here, "target").into_iter().collect();
+    let inputs = floor::Inputs::of(&here);
     let mut our_rss = vec![run_initrd_in(
         &bin,
         &here,

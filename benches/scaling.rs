@@ -19,7 +19,6 @@ mod emulator;
 
 use common::floor::{self, Floor};
 use common::{run_initrd_in, summary, write, How, Summary};
-use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -118,7 +117,7 @@ fn measure(bin: &str, at: &Place, runs: usize, prepare: &dyn Fn(&Path)) -> (Summ
     std::fs::create_dir_all(&at.run).unwrap();
     let here = at.dir.join("w");
     prepare(&here);
-    let inputs: BTreeSet<PathBuf> = floor::tree(&here, "target").into_iter().collect();
+    let inputs = floor::Inputs::of(&here);
     let rss = run_initrd_in(bin, &here, &at.run.join("w"), &["all"], How::PeakRss);
     let floor = Floor::pack(&at.run.join("floor.tar"), &here, &inputs, &at.run.join("w"));
     let mut ours = Vec::with_capacity(runs);
@@ -150,6 +149,7 @@ fn main() {
     let bin = common::initrd_bin();
     let dir = common::bench_dir("ember-scaling");
     let run = common::run_base("ember-scaling", &dir);
+    common::remove_on_panic(&[&dir, &run]);
     let place = |row: usize| Place {
         dir: dir.join(format!("r{row}")),
         run: run.join(format!("r{row}")),

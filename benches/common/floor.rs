@@ -7,8 +7,9 @@
 //! Kept fair both ways:
 //! - tar runs as a process, timed as ember is: each pays one exec and its start-up.
 //! - The floor's target gets the same inputs as ember's (written by the bench, untimed) and
-//!   the archive holds only what ember added, so the same files and directories are created
-//!   under the same existing directories, on the same filesystems.
+//!   the archive holds only what ember added or changed (an /etc/passwd it rewrote), so the
+//!   same files and directories are written under the same existing directories, on the same
+//!   filesystems.
 //! - `-m` (ember sets no mtimes) and `--numeric-owner` (ember looks no names up on the host);
 //!   owners and modes are set, as ember sets them.
 //! - The flush: ember makes one `syncfs` of the target's filesystem (`Root::sync`, its one
@@ -21,7 +22,7 @@
 //!   host keys, writing each file under a temporary name and renaming it into place.
 
 use super::{cpu_us, run_measured, How, Sample};
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
@@ -70,16 +71,47 @@ fn walk(here: &Path, rel: PathBuf, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// The target before a run: every path below `here/target`, with a regular file's content.
+pub struct Inputs(BTreeMap<PathBuf, Option<Vec<u8>>>);
+
+impl Inputs {
+    pub fn of(here: &Path) -> Inputs {
+        let content = |p: &PathBuf| {
+            let full = here.join(p);
+            let regular = full.symlink_metadata().unwrap().is_file();
+            regular.then(|| std::fs::read(full).unwrap())
+        };
+        let paths = tree(here, "target").into_iter();
+        Inputs(
+            paths
+                .map(|p| {
+                    let before = content(&p);
+                    (p, before)
+                })
+                .collect(),
+        )
+    }
+
+    /// Whether `p` (relative to `here`) was there before the run and is as it was.
+    fn kept(&self, here: &Path, p: &PathBuf) -> bool {
+        match self.0.get(p) {
+            None => false,
+            Some(None) => true,
+            Some(Some(before)) => std::fs::read(here.join(p)).is_ok_and(|now| &now == before),
+        }
+    }
+}
+
 impl Floor {
     /// Packs, into `archive`, what one ember run made: the paths now below `here/target`
-    /// that are not in `inputs` (what [`tree`] listed before the run), and the whole run
+    /// that `inputs` (taken before the run) lacks or had with other content, and the whole run
     /// directory `run`. Once, after a warm-up run.
-    pub fn pack(archive: &Path, here: &Path, inputs: &BTreeSet<PathBuf>, run: &Path) -> Floor {
+    pub fn pack(archive: &Path, here: &Path, inputs: &Inputs, run: &Path) -> Floor {
         let run_name = run.file_name().unwrap().to_str().unwrap().to_string();
         let run_parent = run.parent().unwrap();
         let mut list = format!("-C {}\n", here.display());
         for p in tree(here, "target") {
-            if !inputs.contains(&p) {
+            if !inputs.kept(here, &p) {
                 list.push_str(p.to_str().unwrap());
                 list.push('\n');
             }
@@ -115,8 +147,8 @@ impl Floor {
         // symlink targets stay as ember wrote them (S).
         let transform = format!(
             "s|^{}\\(/\\|$\\)|{}\\1|S",
-            regex_escape(&self.run_name),
-            replacement_escape(run.to_str().unwrap())
+            escape(&self.run_name, "\\.[]*^$|"),
+            escape(run.to_str().unwrap(), "\\&|")
         );
         let args: Vec<OsString> = vec![
             "-x".into(),
@@ -174,21 +206,11 @@ fn timed_syncfs(dir: &Path) -> (u64, u64) {
     (t0.elapsed().as_micros() as u64, thread_cpu() - c0)
 }
 
-/// `s` as a literal in a basic regular expression delimited by `|`.
-fn regex_escape(s: &str) -> String {
+/// `s` with a backslash before each of `specials`: a literal in a `|`-delimited basic regular
+/// expression (`\.[]*^$|`) or in the replacement of such an `s` command (`\&|`).
+fn escape(s: &str, specials: &str) -> String {
     s.chars().fold(String::new(), |mut out, c| {
-        if "\\.[]*^$|".contains(c) {
-            out.push('\\');
-        }
-        out.push(c);
-        out
-    })
-}
-
-/// `s` as the literal replacement of a `|`-delimited `s` command.
-fn replacement_escape(s: &str) -> String {
-    s.chars().fold(String::new(), |mut out, c| {
-        if "\\&|".contains(c) {
+        if specials.contains(c) {
             out.push('\\');
         }
         out.push(c);

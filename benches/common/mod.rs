@@ -54,6 +54,19 @@ pub fn run_base(name: &str, fallback: &Path) -> PathBuf {
     base
 }
 
+/// Removes `dirs` if the bench panics (a failed assertion, say): the bench profile aborts on a
+/// panic, so no destructor would, and /dev/shm would keep a run's host keys until a reboot.
+pub fn remove_on_panic(dirs: &[&Path]) {
+    let dirs: Vec<PathBuf> = dirs.iter().map(|d| d.to_path_buf()).collect();
+    let before = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        for dir in &dirs {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+        before(info);
+    }));
+}
+
 /// One `syncfs` of the filesystem holding `path`, so that a timed run flushes only its own
 /// writes: the inputs the bench just wrote (a seed is on the disk before a boot) and what the
 /// run before left (ember's markers, written after its durable point) are not its cost.
