@@ -12,7 +12,7 @@ use crate::record::Recorder;
 // udev's persistent naming rules name NICs by MAC; the ENI renderer writes them.
 use crate::network::render::eni::RULES as UDEV_RULES;
 use crate::network::render::owned::{self, RECORD as STATE};
-use crate::network::{fallback, model::Network, stack};
+use crate::network::{fallback, model::Network, stack, Input};
 use crate::root::{FileSpec, Root};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -106,6 +106,25 @@ fn every_boot(rec: &mut Recorder, cfg: &Value) -> bool {
     boot
 }
 
+/// The model of the record's config, which the local stage parsed (`model` is there only when
+/// it parsed), parsed again the way the model's format says it was: reading the recorded
+/// model back would take a deserializer for every model type, 90 KiB of ember-initrd. Its
+/// warnings are in the status already.
+fn parsed_again(ctx: &Ctx, network: &Value) -> Option<Network> {
+    let source = network["source"].as_str()?;
+    let config = &network["config"];
+    let macs;
+    let input = match network.pointer("/model/format")?.as_str()? {
+        "cmdline" => Input::Cmdline(&ctx.cmdline),
+        "openstack" => {
+            macs = fallback::names_by_mac(&ctx.host);
+            Input::NetworkData(config, &macs)
+        }
+        _ => Input::Value(config, None),
+    };
+    crate::network::parse(source, input).ok().map(|p| p.model)
+}
+
 /// Renders the config (or the fallback) for the chosen stack: the renderer's name and the
 /// files written, or `None` when nothing was rendered.
 fn render(
@@ -116,9 +135,7 @@ fn render(
     cfg: &Value,
 ) -> Option<(String, Vec<String>)> {
     let source = network["source"].as_str().unwrap_or("fallback");
-    let given = network
-        .get("model")
-        .and_then(|m| Network::deserialize(m).ok());
+    let given = parsed_again(ctx, network);
     let model: Option<Network> = match given {
         _ if source == "fallback" => fallback::config(&ctx.host),
         Some(model) => Some(model),

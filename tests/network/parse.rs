@@ -342,6 +342,7 @@ fn ip_on_the_command_line_is_used_where_cloud_init_would_fall_back() {
     let m = Machine::new("net-ip");
     m.cmdline("root=/dev/vda1 ip=ens3:dhcp nameserver=10.0.2.3");
     m.seed_files(&m.target, SEED, &[("meta-data", META), ("user-data", "")]);
+    m.write(&m.target, "usr/lib/systemd/systemd-networkd", b"");
     let out = m.initrd("all");
     assert_eq!(out.status.code(), Some(0), "{}", common::stderr(&out));
     let net = m.json("ember/network-config.json");
@@ -351,6 +352,16 @@ fn ip_on_the_command_line_is_used_where_cloud_init_would_fall_back() {
         json!(["ip=ens3:dhcp", "nameserver=10.0.2.3"])
     );
     assert_eq!(net["model"]["interfaces"][0]["dhcp4"], true);
+    // The network stage renders what the command line says (it parses it again), not the
+    // fallback.
+    let dir = m.target.join("etc/systemd/network");
+    let rendered: String = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .collect();
+    for want in ["Name=ens3", "DHCP=ipv4", "DNS=10.0.2.3"] {
+        assert!(rendered.contains(want), "{want} missing in\n{rendered}");
+    }
     // A network-config on the seed wins over ip=, and config: disabled disables.
     let m = Machine::new("net-disabled");
     m.cmdline("root=/dev/vda1 ip=dhcp");

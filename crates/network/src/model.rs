@@ -3,13 +3,16 @@
 //! normalised here (addresses parsed, MACs lowercased, durations in milliseconds), so a renderer
 //! only formats. It holds no I/O and no knowledge of the host's interfaces.
 
-use serde::{Deserialize, Serialize};
+#[cfg(feature = "deserialize")]
+use serde::Deserialize;
+use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 /// The input format a model was read from.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "deserialize", derive(Deserialize))]
 #[serde(rename_all = "lowercase")]
 pub enum Format {
     #[default]
@@ -20,7 +23,8 @@ pub enum Format {
 }
 
 /// A whole network configuration.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "deserialize", derive(Deserialize))]
 pub struct Network {
     pub format: Format,
     /// v1, OpenStack and the command line: in input order. v2: ethernets, bonds, bridges,
@@ -50,7 +54,8 @@ impl Network {
 }
 
 /// One interface, physical or virtual, with its addressing.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "deserialize", derive(Deserialize))]
 pub struct Interface {
     /// What other entries call it (bond members, vlan links, bridge ports): v1 `name`, the v2
     /// id, the OpenStack link's name. For virtual devices it is also the device name; for a
@@ -174,7 +179,8 @@ pub fn is_glob(name: &str) -> bool {
 /// What kind of device, and what makes it up.
 // A config has tens of interfaces at most: a boxed BondParams would buy nothing.
 #[allow(clippy::large_enum_variant)]
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "deserialize", derive(Deserialize))]
 #[serde(tag = "type", rename_all = "lowercase")]
 pub enum Kind {
     /// A device that exists (ethernet, virtio, SR-IOV function), selected by `matching`;
@@ -203,7 +209,8 @@ pub enum Kind {
 }
 
 /// Physical device selection: every field given must match.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "deserialize", derive(Deserialize))]
 pub struct Match {
     /// A name or a glob (`enp2*`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -223,7 +230,8 @@ impl Match {
 }
 
 /// When an interface is brought up, as v1's subnet `control` says (ifupdown's words).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "deserialize", derive(Deserialize))]
 #[serde(rename_all = "lowercase")]
 pub enum Control {
     /// At boot (`auto`): the default.
@@ -238,7 +246,8 @@ pub enum Control {
 }
 
 /// IPv6 autoconfiguration modes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "deserialize", derive(Deserialize))]
 #[serde(rename_all = "kebab-case")]
 pub enum Ipv6Auto {
     /// DHCPv6 as the router advertisements' flags say (v2 `dhcp6: true`, v1 `dhcp6`).
@@ -252,7 +261,8 @@ pub enum Ipv6Auto {
 }
 
 /// A static address.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "deserialize", derive(Deserialize))]
 pub struct Address {
     pub ip: IpAddr,
     pub prefix: u8,
@@ -265,7 +275,8 @@ pub struct Address {
 }
 
 /// An address with a prefix length, for destinations and rule selectors.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "deserialize", derive(Deserialize))]
 pub struct Cidr {
     pub ip: IpAddr,
     pub prefix: u8,
@@ -299,7 +310,8 @@ pub const ROUTE_TYPES: [&str; 11] = [
 ];
 
 /// A static route. A default route has `to` of prefix 0 (`0.0.0.0/0` or `::/0`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "deserialize", derive(Deserialize))]
 pub struct Route {
     pub to: Cidr,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -340,7 +352,8 @@ impl Route {
 }
 
 /// A routing-policy rule (v2 `routing-policy`).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "deserialize", derive(Deserialize))]
 pub struct Rule {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub from: Option<Cidr>,
@@ -357,7 +370,8 @@ pub struct Rule {
 }
 
 /// Resolvers and search domains.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "deserialize", derive(Deserialize))]
 pub struct Dns {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub nameservers: Vec<IpAddr>,
@@ -372,7 +386,8 @@ impl Dns {
 }
 
 /// netplan's DHCP overrides; `None`: the renderer's default (all `use-*` true).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "deserialize", derive(Deserialize))]
 pub struct DhcpOverrides {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub use_dns: Option<bool>,
@@ -403,7 +418,8 @@ impl DhcpOverrides {
 }
 
 /// Which link-local addresses to bring up.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "deserialize", derive(Deserialize))]
 pub struct LinkLocal {
     pub ipv4: bool,
     pub ipv6: bool,
@@ -411,7 +427,8 @@ pub struct LinkLocal {
 
 /// Bonding parameters, named as netplan names them; durations in milliseconds. Each `None`
 /// is the kernel's default.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "deserialize", derive(Deserialize))]
 pub struct BondParams {
     /// `balance-rr`, `active-backup`, `balance-xor`, `broadcast`, `802.3ad`, `balance-tlb`,
     /// `balance-alb`.
@@ -459,7 +476,8 @@ pub struct BondParams {
 }
 
 /// Bridge parameters, named as netplan names them; durations in milliseconds.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "deserialize", derive(Deserialize))]
 pub struct BridgeParams {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ageing_time_ms: Option<u32>,
