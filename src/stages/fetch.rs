@@ -110,13 +110,9 @@ fn keep(rec: &mut Recorder, data: &InstanceData, datasource_bytes: u64) {
     let spec = crate::root::FileSpec::mode(0o600);
     let cap = datasource_bytes.saturating_mul(2);
     let fill = |file: &mut std::fs::File| {
-        let capped = Capped {
-            inner: file,
-            left: cap,
-        };
-        let mut out = std::io::BufWriter::with_capacity(64 << 10, capped);
+        let mut out = super::capped::Capped::new(file, cap, OVER_CAP);
         serde_json::to_writer(&mut out, data)?;
-        std::io::Write::flush(&mut out)
+        out.finish().map(drop)
     };
     if let Err(e) = rec.run.write_file_with(RunPaths::FETCHED, &spec, fill) {
         let over = matches!(&e, RootError::Io { source, .. } if source.to_string() == OVER_CAP);
@@ -135,41 +131,3 @@ fn keep(rec: &mut Recorder, data: &InstanceData, datasource_bytes: u64) {
 }
 
 const OVER_CAP: &str = "past the cap for fetched.json";
-
-/// A writer that fails once it would pass `left` bytes.
-struct Capped<W> {
-    inner: W,
-    left: u64,
-}
-
-impl<W: std::io::Write> std::io::Write for Capped<W> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        if buf.len() as u64 > self.left {
-            return Err(std::io::Error::other(OVER_CAP));
-        }
-        let n = self.inner.write(buf)?;
-        self.left -= n as u64;
-        Ok(n)
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.inner.flush()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::io::Write;
-
-    #[test]
-    fn fetched_json_stops_at_its_cap() {
-        let mut out = Capped {
-            inner: Vec::new(),
-            left: 10,
-        };
-        out.write_all(b"0123456789").unwrap();
-        let e = out.write_all(b"x").unwrap_err();
-        assert_eq!(e.to_string(), OVER_CAP);
-        assert_eq!(out.inner.len(), 10);
-    }
-}

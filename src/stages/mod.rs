@@ -1,6 +1,7 @@
 //! The initramfs stages in order: detect → fetch → local. Each is runnable on its own and
 //! talks to the next only through files in `<run>/ember`.
 
+mod capped;
 pub mod cli;
 pub mod detect;
 pub mod fetch;

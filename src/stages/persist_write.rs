@@ -3,12 +3,13 @@
 //! `run_bytes` budget; and JSON streamed into the file, so a large config is never held a
 //! second time as text.
 
+use super::capped::Capped;
 use crate::error::Diag;
 use crate::reason::Reason;
 use crate::record::Recorder;
 use crate::root::{FileSpec, Root, RootError};
 use serde::Serialize;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, Write};
 
 pub(super) struct TargetWriter<'a> {
     pub root: &'a Root,
@@ -89,37 +90,9 @@ fn stream(
     value: &impl Serialize,
     max: u64,
 ) -> io::Result<u64> {
-    let mut out = Capped {
-        inner: BufWriter::with_capacity(64 << 10, file),
-        left: max,
-        written: 0,
-    };
+    let mut out = Capped::new(file, max, OVER);
     out.write_all(head.as_bytes())?;
     serde_json::to_writer_pretty(&mut out, value)?;
     out.write_all(b"\n")?;
-    out.flush()?;
-    Ok(out.written)
-}
-
-/// A writer that refuses to pass `left` bytes.
-struct Capped<W> {
-    inner: W,
-    left: u64,
-    written: u64,
-}
-
-impl<W: Write> Write for Capped<W> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let n = buf.len() as u64;
-        if n > self.left {
-            return Err(io::Error::other(OVER));
-        }
-        let done = self.inner.write(buf)?;
-        self.left -= done as u64;
-        self.written += done as u64;
-        Ok(done)
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        self.inner.flush()
-    }
+    out.finish()
 }
