@@ -51,7 +51,7 @@ for kind in plain beside; do
                 LC_ALL=C comm -13 <(LC_ALL=C sort -u "$cells/base-$kind-$stack-$extra") \
                     <(LC_ALL=C sort -u "$out") >"$out.new"
                 # shellcheck disable=SC2046 # the unit list is words
-                printf '%s\n' $(units_wanted "$mode" "$kind" "$extra") | LC_ALL=C sort -u |
+                printf '%s\n' $(units_wanted "$mode" "$extra") | LC_ALL=C sort -u |
                     LC_ALL=C comm -23 - "$out.jobs" | sed 's/^/not started: /' >>"$out.new"
                 verdict=ok
                 if [ -s "$out.new" ]; then

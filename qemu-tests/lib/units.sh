@@ -6,6 +6,7 @@
 
 # Every stack and extra service installed once; a cell turns off what it does not hold.
 UNITS_PACKAGES="ifupdown network-manager firewalld ufw docker.io"
+# shellcheck disable=SC2034 # read by the case
 UNITS_STACKS="ifupdown networkd nm"
 # The extras' services, as their packages enable them.
 UNITS_SERVICES="firewalld.service ufw.service docker.service docker.socket containerd.service"
@@ -17,6 +18,7 @@ units_roots() {
     debian_variant matrix "$DEBIAN_ROOT" "$UNITS_PACKAGES" || fail "cannot install $UNITS_PACKAGES"
     UNITS_PLAIN=$PACKAGE_ROOT
     debian_variant cloud-init "$UNITS_PLAIN" cloud-init || fail "cannot install cloud-init"
+    # shellcheck disable=SC2034 # read by the case
     UNITS_BESIDE=$PACKAGE_ROOT
 }
 
@@ -124,11 +126,11 @@ units_cell() {
     sed -i '/^dracut-[a-z-]*\.service: Failed to open /d' "$out"
 }
 
-# units_wanted MODE KIND EXTRA: the units an ember cell's boot must start: ember's stages
+# units_wanted MODE EXTRA: the units an ember cell's boot must start: ember's stages
 # (ember-local too when no initramfs stage ran), cloud-init's unit names (ember's stand-ins, or
 # cloud-init's own beside ember), and the cell's own unit.
 units_wanted() {
-    local mode=$1 kind=$2 extra=$3
+    local mode=$1 extra=$2
     echo ember-init.service ember-config.service ember-final.service ember-hostkeys.service
     [ "$mode" = initramfs ] || echo ember-local.service
     echo cloud-init-local.service cloud-init.service cloud-config.service cloud-final.service cloud-init.target
