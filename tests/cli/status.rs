@@ -29,6 +29,10 @@ impl RunDir {
         )
         .unwrap();
     }
+    /// The handoff the local stage leaves for the runner's units (their condition).
+    fn handoff(&self) {
+        std::fs::write(self.0.join("ember/handoff.json"), b"{}").unwrap();
+    }
 }
 
 impl Drop for RunDir {
@@ -205,6 +209,7 @@ fn wait_ends_at_once_on_a_dead_stage() {
 fn wait_gives_up_on_a_stage_that_never_starts() {
     let run = RunDir::new("grace");
     run.write(&upto(3, None));
+    run.handoff();
     let (out, _, code) = status(&run, &["--wait", "--long", "--grace", "0"]);
     assert_eq!(code, 1);
     assert!(
@@ -305,7 +310,7 @@ fn wait_answers_at_once_in_every_end_state() {
     local.record(Diag::error(Reason::WriteFailed, "cannot write").file("/etc/hostname"));
     let mut disabled = Status::new();
     disabled.disabled = Some("kernel command line: ember=disabled".into());
-    let cases: [EndState; 8] = [
+    let cases: [EndState; 9] = [
         ("done", Some(upto(5, None)), &[], "status: done", 0),
         ("degraded", Some(degraded), &[], "status: done", 2),
         ("errors", Some(error), &[], "status: error", 1),
@@ -332,11 +337,22 @@ fn wait_answers_at_once_in_every_end_state() {
             1,
         ),
         ("nothing", None, &["--grace", "0"], "status: not started", 1),
+        // The local stage left no handoff: the runner's units never start, no grace to wait.
+        (
+            "no-handoff",
+            Some(upto(3, None)),
+            &[],
+            "stage local left no handoff",
+            1,
+        ),
     ];
     for (name, st, extra, says, code) in cases {
         let run = RunDir::new(&format!("every-{name}"));
         if let Some(st) = st {
             run.write(&st);
+        }
+        if name == "runner-never" {
+            run.handoff();
         }
         let mut args = vec!["--wait", "--long", "--timeout", "10"];
         args.extend_from_slice(extra);

@@ -105,6 +105,7 @@ pub(super) fn observe(
         marker_disabled: paths.ci_disabled_marker().exists(),
         cmdline_disabled: cmdline_disabled(host),
         initramfs_over: !in_initramfs(host),
+        handoff: paths.handoff().exists(),
         now: crate::clock::boot_seconds(),
         grace,
     };

@@ -56,6 +56,9 @@ pub struct Observed<'a> {
     /// This process runs in the real root, not the initramfs: an initramfs stage that has not
     /// started by now never will.
     pub initramfs_over: bool,
+    /// `<run>/ember/handoff.json` exists. The runner's units start only when it does
+    /// (`ConditionPathExists=`), and the local stage writes it before it finishes.
+    pub handoff: bool,
     /// CLOCK_BOOTTIME now, in seconds: the clock status.json's times are on.
     pub now: f64,
     /// How long a stage may take to start after the previous one finished.
@@ -233,6 +236,19 @@ pub fn derive(obs: &Observed<'_>, alive: &dyn Fn(u32) -> bool) -> Verdict {
                 "stage {next} never ran: the initramfs ended after stage {prev} (is ember's hook for it installed?)"
             ));
             v.stages[i + 1].state = "never started";
+            Phase::Done
+        } else if prev == "local" && !obs.handoff {
+            // The local stage finished and left no handoff: the runner's units will not
+            // start, so there is nothing to wait for. What stopped it is in its record; a
+            // record that says nothing gets an error, so no waiter reads this as success.
+            if v.errors.is_empty() && v.recoverable_errors.is_empty() {
+                synthetic.push(
+                    "stage local left no handoff: the runner's stages do not run this boot".into(),
+                );
+            }
+            for s in &mut v.stages[i + 1..] {
+                s.state = "never started";
+            }
             Phase::Done
         } else if obs.now - since > obs.grace {
             synthetic.push(format!(

@@ -47,6 +47,7 @@ fn words(st: Option<&Status>, marker: bool, now: f64) -> (String, String, i32) {
         marker_disabled: marker,
         cmdline_disabled: false,
         initramfs_over: false,
+        handoff: true,
         now,
         grace: 300.0,
     };
@@ -201,6 +202,7 @@ fn dead_stage_and_missing_stage_are_named() {
         marker_disabled: false,
         cmdline_disabled: false,
         initramfs_over: false,
+        handoff: true,
         now: 10.0,
         grace: 300.0,
     };
@@ -234,6 +236,7 @@ fn missing_status_goes_stale_after_grace() {
         marker_disabled: false,
         cmdline_disabled: false,
         initramfs_over: false,
+        handoff: true,
         now: 10.0,
         grace: 300.0,
     };
@@ -253,6 +256,7 @@ fn detail_and_last_update() {
         marker_disabled: false,
         cmdline_disabled: false,
         initramfs_over: false,
+        handoff: true,
         now: 10.0,
         grace: 300.0,
     };
@@ -280,6 +284,7 @@ fn disabled_on_the_command_line_without_any_status_is_disabled_not_waiting() {
         marker_disabled: false,
         cmdline_disabled: true,
         initramfs_over: false,
+        handoff: true,
         now: 1000.0,
         grace: 300.0,
     };
@@ -304,6 +309,7 @@ fn local_stage_missing_after_the_pivot_is_over_not_awaited() {
         marker_disabled: false,
         cmdline_disabled: false,
         initramfs_over: false,
+        handoff: true,
         now: 10.0,
         grace: 300.0,
     };
@@ -321,4 +327,44 @@ fn local_stage_missing_after_the_pivot_is_over_not_awaited() {
         "{:?}",
         v.errors
     );
+}
+
+/// The local stage ended without a handoff (its fetch failed, no datasource was found): the
+/// runner's units never start, so `--wait` ends at once rather than after the grace period,
+/// with what the record says, or an error of its own when the record says nothing.
+#[test]
+fn no_handoff_after_the_local_stage_is_over_not_awaited() {
+    let fetch_failed = with(upto(3, None), |st| {
+        let s = st.stages.get_mut("fetch").unwrap();
+        s.record(Diag::error(Reason::MetadataUnreachable, "no answer").file("datasource ec2"));
+    });
+    let no_datasource = with(upto(3, None), |st| {
+        let s = st.stages.get_mut("fetch").unwrap();
+        s.record(Diag::warning(Reason::NoDatasource, "no datasource found"));
+    });
+    let silent = upto(3, None);
+    let cases = [
+        (&fetch_failed, "error - done", 1),
+        (&no_datasource, "degraded done", 2),
+        (&silent, "error - done", 1),
+    ];
+    for (st, extended, exit) in cases {
+        let mut obs = Observed {
+            status: Some(st),
+            marker_disabled: false,
+            cmdline_disabled: false,
+            initramfs_over: true,
+            handoff: false,
+            now: 10.0,
+            grace: 300.0,
+        };
+        let v = derive(&obs, &alive);
+        assert!(v.settled(), "{extended}");
+        assert_eq!((v.words().1.as_str(), v.exit_code()), (extended, exit));
+        assert_eq!(v.stages[3].state, "never started");
+        assert_eq!(v.stages[4].state, "never started");
+        // With a handoff the runner's stages are on their way: wait for them.
+        obs.handoff = true;
+        assert_eq!(derive(&obs, &alive).running, Phase::Running, "{extended}");
+    }
 }
