@@ -52,13 +52,14 @@ fault_ssh() {
         -o UserKnownHostsFile=/dev/null -i "$FAULT_KEY" -p "$port" packer@127.0.0.1 "$@"
 }
 
-# fault_cell FAULT BOUND: boots FAULT_DISK under FAULT and appends its row to CASE_DIR/table:
+# fault_cell FAULT BOUND EXIT: boots FAULT_DISK under FAULT and appends its row to CASE_DIR/table:
 # the fault, `cloud-init status --wait`'s word and exit code, the seconds from QEMU's start to
 # port 22 answering and to the waiter's return, and the jobs still queued then (listed in
 # CASE_DIR/FAULT.jobs). Fails the
-# case when the waiter does not return by BOUND seconds or port 22 never answers.
+# case when the waiter does not return by BOUND seconds with exit code EXIT, or port 22 never
+# answers.
 fault_cell() {
-    local fault=$1 bound=$2 ssh_port vm started now port22="" waited="" out rc jobs disk
+    local fault=$1 bound=$2 want=$3 ssh_port vm started now port22="" waited="" out rc jobs disk
     disk=$CASE_DIR/disk-$fault.img
     cp --sparse=always "$FAULT_DISK" "$disk"
     fault_service "$fault"
@@ -102,5 +103,5 @@ fault_cell() {
         "$(sed -n 's/^status: //p' "$CASE_DIR/$fault.status" | head -n 1)" "$rc" "$port22" "$waited" "$jobs" \
         >>"$CASE_DIR/table"
     [ "$waited" -le "$bound" ] || fail "$fault: cloud-init status --wait returned after $waited s (bound $bound s)"
-    case $rc in 0 | 1 | 2) ;; *) fail "$fault: cloud-init status --wait exited $rc: $out" ;; esac
+    [ "$rc" = "$want" ] || fail "$fault: cloud-init status --wait exited $rc, not $want: $out"
 }

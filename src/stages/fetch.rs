@@ -66,8 +66,9 @@ pub fn run(ctx: &Ctx, detection: &Detection) -> Status {
                 Some(_) => diag,
                 None => diag.file(format!("datasource {}", ds.name())),
             };
-            // The image lists None: cloud-init goes on to it, so the failure is not the
-            // boot's end (a cached instance is still kept over it, see `stages::instance`).
+            // None stands in, as in cloud-init, whose ds-identify ends every list with None:
+            // the failure is a warning, not the boot's end (a cached instance is still kept
+            // over it, see `stages::instance`).
             let none = datasource::none::is_fallback(&env).then(|| {
                 diag.severity = crate::error::Severity::Warning;
                 datasource::none::data(&env, true)

@@ -236,6 +236,26 @@ impl Machine {
         self.diags().into_iter().find(|d| d["code"] == code)
     }
 
+    /// The run `out` ended with the datasource's fetch failed and None standing in, as in
+    /// cloud-init (ds-identify ends every list with None): exit 0, no error, the instance
+    /// `iid-datasource-none`, and None's warning. The failure itself is a warning the caller
+    /// looks for by its code.
+    pub fn fell_back(&self, out: &Output) {
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(out));
+        assert_eq!(self.errors(), Vec::<Value>::new(), "{}", stderr(out));
+        assert_eq!(
+            self.status()["instance_id"],
+            "iid-datasource-none",
+            "{}",
+            stderr(out)
+        );
+        assert!(
+            self.diag_with_code("no-datasource").is_some(),
+            "{}",
+            stderr(out)
+        );
+    }
+
     /// Every file under `dir` with its mode, as `(path relative to dir, mode)`.
     pub fn tree(dir: &Path) -> Vec<(String, u32)> {
         let mut out: Vec<(String, u32)> = walk(dir)

@@ -160,7 +160,7 @@ fn token_faults() {
     server.set(md::TOKEN_PATH, vec![status(403)]);
     let m = ecs("ali-403", &server);
     let out = m.initrd("all");
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    m.fell_back(&out);
     assert!(
         m.diag_with_code("imds-disabled").is_some(),
         "{:?}",
@@ -173,7 +173,7 @@ fn token_faults() {
     server.set(md::TOKEN_PATH, vec![status(400)]);
     let m = ecs("ali-400", &server);
     let out = m.initrd("all");
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    m.fell_back(&out);
     assert!(
         m.diag_with_code("imds-token-refused").is_some(),
         "{:?}",
@@ -231,7 +231,7 @@ fn absent_user_data_and_slow_or_broken_answers() {
         let started = Instant::now();
         let out = m.initrd("all");
         assert!(started.elapsed() < Duration::from_secs(5), "{name}");
-        assert_eq!(out.status.code(), Some(1), "{name}: {}", stderr(&out));
+        m.fell_back(&out);
         let d = codes.iter().find_map(|c| m.diag_with_code(c));
         assert!(d.is_some(), "{name}: {:?}", m.diags());
         common::assert_no_panic(&out);

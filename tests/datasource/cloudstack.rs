@@ -165,7 +165,7 @@ fn metadata_faults() {
     let started = Instant::now();
     let out = m.initrd("all");
     assert!(started.elapsed() < Duration::from_secs(5));
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    m.fell_back(&out);
     let codes = ["metadata-unreachable", "fetch-deadline", "fetch-failed"];
     assert!(
         codes.iter().any(|c| m.diag_with_code(c).is_some()),

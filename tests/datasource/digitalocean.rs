@@ -226,7 +226,7 @@ fn json_cut_short_or_of_the_wrong_shape() {
         let started = Instant::now();
         let out = m.initrd("all");
         assert!(started.elapsed() < Duration::from_secs(5), "{name}");
-        assert_eq!(out.status.code(), Some(1), "{name}: {}", stderr(&out));
+        m.fell_back(&out);
         let d = codes.iter().find_map(|c| m.diag_with_code(c));
         assert!(d.is_some(), "{name}: {:?}", m.diags());
         common::assert_no_panic(&out);

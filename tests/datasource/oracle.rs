@@ -235,7 +235,7 @@ fn server_errors_are_retried_and_bad_documents_fail_their_key() {
     server.set(md::INSTANCE_V2, vec![ok(&no_id.to_string())]);
     let m = oci_vm("oci-noid", &server, "");
     let out = m.initrd("all");
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    m.fell_back(&out);
     let d = m.diag_with_code("metadata-invalid").expect("diag");
     assert_eq!(d["key"], "id", "{d}");
     common::assert_no_panic(&out);
@@ -258,7 +258,7 @@ fn garbage_answers_end_in_time() {
         let started = Instant::now();
         let out = m.initrd("all");
         assert!(started.elapsed() < Duration::from_secs(5), "{name}");
-        assert_eq!(out.status.code(), Some(1), "{name}: {}", stderr(&out));
+        m.fell_back(&out);
         let d = codes.iter().find_map(|c| m.diag_with_code(c));
         assert!(d.is_some(), "{name}: {:?}", m.diags());
         common::assert_no_panic(&out);

@@ -163,7 +163,7 @@ fn no_data_a_refused_port_and_faults() {
         let started = Instant::now();
         let out = m.initrd("all");
         assert!(started.elapsed() < Duration::from_secs(5), "{name}");
-        assert_eq!(out.status.code(), Some(1), "{name}: {}", stderr(&out));
+        m.fell_back(&out);
         let found = codes(&m);
         assert!(
             code.iter().any(|c| found.contains(&c.to_string())),

@@ -278,8 +278,12 @@ fn guest_customization_is_found_and_refused_with_its_reason() {
         b"disable_vmware_customization: false\n",
     );
     let out = m.initrd_env(&["all"], &[("PATH", &path)]);
-    assert_ne!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert_eq!(m.status()["datasource"], "vmware", "{}", m.status());
+    m.fell_back(&out);
+    // Found by its evidence, refused: None stands in.
+    assert_eq!(m.status()["datasource"], "none", "{}", m.status());
+    assert!(m.status()["evidence"]
+        .to_string()
+        .contains("platform vmware"));
     let d = m
         .diag_with_code("vmware-customization-unsupported")
         .expect("the refusal");

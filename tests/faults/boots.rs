@@ -83,7 +83,12 @@ fn ec2_unreachable_on_a_later_boot_keeps_the_instance() {
         "ro ember.metadata-url=http://127.0.0.1:{closed} ember.metadata-timeout=2"
     ));
     let out = m.initrd("all");
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "the failure is a warning: {}",
+        stderr(&out)
+    );
     assert_cached_instance_kept(&m, ec2::INSTANCE_ID, &before);
 }
 
@@ -120,7 +125,12 @@ fn nocloud_seed_disk_removed_on_a_later_boot_keeps_the_instance() {
     std::fs::remove_dir_all(m.host.join("sys/class/block/sr0")).unwrap();
     m.cmdline("ro ds=nocloud");
     let out = m.initrd("all");
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "the failure is a warning: {}",
+        stderr(&out)
+    );
     assert_cached_instance_kept(&m, "i-seed-disk", &before);
     let runcmd = m.handoff_module("runcmd");
     assert_eq!(runcmd["config"]["runcmd"][0], "ls", "the cached config");

@@ -136,22 +136,30 @@ pub(super) fn rows() -> Vec<Row> {
             written: ("etc/azure-custom", "custom-data-secret-77b2"),
             secrets: &["custom-data-secret-77b2", emulator::azure::PASSWORD],
             needs: Some("xorriso"),
-            // The provisioning media alone provisions (its custom data applied); IMDS's failure
-            // is recorded in the exit code.
+            // The provisioning media alone provisions (its custom data applied): the fetch
+            // succeeds, no None, and IMDS's failure is recorded in the exit code.
             not_found: Expect {
+                exit: 1,
                 user_data: true,
+                none: false,
                 ..NOT_FOUND
             },
             slow: Expect {
+                exit: 1,
                 user_data: true,
+                none: false,
                 ..TIMED_OUT
             },
             garbage: Expect {
+                exit: 1,
                 user_data: true,
+                none: false,
                 ..BROKEN
             },
             truncated: Expect {
+                exit: 1,
                 user_data: true,
+                none: false,
                 ..BROKEN
             },
             ..SHARED
