@@ -69,6 +69,9 @@ fault_cell() {
         --mac 0e:49:61:0f:c3:11 --smbios "type=1,manufacturer=Amazon EC2,product=t3.micro" \
         --memory 1024 --append "root=/dev/vda1 rw" --timeout $((bound + 120)) &
     vm=$!
+    # A failing check stops the VM (its `timeout` passes the signal on) and the service.
+    # shellcheck disable=SC2064 # the PIDs are this cell's
+    trap "pkill -TERM -P $vm 2>/dev/null; ${FAULT_PID:+kill $FAULT_PID 2>/dev/null}" EXIT
     # Port 22 answers when sshd sends its banner (slirp accepts the connection at once).
     until [ -n "$port22" ]; do
         now=$((SECONDS - started))
@@ -97,6 +100,7 @@ fault_cell() {
         >>"$CASE_DIR/$fault.status" 2>&1 || true
     fault_ssh "$ssh_port" sudo poweroff 2>/dev/null || true
     wait $vm 2>/dev/null || true
+    trap - EXIT
     [ -z "$FAULT_PID" ] || kill "$FAULT_PID" 2>/dev/null || true
     rm -f "$disk"
     printf '%-8s %-16s %-4s %-10s %-12s %s\n' "$fault" \

@@ -66,22 +66,18 @@ pub fn run(ctx: &Ctx, detection: &Detection) -> Status {
                 Some(_) => diag,
                 None => diag.file(format!("datasource {}", ds.name())),
             };
-            // None stands in, as in cloud-init, whose ds-identify ends every list with None:
-            // the failure is a warning, not the boot's end (a cached instance is still kept
-            // over it, see `stages::instance`).
-            let none = datasource::none::is_fallback(&env).then(|| {
-                diag.severity = crate::error::Severity::Warning;
-                datasource::none::data(&env, true)
-            });
+            // None stands in, whatever the image lists, as in cloud-init, whose ds-identify
+            // ends every list it writes with None: the failure is a warning, not the boot's
+            // end (a cached instance is still kept over it, see `stages::instance`).
+            diag.severity = crate::error::Severity::Warning;
+            let mut none = datasource::none::data(&env, true);
             rec.record(diag);
             rec.record_all(reported.diags);
             rec.record_all(closed.warnings);
             rec.stage().steps.extend(closed.steps);
-            if let Some(mut data) = none {
-                rec.record_all(std::mem::take(&mut data.diags));
-                rec.status.datasource_detail = Some(data.detail.clone());
-                keep(&mut rec, &data, ctx.limits().datasource_bytes);
-            }
+            rec.record_all(std::mem::take(&mut none.diags));
+            rec.status.datasource_detail = Some(none.detail.clone());
+            keep(&mut rec, &none, ctx.limits().datasource_bytes);
         }
     }
     rec.finish(StageState::Done)

@@ -28,13 +28,6 @@ fn listed(env: &Env) -> Option<bool> {
         .then(|| list.iter().any(|n| !is_none(n)))
 }
 
-/// Whether None stands in for a datasource that was found but fetched nothing: always, as in
-/// cloud-init, where ds-identify ends every list it writes with None (`found` in ds-identify),
-/// whatever the image lists.
-pub fn is_fallback(_env: &Env) -> bool {
-    true
-}
-
 impl Datasource for NoneDs {
     fn name(&self) -> &'static str {
         "none"
