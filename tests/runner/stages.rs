@@ -361,6 +361,38 @@ fn failing_runcmd_fails_final_and_the_rest_still_runs() {
     assert_eq!(m.lines("/order.log"), ["user1", "user2", "before", "user2"]);
 }
 
+/// Issue 37 (never hang): a bootcmd that starts a daemon in the background without
+/// redirecting its output must not hold `ember init`, which runs before sshd. cloud-init waits
+/// for its child to exit, not for the end of its output pipe.
+#[test]
+fn a_daemon_left_holding_the_output_does_not_hold_the_stage() {
+    if cannot_chroot() {
+        return;
+    }
+    let m = machine("daemon");
+    // busybox's sh gives a background job /dev/null for its input.
+    std::fs::create_dir_all(m.target.join("dev")).unwrap();
+    let null = m.target.join("dev/null");
+    assert!(Command::new("mknod")
+        .arg(&null)
+        .args(["c", "1", "3"])
+        .status()
+        .unwrap()
+        .success());
+    let mut h = handoff(&m, "i-d", json!([]));
+    h["modules"][0]["config"]["bootcmd"] = json!(["sleep 60 & echo daemon-left-behind"]);
+    m.boot(&h);
+    let started = Instant::now();
+    let out = m.ember("b1", &["init"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(30), "init took {took:?}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("daemon-left-behind"));
+    assert!(m
+        .read("/var/log/cloud-init-output.log")
+        .contains("daemon-left-behind"));
+}
+
 #[test]
 fn init_runs_boothooks_host_keys_and_restorecon() {
     if cannot_chroot() {

@@ -115,6 +115,53 @@ pub fn status(cmd: &mut Command, deadline: Duration) -> Result<ExitStatus, Child
     }
 }
 
+/// Reads a running user command's stdout and stderr as they come, handing each chunk to
+/// `sink`, with no deadline (cloud-init lets `runcmd` and scripts run as long as they take).
+/// It ends when the child exits and its pipes hold nothing more: a daemon the command left in
+/// the background still holding the pipes does not hold the stage (cloud-init waits for its
+/// child, not for the pipe's end).
+pub fn stream(child: &mut Child, mut sink: impl FnMut(&[u8])) -> Result<ExitStatus, ChildError> {
+    let mut pipes: [Option<std::fs::File>; 2] = [
+        child
+            .stdout
+            .take()
+            .map(|p| rustix::fd::OwnedFd::from(p).into()),
+        child
+            .stderr
+            .take()
+            .map(|p| rustix::fd::OwnedFd::from(p).into()),
+    ];
+    for pipe in pipes.iter().flatten() {
+        rustix::io::ioctl_fionbio(pipe, true).map_err(|e| ChildError::Io(e.into()))?;
+    }
+    let exit = exit_fd(child);
+    let mut got = Vec::new();
+    loop {
+        let exited = child.try_wait().map_err(ChildError::Io)?;
+        for pipe in &mut pipes {
+            drain(pipe, &mut got)?;
+            if !got.is_empty() {
+                sink(&got);
+                got.clear();
+            }
+        }
+        if let Some(status) = exited {
+            return Ok(status);
+        }
+        let fds = pipes
+            .iter()
+            .flatten()
+            .map(|p| PollFd::new(p, PollFlags::IN))
+            .collect();
+        // A day at a time: the wait has no end of its own.
+        wait_for(
+            fds,
+            exit.as_ref(),
+            Instant::now() + Duration::from_secs(86_400),
+        )?;
+    }
+}
+
 struct Running {
     child: Child,
     bounds: Bounds,
@@ -308,5 +355,32 @@ mod tests {
             got.cut
         );
         assert!(started.elapsed() < Duration::from_secs(10));
+    }
+
+    /// Expected: `stream` hands over everything the command printed on both pipes, and ends
+    /// at the command's exit although a daemon it left behind holds the pipes for 30 s.
+    #[test]
+    fn stream_ends_at_the_commands_exit_not_its_daemons() {
+        let started = Instant::now();
+        let mut child = sh("echo out; echo err >&2; sleep 30 & exit 4")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut seen = Vec::new();
+        let status = stream(&mut child, |b| seen.extend_from_slice(b)).unwrap();
+        assert_eq!(status.code(), Some(4));
+        let mut lines: Vec<&str> = std::str::from_utf8(&seen).unwrap().lines().collect();
+        lines.sort();
+        assert_eq!(lines, ["err", "out"]);
+        assert!(started.elapsed() < Duration::from_secs(10));
+        // More than a pipe holds, in order.
+        let mut child = sh("seq 1 100000").stdout(Stdio::piped()).spawn().unwrap();
+        let mut seen = Vec::new();
+        stream(&mut child, |b| seen.extend_from_slice(b)).unwrap();
+        let text = String::from_utf8(seen).unwrap();
+        assert_eq!(text.lines().count(), 100_000);
+        assert_eq!(text.lines().last(), Some("100000"));
     }
 }

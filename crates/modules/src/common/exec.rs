@@ -8,7 +8,7 @@
 use crate::common::accounts::Accounts;
 use crate::root::{FileSpec, Owner, Root};
 use std::cell::{Cell, OnceCell};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -163,30 +163,19 @@ impl<'a> Exec<'a> {
             Err(e) => return Outcome::NotStarted(e.to_string()),
         };
         // Stream rather than collect: a long runcmd shows progress on the console as it goes.
-        if let Some(mut out) = child.stdout.take() {
-            let mut buf = [0u8; 8192];
-            loop {
-                match out.read(&mut buf) {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => {
-                        let _ = std::io::stdout().write_all(&buf[..n]);
-                        self.log(&buf[..n]);
-                    }
-                }
-            }
-        }
-        // Only chroot itself writes here (`chroot: cannot change root`): say it too.
-        let mut err = Vec::new();
-        if let Some(mut e) = child.stderr.take() {
-            let _ = e.read_to_end(&mut err);
-        }
-        if !err.is_empty() {
-            let _ = std::io::stderr().write_all(&err);
-            self.log(&err);
-        }
-        match child.wait() {
+        // Only chroot itself writes to stderr (`chroot: cannot change root`): say it too. The
+        // stage goes on when the command exits, even if a daemon it started keeps the pipes.
+        let streamed = ember_core::child::stream(&mut child, |chunk| {
+            let _ = std::io::stdout().write_all(chunk);
+            self.log(chunk);
+        });
+        match streamed {
             Ok(status) => status.code().map_or(Outcome::Signalled, Outcome::Exited),
-            Err(e) => Outcome::NotStarted(e.to_string()),
+            Err(e) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                Outcome::NotStarted(e.to_string())
+            }
         }
     }
 
