@@ -9,6 +9,7 @@
 //! are re-exported under their names here (`ember::network`, `ember::root`), so tests, benches
 //! and the fuzz targets name one crate.
 
+pub use ember_core::bounds;
 pub use ember_core::child;
 pub use ember_core::clock;
 pub use ember_core::cmdline;

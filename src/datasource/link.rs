@@ -52,7 +52,7 @@ impl Service {
             unreachable: Reason::MetadataUnreachable,
             lease,
             nics: fallback_candidates(env.host),
-            share: Some((request * 2).max(Duration::from_secs(5))),
+            share: Some((request * 2).max(crate::bounds::LEASE_SHARE_MIN)),
             awaits_report: false,
         }
     }

@@ -32,7 +32,7 @@ pub fn fuzz_dns(data: &[u8]) {
 pub use crate::redact::redact_url;
 
 /// Attempts per URL for errors worth retrying (connection failures, timeouts, 5xx).
-const ATTEMPTS: u32 = 3;
+const ATTEMPTS: u32 = ember_core::bounds::FETCH_ATTEMPTS;
 
 /// CA bundles looked for, first in the target root, then in the initramfs.
 const CA_BUNDLES: [&str; 3] = [

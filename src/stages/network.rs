@@ -242,7 +242,7 @@ pub fn reload(rec: &mut Recorder, root: &Root) {
     };
     // `netplan apply` and `ifup -a` wait for DHCP; past this one is hung. Its output goes to
     // the console, and what it starts (a DHCP client) keeps running.
-    let deadline = std::time::Duration::from_secs(120);
+    let deadline = crate::bounds::HOTPLUG_RELOAD;
     let outcome = crate::child::status(
         std::process::Command::new(argv[0]).args(&argv[1..]),
         deadline,

@@ -6,6 +6,7 @@
 //! no datasource. Its dependencies are rustix, serde, serde_json, base64, flate2 and ring (password hashes); whatever
 //! needs more lives in a crate above it. Every write into the target goes through `root`.
 
+pub mod bounds;
 pub mod child;
 pub mod clock;
 pub mod cmdline;

@@ -22,8 +22,8 @@ impl Policy {
     /// Metadata services, the wireserver and seeds: 250 ms, doubling to 2 s.
     pub fn metadata(attempts: Option<u32>, deadline: Instant) -> Policy {
         Policy {
-            first: Duration::from_millis(250),
-            max: Duration::from_secs(2),
+            first: crate::bounds::RETRY_FIRST_PAUSE,
+            max: crate::bounds::RETRY_MAX_PAUSE,
             attempts,
             deadline,
         }

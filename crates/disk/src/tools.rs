@@ -8,7 +8,6 @@ use crate::host::Host;
 use rustix::mount::{mount_bind, unmount, UnmountFlags};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::time::Duration;
 
 /// Where a distribution keeps them.
 const TARGET_DIRS: &[&str] = &["usr/sbin", "sbin", "usr/bin", "bin"];
@@ -16,7 +15,7 @@ const BOUND: &[&str] = &["dev", "proc", "sys"];
 /// A disk tool's bounds: mkfs on a large disk takes minutes at most (cloud-init sets none; a
 /// tool hung on a dying disk would hold the boot for ever). Only its last lines are read.
 const DISK_TOOL: Bounds = Bounds {
-    deadline: Duration::from_secs(30 * 60),
+    deadline: ember_core::bounds::DISK_TOOL,
     max_output: 1 << 20,
 };
 

@@ -76,7 +76,8 @@ impl RunnerModule for Lxd {
                 return;
             }
         }
-        if !step(ctx, &["lxd", "waitready", "--timeout=300"], "lxd", diags) {
+        let timeout = format!("--timeout={}", ember_core::bounds::LXD_WAITREADY.as_secs());
+        if !step(ctx, &["lxd", "waitready", &timeout], "lxd", diags) {
             return;
         }
         if let Some(preseed) = &s.preseed {

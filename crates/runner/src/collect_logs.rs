@@ -56,7 +56,7 @@ const INSTANCE_SENSITIVE: &[&str] = &["user-data.txt", "vendor-data.txt", "vendo
 const MAX_FILE: u64 = 64 << 20;
 /// Each of the kernel log and the journal: what a boot's worth holds, with room to spare.
 const TOOL_MAX: usize = 16 << 20;
-const TOOL_DEADLINE: Duration = Duration::from_secs(15);
+const TOOL_DEADLINE: Duration = ember_core::bounds::COLLECT_LOGS_TOOL;
 
 pub fn run(ctx: &mut Ctx, parser: &mut lexopt::Parser) -> Result<i32, CliError> {
     let (mut tarfile, mut sensitive) = (PathBuf::from("cloud-init.tar.gz"), false);

@@ -108,7 +108,7 @@ pub fn sshd_start(run: &Path) -> Sshd {
         ]);
         // A systemd that does not answer (a hung D-Bus) ends the question, not the command.
         let bounds = crate::child::Bounds {
-            deadline: std::time::Duration::from_secs(10),
+            deadline: ember_core::bounds::PLOT_TOOL,
             max_output: 4096,
         };
         let out = crate::child::output(&mut cmd, bounds);

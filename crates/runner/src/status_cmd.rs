@@ -16,8 +16,8 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// cloud-init polls every 250 ms; so does ember, re-reading status.json each time.
-const POLL: Duration = Duration::from_millis(250);
-pub(super) const DEFAULT_GRACE_S: f64 = 300.0;
+const POLL: Duration = ember_core::bounds::STATUS_POLL;
+pub(super) const DEFAULT_GRACE_S: f64 = ember_core::bounds::STATUS_GRACE.as_secs() as f64;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Format {

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use wireserver::Health;
 
 /// The least time the ready report gets, after the reads.
-const REPORT_BUDGET: Duration = Duration::from_secs(10);
+const REPORT_BUDGET: Duration = crate::bounds::AZURE_REPORT_MIN;
 
 /// Ready is reported while provisioning: the media is there, or the instance is new.
 pub(super) fn due(env: &Env, facts: &Facts, source: Option<&OvfSource>) -> bool {

@@ -196,7 +196,7 @@ pub fn timing(env: &crate::context::Env, ds: &str, retries: u32) -> (Duration, I
     let retries = cfg
         .and_then(|c| c.get("retries"))
         .and_then(Value::as_u64)
-        .map_or(retries, |r| r.min(10) as u32);
+        .map_or(retries, |r| r.min(crate::bounds::RETRIES_CAP as u64) as u32);
     let deadline = Instant::now() + Duration::from_millis(total);
     (Duration::from_millis(request), deadline, retries)
 }
@@ -205,7 +205,8 @@ pub fn timing(env: &crate::context::Env, ds: &str, retries: u32) -> (Duration, I
 /// `sec_between_retries: 0.5`), bounded to a minute; none when absent or not a number.
 pub fn seconds(env: &crate::context::Env, ds: &str, key: &str) -> Option<Duration> {
     let v = env.image.datasource_settings(ds)?.get(key)?.as_f64()?;
-    (v >= 0.0).then(|| Duration::from_secs_f64(v.min(60.0)))
+    let cap = crate::bounds::RETRY_PAUSE_CAP.as_secs_f64();
+    (v >= 0.0).then(|| Duration::from_secs_f64(v.min(cap)))
 }
 
 /// An http(s) URL in the image's `datasource: {NAME: {KEY: …}}` (`metadata_url`); a value of

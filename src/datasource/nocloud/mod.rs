@@ -322,7 +322,7 @@ impl<'a> Collector<'a> {
         if needs_ephemeral_network(self.env.host, &base) {
             return self.read_seedfrom_over_ephemeral(&base);
         }
-        self.read_seedfrom_at(&base)
+        self.read_seedfrom_at(&base, Fetcher::new(self.env))
     }
 
     /// The seedfrom URL through ember's own DHCP lease, NIC by NIC, until one gives the seed;
@@ -341,7 +341,11 @@ impl<'a> Collector<'a> {
             .map_err(|e| no_network(&e, e.code()))?;
         let mut result = None;
         let outcome = session.try_each(|_lease| {
-            let read = self.read_seedfrom_at(base);
+            // The session's deadline bounds the reads too: a fresh one per NIC would let a
+            // silent seed server hold the boot for another whole deadline on each NIC.
+            let request = std::time::Duration::from_millis(self.env.limits().request_timeout_ms);
+            let fetcher = Fetcher::with_deadline(self.env, request, deadline);
+            let read = self.read_seedfrom_at(base, fetcher);
             let ok = read.is_ok();
             result = Some(read);
             ok
@@ -364,9 +368,8 @@ impl<'a> Collector<'a> {
         }
     }
 
-    fn read_seedfrom_at(&mut self, base: &str) -> Result<(), Diag> {
+    fn read_seedfrom_at(&mut self, base: &str, fetcher: Fetcher) -> Result<(), Diag> {
         let base = base.to_string();
-        let fetcher = Fetcher::new(self.env);
         let max = self.env.limits().file_bytes;
         let shown = crate::fetch::redact_url(&base);
         let mut diags = Vec::new();

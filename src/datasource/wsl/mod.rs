@@ -46,7 +46,7 @@ fn windows_drives(host: &Host) -> Vec<String> {
 /// `wslpath` and `cmd.exe` answer with a line at once; past this they are hung (a Windows
 /// side that does not answer) or not what they claim.
 const TOOL: crate::child::Bounds = crate::child::Bounds {
-    deadline: std::time::Duration::from_secs(10),
+    deadline: crate::bounds::WSL_TOOL,
     max_output: 64 << 10,
 };
 

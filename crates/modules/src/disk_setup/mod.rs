@@ -29,7 +29,7 @@ pub struct DiskSetup;
 
 /// How long a named device may take to appear (a disk attached late, partitions after a
 /// table was written).
-const DEVICE_WAIT: Duration = Duration::from_secs(5);
+const DEVICE_WAIT: Duration = ember_core::bounds::DISK_DEVICE_WAIT;
 
 /// Its keys' shapes and typed reader, for `ember schema`.
 pub static READER: Reader = Reader {

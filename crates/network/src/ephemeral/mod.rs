@@ -96,7 +96,7 @@ impl Options {
     pub fn new(deadline: Instant) -> Options {
         Options {
             deadline,
-            per_nic: Duration::from_secs(20),
+            per_nic: ember_core::bounds::DHCP_PER_NIC,
             metadata: None,
             link_local: false,
             dhcp: true,

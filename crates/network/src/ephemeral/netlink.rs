@@ -54,7 +54,7 @@ const RT_SCOPE_LINK: u8 = 253;
 const RTN_UNICAST: u8 = 1;
 const RTNH_F_ONLINK: u32 = 4;
 /// The kernel answers at once; this only bounds a wait that should never happen.
-const REPLY_TIMEOUT: Duration = Duration::from_secs(5);
+const REPLY_TIMEOUT: Duration = ember_core::bounds::NETLINK_REPLY;
 
 /// What ember needs to know about a link.
 #[derive(Clone, Debug, PartialEq)]
