@@ -315,6 +315,51 @@ fn a_silent_first_nic_is_passed_over_for_the_next() {
     assert!(served.addresses().is_empty());
 }
 
+/// Issue 37: a first NIC with no carrier (its peer down: no cable) no longer costs its whole
+/// DHCP wait. ember brings the candidates up, sees only the second has a carrier within
+/// `CARRIER_WAIT`, and tries it first; the dead one is never tried, and is down again after.
+#[test]
+fn a_first_nic_without_carrier_is_tried_after_one_with_carrier() {
+    if !ready() {
+        return;
+    }
+    let dead = Link::new("");
+    let served = Link::new("");
+    let _server = Dnsmasq::start(&served, "10.77.3", &[]);
+    // The dead NIC's far end is down, so its near end never gets a carrier.
+    ip(&["-n", &dead.server_ns, "link", "set", &dead.server, "down"]);
+    ip(&[
+        "-n",
+        &dead.client_ns,
+        "link",
+        "set",
+        &dead.client,
+        "netns",
+        &served.client_ns,
+    ]);
+    let started = Instant::now();
+    let mut child = served.dhcp(&[
+        &dead.client,
+        &served.client,
+        "--timeout",
+        "30",
+        "--per-nic",
+        "15",
+    ]);
+    let r = report(&mut child);
+    let took = started.elapsed();
+    let (code, stderr) = finish(child);
+    assert_eq!(code, 0, "{stderr}");
+    let attempts = r["attempts"].as_array().unwrap();
+    assert_eq!(attempts.len(), 1, "{r}");
+    assert_eq!(attempts[0]["nic"], served.client.as_str());
+    assert_eq!(attempts[0]["outcome"], "dhcp");
+    // The carrier wait (5 s) and a lease, never the dead NIC's 15 s.
+    assert!(took < Duration::from_secs(12), "took {took:?}");
+    let state = ip(&["-n", &served.client_ns, "-j", "link", "show", &dead.client]);
+    assert!(!state.contains("\"UP\""), "{state}");
+}
+
 #[test]
 fn a_link_without_dhcp_gets_a_link_local_address() {
     if !ready() {

@@ -28,6 +28,9 @@ pub const RETRY_PAUSE_CAP: Duration = Duration::from_secs(60);
 pub const RETRIES_CAP: u32 = 10;
 /// DHCP (and SLAAC) on one NIC of ember's own lease.
 pub const DHCP_PER_NIC: Duration = Duration::from_secs(20);
+/// With several candidate NICs, how long ember waits for the first to get a carrier before it
+/// tries those that have one first.
+pub const CARRIER_WAIT: Duration = Duration::from_secs(5);
 /// The least a read over a lease just made gets; the share is twice the request bound.
 pub const LEASE_SHARE_MIN: Duration = Duration::from_secs(5);
 /// The least Azure's ready report gets after the fetch; it is three times the request bound.
@@ -80,6 +83,7 @@ pub fn waits() -> Vec<(&'static str, String)> {
             format!("{} / {RETRIES_CAP} retries", show(RETRY_PAUSE_CAP)),
         ),
         ("DHCP on one NIC", show(DHCP_PER_NIC)),
+        ("Carrier on the first of several NICs", show(CARRIER_WAIT)),
         (
             "Reads over a lease, per NIC",
             show((r * 2).max(LEASE_SHARE_MIN)),

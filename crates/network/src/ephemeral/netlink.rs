@@ -37,6 +37,7 @@ const IFA_FLAGS: u16 = 8;
 /// The address needs no duplicate detection: the DHCPv6 server assigned it to this client.
 const IFA_F_NODAD: u32 = 0x02;
 const IFLA_AF_SPEC: u16 = 26;
+const IFLA_CARRIER: u16 = 33;
 const IFLA_INET6_FLAGS: u16 = 1;
 /// In IFLA_INET6_FLAGS: an advertisement came, and it said Managed (M: addresses by DHCPv6).
 pub const IF_RA_RCVD: u32 = 0x20;
@@ -65,6 +66,8 @@ pub struct Link {
     pub mac: Option<[u8; 6]>,
     /// The kernel's IPv6 flags of the link (`IF_RA_*`); 0 without IPv6.
     pub ra_flags: u32,
+    /// Whether the link has a carrier (a cable, a peer): only known once it is up.
+    pub carrier: bool,
 }
 
 /// An IPv4 address on a link.
@@ -223,7 +226,11 @@ impl Netlink {
                 .find(|(k, _)| *k == IFLA_INET6_FLAGS)
                 .and_then(|(_, d)| ne_u32(d, 0))
                 .unwrap_or(0);
+            let carrier = attrs(&p[16..])
+                .find(|(k, _)| *k == IFLA_CARRIER)
+                .is_some_and(|(_, d)| d.first() == Some(&1));
             found = Some(Link {
+                carrier,
                 index: ne_u32(p, 4).unwrap_or(0),
                 up: ne_u32(p, 8).unwrap_or(0) & IFF_UP != 0,
                 mac,

@@ -100,6 +100,9 @@ pub struct Session {
     next: usize,
     current: Option<Active>,
     record: Vec<Attempt>,
+    /// Links the session brought up to look for a carrier; each goes down again after its
+    /// attempt, or when the session ends.
+    raised: Vec<(String, u32)>,
 }
 
 impl Session {
@@ -120,6 +123,7 @@ impl Session {
             next: 0,
             current: None,
             record: Vec::new(),
+            raised: Vec::new(),
         })
     }
 
@@ -168,12 +172,65 @@ impl Session {
 
     /// Removes what the session added; the warnings say what could not be removed.
     pub fn down(mut self) -> Vec<String> {
-        self.release()
+        let mut failed = self.release();
+        failed.extend(self.lower_raised());
+        failed
     }
 
     /// Leaves the current lease in place (the `--keep` of the test command).
     pub fn keep(mut self) {
-        self.current = None;
+        let kept = self.current.take().map(|a| a.applied.index);
+        self.raised.retain(|(_, index)| Some(*index) != kept);
+        self.lower_raised();
+    }
+
+    /// With several candidates, brings them all up and waits (up to `CARRIER_WAIT`) for the
+    /// first to get a carrier; then those with one are tried first, in their order. A NIC
+    /// with no cable would otherwise cost its whole DHCP wait before the next is tried.
+    /// cloud-init orders by carrier too, but reads it while the links are still down, when
+    /// no link has one.
+    fn prefer_carrier(&mut self) {
+        if self.candidates.len() < 2 {
+            return;
+        }
+        let until = (Instant::now() + ember_core::bounds::CARRIER_WAIT).min(self.opts.deadline);
+        for nic in &self.candidates {
+            if let Ok(link) = self.nl.link(nic) {
+                if !link.up && self.nl.set_up(link.index, true).is_ok() {
+                    self.raised.push((nic.clone(), link.index));
+                }
+            }
+        }
+        let mut carrier;
+        loop {
+            carrier = self
+                .candidates
+                .iter()
+                .map(|nic| self.nl.link(nic).is_ok_and(|l| l.carrier))
+                .collect::<Vec<bool>>();
+            if carrier[0] || Instant::now() >= until {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let (with, without): (Vec<_>, Vec<_>) = self
+            .candidates
+            .drain(..)
+            .zip(carrier)
+            .partition(|(_, c)| *c);
+        self.candidates = with.into_iter().chain(without).map(|(n, _)| n).collect();
+    }
+
+    /// Puts down the links `prefer_carrier` brought up that are still up because of it.
+    fn lower_raised(&mut self) -> Vec<String> {
+        let mut failed = Vec::new();
+        for (nic, index) in std::mem::take(&mut self.raised) {
+            match self.nl.set_up(index, false) {
+                Ok(()) | Err(Errno::NODEV) => {}
+                Err(e) => failed.push(format!("setting {nic} down: {e}")),
+            }
+        }
+        failed
     }
 
     fn release(&mut self) -> Vec<String> {
@@ -191,6 +248,9 @@ impl Session {
     /// Releases the current lease and brings up the next candidate that gives one.
     fn advance(&mut self) -> Result<(), Error> {
         self.release();
+        if self.next == 0 {
+            self.prefer_carrier();
+        }
         let mut last = None;
         while let Some(nic) = self.candidates.get(self.next).cloned() {
             self.next += 1;
@@ -262,7 +322,8 @@ impl Session {
         let mut applied = Applied {
             nic: nic.into(),
             index: link.index,
-            link_was_up: link.up,
+            // A link raised only to look for its carrier goes down again after its attempt.
+            link_was_up: link.up && !self.raised.iter().any(|(n, _)| n == nic),
             addresses: Vec::new(),
             routes: Vec::new(),
             six: None,
@@ -448,5 +509,6 @@ impl Session {
 impl Drop for Session {
     fn drop(&mut self) {
         self.release();
+        self.lower_raised();
     }
 }
