@@ -337,6 +337,40 @@ fn a_bad_network_config_is_recorded_with_file_and_line_and_the_boot_goes_on() {
     assert_eq!(m.target_file("etc/hostname").trim(), "still");
 }
 
+/// Issue 37 (found by QEMU boot-faults' dns cell): a `nameserver=` alone configures no
+/// interface, so the fallback network is rendered; before, it was taken for the command
+/// line's network config and the booted system had none.
+#[test]
+fn a_nameserver_alone_on_the_command_line_leaves_the_fallback() {
+    let m = Machine::new("net-ns-only");
+    m.cmdline("root=/dev/vda1 nameserver=10.0.2.3 rd.route=10.9.0.0/16:10.0.2.1");
+    for (file, value) in [
+        ("address", "52:54:00:12:34:56"),
+        ("type", "1"),
+        ("carrier", "1"),
+        ("operstate", "up"),
+        ("uevent", "INTERFACE=eth0"),
+    ] {
+        let path = format!("sys/class/net/eth0/{file}");
+        m.write(&m.host, &path, format!("{value}\n").as_bytes());
+    }
+    m.seed_files(&m.target, SEED, &[("meta-data", META), ("user-data", "")]);
+    m.write(&m.target, "usr/lib/systemd/systemd-networkd", b"");
+    let out = m.initrd("all");
+    assert_eq!(out.status.code(), Some(0), "{}", common::stderr(&out));
+    let net = m.json("ember/network-config.json");
+    assert_eq!(net["source"], "fallback", "{net}");
+    let dir = m.target.join("etc/systemd/network");
+    let rendered: String = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .collect();
+    assert!(
+        rendered.contains("DHCP="),
+        "no fallback DHCP in\n{rendered}"
+    );
+}
+
 #[test]
 fn ip_on_the_command_line_is_used_where_cloud_init_would_fall_back() {
     let m = Machine::new("net-ip");

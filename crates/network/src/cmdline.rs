@@ -23,12 +23,12 @@ pub fn params(params: &[String]) -> Vec<&str> {
         .collect()
 }
 
-/// Whether the command line carries a network parameter this parser reads (`rd.peerdns=`
-/// alone configures nothing).
+/// Whether the command line configures a network: an `ip=`. The others only add to what an
+/// `ip=` configures; alone (`nameserver=` for the initramfs's own lookups, as a QEMU boot
+/// found) they configure no interface, and the fallback network is rendered, as cloud-init
+/// and dracut do. Before, a lone `nameserver=` left the booted system with no network.
 pub fn present(params: &[String]) -> bool {
-    self::params(params)
-        .iter()
-        .any(|p| !p.starts_with("rd.peerdns="))
+    params.iter().any(|p| p.starts_with("ip="))
 }
 
 /// The values of every `key=` parameter, in order.
