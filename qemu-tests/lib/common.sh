@@ -172,7 +172,7 @@ free_port() {
 
 # boot NAME [--disk F]… [--cdrom F] [--net PORT] [--dns PORT] [--ssh PORT] [--mac MAC]
 #      [--append ARGS] [--initrd F] [--timeout S] [--memory MIB] [--smbios SPEC]
-#      [--serial2 SOCKET]
+#      [--serial2 SOCKET] [--dead-nic]
 # Boots the kernel under TCG with the serial console in $WORK/NAME.console. QEMU's user
 # network is always restricted; --net PORT forwards the guest's 169.254.169.254:80 to the
 # loopback port, --dns PORT the guest's TCP to 169.254.169.53:53 (a restricted network drops
@@ -185,10 +185,12 @@ free_port() {
 # wireserver, 168.63.129.16: QEMU forwards only addresses inside its network).
 # --serial2 SOCKET connects the guest's second serial port (ttyS1) to a host program listening
 # on that unix socket (a serial-port cloud's metadata agent, checks.sh's serve_serial).
+# --dead-nic puts a NIC with no carrier (QEMU's `set_link off` before the guest starts) on the
+# bus before the one the other options make: the first NIC the guest finds is dead.
 # Returns QEMU's status (124 on timeout). BOOT_SECONDS holds the wall time.
 boot() {
     local name=$1 timeout=60 append="" initrd=${INITRD:-} net="" dns="" ssh="" mac="" args=() started
-    local subnet=169.254.169 prefix=24 fwds=()
+    local subnet=169.254.169 prefix=24 fwds=() monitor="" helper=""
     shift
     while [ $# -gt 0 ]; do
         case "$1" in
@@ -208,6 +210,16 @@ boot() {
             --memory) args+=(-m "$2"); shift 2 ;;
             --smbios) args+=(-smbios "$2"); shift 2 ;;
             --serial2) args+=(-chardev "socket,id=serial2,path=$2" -serial chardev:serial2); shift 2 ;;
+            --dead-nic)
+                # Started paused (-S): the link is down before the guest's driver first looks.
+                monitor=$WORK/$name.monitor
+                rm -f "$monitor"
+                # shellcheck disable=SC2054 # QEMU's own comma-separated option syntax
+                args+=(-S -monitor "unix:$monitor,server=on,wait=off"
+                    -netdev "user,id=dead,restrict=on,net=10.0.9.0/24"
+                    -device "virtio-net-pci,netdev=dead,mac=0e:00:00:00:de:ad")
+                shift
+                ;;
             *) die "boot: unknown option $1" ;;
         esac
     done
@@ -226,11 +238,19 @@ boot() {
     fi
     started=$(date +%s.%N)
     local rc=0
+    if [ -n "$monitor" ]; then
+        (
+            for _ in $(seq 100); do [ -S "$monitor" ] && break; sleep 0.1; done
+            { printf 'set_link dead off\ncont\n'; sleep 1; } | socat - "UNIX-CONNECT:$monitor" >/dev/null 2>&1
+        ) &
+        helper=$!
+    fi
     timeout --foreground "$timeout" qemu-system-x86_64 -accel tcg -machine pc -m 512 -smp 1 \
         -nodefaults -display none -no-reboot -serial "file:$WORK/$name.console" \
         -device virtio-rng-pci -kernel "$KERNEL" -initrd "$initrd" \
         -append "console=ttyS0 panic=-1 rd.emergency=poweroff $append" "${args[@]}" \
         </dev/null >"$WORK/$name.qemu.log" 2>&1 || rc=$?
+    [ -z "$helper" ] || wait "$helper" 2>/dev/null || true
     # shellcheck disable=SC2034 # read by scripts/demo and scripts/bench-boot
     BOOT_SECONDS=$(awk -v a="$started" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
     return $rc
