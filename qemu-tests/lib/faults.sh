@@ -167,16 +167,11 @@ fault_cell() {
     fault_service "$fault"
     case $fault in
         nocarrier) args=(--dead-nic) ;;
-        # No EC2 evidence: the seed URL on the command line is the datasource. The initramfs's
-        # resolv.conf names an address of the guest's network that nothing answers at
+        # No EC2 evidence: the seed URL on the command line is the datasource. Its name server
+        # (`nameserver=`) is an address of the guest's network that nothing answers at
         # (silence, as a DNS server that is down or firewalled).
-        dns)
-            mkdir -p "$CASE_DIR/dns-extra/etc"
-            echo 'nameserver 169.254.169.53' >"$CASE_DIR/dns-extra/etc/resolv.conf"
-            [ -f "$CASE_DIR/initrd-dns.img" ] || initrd_plus "$CASE_DIR/dns-extra" "$CASE_DIR/initrd-dns.img"
-            args=(--initrd "$CASE_DIR/initrd-dns.img" --smbios "type=1,manufacturer=QEMU"
-                --append "root=/dev/vda1 rw ds=nocloud;s=http://seed.ember.test/")
-            ;;
+        dns) args=(--smbios "type=1,manufacturer=QEMU"
+            --append "root=/dev/vda1 rw ds=nocloud;s=http://seed.ember.test/ nameserver=169.254.169.53") ;;
     esac
     [ $fault = dns ] || args+=(--smbios "type=1,manufacturer=Amazon EC2,product=t3.micro" --append "root=/dev/vda1 rw")
     ssh_port=$(free_port)

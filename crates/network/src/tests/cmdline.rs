@@ -107,7 +107,10 @@ fn static_forms() {
     assert_eq!(net.dns.nameservers, [ip("192.0.2.53"), ip("2001:db8::53")]);
     assert_eq!(net.routes[0].to.to_string(), "2001:db8:50::/48");
     assert!(present(&split("ro ip=dhcp")));
-    assert!(present(&split("nameserver=1.1.1.1")));
+    // Alone, the forms that only add to an ip= configure no interface (issue 37).
+    assert!(!present(&split(
+        "nameserver=1.1.1.1 rd.route=10.0.0.0/8:192.0.2.1 ifname=a:52:54:00:00:00:01"
+    )));
     assert!(!present(&split("ro quiet network-config=disabled")));
     assert!(run("ro quiet").unwrap().interfaces.is_empty());
 }
