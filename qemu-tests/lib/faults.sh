@@ -32,6 +32,9 @@ fault_image() {
     if [ $stack = beside ]; then
         package_debs
         package_install "$root" ember
+        # As dist/README.md tells images that keep cloud-init: its generator must not disable
+        # it on boots ember provisioned (its `status` would say disabled).
+        echo 'policy: enabled' >"$root/etc/cloud/ds-identify.cfg"
     else
         debian_install_ember "$root"
     fi
