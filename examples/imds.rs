@@ -144,6 +144,22 @@ const EMULATORS: &[(&str, Start)] = &[
         s.set(&format!("{bdm}/ephemeral0"), vec![emulator::ok("sdb")]);
         (s.port, s.log)
     }),
+    // EC2 as QEMU's user network can serve it (issue 37's boot-faults): one NIC, IPv4 only.
+    // QEMU answers no DHCPv6, so an IPv6 NIC would hold ifupdown's networking.service for its
+    // five minutes, a fault of the emulation and not of the instance.
+    ("ec2-qemu", || {
+        let s = emulator::ec2::start();
+        let macs = "/latest/meta-data/network/interfaces/macs";
+        let mac0 = emulator::ec2::MAC0;
+        s.set(&format!("{macs}/"), vec![emulator::ok(&format!("{mac0}/"))]);
+        for leaf in ["ipv6s", "subnet-ipv6-cidr-blocks"] {
+            s.set(
+                &format!("{macs}/{mac0}/{leaf}"),
+                vec![emulator::status(404)],
+            );
+        }
+        (s.port, s.log)
+    }),
     ("openstack", emulator!(openstack)),
     ("gce", emulator!(gce)),
     ("digitalocean", emulator!(digitalocean)),

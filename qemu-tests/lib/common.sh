@@ -172,7 +172,7 @@ free_port() {
 
 # boot NAME [--disk F]… [--cdrom F] [--net PORT] [--dns PORT] [--ssh PORT] [--mac MAC]
 #      [--append ARGS] [--initrd F] [--timeout S] [--memory MIB] [--smbios SPEC]
-#      [--serial2 SOCKET] [--dead-nic]
+#      [--serial2 SOCKET] [--dead-nic] [--vanishing-cdrom F]
 # Boots the kernel under TCG with the serial console in $WORK/NAME.console. QEMU's user
 # network is always restricted; --net PORT forwards the guest's 169.254.169.254:80 to the
 # loopback port, --dns PORT the guest's TCP to 169.254.169.53:53 (a restricted network drops
@@ -187,10 +187,12 @@ free_port() {
 # on that unix socket (a serial-port cloud's metadata agent, checks.sh's serve_serial).
 # --dead-nic puts a NIC with no carrier (QEMU's `set_link off` before the guest starts) on the
 # bus before the one the other options make: the first NIC the guest finds is dead.
+# --vanishing-cdrom F is a CD holding F, read at 16 KiB/s, whose medium is taken out (QEMU's
+# `eject -f`) 4 s after the console says ember started: while ember reads it.
 # Returns QEMU's status (124 on timeout). BOOT_SECONDS holds the wall time.
 boot() {
     local name=$1 timeout=60 append="" initrd=${INITRD:-} net="" dns="" ssh="" mac="" args=() started
-    local subnet=169.254.169 prefix=24 fwds=() monitor="" helper=""
+    local subnet=169.254.169 prefix=24 fwds=() monitor="" helper="" commands=() vanish=""
     shift
     while [ $# -gt 0 ]; do
         case "$1" in
@@ -212,13 +214,19 @@ boot() {
             --serial2) args+=(-chardev "socket,id=serial2,path=$2" -serial chardev:serial2); shift 2 ;;
             --dead-nic)
                 # Started paused (-S): the link is down before the guest's driver first looks.
-                monitor=$WORK/$name.monitor
-                rm -f "$monitor"
                 # shellcheck disable=SC2054 # QEMU's own comma-separated option syntax
-                args+=(-S -monitor "unix:$monitor,server=on,wait=off"
-                    -netdev "user,id=dead,restrict=on,net=10.0.9.0/24"
+                args+=(-S -netdev "user,id=dead,restrict=on,net=10.0.9.0/24"
                     -device "virtio-net-pci,netdev=dead,mac=0e:00:00:00:de:ad")
+                commands+=("set_link dead off" cont)
+                monitor=$WORK/$name.monitor
                 shift
+                ;;
+            --vanishing-cdrom)
+                # shellcheck disable=SC2054 # QEMU's own comma-separated option syntax
+                args+=(-drive "file=$2,media=cdrom,if=none,id=seedcd,readonly=on,throttling.bps-total=16384"
+                    -device ide-cd,drive=seedcd)
+                vanish=1 monitor=$WORK/$name.monitor
+                shift 2
                 ;;
             *) die "boot: unknown option $1" ;;
         esac
@@ -239,9 +247,17 @@ boot() {
     started=$(date +%s.%N)
     local rc=0
     if [ -n "$monitor" ]; then
+        rm -f "$monitor" "$WORK/$name.console"
+        args+=(-monitor "unix:$monitor,server=on,wait=off")
         (
             for _ in $(seq 100); do [ -S "$monitor" ] && break; sleep 0.1; done
-            { printf 'set_link dead off\ncont\n'; sleep 1; } | socat - "UNIX-CONNECT:$monitor" >/dev/null 2>&1
+            [ ${#commands[@]} -eq 0 ] || { printf '%s\n' "${commands[@]}"; sleep 1; } |
+                socat - "UNIX-CONNECT:$monitor" >/dev/null 2>&1
+            if [ -n "$vanish" ]; then
+                for _ in $(seq 1200); do grep -qa 'ember start' "$WORK/$name.console" 2>/dev/null && break; sleep 0.1; done
+                sleep 4
+                { echo 'eject -f seedcd'; sleep 1; } | socat - "UNIX-CONNECT:$monitor" >/dev/null 2>&1
+            fi
         ) &
         helper=$!
     fi

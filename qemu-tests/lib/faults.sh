@@ -113,18 +113,19 @@ assert degraded == bool(doc["recoverable_errors"]), doc["extended_status"]
 
 # The faults: the metadata service is fine (none), refuses (down), answers 503 (5xx) or never
 # answers (hang); the first NIC has no carrier and the service is on the second (nocarrier);
-# the seed is a NoCloud URL by name and the DNS server never answers (dns).
+# the seed is a NoCloud URL by name and the DNS server never answers (dns); the seed is a
+# NoCloud CD whose medium is taken out while ember reads it (vanish).
 # shellcheck disable=SC2034 # read by scripts/boot-matrix
-FAULT_KINDS="none down 5xx hang nocarrier dns"
+FAULT_KINDS="none down 5xx hang nocarrier dns vanish"
 
 # fault_service FAULT: FAULT_PORT, the loopback port the guest's 169.254.169.254:80 reaches:
-# the EC2 emulator (none, nocarrier), a port nothing listens on (down, dns), or fault-server.py
+# the EC2 emulator as QEMU's network can serve it (none, nocarrier: one NIC, IPv4 only), a port nothing listens on (down, dns), or fault-server.py
 # (5xx, hang). FAULT_PID is the server's, if any.
 fault_service() {
     FAULT_PID=""
     case $1 in
-        none | nocarrier) serve_imds ec2; FAULT_PORT=$IMDS_PORT FAULT_PID=$IMDS_PID ;;
-        down | dns) FAULT_PORT=$(free_port) ;;
+        none | nocarrier) serve_imds ec2-qemu; FAULT_PORT=$IMDS_PORT FAULT_PID=$IMDS_PID ;;
+        down | dns | vanish) FAULT_PORT=$(free_port) ;;
         5xx | hang)
             python3 "$EMBER_REPO/qemu-tests/lib/fault-server.py" "$1" >"$CASE_DIR/fault.port" &
             FAULT_PID=$!
@@ -175,8 +176,19 @@ fault_cell() {
         # (silence, as a DNS server that is down or firewalled).
         dns) args=(--smbios "type=1,manufacturer=QEMU"
             --append "root=/dev/vda1 rw ds=nocloud;s=http://seed.ember.test/ nameserver=169.254.169.53") ;;
+        vanish)
+            # A user-data of 400 KB: 25 s to read at the CD's 16 KiB/s, so the medium goes
+            # in the middle of it.
+            mkdir -p "$CASE_DIR/vanish-seed"
+            echo 'instance-id: iid-vanish' >"$CASE_DIR/vanish-seed/meta-data"
+            { echo '#cloud-config'; printf '# a long comment line that pads the user-data out%.0s\n' $(seq 8000); } \
+                >"$CASE_DIR/vanish-seed/user-data"
+            make_iso_seed "$CASE_DIR/vanish-seed" "$CASE_DIR/vanish.iso"
+            args=(--vanishing-cdrom "$CASE_DIR/vanish.iso" --smbios "type=1,manufacturer=QEMU"
+                --append "root=/dev/vda1 rw")
+            ;;
     esac
-    [ $fault = dns ] || args+=(--smbios "type=1,manufacturer=Amazon EC2,product=t3.micro" --append "root=/dev/vda1 rw")
+    case $fault in dns | vanish) ;; *) args+=(--smbios "type=1,manufacturer=Amazon EC2,product=t3.micro" --append "root=/dev/vda1 rw") ;; esac
     ssh_port=$(free_port)
     started=$SECONDS
     WORK=$CASE_DIR boot "$name" --disk "$disk" --net "$FAULT_PORT" --ssh "$ssh_port" \

@@ -38,13 +38,16 @@ fn target(m: &Machine, extra_cfg: &str) {
         "users: [default]\nsystem_info:\n  default_user:\n    name: admin\nember:\n  limits:\n    request_timeout_ms: 2000\n    datasource_timeout_ms: 8000\n{extra_cfg}"
     );
     m.write(t, "etc/cloud/cloud.cfg", cfg.as_bytes());
-    // The primary NIC is on the host as ens5; the second is not up yet.
-    for (file, value) in [("address", imds::MAC0), ("type", "1")] {
-        m.write(
-            &m.host,
-            &format!("sys/class/net/ens5/{file}"),
-            format!("{value}\n").as_bytes(),
-        );
+    // Both NICs are on the host, as ens5 and ens6 (cloud-init configures only the NICs the
+    // host has; `ec2::network::tests::nics_the_host_does_not_have_are_left_out`).
+    for (nic, mac) in [("ens5", imds::MAC0), ("ens6", imds::MAC1)] {
+        for (file, value) in [("address", mac), ("type", "1")] {
+            m.write(
+                &m.host,
+                &format!("sys/class/net/{nic}/{file}"),
+                format!("{value}\n").as_bytes(),
+            );
+        }
     }
 }
 

@@ -271,7 +271,7 @@ fn read_from(env: &Env, imds: &mut Imds, data: &mut InstanceData) -> Result<(), 
             .and_then(Value::as_bool)
             .unwrap_or(true);
         let names = crate::network::fallback::names_by_mac(env.host);
-        let cfg = network::convert(&macs, &names, full);
+        let cfg = network::convert(&network::on_this_host(&macs, &names), &names, full);
         data.network_config = Some(("ec2 metadata: network/interfaces/macs".into(), cfg));
         // The instance's `mac` is its device 0's.
         let primary = macs.iter().find(|(_, m)| m.device_number == Some(0));

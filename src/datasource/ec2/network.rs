@@ -35,6 +35,27 @@ pub fn order(macs: &BTreeMap<String, NicMeta>) -> Vec<&str> {
     list.into_iter().map(|(mac, _)| mac.as_str()).collect()
 }
 
+/// The NICs of `macs` this host has (`names`: its interfaces by MAC), as cloud-init configures
+/// only the host's NICs that the metadata describes: a NIC the metadata lists but the host
+/// does not have (not attached yet, no driver) would otherwise be rendered, and ifupdown's
+/// `auto` for it holds networking.service for its five minutes. All of them when the host's
+/// NICs are unknown, or none of them is there (the config then still says what the metadata
+/// says).
+pub fn on_this_host(
+    macs: &BTreeMap<String, NicMeta>,
+    names: &BTreeMap<String, String>,
+) -> BTreeMap<String, NicMeta> {
+    let here: BTreeMap<String, NicMeta> = macs
+        .iter()
+        .filter(|(mac, _)| names.contains_key(*mac))
+        .map(|(mac, m)| (mac.clone(), m.clone()))
+        .collect();
+    if here.is_empty() {
+        return macs.clone();
+    }
+    here
+}
+
 /// The v2 config. `names` maps a MAC to the host's interface name, used as the id when known
 /// (else `nicN` by order; the NIC is matched by MAC either way, never renamed). With `full`
 /// false (`apply_full_imds_network_config: false`) only the primary NIC is configured, by DHCP.
@@ -243,6 +264,33 @@ mod tests {
             json!({"version": 2, "ethernets": {"ens5": {
                 "match": {"macaddress": "0a:00:00:00:00:01"}, "dhcp4": true, "dhcp6": false}}})
         );
+    }
+
+    /// Issue 37 (QEMU boot-faults, ifupdown): only the NICs the host has are configured.
+    #[test]
+    fn nics_the_host_does_not_have_are_left_out() {
+        let macs = BTreeMap::from([
+            (
+                "0a:00:00:00:00:01".to_string(),
+                nic(None, Some(0), &["10.0.1.5"], "10.0.1.0/24"),
+            ),
+            (
+                "0a:00:00:00:00:02".to_string(),
+                nic(None, Some(1), &["10.0.2.7"], "10.0.2.0/24"),
+            ),
+        ]);
+        let names = BTreeMap::from([("0a:00:00:00:00:01".to_string(), "ens5".to_string())]);
+        let here = on_this_host(&macs, &names);
+        assert_eq!(here.keys().collect::<Vec<_>>(), ["0a:00:00:00:00:01"]);
+        let cfg = convert(&here, &names, true);
+        assert_eq!(
+            cfg["ethernets"],
+            json!({"ens5": {"match": {"macaddress": "0a:00:00:00:00:01"}, "dhcp4": true, "dhcp6": false}})
+        );
+        // Unknown host NICs, or none of them listed: the metadata's NICs, all of them.
+        assert_eq!(on_this_host(&macs, &BTreeMap::new()).len(), 2);
+        let other = BTreeMap::from([("0a:ff:00:00:00:09".to_string(), "eth0".to_string())]);
+        assert_eq!(on_this_host(&macs, &other).len(), 2);
     }
 
     #[test]
