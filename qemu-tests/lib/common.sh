@@ -188,7 +188,7 @@ free_port() {
 # --dead-nic puts a NIC with no carrier (QEMU's `set_link off` before the guest starts) on the
 # bus before the one the other options make: the first NIC the guest finds is dead.
 # --vanishing-cdrom F is a CD holding F, read at 16 KiB/s, whose medium is taken out (QEMU's
-# `eject -f`) 4 s after the console says ember started: while ember reads it.
+# `eject -f`) 12 s after the console says ember started: while ember reads its user-data.
 # Returns QEMU's status (124 on timeout). BOOT_SECONDS holds the wall time.
 boot() {
     local name=$1 timeout=60 append="" initrd=${INITRD:-} net="" dns="" ssh="" mac="" args=() started
@@ -255,7 +255,7 @@ boot() {
                 socat - "UNIX-CONNECT:$monitor" >/dev/null 2>&1
             if [ -n "$vanish" ]; then
                 for _ in $(seq 1200); do grep -qa 'ember start' "$WORK/$name.console" 2>/dev/null && break; sleep 0.1; done
-                sleep 4
+                sleep 12
                 { echo 'eject -f seedcd'; sleep 1; } | socat - "UNIX-CONNECT:$monitor" >/dev/null 2>&1
             fi
         ) &

@@ -402,3 +402,23 @@ fn break_lfn_checksums(node: &Path) {
     assert!(broken > 0, "no long-name entries");
     std::fs::write(node, img).unwrap();
 }
+
+/// Issue 37 (QEMU boot-faults' vanish cell): a seed whose user-data cannot be read from its
+/// volume (here its extent runs past the volume's end, as when the medium is taken out
+/// mid-read) fails whole, as cloud-init's NoCloud does when its read raises: None stands in
+/// and the failure is a warning naming the device and file. Before, the meta-data alone made
+/// the instance and the boot ended in error.
+#[test]
+fn a_user_data_that_cannot_be_read_fails_the_seed_and_none_stands_in() {
+    if !have_tools() {
+        return;
+    }
+    let m = Machine::new("ud-unreadable");
+    let node = device(&m, "sr0");
+    std::fs::write(&node, iso_image(&m, &seed_tree(&m, "t", "i-ud"), &[])).unwrap();
+    overrun_iso_extent(&node, b"USER_DAT.;1");
+    let out = m.initrd("all");
+    m.fell_back(&out);
+    let d = diag_for(&m, "/dev/sr0", "user-data").unwrap_or_else(|| panic!("{:#?}", m.diags()));
+    assert_eq!(d["code"], "seed-unreadable", "{d}");
+}

@@ -23,8 +23,9 @@ pub struct RawSeed {
 }
 
 /// Reads the four files. A seed needs `meta-data` and `user-data` (which may be empty);
-/// without them this returns `None`. A `user-data` that exists but cannot be used (too large,
-/// unreadable) is reported and left out, so the rest of the seed is still used.
+/// without them this returns `None`. A `user-data` refused by a rule (too large, a link, not a
+/// regular file) is reported and left out, so the rest of the seed is still used; one whose
+/// volume cannot be read fails the seed.
 /// `where_` names the seed in diagnostics: `/dev/sr0`, `http://10.0.0.1/seed/`.
 pub fn read(
     mut read_file: impl FnMut(&str) -> FileRead,
@@ -56,7 +57,13 @@ pub fn read(
             diags.push(absent("user-data"));
             return None;
         }
-        other => other.ok().flatten(),
+        Ok(Some(data)) => Some(data),
+        // The volume could not be read (an I/O error, a medium taken out mid-read): the seed
+        // fails whole, as cloud-init's datasource does when its read raises, and None then
+        // stands in (issue 37's vanish cell). Refused by a rule of ember's (a budget, a link,
+        // not a regular file): left out, the rest of the seed used.
+        Err(()) if diags.last().is_some_and(unreadable) => return None,
+        Err(()) => None,
     };
     Some(RawSeed {
         meta_data: Some(meta_data),
@@ -64,6 +71,11 @@ pub fn read(
         vendor_data: get("vendor-data", diags).ok().flatten(),
         network_config: get("network-config", diags).ok().flatten(),
     })
+}
+
+/// Whether a file failed to be read from its volume, rather than being refused by a rule.
+fn unreadable(d: &Diag) -> bool {
+    d.code == Reason::SeedUnreadable.as_str()
 }
 
 /// Parses a YAML (or JSON) file that must hold a mapping; empty means `{}`.
