@@ -184,13 +184,16 @@ impl Session {
         self.lower_raised();
     }
 
-    /// With several candidates, brings them all up and waits (up to `CARRIER_WAIT`) for the
-    /// first to get a carrier; then those with one are tried first, in their order. A NIC
+    /// With several candidates (and no SLAAC), brings them all up and waits (up to
+    /// `CARRIER_WAIT`) for the first to get a carrier; then those with one are tried first, in
+    /// their order. A NIC
     /// with no cable would otherwise cost its whole DHCP wait before the next is tried.
     /// cloud-init orders by carrier too, but reads it while the links are still down, when
     /// no link has one.
     fn prefer_carrier(&mut self) {
-        if self.candidates.len() < 2 {
+        // SLAAC sets its sysctls before a link comes up, so that the kernel solicits a router
+        // at once; a link raised here early would wait for the router's own advertisement.
+        if self.candidates.len() < 2 || self.opts.slaac {
             return;
         }
         let until = (Instant::now() + ember_core::bounds::CARRIER_WAIT).min(self.opts.deadline);
