@@ -73,8 +73,9 @@ impl Link {
     }
 }
 
-/// dnsmasq sending router advertisements for `PREFIX`/64 (and, with `dhcp6`, saying Managed
-/// and serving addresses from `PREFIX`100-1ff by DHCPv6 instead); killed by PID.
+/// dnsmasq sending router advertisements for `PREFIX`/64 and logging the solicitations it
+/// hears (with `dhcp6`, saying Managed and serving addresses from `PREFIX`100-1ff by DHCPv6
+/// instead); killed by PID.
 struct Radvd(Child);
 
 impl Radvd {
@@ -103,6 +104,7 @@ impl Radvd {
                 "--port=0",
                 "--no-hosts",
                 "--bind-interfaces",
+                "--log-dhcp",
             ])
             .arg(format!("--interface={server}"))
             .arg("--enable-ra")
@@ -306,4 +308,60 @@ fn no_router_and_no_dhcp_ends_cleanly_at_the_deadline() {
     assert!(stderr.contains("no IPv6 router advertisement"), "{stderr}");
     assert_eq!(link.sysctl("accept_ra"), "0");
     assert!(!link.is_up());
+}
+
+/// Issue 37: the carrier wait holds where SLAAC is asked too (EC2 always asks). The served
+/// NIC, raised early to look for its carrier, goes down and up again around SLAAC's sysctls,
+/// so the kernel solicits a router at once (dnsmasq logs the solicitation) instead of waiting
+/// for the router's next advertisement; the dead NIC (no carrier) is never tried, and is down
+/// again after.
+#[test]
+fn the_carrier_wait_keeps_slaac_prompt_and_passes_over_a_dead_nic() {
+    if !ready() {
+        return;
+    }
+    let dead = Link::new("6");
+    let served = Link::new("6");
+    let _ra = Radvd::start(&served);
+    ip(&["-n", &dead.server_ns, "link", "set", &dead.server, "down"]);
+    ip(&[
+        "-n",
+        &dead.client_ns,
+        "link",
+        "set",
+        &dead.client,
+        "netns",
+        &served.client_ns,
+    ]);
+    served.set_sysctl("accept_ra", "0");
+    let started = Instant::now();
+    let out = served.in_client(&[
+        common::EMBER_INITRD,
+        "dhcp",
+        &dead.client,
+        &served.client,
+        "--slaac",
+        "--timeout",
+        "40",
+        "--per-nic",
+        "20",
+    ]);
+    let took = started.elapsed();
+    assert_eq!(out.status.code(), Some(0), "{}", common::stderr(&out));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let attempts = r["attempts"].as_array().unwrap();
+    assert_eq!(attempts.len(), 1, "{r}");
+    assert_eq!(attempts[0]["nic"], served.client.as_str());
+    let address = attempts[0]["address"].as_str().unwrap_or_default();
+    assert!(address.starts_with(PREFIX), "{r}");
+    // The carrier wait, DAD and DHCPv4's grace: not the dead NIC's 20 s, nor a wait for
+    // the router's own advertisement (every 10 s here).
+    assert!(took < Duration::from_secs(14), "took {took:?}");
+    // The kernel asked for a router: only a link that comes up with SLAAC's sysctls set does.
+    let log = std::fs::read_to_string(served.dir.join("dnsmasq.log")).unwrap();
+    assert!(log.contains("RTR-SOLICIT("), "{log}");
+    assert_eq!(served.sysctl("accept_ra"), "0");
+    assert!(!served.is_up());
+    let state = ip(&["-n", &served.client_ns, "-j", "link", "show", &dead.client]);
+    assert!(!state.contains("\"UP\""), "{state}");
 }

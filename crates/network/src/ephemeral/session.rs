@@ -184,16 +184,13 @@ impl Session {
         self.lower_raised();
     }
 
-    /// With several candidates (and no SLAAC), brings them all up and waits (up to
-    /// `CARRIER_WAIT`) for the first to get a carrier; then those with one are tried first, in
-    /// their order. A NIC
-    /// with no cable would otherwise cost its whole DHCP wait before the next is tried.
-    /// cloud-init orders by carrier too, but reads it while the links are still down, when
-    /// no link has one.
+    /// With several candidates, brings them all up and waits (up to `CARRIER_WAIT`) for the
+    /// first to get a carrier; then those with one are tried first, in their order. A NIC with
+    /// no cable would otherwise cost its whole DHCP wait before the next is tried. cloud-init
+    /// orders by carrier too, but reads it while the links are still down, when no link has
+    /// one.
     fn prefer_carrier(&mut self) {
-        // SLAAC sets its sysctls before a link comes up, so that the kernel solicits a router
-        // at once; a link raised here early would wait for the router's own advertisement.
-        if self.candidates.len() < 2 || self.opts.slaac {
+        if self.candidates.len() < 2 {
             return;
         }
         let until = (Instant::now() + ember_core::bounds::CARRIER_WAIT).min(self.opts.deadline);
@@ -355,7 +352,13 @@ impl Session {
             errno,
         };
         if self.opts.slaac {
-            // Before the link comes up, so that the kernel solicits a router at once.
+            // Before the link comes up, so that the kernel solicits a router at once; a link
+            // `prefer_carrier` raised goes down for it, and up again below.
+            if self.raised.iter().any(|(n, _)| *n == nic) {
+                self.nl
+                    .set_up(applied.index, false)
+                    .map_err(|e| link_err("setting the link down", e))?;
+            }
             applied.six = slaac::Applied6::prepare(&self.opts.proc, &nic, &mut attempt.warnings);
         }
         if !applied.link_was_up {
