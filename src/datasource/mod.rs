@@ -71,6 +71,7 @@ use crate::error::Diag;
 use crate::status::Evidence;
 pub use instance::{InstanceData, PublicKey};
 pub use link::Link;
+use serde_json::Value;
 pub(crate) use table::claimed_elsewhere;
 pub use table::{by_name, DATASOURCES};
 
@@ -116,6 +117,16 @@ pub trait Datasource: Sync {
     /// Cloud's marked config-2 drive, which ConfigDrive must leave alone). Local facts only.
     fn claims(&self, _env: &Env, _facts: &Facts, _dev: &LabelledDevice) -> bool {
         false
+    }
+    /// The datasource's network config as the target's network stack (`None`: none
+    /// installed) gets it: cloud-init builds some configs knowing its renderer. Asked at the
+    /// local stage, where the root is mounted; the fetch may run before. As given by default.
+    fn network_for_stack(
+        &self,
+        config: Value,
+        _stack: Option<crate::network::stack::Stack>,
+    ) -> Value {
+        config
     }
     /// cloud-init's `default_update_events` (network scope): when the network is rendered
     /// again unless the config's `updates` says otherwise (events.rs). A new instance only.

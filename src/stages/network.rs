@@ -149,15 +149,7 @@ fn render(
     };
     // No NIC for the fallback: nothing was asked for, so nothing to say.
     let model = model?;
-    let wanted: Option<Vec<String>> = cfg
-        .pointer("/system_info/network/renderers")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|v| v.as_str().map(String::from))
-                .collect()
-        });
-    let (chosen, problems) = stack::choose(root, wanted.as_deref());
+    let (chosen, problems) = stack::choose(root, stack::wanted(cfg).as_deref());
     for why in problems {
         let d = Diag::warning(Reason::NetworkRenderer, why).file("system_info.network.renderers");
         rec.record(d);

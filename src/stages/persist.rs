@@ -100,7 +100,13 @@ fn frequency_folder(content_type: &str) -> Option<&'static str> {
 /// key: cloud-init does not read network config from either. The first source that disables
 /// networking or gives a config decides. Rendering it is the network stage's job; a config
 /// that does not parse has no model, and its errors go to the status.
-fn network_config(ctx: &Ctx, rec: &mut Recorder, chosen: &Chosen, system_cfg: &Value) -> Value {
+fn network_config(
+    ctx: &Ctx,
+    rec: &mut Recorder,
+    chosen: &Chosen,
+    system_cfg: &Value,
+    stack: Option<network::stack::Stack>,
+) -> Value {
     match cmdline::network_config(&ctx.cmdline) {
         Some(NetworkConfigArg::Disabled) => {
             return json!({"disabled": "kernel command line: network-config=disabled"})
@@ -132,6 +138,10 @@ fn network_config(ctx: &Ctx, rec: &mut Recorder, chosen: &Chosen, system_cfg: &V
         }
     }
     if let Some((source, config)) = &chosen.data.network_config {
+        let config = &match crate::datasource::by_name(&chosen.data.datasource) {
+            Some(ds) => ds.network_for_stack(config.clone(), stack),
+            None => config.clone(),
+        };
         if network::is_disabled(config) {
             return json!({"disabled": format!("{source}: config: disabled")});
         }
@@ -338,7 +348,10 @@ pub fn record(
             }
         }
     }
-    let network = network_config(ctx, rec, chosen, &merged.system_cfg);
+    // The stack the network stage renders for (its problems are reported there).
+    let wanted = network::stack::wanted(&merged.config);
+    let (stack, _) = network::stack::choose(root, wanted.as_deref());
+    let network = network_config(ctx, rec, chosen, &merged.system_cfg, stack);
     run.json(rec, RunPaths::NETWORK_CONFIG, &network, 0o600);
     super::network::apply(ctx, rec, root, &data.instance_id, &network, &merged.config);
     // Then instance data (public and sensitive) and the merged config, each made when written.

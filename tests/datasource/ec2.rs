@@ -177,6 +177,41 @@ fn provisions_from_imdsv2_with_two_nics() {
     );
 }
 
+/// The second NIC's policy routing (its own table, a rule per address, `use-routes`) goes
+/// to the stacks that express it: netplan, as in cloud-init (upstream
+/// `test_ec2.py::TestConvertEc2MetadataNetworkConfig::test_convert_ec2_metadata_network_config_multi_nics_ipv4`),
+/// and networkd (`provisions_from_imdsv2_with_two_nics`). On ifupdown, which cannot express
+/// it, it is left out as cloud-init leaves it out, and the boot is clean instead of
+/// degraded by a warning for each rule (issue 37's noticed bug).
+#[test]
+fn policy_routing_is_left_out_where_the_stack_cannot_say_it() {
+    let server = imds::start();
+    let netplan = aws_machine("ec2-netplan", &server);
+    std::fs::remove_file(netplan.target.join(NETWORKD)).unwrap();
+    netplan.write(&netplan.target, "usr/sbin/netplan", b"");
+    let out = netplan.initrd("all");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let yaml = netplan.target_file("etc/netplan/50-cloud-init.yaml");
+    for want in [
+        "routing-policy:",
+        "table: 101",
+        "from: 10.0.16.7",
+        "use-routes: true",
+    ] {
+        assert!(yaml.contains(want), "{want} missing:\n{yaml}");
+    }
+    let eni = aws_machine("ec2-eni", &server);
+    std::fs::remove_file(eni.target.join(NETWORKD)).unwrap();
+    eni.write(&eni.target, "sbin/ifup", b"");
+    eni.write(&eni.target, "etc/network/interfaces", b"");
+    let out = eni.initrd("all");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(eni.diags().is_empty(), "{:?}", eni.diags());
+    let rendered = eni.target_file("etc/network/interfaces.d/50-cloud-init");
+    assert!(rendered.contains("metric 200"), "{rendered}");
+    assert!(!rendered.contains("10.0.16.1"), "{rendered}");
+}
+
 /// The keys scripts and templates read, in cloud-init's layout: the meta-data tree as
 /// crawled (`ds["meta-data"]`), the identity document under `ds.dynamic`, and the `v1` keys
 /// derived from them; IAM credentials never asked for, the sensitive copy root's only.

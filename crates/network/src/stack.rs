@@ -72,6 +72,17 @@ fn by_name(name: &str, root: &Root) -> Result<Option<Stack>, String> {
     }))
 }
 
+/// The image's `system_info.network.renderers`, when it names them.
+pub fn wanted(cfg: &serde_json::Value) -> Option<Vec<String>> {
+    let names = cfg.pointer("/system_info/network/renderers")?.as_array()?;
+    Some(
+        names
+            .iter()
+            .filter_map(|v| v.as_str().map(String::from))
+            .collect(),
+    )
+}
+
 /// The stack to render for: the first installed one of `wanted` (the image's
 /// `system_info.network.renderers`) or of cloud-init's default order. Unknown names are
 /// reported and skipped.

@@ -22,6 +22,7 @@ use crate::datasource::link::{Link, Via};
 use crate::datasource::{Datasource, InstanceData};
 use crate::detect::{dmi::Dmi, Facts};
 use crate::error::Diag;
+use crate::network::stack::Stack;
 use crate::reason::Reason;
 use crate::secret::Secret;
 use crate::status::Evidence;
@@ -51,6 +52,18 @@ impl Datasource for Ec2 {
     /// cloud-init's EC2: NICs attached later are configured (hotplug).
     fn default_update_events(&self) -> &'static [crate::datasource::events::Event] {
         crate::datasource::events::HOTPLUG
+    }
+
+    /// The secondary NICs' policy routing (and `use-routes`) for the stacks that express it:
+    /// netplan, as in cloud-init, and networkd, where cloud-init leaves it out only because its
+    /// v2 reading has no routing policy. ifupdown and NetworkManager keyfiles cannot say
+    /// EC2's rules, which have no priority: left out there, as cloud-init does, rather than
+    /// a warning for each that ends a good boot degraded.
+    fn network_for_stack(&self, config: Value, stack: Option<Stack>) -> Value {
+        match stack {
+            Some(Stack::Netplan | Stack::Networkd) => config,
+            _ => network::without_policy_routing(config),
+        }
     }
 
     fn dmi(&self, fields: &Dmi) -> Option<String> {

@@ -119,6 +119,26 @@ pub fn convert(
     json!({"version": 2, "ethernets": ethernets})
 }
 
+/// `cfg` without the secondary NICs' policy routing: their `routes` (all in the NIC's own
+/// table), `routing-policy` and the overrides' `use-routes`, for a stack that cannot express
+/// them.
+pub fn without_policy_routing(mut cfg: Value) -> Value {
+    let ethernets = cfg.get_mut("ethernets").and_then(Value::as_object_mut);
+    for dev in ethernets.into_iter().flat_map(|e| e.values_mut()) {
+        let Some(dev) = dev.as_object_mut() else {
+            continue;
+        };
+        dev.remove("routes");
+        dev.remove("routing-policy");
+        for key in ["dhcp4-overrides", "dhcp6-overrides"] {
+            if let Some(o) = dev.get_mut(key).and_then(Value::as_object_mut) {
+                o.remove("use-routes");
+            }
+        }
+    }
+    cfg
+}
+
 /// Addresses after the first of each family, with the prefix of the NIC's subnet (cloud-init's
 /// /24 and /128 when the subnet is missing or malformed), sorted as cloud-init sorts them.
 pub fn secondary_addresses(m: &NicMeta) -> Vec<String> {
