@@ -64,6 +64,17 @@ impl Link {
         link
     }
 
+    /// Moves the client's end into `other`'s client namespace, a second NIC beside `other`'s.
+    pub fn move_beside(&self, other: &Link) {
+        let (ns, nic) = (&self.client_ns, &self.client);
+        ip(&["-n", ns, "link", "set", nic, "netns", &other.client_ns]);
+    }
+
+    /// Puts the server's end down: the client's end never gets a carrier (no cable).
+    pub fn unplug(&self) {
+        ip(&["-n", &self.server_ns, "link", "set", &self.server, "down"]);
+    }
+
     /// Whether the client's link is up: `UP` among its flags in `ip -j link show`.
     pub fn is_up(&self) -> bool {
         let out = ip(&[

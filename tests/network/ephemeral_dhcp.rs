@@ -285,16 +285,7 @@ fn a_silent_first_nic_is_passed_over_for_the_next() {
     let quiet = Link::new("");
     let served = Link::new("");
     let _server = Dnsmasq::start(&served, "10.77.2", &[]);
-    // Both NICs in one namespace: move the quiet one's client end next to the served one.
-    ip(&[
-        "-n",
-        &quiet.client_ns,
-        "link",
-        "set",
-        &quiet.client,
-        "netns",
-        &served.client_ns,
-    ]);
+    quiet.move_beside(&served);
     let mut child = served.dhcp(&[
         &quiet.client,
         &served.client,
@@ -326,17 +317,8 @@ fn a_first_nic_without_carrier_is_tried_after_one_with_carrier() {
     let dead = Link::new("");
     let served = Link::new("");
     let _server = Dnsmasq::start(&served, "10.77.3", &[]);
-    // The dead NIC's far end is down, so its near end never gets a carrier.
-    ip(&["-n", &dead.server_ns, "link", "set", &dead.server, "down"]);
-    ip(&[
-        "-n",
-        &dead.client_ns,
-        "link",
-        "set",
-        &dead.client,
-        "netns",
-        &served.client_ns,
-    ]);
+    dead.unplug();
+    dead.move_beside(&served);
     let started = Instant::now();
     let mut child = served.dhcp(&[
         &dead.client,

@@ -323,16 +323,8 @@ fn the_carrier_wait_keeps_slaac_prompt_and_passes_over_a_dead_nic() {
     let dead = Link::new("6");
     let served = Link::new("6");
     let _ra = Radvd::start(&served);
-    ip(&["-n", &dead.server_ns, "link", "set", &dead.server, "down"]);
-    ip(&[
-        "-n",
-        &dead.client_ns,
-        "link",
-        "set",
-        &dead.client,
-        "netns",
-        &served.client_ns,
-    ]);
+    dead.unplug();
+    dead.move_beside(&served);
     served.set_sysctl("accept_ra", "0");
     let started = Instant::now();
     let out = served.in_client(&[
