@@ -282,7 +282,7 @@ impl serde::Serialize for Patched<'_> {
 
 /// cloud-init's build-time feature flags (`cloudinit/features.py`), valued as the behaviours
 /// ember has (upstream's defaults but `STRIP_INVALID_MTU`: ember leaves out `mtu: 0`, see the
-/// README's differences): combined-cloud-config.json and the sensitive instance data carry
+/// manual's differences): combined-cloud-config.json and the sensitive instance data carry
 /// them for tools that ask which behaviour is in force.
 pub fn features() -> Value {
     json!({

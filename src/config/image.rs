@@ -193,7 +193,7 @@ fn load_with(target: Option<&Root>, host: &Host, render: Option<Render>) -> Imag
     cfg
 }
 
-/// Where cloud-init keeps its run files; ember's stay there (see README, run_dir).
+/// Where cloud-init keeps its run files; ember's stay there (see the manual, run_dir).
 const RUN_DIR: &str = "/run/cloud-init";
 
 /// `system_info.paths`: `cloud_dir` and `templates_dir` taken when each is a plain absolute

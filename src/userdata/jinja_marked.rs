@@ -2,7 +2,7 @@
 //! variable instance data lacks (`{{ bad }}`, `{{ v1.nope }}`), cloud-init writes
 //! `CI_MISSING_JINJA_VAR/` and the missing name (`bad`, `nope`) instead of nothing, so the
 //! mistake shows in what the template made. The image's own templated config files are read
-//! this way (cloud-init's `read_conf`); user-data templates keep ember's empty string (README,
+//! this way (cloud-init's `read_conf`); user-data templates keep ember's empty string (the manual,
 //! "Deliberate differences").
 //!
 //! minijinja's undefined value carries no name, so a template that printed a missing variable

@@ -1,4 +1,4 @@
-//! Every wait ember itself bounds, in one place (RELIABILITY rule 15; issue 37): the README's
+//! Every wait ember itself bounds, in one place (RELIABILITY rule 15; issue 37): the manual's
 //! "Waits and their bounds" table is checked against [`WAITS`], so a bound cannot change
 //! without its documentation. The two budgets an image may change (`request_timeout_ms`,
 //! `datasource_timeout_ms`) live in `limits`; the waits derived from them are computed here
@@ -60,7 +60,7 @@ pub const UDEV_SETTLE: Duration = Duration::from_secs(30);
 /// `lxd waitready` in the lxd module.
 pub const LXD_WAITREADY: Duration = Duration::from_secs(300);
 
-/// The README's rows: the wait's name as its first cell begins, and its bound as written.
+/// The manual's rows: the wait's name as its first cell begins, and its bound as written.
 pub fn waits() -> Vec<(&'static str, String)> {
     let r = request();
     vec![
@@ -104,7 +104,7 @@ pub fn waits() -> Vec<(&'static str, String)> {
     ]
 }
 
-/// "250 ms", "20 s", "30 min": as the README writes a bound.
+/// "250 ms", "20 s", "30 min": as the manual writes a bound.
 pub fn show(d: Duration) -> String {
     let ms = d.as_millis();
     if ms % 1000 != 0 {
@@ -125,28 +125,25 @@ mod tests {
         std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
     }
 
-    /// The README's table row whose first cell begins with `name`: its second cell.
-    fn documented<'a>(readme: &'a str, name: &str) -> Option<&'a str> {
-        let section = readme.split("### Waits and their bounds").nth(1)?;
-        section
-            .lines()
-            .take_while(|l| !l.starts_with("### "))
+    /// The manual's table row whose first cell begins with `name`: its second cell.
+    fn documented<'a>(page: &'a str, name: &str) -> Option<&'a str> {
+        page.lines()
             .filter_map(|l| l.strip_prefix("| "))
             .find(|l| l.starts_with(name))
             .and_then(|l| l.split(" | ").nth(1))
             .map(str::trim)
     }
 
-    /// Expected: every bound ember sets is in the README's table with the value it has here,
-    /// so documentation and code cannot drift apart.
+    /// Expected: every bound ember sets is in the manual's table (docs/src/reliability/waits.md)
+    /// with the value it has here, so documentation and code cannot drift apart.
     #[test]
-    fn the_readme_documents_every_bound_at_its_value() {
-        let readme = repo_file("README.md");
+    fn the_manual_documents_every_bound_at_its_value() {
+        let readme = repo_file("docs/src/reliability/waits.md");
         let mut wrong = Vec::new();
         for (name, bound) in waits() {
             match documented(&readme, name) {
                 Some(doc) if doc == bound => {}
-                other => wrong.push(format!("{name}: code {bound}, README {other:?}")),
+                other => wrong.push(format!("{name}: code {bound}, manual {other:?}")),
             }
         }
         assert!(wrong.is_empty(), "{wrong:#?}");

@@ -651,14 +651,14 @@ mod tests {
         }
     }
 
-    /// The README names the modules that run with no key of their own, those ember has and
-    /// those it lacks, as this table says.
+    /// The manual's modules page names the modules that run with no key of their own, those
+    /// ember has and those it lacks, as this table says.
     #[test]
-    fn readme_lists_the_modules_that_run_without_keys() {
-        let readme = include_str!("../../../README.md");
+    fn the_manual_lists_the_modules_that_run_without_keys() {
+        let readme = include_str!("../../../docs/src/modules/index.md");
         let start = readme
             .find("**Run with no key.**")
-            .expect("the README's paragraph");
+            .expect("the modules page's paragraph");
         let para = &readme[start..];
         let para = &para[..para.find("\n\n").unwrap_or(para.len())];
         let (has, lacks) = para.split_once("ember lacks").expect("two sentences");

@@ -1,8 +1,9 @@
 //! The reason codes: one vocabulary for every diagnostic. Each kebab-case name is the stable
 //! string in status.json's `code` (and `ember status --format json`), documented here once and
-//! listed in the README by a test that fails when the two differ. A diagnostic is made from a
-//! `Reason`; it keeps the string, so a status.json from another ember version (the initramfs
-//! and the root are upgraded apart) reads and writes back unchanged.
+//! listed in the manual (docs/src/reference/reason-codes.md) by a test that fails when the two
+//! differ. A diagnostic is made from a `Reason`; it keeps the string, so a status.json from
+//! another ember version (the initramfs and the root are upgraded apart) reads and writes back
+//! unchanged.
 
 macro_rules! reasons {
     ($($(#[doc = $doc:literal])* $variant:ident = $code:literal,)*) => {
@@ -22,7 +23,7 @@ macro_rules! reasons {
                 }
             }
 
-            /// What it means, as documented above (for the README's list).
+            /// What it means, as documented above (for the manual's list).
             #[cfg(test)]
             pub fn doc(self) -> &'static str {
                 match self {
@@ -414,7 +415,7 @@ impl PartialEq<Reason> for str {
 mod tests {
     use super::*;
 
-    /// The README's list, as this file documents it.
+    /// The manual's list, as this file documents it.
     fn rendered() -> String {
         let mut out = String::from("| code | meaning |\n|---|---|\n");
         for r in Reason::ALL {
@@ -441,10 +442,12 @@ mod tests {
     }
 
     #[test]
-    fn readme_lists_every_reason() {
-        let readme =
-            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md"))
-                .unwrap();
+    fn the_manual_lists_every_reason() {
+        let page = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../docs/src/reference/reason-codes.md"
+        );
+        let readme = std::fs::read_to_string(page).unwrap();
         let (start, end) = ("<!-- reasons:begin -->\n", "<!-- reasons:end -->");
         let listed = readme
             .split_once(start)
@@ -453,7 +456,7 @@ mod tests {
         let want = rendered();
         assert!(
             listed == Some(want.as_str()),
-            "README.md's reason codes differ from crates/core/src/reason.rs; between the markers put:\n{want}"
+            "docs/src/reference/reason-codes.md differs from crates/core/src/reason.rs; between the markers put:\n{want}"
         );
     }
 }

@@ -70,7 +70,7 @@ fn name_char(b: u8) -> bool {
 /// The name a `$` at the start of `s` stands for and the bytes it spans: `${name}` first,
 /// else `$name` (letters, digits, `_`, `.`), as cloud-init's pattern has them, except that
 /// dots ending a bare name are the text's: `Up $UPTIME.` names `UPTIME` (cloud-init's render
-/// fails on the empty key; README, "Deliberate differences").
+/// fails on the empty key; the manual, "Deliberate differences").
 fn reference(s: &[u8]) -> Option<(usize, usize, usize)> {
     let run = |from: usize| {
         from + s[from.min(s.len())..]

@@ -2,7 +2,7 @@
 //! first physical one with carrier), matched by its MAC address and never named: the name a
 //! NIC has in a udev-less initramfs (`eth0`) is not the one the booted system gives it.
 //! IPv6 comes from router advertisements rather than a DHCPv6 client, which fails on the many
-//! networks that have none (a deliberate difference from cloud-init, see the README).
+//! networks that have none (a deliberate difference from cloud-init, see the manual's differences).
 
 use super::ephemeral::fallback_candidates;
 use super::model::{Interface, Kind, Match, Network};

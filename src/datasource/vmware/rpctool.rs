@@ -1,7 +1,7 @@
 //! The guestinfo transport: the hypervisor's guestinfo table through open-vm-tools'
 //! `vmware-rpctool "info-get guestinfo.KEY"` (else `vmtoolsd --cmd "…"`), as cloud-init reads
 //! it. The tool is the initramfs's copy when its integration added one, else the target's,
-//! chrooted (`disk::tools`). ember does not speak the VMware backdoor itself: see the README's
+//! chrooted (`disk::tools`). ember does not speak the VMware backdoor itself: see the manual's
 //! VMware section for why. Not here: what the keys mean.
 
 use super::guestinfo::{non_empty, Transport};

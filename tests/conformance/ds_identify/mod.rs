@@ -44,7 +44,7 @@ pub struct Row {
     /// Environment of `ember-initrd` (VMware's `VMX_GUESTINFO`, …).
     pub env: &'static [(&'static str, &'static str)],
     pub want: Want,
-    /// Where ember deliberately concludes otherwise: a phrase of the README's entry. `want`
+    /// Where ember deliberately concludes otherwise: a phrase of the manual's entry (docs/src/differences.md). `want`
     /// is then ember's outcome.
     pub differs: Option<&'static str>,
     /// What `systemd-detect-virt` says upstream (`kvm`, `qemu`, `vmware`, `wsl`), laid down as

@@ -62,7 +62,7 @@ pub struct Row {
     /// `modules/test_write_files.py::TestWriteFiles::test_write_files[file_b64]`.
     pub upstream: &'static str,
     pub checks: &'static [Check],
-    /// Where ember deliberately differs: a phrase of the README's entry; `checks` are then
+    /// Where ember deliberately differs: a phrase of the manual's entry (docs/src/differences.md); `checks` are then
     /// ember's outcome.
     pub differs: Option<&'static str>,
     /// The boot after which the checks hold (1-based); 0 for the scenario's last.

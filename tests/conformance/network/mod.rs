@@ -53,7 +53,7 @@ pub struct Row {
     pub nm: &'static [&'static str],
     /// Words net-convert's warnings must hold (each somewhere on stderr).
     pub warns: &'static [&'static str],
-    /// Where ember deliberately differs: a phrase of the README's entry. The facts are then
+    /// Where ember deliberately differs: a phrase of the manual's entry (docs/src/differences.md). The facts are then
     /// ember's.
     pub differs: Option<&'static str>,
     /// Why the upstream test asserts nothing ember's output can hold (netplan's Python API,

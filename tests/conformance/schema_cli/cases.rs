@@ -5,7 +5,7 @@
 
 use super::Want::{self, Invalid, Valid};
 
-/// `(upstream case, config, outcome, README phrase where ember deliberately differs)`.
+/// `(upstream case, config, outcome, differences-page phrase where ember deliberately differs)`.
 pub static CASES: &[(&str, &str, Want, Option<&str>)] = &[
     ("test_cc_apk_configure.py::TestApkConfigureSchema::test_schema_validation[0]", r###"{"apk_repos": {"preserve_repositories": true}}"###, Valid, None),
     ("test_cc_apk_configure.py::TestApkConfigureSchema::test_schema_validation[1]", r###"{"apk_repos": {"alpine_repo": null}}"###, Valid, None),

@@ -24,7 +24,7 @@ pub struct Row {
     /// `test_paths.py::TestHonorCloudDir::test_honor_cloud_dir (no /var/lib/cloud)`.
     pub upstream: &'static str,
     pub holds: fn(&Boot) -> Result<(), String>,
-    /// Where ember deliberately differs: a phrase of the README's entry; `holds` then checks
+    /// Where ember deliberately differs: a phrase of the manual's entry (docs/src/differences.md); `holds` then checks
     /// ember's outcome.
     pub differs: Option<&'static str>,
 }

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 /// The keys under `ember:`, each with what it may be.
 pub const KEYS: &[(&str, &str)] = &[
-    ("limits", "a mapping of budgets (README: Budgets)"),
+    ("limits", "a mapping of budgets (the manual: Budgets)"),
     ("removable_seeds", "always or first-boot"),
     ("rsa_host_key", "after-sshd or before-sshd"),
 ];
@@ -24,7 +24,7 @@ const IMAGE_ONLY: &[&str] = &["limits", "removable_seeds"];
 pub struct EmberSettings {
     pub limits: Limits,
     /// `removable_seeds: first-boot`: a seed on removable media only while the machine has no
-    /// instance yet (README: Removable seeds).
+    /// instance yet (the manual: Removable seeds).
     pub removable_seeds_first_boot: bool,
 }
 
