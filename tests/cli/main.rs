@@ -4,6 +4,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod book_examples;
 mod disabled;
 mod man_page;
 mod query;
