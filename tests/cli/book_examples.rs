@@ -172,31 +172,32 @@ fn net_convert(file: &Path, dir: &Path) -> Vec<String> {
 
 fn check(i: usize, e: &Example) -> Result<(), String> {
     let name = format!("book-{i}");
-    let problems =
-        match e.kind.as_str() {
-            "cloud-config" => {
-                let m = machine(&name, "instance-id: book-example\n", &e.text);
-                let file = m.dir.join("user-data.yaml");
-                std::fs::write(&file, &e.text).unwrap();
-                let mut problems = schema(&file);
-                problems.extend(boot(&m, &e.expect));
-                problems
-            }
-            "network-config" => {
-                let dir = std::env::temp_dir().join(format!("ember-{name}-{}", std::process::id()));
-                let _ = std::fs::remove_dir_all(&dir);
-                std::fs::create_dir_all(&dir).unwrap();
-                let file = dir.join("network-config.yaml");
-                std::fs::write(&file, &e.text).unwrap();
-                let problems = net_convert(&file, &dir);
-                let _ = std::fs::remove_dir_all(&dir);
-                problems
-            }
-            "meta-data" => boot(&machine(&name, &e.text, "#cloud-config\n{}\n"), &e.expect),
-            other => return Err(format!(
+    let problems = match e.kind.as_str() {
+        "cloud-config" => {
+            let m = machine(&name, "instance-id: book-example\n", &e.text);
+            let file = m.dir.join("user-data.yaml");
+            std::fs::write(&file, &e.text).unwrap();
+            let mut problems = schema(&file);
+            problems.extend(boot(&m, &e.expect));
+            problems
+        }
+        "network-config" => {
+            let dir = std::env::temp_dir().join(format!("ember-{name}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).unwrap();
+            let file = dir.join("network-config.yaml");
+            std::fs::write(&file, &e.text).unwrap();
+            let problems = net_convert(&file, &dir);
+            let _ = std::fs::remove_dir_all(&dir);
+            problems
+        }
+        "meta-data" => boot(&machine(&name, &e.text, "#cloud-config\n{}\n"), &e.expect),
+        other => {
+            return Err(format!(
                 "a yaml block of kind {other:?} (want cloud-config, network-config or meta-data)"
-            )),
-        };
+            ))
+        }
+    };
     if problems.is_empty() {
         Ok(())
     } else {

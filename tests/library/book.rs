@@ -1,15 +1,19 @@
 //! The manual's module pages (docs/src/modules/NAME.md) begin with facts generated from the
 //! module table (`ember_core::module_specs`), and the book's contents list every module, so the
-//! pages cannot drift from what ember runs. Each page's generated block sits between markers;
+//! pages cannot drift from what ember runs. The datasource pages begin with the dispatch
+//! table's facts (`ember::datasource::DATASOURCES`) the same way. Each page's generated block sits between markers;
 //! what follows them is written by hand (what ember does, examples, differences). A page that
 //! is missing or stale fails here; `EMBER_BLESS=1 cargo test --test library book` writes the
 //! blocks (a new page gets the support table's row as its first text).
 
+use ember::datasource::{Datasource, DATASOURCES};
 use ember_core::module_specs::{Spec, Stage, MODULES};
 use ember_core::state::Frequency;
 use std::path::{Path, PathBuf};
 
 const BEGIN: &str = "<!-- generated from crates/core/src/module_specs.rs: EMBER_BLESS=1 cargo test --test library book -->";
+const DS_BEGIN: &str =
+    "<!-- generated from src/datasource/table.rs: EMBER_BLESS=1 cargo test --test library book -->";
 const END: &str = "<!-- generated:end -->";
 
 fn docs() -> PathBuf {
@@ -151,4 +155,113 @@ fn the_contents_list_every_module_page() {
         .filter(|n| !summary.contains(&format!("(modules/{n}.md)")))
         .collect();
     assert!(missing.is_empty(), "SUMMARY.md lacks: {missing:?}");
+}
+
+/// The manual's page for a datasource: several share one (ConfigDrive is on OpenStack's,
+/// OVF on VMware's); None has none.
+fn ds_page(ds: &dyn Datasource) -> Option<String> {
+    let slug = match ds.cloud_init_name() {
+        "None" => return None,
+        "ConfigDrive" => "openstack".into(),
+        "OVF" => "vmware".into(),
+        "IBMCloud" => "ibm-cloud".into(),
+        other => other.to_lowercase(),
+    };
+    Some(slug)
+}
+
+/// Text for the page's Markdown, where `<version>` would be taken for an HTML tag.
+fn html_text(s: &str) -> String {
+    s.replace('<', "&lt;").replace('>', "&gt;")
+}
+
+fn events(list: &[ember::datasource::events::Event]) -> String {
+    let names: Vec<&str> = list.iter().map(|e| e.name()).collect();
+    list_of(&names)
+}
+
+fn list_of(items: &[&str]) -> String {
+    list(items, "none")
+}
+
+/// The datasources on one page, with their places in the dispatch table.
+type OnPage = Vec<(usize, &'static dyn Datasource)>;
+
+/// The facts of the datasources on one page.
+fn ds_facts(on_page: &OnPage) -> String {
+    let mut out = format!("{DS_BEGIN}\n\n");
+    for (place, ds) in on_page {
+        let rows = [
+            (
+                "name in `datasource_list` and `ds=`",
+                format!("`{}`", ds.cloud_init_name()),
+            ),
+            (
+                "ember's name (status.json's `datasource`)",
+                format!("`{}`", ds.name()),
+            ),
+            (
+                "tried",
+                format!(
+                    "{} of {} (cloud-init's default order)",
+                    place + 1,
+                    DATASOURCES.len()
+                ),
+            ),
+            (
+                "evidence it needs of its own",
+                html_text(ds.evidence_wanted()),
+            ),
+            (
+                "network rendered again on",
+                events(ds.default_update_events()),
+            ),
+            ("events it supports", events(ds.supported_update_events())),
+        ];
+        out.push_str("| | |\n|---|---|\n");
+        for (k, v) in rows {
+            out.push_str(&format!("| {k} | {v} |\n"));
+        }
+        out.push('\n');
+    }
+    out.push_str(END);
+    out
+}
+
+#[test]
+fn every_datasource_page_begins_with_the_tables_facts() {
+    let dir = docs().join("datasources");
+    let mut pages: Vec<(String, OnPage)> = Vec::new();
+    for (place, ds) in DATASOURCES.iter().copied().enumerate() {
+        let Some(slug) = ds_page(ds) else { continue };
+        match pages.iter_mut().find(|(s, _)| *s == slug) {
+            Some((_, list)) => list.push((place, ds)),
+            None => pages.push((slug, vec![(place, ds)])),
+        }
+    }
+    let mut stale = Vec::new();
+    for (slug, on_page) in &pages {
+        let path = dir.join(format!("{slug}.md"));
+        let Ok(old) = std::fs::read_to_string(&path) else {
+            stale.push(format!("{slug}: no page"));
+            continue;
+        };
+        let (title, rest) = old.split_once('\n').unwrap_or((&old, ""));
+        let body = match rest.split_once(END) {
+            Some((_, after)) => after.to_string(),
+            None => format!("\n\n## What ember does\n{rest}"),
+        };
+        let want = format!("{title}\n\n{}{body}", ds_facts(on_page));
+        if old != want {
+            if bless() {
+                std::fs::write(&path, &want).unwrap();
+            } else {
+                stale.push(slug.clone());
+            }
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "datasource pages missing or stale (EMBER_BLESS=1 cargo test --test library book): {stale:?}"
+    );
 }
