@@ -101,6 +101,8 @@ fn machine(name: &str, meta_data: &str, user_data: &str) -> Machine {
     m.write(t, "etc/hostname", b"debian\n");
     std::fs::create_dir_all(t.join("root")).unwrap();
     std::fs::create_dir_all(t.join("home")).unwrap();
+    // The running kernel's pool, which seed_random feeds: a file standing for it.
+    m.write(&m.host, "dev/urandom", b"");
     let cfg = "users: [default]\nsystem_info:\n  default_user:\n    name: debian\n    groups: [adm, sudo]\n    shell: /bin/bash\n";
     m.write(t, "etc/cloud/cloud.cfg", cfg.as_bytes());
     let files = [("meta-data", meta_data), ("user-data", user_data)];
