@@ -170,6 +170,20 @@ free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
 
+# ssh_retry COMMAND…: COMMAND (an ssh invocation) tried again while it exits 255 (ssh's own
+# connection error), SSH_TRIES times in all (3): ember-hostkeys reloads sshd once the RSA key is
+# made, and sshd re-executes itself then, not listening for a moment.
+ssh_retry() {
+    local rc
+    for _ in $(seq "${SSH_TRIES:-3}"); do
+        rc=0
+        "$@" || rc=$?
+        [ $rc -eq 255 ] || return $rc
+        sleep 1
+    done
+    return $rc
+}
+
 # boot NAME [--disk F]… [--cdrom F] [--net PORT] [--dns PORT] [--ssh PORT] [--mac MAC]
 #      [--append ARGS] [--initrd F] [--timeout S] [--memory MIB] [--smbios SPEC]
 #      [--serial2 SOCKET] [--dead-nic] [--vanishing-cdrom F]

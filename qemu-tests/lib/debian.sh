@@ -209,7 +209,7 @@ guest_poweroff() {
     local vm=$1 try rc
     for try in 1 2 3; do
         rc=0
-        guest sudo poweroff || rc=$?
+        SSH_TRIES=1 guest sudo poweroff || rc=$?
         echo "poweroff attempt $try: ssh exited $rc"
         for _ in $(seq 60); do
             kill -0 "$vm" 2>/dev/null || break 2

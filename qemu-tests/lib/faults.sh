@@ -137,20 +137,13 @@ fault_service() {
     esac
 }
 
-# fault_ssh PORT COMMAND…: COMMAND on the guest as packer. A refused connection (ssh's 255)
-# is tried again, FAULT_SSH_TRIES times in all (3): ember-hostkeys reloads sshd once the RSA
-# key is made, and sshd re-executes itself then, not listening for a moment.
+# fault_ssh PORT COMMAND…: COMMAND on the guest as packer (a refused connection is tried
+# again: ssh_retry).
 fault_ssh() {
-    local port=$1 rc
+    local port=$1
     shift
-    for _ in $(seq "${FAULT_SSH_TRIES:-3}"); do
-        rc=0
-        timeout 120 ssh -q -o BatchMode=yes -o ConnectTimeout=10 -o StrictHostKeyChecking=no \
-            -o UserKnownHostsFile=/dev/null -i "$FAULT_KEY" -p "$port" packer@127.0.0.1 "$@" || rc=$?
-        [ $rc -eq 255 ] || return $rc
-        sleep 1
-    done
-    return $rc
+    ssh_retry timeout 120 ssh -q -o BatchMode=yes -o ConnectTimeout=10 -o StrictHostKeyChecking=no \
+        -o UserKnownHostsFile=/dev/null -i "$FAULT_KEY" -p "$port" packer@127.0.0.1 "$@"
 }
 
 # fault_want CELL: the exit code cloud-init's waiter must get in CELL (STACK/FAULT): 0 when the
@@ -235,7 +228,7 @@ fault_cell() {
     # As debian.sh's guest_poweroff: an attempt can meet sshd re-executing itself (ember-hostkeys
     # reloads it) and never arrive.
     for _ in 1 2 3; do
-        FAULT_SSH_TRIES=1 fault_ssh "$ssh_port" sudo poweroff 2>/dev/null || true
+        SSH_TRIES=1 fault_ssh "$ssh_port" sudo poweroff 2>/dev/null || true
         for _ in $(seq 30); do
             kill -0 $vm 2>/dev/null || break 2
             sleep 1

@@ -150,9 +150,9 @@ package_boot() {
     done
 }
 
-# guest COMMAND…: COMMAND on the guest as tester.
+# guest COMMAND…: COMMAND on the guest as tester (a refused connection is tried again: ssh_retry).
 guest() {
-    timeout 90 ssh -q -o BatchMode=yes -o ConnectTimeout=10 -o StrictHostKeyChecking=no \
+    ssh_retry timeout 90 ssh -q -o BatchMode=yes -o ConnectTimeout=10 -o StrictHostKeyChecking=no \
         -o UserKnownHostsFile="$CASE_DIR/known_hosts" -i "$KEY" -p "$SSH_PORT" tester@127.0.0.1 "$@"
 }
 
