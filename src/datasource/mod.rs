@@ -72,6 +72,7 @@ use crate::status::Evidence;
 pub use instance::{InstanceData, PublicKey};
 pub use link::Link;
 use serde_json::Value;
+use std::borrow::Cow;
 pub(crate) use table::claimed_elsewhere;
 pub use table::{by_name, DATASOURCES};
 
@@ -121,12 +122,12 @@ pub trait Datasource: Sync {
     /// The datasource's network config as the target's network stack (`None`: none
     /// installed) gets it: cloud-init builds some configs knowing its renderer. Asked at the
     /// local stage, where the root is mounted; the fetch may run before. As given by default.
-    fn network_for_stack(
+    fn network_for_stack<'a>(
         &self,
-        config: Value,
+        config: &'a Value,
         _stack: Option<crate::network::stack::Stack>,
-    ) -> Value {
-        config
+    ) -> Cow<'a, Value> {
+        Cow::Borrowed(config)
     }
     /// cloud-init's `default_update_events` (network scope): when the network is rendered
     /// again unless the config's `updates` says otherwise (events.rs). A new instance only.

@@ -149,7 +149,8 @@ pub fn main(args: &[OsString]) -> i32 {
         return 1;
     };
     let id = handoff["instance_id"].as_str().unwrap_or_default();
-    network::apply(&ctx, &mut rec, root, id, &network, &cfg);
+    let stack = crate::network::stack::Choice::of(root, &cfg);
+    network::apply(&ctx, &mut rec, root, id, &network, &cfg, stack);
     if ctx.target_path == std::path::Path::new("/") {
         network::reload(&mut rec, root);
     }

@@ -36,6 +36,7 @@ pub fn apply(
     instance_id: &str,
     network: &Value,
     cfg: &Value,
+    stack: stack::Choice,
 ) {
     if network.get("disabled").is_some() {
         return;
@@ -46,7 +47,7 @@ pub fn apply(
     if unchanged && !every_boot(rec, cfg) {
         return; // Rendered for this instance and these NICs: the same on every boot.
     }
-    let written = render(ctx, rec, root, network, cfg);
+    let written = render(ctx, rec, root, network, stack);
     forget_previous(rec, root, &previous, &macs, &written);
     let Some((renderer, files)) = written else {
         return;
@@ -132,7 +133,7 @@ fn render(
     rec: &mut Recorder,
     root: &Root,
     network: &Value,
-    cfg: &Value,
+    stack: stack::Choice,
 ) -> Option<(String, Vec<String>)> {
     let source = network["source"].as_str().unwrap_or("fallback");
     let given = parsed_again(ctx, network);
@@ -149,12 +150,11 @@ fn render(
     };
     // No NIC for the fallback: nothing was asked for, so nothing to say.
     let model = model?;
-    let (chosen, problems) = stack::choose(root, stack::wanted(cfg).as_deref());
-    for why in problems {
+    for why in stack.problems {
         let d = Diag::warning(Reason::NetworkRenderer, why).file("system_info.network.renderers");
         rec.record(d);
     }
-    let Some(chosen) = chosen else {
+    let Some(chosen) = stack.stack else {
         // Only a config someone gave is worth a warning; a root without a network stack (a
         // container image, a rescue system) does not want the fallback.
         if source != "fallback" {

@@ -138,9 +138,9 @@ fn network_config(
         }
     }
     if let Some((source, config)) = &chosen.data.network_config {
-        let config = &match crate::datasource::by_name(&chosen.data.datasource) {
-            Some(ds) => ds.network_for_stack(config.clone(), stack),
-            None => config.clone(),
+        let config = &*match crate::datasource::by_name(&chosen.data.datasource) {
+            Some(ds) => ds.network_for_stack(config, stack),
+            None => std::borrow::Cow::Borrowed(config),
         };
         if network::is_disabled(config) {
             return json!({"disabled": format!("{source}: config: disabled")});
@@ -349,11 +349,11 @@ pub fn record(
         }
     }
     // The stack the network stage renders for (its problems are reported there).
-    let wanted = network::stack::wanted(&merged.config);
-    let (stack, _) = network::stack::choose(root, wanted.as_deref());
-    let network = network_config(ctx, rec, chosen, &merged.system_cfg, stack);
+    let stack = network::stack::Choice::of(root, &merged.config);
+    let network = network_config(ctx, rec, chosen, &merged.system_cfg, stack.stack);
     run.json(rec, RunPaths::NETWORK_CONFIG, &network, 0o600);
-    super::network::apply(ctx, rec, root, &data.instance_id, &network, &merged.config);
+    let id = &data.instance_id;
+    super::network::apply(ctx, rec, root, id, &network, &merged.config, stack);
     // Then instance data (public and sensitive) and the merged config, each made when written.
     let full = &merged.instance_data;
     let public = instance_data::redact(full);

@@ -265,3 +265,36 @@ fn every_datasource_page_begins_with_the_tables_facts() {
         "datasource pages missing or stale (EMBER_BLESS=1 cargo test --test library book): {stale:?}"
     );
 }
+
+const DIFFERENCES: &str = "## Differences from cloud-init";
+/// How a page says it has no difference of its own (the differences page need not link it).
+const NONE_OF_ITS_OWN: &str = "No difference of its own";
+
+#[test]
+fn every_module_and_datasource_page_says_how_it_differs_and_the_differences_page_links_it() {
+    let index = std::fs::read_to_string(docs().join("differences.md")).unwrap();
+    let mut wrong = Vec::new();
+    for dir in ["modules", "datasources"] {
+        for entry in std::fs::read_dir(docs().join(dir)).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if name == "index.md" {
+                continue;
+            }
+            let page = std::fs::read_to_string(&path).unwrap();
+            let Some((_, section)) = page.split_once(DIFFERENCES) else {
+                wrong.push(format!("{dir}/{name}: no \"{DIFFERENCES}\""));
+                continue;
+            };
+            let own = !section.trim_start().starts_with(NONE_OF_ITS_OWN);
+            let link = format!("({dir}/{name}#differences-from-cloud-init)");
+            if own != index.contains(&link) {
+                wrong.push(format!(
+                    "{dir}/{name}: has differences {own}, linked {}",
+                    !own
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}

@@ -102,7 +102,7 @@ pub static READER: Reader = Reader {
         ("grub_dpkg", GRUB_DPKG),
         (
             "grub-dpkg",
-            Shape::Deprecated(&Shape::Dict(&Shape::Any), "deprecated: use grub_dpkg"),
+            Shape::Deprecated(&Shape::Dict(&Shape::Any), "use grub_dpkg"),
         ),
     ],
     read: |cfg, d| {

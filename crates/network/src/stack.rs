@@ -83,6 +83,21 @@ pub fn wanted(cfg: &serde_json::Value) -> Option<Vec<String>> {
     )
 }
 
+/// The stack an image renders for and what its list got wrong: chosen once per boot, so the
+/// datasource (EC2's policy routing) and the renderer agree.
+pub struct Choice {
+    pub stack: Option<Stack>,
+    pub problems: Vec<String>,
+}
+
+impl Choice {
+    /// The choice for the merged config `cfg` (its `system_info.network.renderers`).
+    pub fn of(root: &Root, cfg: &serde_json::Value) -> Choice {
+        let (stack, problems) = choose(root, wanted(cfg).as_deref());
+        Choice { stack, problems }
+    }
+}
+
 /// The stack to render for: the first installed one of `wanted` (the image's
 /// `system_info.network.renderers`) or of cloud-init's default order. Unknown names are
 /// reported and skipped.

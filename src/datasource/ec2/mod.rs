@@ -28,6 +28,7 @@ use crate::secret::Secret;
 use crate::status::Evidence;
 use network::NicMeta;
 use serde_json::{json, Map, Value};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 pub struct Ec2;
@@ -59,10 +60,10 @@ impl Datasource for Ec2 {
     /// v2 reading has no routing policy. ifupdown and NetworkManager keyfiles cannot say
     /// EC2's rules, which have no priority: left out there, as cloud-init does, rather than
     /// a warning for each that ends a good boot degraded.
-    fn network_for_stack(&self, config: Value, stack: Option<Stack>) -> Value {
+    fn network_for_stack<'a>(&self, config: &'a Value, stack: Option<Stack>) -> Cow<'a, Value> {
         match stack {
-            Some(Stack::Netplan | Stack::Networkd) => config,
-            _ => network::without_policy_routing(config),
+            Some(Stack::Netplan | Stack::Networkd) => Cow::Borrowed(config),
+            _ => Cow::Owned(network::without_policy_routing(config.clone())),
         }
     }
 

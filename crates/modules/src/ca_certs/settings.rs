@@ -31,7 +31,7 @@ pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> Option<Settings> {
             ("ca_certs", new)
         }
         (None, Some(old)) => {
-            let msg = "deprecated: use ca_certs";
+            let msg = "use ca_certs";
             diags.push(Diag::deprecated(Reason::Deprecated, msg).key("ca-certs"));
             ("ca-certs", old)
         }
@@ -56,7 +56,7 @@ fn remove_defaults(cc: &Value, key: &str, diags: &mut Vec<Diag>) -> bool {
     let old_key = format!("{key}.remove-defaults");
     let old = flag(cc.get("remove-defaults"), &old_key, diags);
     if old.is_some() {
-        let msg = "deprecated: use remove_defaults";
+        let msg = "use remove_defaults";
         diags.push(Diag::deprecated(Reason::Deprecated, msg).key(old_key));
     }
     old.unwrap_or(false)

@@ -70,7 +70,7 @@ fn either(cfg: &Value, new: &str, old: &str, diags: &mut Vec<Diag>) -> bool {
     let a = flag(cfg.get(new), new, diags).unwrap_or(false);
     let b = flag(cfg.get(old), old, diags);
     if b.is_some() {
-        let msg = format!("deprecated: use {new}");
+        let msg = format!("use {new}");
         diags.push(Diag::deprecated(Reason::Deprecated, msg).key(old));
     }
     a || b.unwrap_or(false)

@@ -74,7 +74,7 @@ const NAMES: &[(&str, Option<&str>)] = &[
 ];
 
 const STRS: Shape = list(&Shape::Str, 0);
-const OLD: &str = "deprecated: use the spelling with underscores";
+const OLD: &str = "use the spelling with underscores";
 const RHSM: Shape = Shape::Map(&Fields {
     fields: &[
         ("username", Shape::Str),
@@ -135,7 +135,7 @@ pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> Option<Settings> {
             "username" => s.username = text(v, &at, diags),
             "org" => {
                 if v.is_number() {
-                    let msg = "deprecated: give org as a string";
+                    let msg = "give org as a string";
                     diags.push(Diag::deprecated(Reason::Deprecated, msg).key(&at));
                 }
                 s.org = text(v, &at, diags);
@@ -163,7 +163,7 @@ fn get<'a>(
     let old = NAMES.iter().find(|(n, _)| *n == name).and_then(|(_, o)| *o);
     let old_v = old.and_then(|o| map.get(o).map(|v| (o, v)));
     if let Some((o, _)) = old_v {
-        let msg = format!("deprecated: use {name}");
+        let msg = format!("use {name}");
         diags.push(Diag::deprecated(Reason::Deprecated, msg).key(format!("rh_subscription.{o}")));
     }
     let found = match (map.get(name), old_v) {

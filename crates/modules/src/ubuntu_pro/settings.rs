@@ -102,7 +102,7 @@ pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> Option<Settings> {
     }
     let mut key = old.first().copied();
     if let Some(k) = key {
-        let msg = "deprecated: use ubuntu_pro";
+        let msg = "use ubuntu_pro";
         diags.push(Diag::deprecated(Reason::Deprecated, msg).key(k));
     }
     if cfg.get("ubuntu_pro").is_some() {
