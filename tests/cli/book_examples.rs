@@ -12,6 +12,7 @@
 //! scratch machine does not have): the boot must give it, and nothing else. A YAML block
 //! without a kind fails here, so no example escapes.
 
+use crate::common::target::Accounts;
 use crate::common::{self, Machine};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -93,10 +94,12 @@ fn all_examples() -> Vec<Example> {
 fn machine(name: &str, meta_data: &str, user_data: &str) -> Machine {
     let m = Machine::new(name);
     let t = &m.target;
-    m.write(t, "etc/passwd", b"root:x:0:0:root:/root:/bin/bash\n");
-    m.write(t, "etc/shadow", b"root:*:19000:0:99999:7:::\n");
-    m.write(t, "etc/group", b"root:x:0:\nsudo:x:27:\nadm:x:4:\n");
-    m.write(t, "etc/gshadow", b"root:*::\nsudo:*::\nadm:*::\n");
+    Accounts::root()
+        .group("sudo", 27)
+        .group("adm", 4)
+        .shadow()
+        .gshadow()
+        .write(t);
     m.write(t, "etc/hosts", b"127.0.0.1 localhost\n");
     m.write(t, "etc/hostname", b"debian\n");
     std::fs::create_dir_all(t.join("root")).unwrap();

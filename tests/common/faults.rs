@@ -205,13 +205,7 @@ pub fn initrd_command(m: &super::Machine, args: &[&str]) -> Command {
 /// and `extra` appended to the image's `ember: limits:`.
 pub fn cloud_target(m: &super::Machine, extra_limits: &str) {
     let t = &m.target;
-    m.write(
-        t,
-        "etc/passwd",
-        b"root:x:0:0:root:/root:/bin/bash\nadmin:x:1000:1000::/home/admin:/bin/bash\n",
-    );
-    m.write(t, "etc/group", b"root:x:0:\nadmin:x:1000:\n");
-    std::fs::create_dir_all(t.join("home/admin")).unwrap();
+    super::target::Accounts::root().user("admin").write(t);
     std::fs::create_dir_all(t.join("root")).unwrap();
     let cfg = format!(
         "users: [default]\nsystem_info:\n  default_user:\n    name: admin\nember:\n  limits:\n    request_timeout_ms: 2000\n    datasource_timeout_ms: 8000\n{extra_limits}"

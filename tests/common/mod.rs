@@ -7,6 +7,7 @@ pub mod emulator;
 pub mod faults;
 pub mod loopdev;
 pub mod netns;
+pub mod target;
 
 use serde_json::Value;
 use std::os::unix::fs::PermissionsExt;

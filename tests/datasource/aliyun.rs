@@ -7,6 +7,7 @@
 
 use crate::common;
 use crate::common::emulator;
+use crate::common::target::Accounts;
 use common::{stderr, Machine};
 use emulator::aliyun::{self as md, Server};
 use emulator::{ok, status, Answer};
@@ -33,13 +34,7 @@ pub(crate) fn ecs(name: &str, server: &Server) -> Machine {
 fn target(m: &Machine) {
     let t = &m.target;
     m.write(t, NETWORKD, b"");
-    m.write(
-        t,
-        "etc/passwd",
-        b"root:x:0:0:root:/root:/bin/bash\necs-user:x:1000:1000::/home/ecs-user:/bin/bash\n",
-    );
-    m.write(t, "etc/group", b"root:x:0:\necs-user:x:1000:\n");
-    std::fs::create_dir_all(t.join("home/ecs-user")).unwrap();
+    Accounts::root().user("ecs-user").write(t);
     std::fs::create_dir_all(t.join("root")).unwrap();
     let cfg = "users: [default]\nsystem_info:\n  default_user:\n    name: ecs-user\nember:\n  limits:\n    request_timeout_ms: 2000\n    datasource_timeout_ms: 8000\n";
     m.write(t, "etc/cloud/cloud.cfg", cfg.as_bytes());

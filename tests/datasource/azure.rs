@@ -8,6 +8,7 @@
 
 use crate::common;
 use crate::common::emulator;
+use crate::common::target::Accounts;
 use common::{stderr, Machine};
 use emulator::azure::{self as md, Server};
 use emulator::{status, Answer};
@@ -20,9 +21,7 @@ pub(crate) fn azure_machine(name: &str, server: &Server) -> Machine {
     m.dmi("product_uuid", md::SYSTEM_UUID);
     let t = &m.target;
     m.write(t, "usr/lib/systemd/systemd-networkd", b"");
-    m.write(t, "etc/passwd", b"root:x:0:0:root:/root:/bin/bash\n");
-    m.write(t, "etc/shadow", b"root:*:19000:0:99999:7:::\n");
-    m.write(t, "etc/group", b"root:x:0:\nsudo:x:27:\n");
+    Accounts::root().group("sudo", 27).shadow().write(t);
     std::fs::create_dir_all(t.join("root")).unwrap();
     std::fs::create_dir_all(t.join("home")).unwrap();
     let cfg = "users: [default]\nsystem_info:\n  default_user:\n    name: debian\nember:\n  limits:\n    request_timeout_ms: 2000\n    datasource_timeout_ms: 8000\n";

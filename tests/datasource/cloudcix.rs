@@ -7,6 +7,7 @@
 
 use crate::common;
 use crate::common::emulator;
+use crate::common::target::Accounts;
 use common::{stderr, Machine};
 use emulator::cloudcix::{self as cix, Server};
 use emulator::{ok, status};
@@ -16,13 +17,7 @@ pub(crate) fn machine(name: &str, url: &str) -> Machine {
     m.dmi("product_name", "CloudCIX");
     let t = &m.target;
     m.write(t, "usr/lib/systemd/systemd-networkd", b"");
-    m.write(
-        t,
-        "etc/passwd",
-        b"root:x:0:0:root:/root:/bin/bash\nadmin:x:1000:1000::/home/admin:/bin/bash\n",
-    );
-    m.write(t, "etc/group", b"root:x:0:\nadmin:x:1000:\n");
-    std::fs::create_dir_all(t.join("home/admin")).unwrap();
+    Accounts::root().user("admin").write(t);
     let cfg = "users: [default]\nsystem_info:\n  default_user:\n    name: admin\nember:\n  limits:\n    request_timeout_ms: 1000\n    datasource_timeout_ms: 6000\n";
     m.write(t, "etc/cloud/cloud.cfg", cfg.as_bytes());
     for (file, value) in [("address", cix::MAC), ("type", "1"), ("carrier", "1")] {

@@ -6,6 +6,7 @@
 
 use crate::common;
 use crate::common::emulator::cloudsigma::{self as cs, Fault, Host};
+use crate::common::target::Accounts;
 use common::{stderr, Machine};
 use std::time::{Duration, Instant};
 
@@ -15,13 +16,7 @@ fn server(name: &str, host: &Host) -> Machine {
     m.dmi("sys_vendor", "CloudSigma");
     std::os::unix::fs::symlink(host.pty(), m.host.join("dev/ttyS1")).unwrap();
     let t = &m.target;
-    m.write(
-        t,
-        "etc/passwd",
-        b"root:x:0:0:root:/root:/bin/bash\nadmin:x:1000:1000::/home/admin:/bin/bash\n",
-    );
-    m.write(t, "etc/group", b"root:x:0:\nadmin:x:1000:\n");
-    std::fs::create_dir_all(t.join("home/admin")).unwrap();
+    Accounts::root().user("admin").write(t);
     let cfg = "users: [default]\nsystem_info:\n  default_user:\n    name: admin\nember:\n  limits:\n    request_timeout_ms: 1500\n    datasource_timeout_ms: 4000\n";
     m.write(t, "etc/cloud/cloud.cfg", cfg.as_bytes());
     m

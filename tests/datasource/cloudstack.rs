@@ -7,6 +7,7 @@
 
 use crate::common;
 use crate::common::emulator;
+use crate::common::target::Accounts;
 use common::{stderr, Machine};
 use emulator::cloudstack::{self as md, Server};
 use emulator::{ok, status, Answer};
@@ -17,18 +18,7 @@ pub(crate) fn cs_vm(name: &str, server: &Server) -> Machine {
     m.dmi("sys_vendor", "Apache Software Foundation");
     m.dmi("product_name", "CloudStack KVM Hypervisor");
     let t = &m.target;
-    m.write(
-        t,
-        "etc/passwd",
-        b"root:x:0:0:root:/root:/bin/bash\ncloud:x:1000:1000::/home/cloud:/bin/bash\n",
-    );
-    m.write(
-        t,
-        "etc/shadow",
-        b"root:*:19000:0:99999:7:::\ncloud:!:19000:0:99999:7:::\n",
-    );
-    m.write(t, "etc/group", b"root:x:0:\ncloud:x:1000:\n");
-    std::fs::create_dir_all(t.join("home/cloud")).unwrap();
+    Accounts::root().user("cloud").shadow().write(t);
     std::fs::create_dir_all(t.join("root")).unwrap();
     let cfg = format!("users: [default]\nsystem_info:\n  default_user:\n    name: cloud\ndatasource:\n  CloudStack:\n    password_server_port: {}\nember:\n  limits:\n    request_timeout_ms: 2000\n    datasource_timeout_ms: 8000\n", server.password_port);
     m.write(t, "etc/cloud/cloud.cfg", cfg.as_bytes());

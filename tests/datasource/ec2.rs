@@ -5,6 +5,7 @@
 
 use crate::common;
 use crate::common::emulator;
+use crate::common::target::Accounts;
 use common::{stderr, Machine};
 use emulator::ec2::{self as imds, Imds};
 use emulator::{ok, status, Answer};
@@ -26,13 +27,7 @@ pub(crate) fn aws_machine(name: &str, server: &Imds) -> Machine {
 fn target(m: &Machine, extra_cfg: &str) {
     let t = &m.target;
     m.write(t, NETWORKD, b"");
-    m.write(
-        t,
-        "etc/passwd",
-        b"root:x:0:0:root:/root:/bin/bash\nadmin:x:1000:1000::/home/admin:/bin/bash\n",
-    );
-    m.write(t, "etc/group", b"root:x:0:\nadmin:x:1000:\n");
-    std::fs::create_dir_all(t.join("home/admin")).unwrap();
+    Accounts::root().user("admin").write(t);
     std::fs::create_dir_all(t.join("root")).unwrap();
     let cfg = format!(
         "users: [default]\nsystem_info:\n  default_user:\n    name: admin\nember:\n  limits:\n    request_timeout_ms: 2000\n    datasource_timeout_ms: 8000\n{extra_cfg}"

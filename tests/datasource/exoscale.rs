@@ -8,6 +8,7 @@
 
 use crate::common;
 use crate::common::emulator;
+use crate::common::target::Accounts;
 use common::{stderr, Machine};
 use emulator::cloudstack::{self as md, Server};
 use emulator::{ok, status, Answer};
@@ -25,18 +26,7 @@ pub(crate) fn exoscale_vm(name: &str, server: &Server) -> Machine {
 
 fn target(m: &Machine, password_port: u16) {
     let t = &m.target;
-    m.write(
-        t,
-        "etc/passwd",
-        b"root:x:0:0:root:/root:/bin/bash\nubuntu:x:1000:1000::/home/ubuntu:/bin/bash\n",
-    );
-    m.write(
-        t,
-        "etc/shadow",
-        b"root:*:19000:0:99999:7:::\nubuntu:!:19000:0:99999:7:::\n",
-    );
-    m.write(t, "etc/group", b"root:x:0:\nubuntu:x:1000:\n");
-    std::fs::create_dir_all(t.join("home/ubuntu")).unwrap();
+    Accounts::root().user("ubuntu").shadow().write(t);
     std::fs::create_dir_all(t.join("root")).unwrap();
     let cfg = format!("users: [default]\nsystem_info:\n  default_user:\n    name: ubuntu\ndatasource:\n  Exoscale:\n    password_server_port: {password_port}\nember:\n  limits:\n    request_timeout_ms: 2000\n    datasource_timeout_ms: 8000\n");
     m.write(t, "etc/cloud/cloud.cfg", cfg.as_bytes());

@@ -8,6 +8,7 @@
 use crate::common;
 use crate::common::emulator::maas::{self as md, Server};
 use crate::common::emulator::{status, Answer};
+use crate::common::target::Accounts;
 use common::{stderr, Machine};
 use std::time::{Duration, Instant};
 
@@ -23,13 +24,7 @@ pub(crate) fn config(server: &Server, token_secret: &str) -> String {
 pub(crate) fn node(name: &str, ds_config: &str) -> Machine {
     let m = Machine::new(name);
     let t = &m.target;
-    m.write(
-        t,
-        "etc/passwd",
-        b"root:x:0:0:root:/root:/bin/bash\nadmin:x:1000:1000::/home/admin:/bin/bash\n",
-    );
-    m.write(t, "etc/group", b"root:x:0:\nadmin:x:1000:\n");
-    std::fs::create_dir_all(t.join("home/admin")).unwrap();
+    Accounts::root().user("admin").write(t);
     let cfg = "users: [default]\nsystem_info:\n  default_user:\n    name: admin\nember:\n  limits:\n    request_timeout_ms: 1500\n    datasource_timeout_ms: 6000\n";
     m.write(t, "etc/cloud/cloud.cfg", cfg.as_bytes());
     // Where curtin leaves MAAS's settings, 0600 as it writes them.

@@ -4,6 +4,7 @@
 //! instance is kept over it.
 
 use crate::common;
+use crate::common::target::Accounts;
 use common::{stderr, Machine};
 
 const MAC: &str = "52:54:00:12:34:56";
@@ -13,9 +14,7 @@ fn image(name: &str, cfg: &str) -> Machine {
     let m = Machine::new(name);
     let t = &m.target;
     m.write(t, "usr/lib/systemd/systemd-networkd", b"");
-    m.write(t, "etc/passwd", b"root:x:0:0:root:/root:/bin/bash\n");
-    m.write(t, "etc/shadow", b"root:*:19000:0:99999:7:::\n");
-    m.write(t, "etc/group", b"root:x:0:\nsudo:x:27:\n");
+    Accounts::root().group("sudo", 27).shadow().write(t);
     m.write(t, "etc/hostname", b"debian-image.example.org\n");
     std::fs::create_dir_all(t.join("root")).unwrap();
     std::fs::create_dir_all(t.join("home")).unwrap();

@@ -6,6 +6,7 @@
 //! named by line, and passwords and user-data kept out of world-readable files.
 
 use crate::common;
+use crate::common::target::Accounts;
 use base64::Engine;
 use common::{have, stderr, Machine};
 
@@ -19,13 +20,7 @@ fn machine(name: &str) -> Machine {
     let m = Machine::new(name);
     let t = &m.target;
     m.write(t, "usr/lib/systemd/systemd-networkd", b"");
-    m.write(
-        t,
-        "etc/passwd",
-        b"root:x:0:0:root:/root:/bin/bash\nadmin:x:1000:1000::/home/admin:/bin/bash\n",
-    );
-    m.write(t, "etc/group", b"root:x:0:\nadmin:x:1000:\n");
-    std::fs::create_dir_all(t.join("home/admin")).unwrap();
+    Accounts::root().user("admin").write(t);
     let cfg = "users: [default]\nsystem_info:\n  default_user:\n    name: admin\n";
     m.write(t, "etc/cloud/cloud.cfg", cfg.as_bytes());
     for (nic, mac) in [("ens3", MAC0), ("ens4", MAC1)] {

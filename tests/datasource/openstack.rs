@@ -7,6 +7,7 @@
 
 use crate::common;
 use crate::common::emulator;
+use crate::common::target::Accounts;
 use common::{have, stderr, Machine};
 use emulator::openstack::{self as nova, Nova};
 use emulator::{ok, status, Answer};
@@ -18,13 +19,7 @@ fn machine(name: &str) -> Machine {
     let m = Machine::new(name);
     let t = &m.target;
     m.write(t, "usr/lib/systemd/systemd-networkd", b"");
-    m.write(
-        t,
-        "etc/passwd",
-        b"root:x:0:0:root:/root:/bin/bash\nadmin:x:1000:1000::/home/admin:/bin/bash\n",
-    );
-    m.write(t, "etc/group", b"root:x:0:\nadmin:x:1000:\n");
-    std::fs::create_dir_all(t.join("home/admin")).unwrap();
+    Accounts::root().user("admin").write(t);
     let cfg = "users: [default]\nsystem_info:\n  default_user:\n    name: admin\nember:\n  limits:\n    request_timeout_ms: 1000\n    datasource_timeout_ms: 8000\n    file_bytes: 1048576\n";
     m.write(t, "etc/cloud/cloud.cfg", cfg.as_bytes());
     for (nic, mac) in [("ens3", nova::MAC0), ("ens4", nova::MAC1)] {

@@ -8,6 +8,7 @@
 
 use crate::common;
 use crate::common::emulator;
+use crate::common::target::Accounts;
 use common::{stderr, Machine};
 use emulator::oracle::{self as md, Server};
 use emulator::{ok, status};
@@ -37,13 +38,7 @@ fn nic(m: &Machine, name: &str, mac: &str) {
 fn target(m: &Machine, extra: &str) {
     let t = &m.target;
     m.write(t, NETWORKD, b"");
-    m.write(
-        t,
-        "etc/passwd",
-        b"root:x:0:0:root:/root:/bin/bash\nopc:x:1000:1000::/home/opc:/bin/bash\n",
-    );
-    m.write(t, "etc/group", b"root:x:0:\nopc:x:1000:\n");
-    std::fs::create_dir_all(t.join("home/opc")).unwrap();
+    Accounts::root().user("opc").write(t);
     std::fs::create_dir_all(t.join("root")).unwrap();
     let cfg = format!("users: [default]\nsystem_info:\n  default_user:\n    name: opc\nember:\n  limits:\n    request_timeout_ms: 2000\n    datasource_timeout_ms: 8000\n{extra}");
     m.write(t, "etc/cloud/cloud.cfg", cfg.as_bytes());

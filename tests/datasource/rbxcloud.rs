@@ -6,6 +6,7 @@
 //! and the password hash kept out of world-readable files.
 
 use crate::common;
+use crate::common::target::Accounts;
 use common::{have, stderr, Machine};
 
 const MAC: &str = "00:15:5d:ff:0f:03";
@@ -16,9 +17,7 @@ fn machine(name: &str) -> Machine {
     let m = Machine::new(name);
     let t = &m.target;
     m.write(t, "usr/lib/systemd/systemd-networkd", b"");
-    m.write(t, "etc/passwd", b"root:x:0:0:root:/root:/bin/bash\n");
-    m.write(t, "etc/shadow", b"root:*:19000:0:99999:7:::\n");
-    m.write(t, "etc/group", b"root:x:0:\nsudo:x:27:\n");
+    Accounts::root().group("sudo", 27).shadow().write(t);
     m.write(t, "etc/cloud/cloud.cfg", b"users: [default]\n");
     for (file, value) in [("address", MAC), ("type", "1"), ("carrier", "1")] {
         let path = format!("sys/class/net/eth0/{file}");

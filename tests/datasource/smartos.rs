@@ -7,6 +7,7 @@
 
 use crate::common;
 use crate::common::emulator::smartos::{self as md, Agent, Fault};
+use crate::common::target::Accounts;
 use common::{stderr, Machine};
 use std::time::{Duration, Instant};
 
@@ -15,13 +16,7 @@ const NETWORKD: &str = "usr/lib/systemd/systemd-networkd";
 fn target(m: &Machine, extra: &str) {
     let t = &m.target;
     m.write(t, NETWORKD, b"");
-    m.write(
-        t,
-        "etc/passwd",
-        b"root:x:0:0:root:/root:/bin/bash\nadmin:x:1000:1000::/home/admin:/bin/bash\n",
-    );
-    m.write(t, "etc/group", b"root:x:0:\nadmin:x:1000:\n");
-    std::fs::create_dir_all(t.join("home/admin")).unwrap();
+    Accounts::root().user("admin").write(t);
     let cfg = format!("users: [default]\nsystem_info:\n  default_user:\n    name: admin\nember:\n  limits:\n    request_timeout_ms: 2000\n    datasource_timeout_ms: 8000\n{extra}");
     m.write(t, "etc/cloud/cloud.cfg", cfg.as_bytes());
 }

@@ -7,6 +7,7 @@
 //! XML), what is not VMware, and secrets kept out of world-readable files.
 
 use crate::common;
+use crate::common::target::Accounts;
 use common::emulator::vmware as vmw;
 use common::{have, stderr, Machine};
 use std::path::PathBuf;
@@ -15,9 +16,7 @@ fn machine(name: &str) -> Machine {
     let m = Machine::new(name);
     let t = &m.target;
     m.write(t, "usr/lib/systemd/systemd-networkd", b"");
-    m.write(t, "etc/passwd", b"root:x:0:0:root:/root:/bin/bash\n");
-    m.write(t, "etc/shadow", b"root:*:19000:0:99999:7:::\n");
-    m.write(t, "etc/group", b"root:x:0:\nsudo:x:27:\n");
+    Accounts::root().group("sudo", 27).shadow().write(t);
     std::fs::create_dir_all(t.join("home")).unwrap();
     let cfg = "users: [default]\nsystem_info:\n  default_user:\n    name: debian\n";
     m.write(t, "etc/cloud/cloud.cfg", cfg.as_bytes());

@@ -2,6 +2,7 @@
 //! `admin`, short deadlines, NICs in the host tree, and the networkd files ember rendered.
 #![allow(dead_code)] // each cloud's tests use a subset, and each cloud is a feature
 
+use crate::common::target::Accounts;
 use crate::common::Machine;
 
 pub const NETWORKD: &str = "usr/lib/systemd/systemd-networkd";
@@ -31,13 +32,7 @@ pub fn nic(m: &Machine, name: &str, mac: &str) {
 pub fn target(m: &Machine) {
     let t = &m.target;
     m.write(t, NETWORKD, b"");
-    m.write(
-        t,
-        "etc/passwd",
-        b"root:x:0:0:root:/root:/bin/bash\nadmin:x:1000:1000::/home/admin:/bin/bash\n",
-    );
-    m.write(t, "etc/group", b"root:x:0:\nadmin:x:1000:\n");
-    std::fs::create_dir_all(t.join("home/admin")).unwrap();
+    Accounts::root().user("admin").write(t);
     std::fs::create_dir_all(t.join("root")).unwrap();
     let cfg = "users: [default]\nsystem_info:\n  default_user:\n    name: admin\nember:\n  limits:\n    request_timeout_ms: 2000\n    datasource_timeout_ms: 8000\n";
     m.write(t, "etc/cloud/cloud.cfg", cfg.as_bytes());

@@ -6,6 +6,7 @@
 //! (`apt-config`); a missing one prints SKIP, and fails under CI.
 
 use crate::common;
+use crate::common::target::Accounts;
 use common::chroot::Machine;
 use common::text;
 use serde_json::json;
@@ -282,10 +283,11 @@ fn zypper_repo_values_that_span_lines_add_no_section() {
 fn sudo_rules_with_line_breaks_or_continuations_grant_nothing_more() {
     let m = common::Machine::new("values-sudo");
     let t = &m.target;
-    m.write(t, "etc/passwd", b"root:x:0:0:root:/root:/bin/sh\n");
-    m.write(t, "etc/group", b"root:x:0:\n");
-    m.write(t, "etc/shadow", b"root:*:19000:0:99999:7:::\n");
-    m.write(t, "etc/gshadow", b"root:*::\n");
+    Accounts::root()
+        .shell("/bin/sh")
+        .shadow()
+        .gshadow()
+        .write(t);
     let ud = "#cloud-config\nusers:\n\
               - name: ann\n  sudo: ['ALL=(ALL) /bin/ls \\', \"ALL=(ALL) /bin/df\\rmallory ALL=(ALL) NOPASSWD:ALL\"]\n\
               - name: bob\n  sudo: 'ALL=(ALL) /bin/true'\n";

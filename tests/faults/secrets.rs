@@ -4,6 +4,7 @@
 //! redacted tarball are searched for them.
 
 use crate::common;
+use crate::common::target::Accounts;
 use common::faults::files_under;
 use common::{stderr, stdout, Machine};
 use std::io::Read;
@@ -40,10 +41,12 @@ runcmd:
 fn machine() -> Machine {
     let m = Machine::new("secrets");
     let t = &m.target;
-    m.write(t, "etc/passwd", b"root:x:0:0:root:/root:/bin/sh\n");
-    m.write(t, "etc/group", b"root:x:0:\nshadow:x:42:\n");
-    m.write(t, "etc/shadow", b"root:*:19000:0:99999:7:::\n");
-    m.write(t, "etc/gshadow", b"root:*::\nshadow:*::\n");
+    Accounts::root()
+        .shell("/bin/sh")
+        .group("shadow", 42)
+        .shadow()
+        .gshadow()
+        .write(t);
     m.seed_files(
         &m.host,
         "seed",

@@ -4,6 +4,7 @@
 //! Each case names the cloud-init 26 line it follows.
 
 use crate::common;
+use crate::common::target::Accounts;
 use common::{text, Machine};
 use serde_json::Value;
 use std::os::unix::fs::symlink;
@@ -40,12 +41,7 @@ locale: false
 fn machine(name: &str, user_data: &str) -> Machine {
     let m = Machine::new(name);
     let t = &m.target;
-    m.write(
-        t,
-        "etc/passwd",
-        b"root:x:0:0:root:/root:/bin/sh\ndebian:x:1000:1000::/home/debian:/bin/sh\n",
-    );
-    m.write(t, "etc/group", b"root:x:0:\ndebian:x:1000:\n");
+    Accounts::root().shell("/bin/sh").user("debian").write(t);
     m.write(
         t,
         "etc/cloud/cloud.cfg",

@@ -4,6 +4,7 @@
 //! runs before the host keys are made, and what is left for the runner to publish on GCE.
 
 use crate::common;
+use crate::common::target::Accounts;
 
 use common::{have, stdout, Machine};
 use std::os::unix::fs::MetadataExt;
@@ -21,19 +22,13 @@ const ROOT_OPTS: &str = "no-port-forwarding,no-agent-forwarding,no-X11-forwardin
 fn machine(name: &str, sshd_config: &str, user_data: &str) -> Machine {
     let m = Machine::new(name);
     let t = &m.target;
-    m.write(
-        t,
-        "etc/passwd",
-        b"root:x:0:0:root:/root:/bin/bash\ndebian:x:1000:1000::/home/debian:/bin/bash\n",
-    );
-    m.write(t, "etc/group", b"root:x:0:\ndebian:x:1000:\n");
+    Accounts::root().user("debian").write(t);
     m.write(
         t,
         "etc/cloud/cloud.cfg",
         b"users: [default]\nsystem_info:\n  default_user:\n    name: debian\n",
     );
     std::fs::create_dir_all(t.join("root")).unwrap();
-    std::fs::create_dir_all(t.join("home/debian")).unwrap();
     m.write(t, "etc/ssh/sshd_config", sshd_config.as_bytes());
     for f in [
         "ssh_host_ed25519_key",
@@ -454,8 +449,7 @@ fn on_gce_the_host_keys_are_left_for_the_runner_to_publish() {
         m.dmi(f, v);
     }
     let t = &m.target;
-    m.write(t, "etc/passwd", b"root:x:0:0:root:/root:/bin/bash\n");
-    m.write(t, "etc/group", b"root:x:0:\n");
+    Accounts::root().write(t);
     m.write(
         t,
         "etc/cloud/cloud.cfg",

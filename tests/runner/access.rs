@@ -6,6 +6,7 @@
 //! curl in the target, the emulator recording each PUT.
 
 use crate::common;
+use crate::common::target::Accounts;
 use common::chroot::{cannot_chroot, Machine};
 use common::{have, stdout, text};
 use serde_json::{json, Value};
@@ -593,12 +594,7 @@ fn gce_host_keys_are_published_after_the_rsa_key_exists() {
         std::os::unix::fs::PermissionsExt::from_mode(0o755),
     )
     .unwrap();
-    m.write(
-        t,
-        "etc/passwd",
-        b"root:x:0:0:root:/root:/bin/sh\nadmin:x:1000:1000::/home/admin:/bin/sh\n",
-    );
-    m.write(t, "etc/group", b"root:x:0:\nadmin:x:1000:\n");
+    Accounts::root().shell("/bin/sh").user("admin").write(t);
     // The image's locale is set: the locale module (on by default) has nothing to do.
     m.write(t, "etc/default/locale", b"LANG=C.UTF-8\n");
     let cfg = "users: [default]\nsystem_info:\n  default_user:\n    name: admin\nember:\n  limits:\n    request_timeout_ms: 2000\n    datasource_timeout_ms: 8000\n";

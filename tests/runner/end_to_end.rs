@@ -3,6 +3,7 @@
 //! chrooted into it (a static busybox stands for the target's userland).
 
 use crate::common;
+use crate::common::target::Accounts;
 use common::{skip, stderr, stdout, Machine};
 use std::os::unix::fs::symlink;
 use std::process::Command;
@@ -70,9 +71,7 @@ fn seed_to_final_stage() {
     for applet in ["sh", "echo", "id", "cat"] {
         symlink("busybox", t.join("bin").join(applet)).unwrap();
     }
-    m.write(t, "etc/passwd", b"root:x:0:0:root:/root:/bin/sh\n");
-    m.write(t, "etc/group", b"root:x:0:\n");
-    m.write(t, "etc/shadow", b"root:*:19000:0:99999:7:::\n");
+    Accounts::root().shell("/bin/sh").shadow().write(t);
     // A Debian image's locale, already set: the locale module (run by default) leaves it.
     m.write(t, "etc/default/locale", b"LANG=C.UTF-8\n");
     let meta = "instance-id: i-e2e\nlocal-hostname: e2e\n";

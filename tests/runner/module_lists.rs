@@ -3,6 +3,7 @@
 //! ember-initrd's local stage and in the runner's stages, across two boots of one instance.
 
 use crate::common;
+use crate::common::target::Accounts;
 use common::{skip, stderr, stdout, Machine};
 use serde_json::Value;
 use std::os::unix::fs::symlink;
@@ -60,9 +61,7 @@ fn machine() -> Option<Machine> {
     for applet in ["sh", "echo", "cat"] {
         symlink("busybox", t.join("bin").join(applet)).unwrap();
     }
-    m.write(t, "etc/passwd", b"root:x:0:0:root:/root:/bin/sh\n");
-    m.write(t, "etc/group", b"root:x:0:\n");
-    m.write(t, "etc/shadow", b"root:*:19000:0:99999:7:::\n");
+    Accounts::root().shell("/bin/sh").shadow().write(t);
     m.write(t, "etc/cloud/cloud.cfg", CLOUD_CFG.as_bytes());
     m.write(
         t,

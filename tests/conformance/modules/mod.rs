@@ -19,6 +19,7 @@ mod users;
 mod write_files;
 
 use crate::common::chroot::cannot_chroot;
+use crate::common::target::Accounts;
 use crate::common::{run, stderr, Machine, EMBER};
 use crate::differences;
 use std::os::unix::fs::{symlink, MetadataExt, PermissionsExt};
@@ -143,9 +144,7 @@ fn machine(s: &Scenario) -> Machine {
     // busybox has no bash: the upstream scripts' `#!/bin/bash` gets its shell.
     m.write(t, "bin/bash", b"#!/bin/sh\nexec /bin/sh \"$@\"\n");
     std::fs::set_permissions(t.join("bin/bash"), std::fs::Permissions::from_mode(0o755)).unwrap();
-    m.write(t, "etc/passwd", b"root:x:0:0:root:/root:/bin/sh\n");
-    m.write(t, "etc/group", b"root:x:0:\n");
-    m.write(t, "etc/shadow", b"root:*:19000:0:99999:7:::\n");
+    Accounts::root().shell("/bin/sh").shadow().write(t);
     m.write(t, "etc/default/locale", b"LANG=C.UTF-8\n");
     for (path, content) in s.image {
         m.write(t, path, content.as_bytes());

@@ -13,6 +13,7 @@ mod runner;
 mod runtime_files;
 mod templating;
 
+use crate::common::target::Accounts;
 use crate::common::{self, stderr, stdout, Machine};
 use crate::differences;
 use serde_json::Value;
@@ -67,9 +68,11 @@ pub fn runnable(m: &Machine) {
     for applet in ["sh", "echo", "cat", "id"] {
         symlink("busybox", t.join("bin").join(applet)).unwrap();
     }
-    m.write(t, "etc/passwd", b"root:x:0:0:root:/root:/bin/sh\n");
-    m.write(t, "etc/group", b"root:x:0:\nadm:x:4:\n");
-    m.write(t, "etc/shadow", b"root:*:19000:0:99999:7:::\n");
+    Accounts::root()
+        .shell("/bin/sh")
+        .group("adm", 4)
+        .shadow()
+        .write(t);
     m.write(t, "etc/default/locale", b"LANG=C.UTF-8\n");
 }
 
