@@ -45,6 +45,7 @@ pub use ember_core::retry;
 pub use ember_core::root;
 pub mod schema;
 pub use ember_core::secret;
+pub mod measure;
 pub mod seedfs;
 pub mod stages;
 pub use ember_core::state;

@@ -79,6 +79,7 @@ pub fn main(args: impl Iterator<Item = OsString>) -> i32 {
     match args.first().and_then(|a| a.to_str()) {
         Some("net-convert") => return crate::net_convert::main(&args[1..]),
         Some("render") => return super::render_cli::main(&args[1..]),
+        Some("pcr-predict") => return crate::measure::predict::main(&args[1..]),
         // `ember-initrd hotplug …`: a NIC added or removed (the runner's hotplug-hook).
         Some("hotplug") => return super::hotplug::main(&args[1..]),
         _ => {}

@@ -38,6 +38,10 @@ pub fn run(ctx: &mut Ctx) -> Status {
     let Some(chosen) = rec.step("instance", |rec| instance::choose(ctx, rec, target)) else {
         return rec.finish(StageState::Done);
     };
+    // Measured before anything of it is used; an image that requires it stops here without.
+    if !crate::measure::run(ctx, &mut rec, &chosen.data) {
+        return rec.finish(StageState::Done);
+    }
     let system_cfg = rec.step("system config", |rec| {
         let image = rendered_image(ctx, rec, &chosen);
         let mut cfg = system_config(ctx, rec, image.as_ref().unwrap_or(&ctx.image.value));

@@ -8,6 +8,7 @@ pub mod faults;
 pub mod loopdev;
 pub mod netns;
 pub mod target;
+pub mod tpm;
 
 use serde_json::Value;
 use std::os::unix::fs::PermissionsExt;

@@ -57,6 +57,8 @@ pub const STATUS_GRACE: Duration = Duration::from_secs(300);
 pub const ROOT_DELAY: Duration = Duration::from_secs(10);
 /// The systemd initramfs' `udevadm settle` before detection.
 pub const UDEV_SETTLE: Duration = Duration::from_secs(30);
+/// One TPM command (a PCR extend or read) with its retries while the TPM says it is busy.
+pub const TPM_COMMAND: Duration = Duration::from_secs(10);
 /// `lxd waitready` in the lxd module.
 pub const LXD_WAITREADY: Duration = Duration::from_secs(300);
 
@@ -90,6 +92,7 @@ pub fn waits() -> Vec<(&'static str, String)> {
         ),
         ("Azure's ready report", show((r * 3).max(AZURE_REPORT_MIN))),
         ("rtnetlink answer", show(NETLINK_REPLY)),
+        ("One TPM command", show(TPM_COMMAND)),
         ("Root device (busybox /init)", show(ROOT_DELAY)),
         ("udevadm settle (systemd initramfs)", show(UDEV_SETTLE)),
         ("disk_setup's disk to appear", show(DISK_DEVICE_WAIT)),

@@ -349,6 +349,10 @@ reasons! {
     TimezoneUnknown = "timezone-unknown",
     /// A module needs a program the target does not have (named in the message).
     ToolMissing = "tool-missing",
+    /// The TPM refused or failed a measurement (PCR extend), or did not answer in time.
+    TpmFailed = "tpm-failed",
+    /// `ember.measure: required` and the machine has no TPM to measure into.
+    TpmMissing = "tpm-missing",
     /// The uid asked for belongs to another user.
     UidTaken = "uid-taken",
     /// A user-data part of a type ember does not handle; kept unused.

@@ -34,6 +34,32 @@ pub struct Status {
     /// Keyed by the names in `STAGES`.
     #[serde(default)]
     pub stages: BTreeMap<String, StageStatus>,
+    /// What this boot measured into the TPM before using it; absent when nothing was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measured: Option<Measured>,
+}
+
+/// The inputs extended into a PCR (the manual: Measured provisioning). Each event's digest
+/// is public anyway (the PCR can be read by anyone); the words are in the 0600 event log.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Measured {
+    pub pcr: u32,
+    /// The TPM's active banks, each extended with every event: `sha256`.
+    pub banks: Vec<String>,
+    pub events: Vec<MeasuredEvent>,
+    /// The PCR's value per bank once ember's events were extended (lowercase hex).
+    #[serde(default)]
+    pub values: BTreeMap<String, String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct MeasuredEvent {
+    /// `user-data`.
+    pub input: String,
+    /// Whether the instance had it (an absent input is measured as absent).
+    pub present: bool,
+    /// SHA-256 of the event's word, the digest extended into the sha256 bank.
+    pub sha256: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -1,6 +1,7 @@
 //! `ember devel …`, cloud-init's developer tools: `net-convert` and `schema` (older spellings
 //! of the top-level commands), `render` (a user-data template over instance data) and
-//! `make-mime` (a multipart user-data from files), `hotplug-hook` (a NIC added or removed).
+//! `make-mime` (a multipart user-data from files), `hotplug-hook` (a NIC added or removed),
+//! and ember's own `pcr-predict` (what measuring a seed puts in the TPM).
 
 use super::{global_flag, run_command, CliError, Command, Ctx};
 use lexopt::prelude::*;
@@ -20,6 +21,15 @@ const DEVEL: &[Command] = &[
         summary: "re-render the network for a NIC added or removed (the udev rule's handler)",
         usage: super::hotplug_hook::USAGE,
         run: super::hotplug_hook::run,
+    },
+    Command {
+        name: "pcr-predict",
+        summary: "the PCR 12 value ember's measurement of a NoCloud seed gives (runs ember-initrd pcr-predict)",
+        usage: "SEED [--root ROOT] [--bank BANK]... [--format text|json]",
+        run: |ctx, parser| {
+            let args = parser.raw_args()?.collect();
+            super::net_convert::exec_initrd(ctx, "pcr-predict", args)
+        },
     },
     Command {
         name: "make-mime",

@@ -292,8 +292,8 @@ const COMMANDS: &[Command] = &[
     SCHEMA,
     Command {
         name: "devel",
-        summary: "devel net-convert | schema | render | make-mime: cloud-init's devel tools",
-        usage: "net-convert|schema|render|make-mime [options]",
+        summary: "devel net-convert | schema | render | make-mime: cloud-init's devel tools; pcr-predict: ember's",
+        usage: "net-convert|schema|render|make-mime|pcr-predict [options]",
         run: devel::run,
     },
     Command {

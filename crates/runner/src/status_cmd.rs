@@ -192,7 +192,13 @@ fn hard_bound(prog: &str, timeout: f64) {
 
 fn render(v: &Verdict, status: Option<&Status>, o: &Opts) -> String {
     match o.format {
-        Format::Tabular => tabular(v, o.wait, o.long),
+        Format::Tabular => {
+            let mut s = tabular(v, o.wait, o.long);
+            if let Some(m) = status.and_then(|s| s.measured.as_ref()).filter(|_| o.long) {
+                s.push_str(&measured(m));
+            }
+            s
+        }
         Format::Json => {
             let mut s = serde_json::to_string_pretty(&to_json(v, status)).unwrap_or_default();
             s.push('\n');
@@ -232,7 +238,28 @@ fn to_json(v: &Verdict, status: Option<&Status>) -> Value {
     m.insert("last_update".into(), last_update(v).into());
     m.insert("recoverable_errors".into(), json!(v.recoverable_errors));
     m.insert("status".into(), word.into());
+    if let Some(measured) = status.and_then(|s| s.measured.as_ref()) {
+        m.insert("measured".into(), json!(measured));
+    }
     Value::Object(m)
+}
+
+/// `--long`'s account of the TPM measurement: the PCR, the events and the value it holds.
+fn measured(m: &crate::status::Measured) -> String {
+    let mut s = format!(
+        "measured: PCR {}, {} events, banks {}\n",
+        m.pcr,
+        m.events.len(),
+        m.banks.join(" ")
+    );
+    for e in &m.events {
+        let absent = if e.present { "" } else { " (absent)" };
+        s.push_str(&format!("\t{:<16} {}{absent}\n", e.input, e.sha256));
+    }
+    for (bank, value) in &m.values {
+        s.push_str(&format!("\t{bank}:{} {value}\n", m.pcr));
+    }
+    s
 }
 
 fn last_update(v: &Verdict) -> String {

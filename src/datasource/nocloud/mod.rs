@@ -117,6 +117,45 @@ impl Datasource for NoCloud {
     }
 }
 
+/// The instance a seed directory alone gives, as the boot reads it from a seed directory or
+/// volume with no hints besides: what `pcr-predict` measures.
+pub fn from_dir(env: &Env, dir: &std::path::Path) -> Result<InstanceData, Diag> {
+    let facts = Facts::default();
+    let mut collector = Collector::new(env, &facts);
+    let where_ = dir.display().to_string();
+    let max = env.limits().file_bytes;
+    let mut diags = Vec::new();
+    let raw = seed::read(
+        |name| {
+            let path = dir.join(name);
+            match std::fs::metadata(&path) {
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => FileRead::Absent,
+                Ok(m) if m.len() > max => FileRead::Failed(
+                    Diag::error(Reason::BudgetExceeded, format!("larger than {max} bytes"))
+                        .file(path.display().to_string()),
+                ),
+                _ => match std::fs::read(&path) {
+                    Ok(d) => FileRead::Found(d),
+                    Err(e) => FileRead::Failed(
+                        Diag::error(Reason::SeedUnreadable, e.to_string())
+                            .file(path.display().to_string()),
+                    ),
+                },
+            }
+        },
+        &where_,
+        &mut diags,
+    );
+    if let Some(d) = diags.into_iter().find(|d| d.is_error()) {
+        return Err(d);
+    }
+    let raw = raw.ok_or_else(|| {
+        Diag::error(Reason::NoSeed, "not a seed: no meta-data or user-data").file(where_.clone())
+    })?;
+    collector.add_seed(raw, &where_);
+    collector.finish()
+}
+
 /// Gathers the seed in cloud-init's order, merging as `_merge_new_seed` does: meta-data found
 /// earlier wins key by key; user-data, vendor-data and network-config are replaced.
 struct Collector<'a> {

@@ -1,6 +1,6 @@
 //! ember's own settings, under the image config's `ember:` key: the budgets (`limits`), which
-//! removable seeds are accepted (`removable_seeds`) and when the RSA host key is made
-//! (`rsa_host_key`). One reader for the boot and `ember schema`, so both say the same thing
+//! removable seeds are accepted (`removable_seeds`), whether the inputs are measured into the
+//! TPM (`measure`) and when the RSA host key is made (`rsa_host_key`). One reader for the boot and `ember schema`, so both say the same thing
 //! with the same severity: a misspelt key or value is a warning and the default stands; budgets
 //! that do not read are an error (every budget falls back to its default).
 
@@ -11,13 +11,15 @@ use serde_json::Value;
 /// The keys under `ember:`, each with what it may be.
 pub const KEYS: &[(&str, &str)] = &[
     ("limits", "a mapping of budgets (the manual: Budgets)"),
+    ("measure", "auto, required or off"),
     ("removable_seeds", "always or first-boot"),
     ("rsa_host_key", "after-sshd or before-sshd"),
 ];
 
 /// Settings user-data and vendor-data cannot make: the budgets bound the reading of user-data
 /// itself, and a seed may not loosen the gate it passes through.
-const IMAGE_ONLY: &[&str] = &["limits", "removable_seeds"];
+/// Nor may they switch off the measurement of themselves.
+const IMAGE_ONLY: &[&str] = &["limits", "measure", "removable_seeds"];
 
 /// What the image's `ember:` mapping sets, defaults where it does not.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -26,6 +28,20 @@ pub struct EmberSettings {
     /// `removable_seeds: first-boot`: a seed on removable media only while the machine has no
     /// instance yet (the manual: Removable seeds).
     pub removable_seeds_first_boot: bool,
+    /// `measure`: whether the inputs are measured into the TPM before they are used.
+    pub measure: Measure,
+}
+
+/// `ember.measure` (the manual: Measured provisioning).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Measure {
+    /// Measured where the machine has a TPM; none is no problem, a failing one an error.
+    #[default]
+    Auto,
+    /// Provisioning stops unless every input was measured.
+    Required,
+    /// Never measured.
+    Off,
 }
 
 /// Reads the image's settings; `rsa_host_key`, which the ssh module reads from the config it
@@ -52,6 +68,7 @@ pub fn read(cfg: &Value, diags: &mut Vec<Diag>) -> EmberSettings {
     EmberSettings {
         limits: limits(map.get("limits"), diags),
         removable_seeds_first_boot: removable_seeds_first_boot(map.get("removable_seeds"), diags),
+        measure: measure(map.get("measure"), diags),
     }
 }
 
@@ -92,6 +109,20 @@ fn limits(value: Option<&Value>, diags: &mut Vec<Diag>) -> Limits {
 /// `ember.removable_seeds`: `always` (the default, cloud-init's behaviour) or `first-boot`.
 fn removable_seeds_first_boot(value: Option<&Value>, diags: &mut Vec<Diag>) -> bool {
     one_of_two(value, "removable_seeds", ("always", "first-boot"), diags)
+}
+
+/// `ember.measure`: `auto` (the default), `required` or `off`.
+fn measure(value: Option<&Value>, diags: &mut Vec<Diag>) -> Measure {
+    match value.filter(|v| !v.is_null()).map(Value::as_str) {
+        None | Some(Some("auto")) => Measure::Auto,
+        Some(Some("required")) => Measure::Required,
+        Some(Some("off")) => Measure::Off,
+        Some(_) => {
+            let why = "must be auto, required or off; auto is used";
+            diags.push(Diag::warning(Reason::BadValue, why).key("ember.measure"));
+            Measure::Auto
+        }
+    }
 }
 
 /// `ember.rsa_host_key`: `after-sshd` (the default) or `before-sshd`.

@@ -1,0 +1,269 @@
+//! Measured provisioning: before the local stage uses anything the datasource gave, each
+//! input is extended into PCR 12 of the TPM, in a fixed order, with a record in systemd's
+//! event log, so a verifier can prove which data configured the machine (the manual: Measured
+//! provisioning).
+//!
+//! An event is a word, `ember-<input>:<sha256 of the input>` (or `:absent`), and each bank is
+//! extended with its own hash of the word, as systemd-pcrextend extends its words: a reader
+//! of the log can check each record against its word, and no input is copied into the log.
+//! The structured inputs are measured as compact JSON with sorted keys (serde_json's map is
+//! ordered by key), the data as the datasource decoded it.
+
+pub mod bank;
+pub mod log;
+pub mod predict;
+pub mod tpm;
+
+use crate::context::Ctx;
+use crate::error::Diag;
+use crate::reason::Reason;
+use crate::record::Recorder;
+use crate::status::{Measured, MeasuredEvent};
+use bank::{hex, Bank};
+use ember_core::config::ember::Measure;
+use ember_core::instance::InstanceData;
+use serde_json::Value;
+
+/// The UAPI PCR registry's PCR for the system's configuration (the kernel command line,
+/// credentials, configuration images), where systemd measures a cloud's user data too.
+pub const PCR: u32 = 12;
+const TPM: &str = "/dev/tpmrm0";
+
+/// One input's event.
+pub struct Event {
+    pub input: &'static str,
+    pub present: bool,
+    pub word: String,
+}
+
+/// The events for an instance and the image config it is used with, in the order they are
+/// extended.
+pub fn events(data: &InstanceData, image: &Value) -> Vec<Event> {
+    let json = |v: &Value| (!v.is_null()).then(|| serde_json::to_vec(v).unwrap_or_default());
+    let bytes =
+        |s: &Option<ember_core::secret::Secret<Vec<u8>>>| s.as_ref().map(|s| s.expose().clone());
+    let inputs: [(&'static str, Option<Vec<u8>>); 7] = [
+        ("meta-data", json(&data.meta_data)),
+        ("user-data", bytes(&data.user_data)),
+        ("vendor-data", bytes(&data.vendor_data)),
+        ("vendor-data2", bytes(&data.vendor_data2)),
+        ("platform-config", data.config.as_ref().and_then(json)),
+        (
+            "network-config",
+            data.network_config.as_ref().and_then(|(_, v)| json(v)),
+        ),
+        ("image-config", json(image)),
+    ];
+    inputs
+        .into_iter()
+        .map(|(input, data)| {
+            let digest = data.as_deref().map(|d| hex(&Bank::Sha256.digest(d)));
+            Event {
+                input,
+                present: data.is_some(),
+                word: format!("ember-{input}:{}", digest.as_deref().unwrap_or("absent")),
+            }
+        })
+        .collect()
+}
+
+/// The PCR's value in each bank after `events`, from `start` (a PCR at reset: zeros).
+pub fn predict(events: &[Event], banks: &[Bank]) -> Vec<(Bank, Vec<u8>)> {
+    banks
+        .iter()
+        .map(|b| {
+            let value = events.iter().fold(b.reset_value(), |pcr, e| {
+                b.extend(&pcr, &b.digest(e.word.as_bytes()))
+            });
+            (*b, value)
+        })
+        .collect()
+}
+
+/// Extends every event into `PCR` in every active bank, each with its log record; then reads
+/// the PCR back.
+pub fn measure(
+    tpm: &mut dyn tpm::Transport,
+    mut log: Option<&mut log::EventLog>,
+    events: &[Event],
+    boot_id: &str,
+) -> Result<Measured, String> {
+    let banks = tpm::active_banks(tpm)?;
+    for e in events {
+        let digests: Vec<(Bank, Vec<u8>)> = banks
+            .iter()
+            .map(|b| (*b, b.digest(e.word.as_bytes())))
+            .collect();
+        if let Some(log) = log.as_deref_mut() {
+            log.begin()?;
+        }
+        tpm::extend(tpm, PCR, &digests)?;
+        if let Some(log) = log.as_deref_mut() {
+            let us = (crate::clock::boot_seconds() * 1e6) as u64;
+            log.append(&log::record(PCR, &digests, &e.word, boot_id, us))?;
+            log.done()?;
+        }
+    }
+    let mut values = std::collections::BTreeMap::new();
+    for b in &banks {
+        values.insert(b.name().to_string(), hex(&tpm::read(tpm, PCR, *b)?));
+    }
+    Ok(Measured {
+        pcr: PCR,
+        banks: banks.iter().map(|b| b.name().to_string()).collect(),
+        events: events
+            .iter()
+            .map(|e| MeasuredEvent {
+                input: e.input.to_string(),
+                present: e.present,
+                sha256: hex(&Bank::Sha256.digest(e.word.as_bytes())),
+            })
+            .collect(),
+        values,
+    })
+}
+
+/// The local stage's measurement of the instance it is about to use. False when provisioning
+/// must stop: the image requires a measurement (`ember.measure: required`) that was not made.
+pub fn run(ctx: &Ctx, rec: &mut Recorder, data: &InstanceData) -> bool {
+    let required = match ctx.image.ember.measure {
+        Measure::Off => {
+            rec.skipped("measure", "skipped (ember.measure: off)".into());
+            return true;
+        }
+        Measure::Auto => false,
+        Measure::Required => true,
+    };
+    let device = match tpm::Device::open(&ctx.host.path(TPM)) {
+        Ok(Some(d)) => d,
+        Ok(None) if !required => {
+            rec.skipped("measure", format!("skipped (no TPM at {TPM})"));
+            return true;
+        }
+        Ok(None) => {
+            let why = format!(
+                "ember.measure is required and there is no TPM at {TPM}: nothing is provisioned"
+            );
+            rec.record(Diag::error(Reason::TpmMissing, why));
+            return false;
+        }
+        Err(e) => {
+            rec.record(Diag::error(Reason::TpmFailed, stop(e, required)));
+            return !required;
+        }
+    };
+    rec.step("measure", |rec| {
+        let mut device = device;
+        let mut log = match log::EventLog::open(ctx.run.run()) {
+            Ok(log) => Some(log),
+            Err(e) => {
+                let why = format!("{e}: the inputs are measured without their log records");
+                rec.record(Diag::warning(Reason::TpmFailed, why));
+                None
+            }
+        };
+        let boot_id = std::fs::read_to_string(ctx.host.boot_id()).unwrap_or_default();
+        let boot_id = boot_id.trim().replace('-', "");
+        let events = events(data, &ctx.image.value);
+        match measure(&mut device, log.as_mut(), &events, &boot_id) {
+            Ok(m) => {
+                rec.status.measured = Some(m);
+                true
+            }
+            Err(e) => {
+                rec.record(Diag::error(Reason::TpmFailed, stop(e, required)));
+                !required
+            }
+        }
+    })
+}
+
+fn stop(why: String, required: bool) -> String {
+    if required {
+        format!("{why}: ember.measure is required, so nothing is provisioned")
+    } else {
+        why
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tpm::fake::{error, FakeTpm};
+    use super::*;
+    use serde_json::json;
+
+    fn instance() -> InstanceData {
+        InstanceData {
+            meta_data: json!({"local-hostname": "web01", "instance-id": "iid-1"}),
+            user_data: Some(ember_core::secret::Secret::new(b"#cloud-config\n".to_vec())),
+            ..InstanceData::default()
+        }
+    }
+
+    /// Expected: seven events in the fixed order, absent inputs said so; the JSON inputs
+    /// hashed with their keys sorted, whatever order they were read in.
+    #[test]
+    fn events_come_in_a_fixed_order_and_json_is_canonical() {
+        let ev = events(&instance(), &json!({"b": 1, "a": 2}));
+        let inputs: Vec<&str> = ev.iter().map(|e| e.input).collect();
+        assert_eq!(
+            inputs,
+            [
+                "meta-data",
+                "user-data",
+                "vendor-data",
+                "vendor-data2",
+                "platform-config",
+                "network-config",
+                "image-config"
+            ]
+        );
+        assert_eq!(ev[2].word, "ember-vendor-data:absent");
+        let md = hex(&Bank::Sha256.digest(br#"{"instance-id":"iid-1","local-hostname":"web01"}"#));
+        assert_eq!(ev[0].word, format!("ember-meta-data:{md}"));
+        let image = hex(&Bank::Sha256.digest(br#"{"a":2,"b":1}"#));
+        assert_eq!(ev[6].word, format!("ember-image-config:{image}"));
+    }
+
+    /// Expected: what the TPM holds after the measurement is what `predict` computes, in
+    /// every active bank; a different user-data gives a different value.
+    #[test]
+    fn the_tpm_ends_where_the_prediction_says() {
+        let ev = events(&instance(), &json!({}));
+        let mut tpm = FakeTpm::new(&[Bank::Sha1, Bank::Sha256, Bank::Sha384]);
+        let m = measure(&mut tpm, None, &ev, "").unwrap();
+        let predicted = predict(&ev, &[Bank::Sha1, Bank::Sha256, Bank::Sha384]);
+        assert_eq!(tpm.pcrs, predicted);
+        assert_eq!(m.values["sha256"], hex(&predicted[1].1));
+        assert_eq!(m.events.len(), 7);
+        let mut other = instance();
+        other.user_data = Some(ember_core::secret::Secret::new(
+            b"#cloud-config\n\n".to_vec(),
+        ));
+        assert_ne!(
+            predict(&events(&other, &json!({})), &[Bank::Sha256])[0],
+            predicted[1]
+        );
+    }
+
+    /// Expected: a TPM that fails half-way, or one QEMU answers for after its emulator died,
+    /// ends the measurement with an error naming the command.
+    #[test]
+    fn a_failing_tpm_stops_the_measurement_with_the_command_named() {
+        let ev = events(&instance(), &json!({}));
+        let mut tpm = FakeTpm::new(&[Bank::Sha256]);
+        tpm.fail_at = Some(4); // the capability, two extends, then the third extend
+        let e = measure(&mut tpm, None, &ev, "").unwrap_err();
+        assert!(
+            e.contains("PCR_Extend(PCR 12)") && e.contains("0x101"),
+            "{e}"
+        );
+        let mut dead = FakeTpm::new(&[Bank::Sha256]);
+        dead.canned = vec![error(0x00C4, 9)];
+        let e = measure(&mut dead, None, &ev, "").unwrap_err();
+        assert!(
+            e.contains("GetCapability") && e.contains("not a TPM 2.0"),
+            "{e}"
+        );
+    }
+}
