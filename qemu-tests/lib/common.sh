@@ -186,7 +186,7 @@ ssh_retry() {
 
 # boot NAME [--disk F]… [--cdrom F] [--net PORT] [--dns PORT] [--ssh PORT] [--mac MAC]
 #      [--append ARGS] [--initrd F] [--timeout S] [--memory MIB] [--smbios SPEC]
-#      [--serial2 SOCKET] [--dead-nic] [--vanishing-cdrom F]
+#      [--serial2 SOCKET] [--dead-nic] [--vanishing-cdrom F] [--tpm SOCKET]
 # Boots the kernel under TCG with the serial console in $WORK/NAME.console. QEMU's user
 # network is always restricted; --net PORT forwards the guest's 169.254.169.254:80 to the
 # loopback port, --dns PORT the guest's TCP to 169.254.169.53:53 (a restricted network drops
@@ -203,6 +203,8 @@ ssh_retry() {
 # bus before the one the other options make: the first NIC the guest finds is dead.
 # --vanishing-cdrom F is a CD holding F, read at 16 KiB/s, whose medium is taken out (QEMU's
 # `eject -f`) 12 s after the console says ember started: while ember reads its user-data.
+# --tpm SOCKET gives the guest a TPM 2.0 (TIS) backed by the swtpm listening on SOCKET
+# (lib/tpm.sh's start_swtpm).
 # Returns QEMU's status (124 on timeout). BOOT_SECONDS holds the wall time.
 boot() {
     local name=$1 timeout=60 append="" initrd=${INITRD:-} net="" dns="" ssh="" mac="" args=() started
@@ -226,6 +228,12 @@ boot() {
             --memory) args+=(-m "$2"); shift 2 ;;
             --smbios) args+=(-smbios "$2"); shift 2 ;;
             --serial2) args+=(-chardev "socket,id=serial2,path=$2" -serial chardev:serial2); shift 2 ;;
+            --tpm)
+                # shellcheck disable=SC2054 # QEMU's own comma-separated option syntax
+                args+=(-chardev "socket,id=chrtpm,path=$2" -tpmdev emulator,id=tpm0,chardev=chrtpm
+                    -device tpm-tis,tpmdev=tpm0)
+                shift 2
+                ;;
             --dead-nic)
                 # Started paused (-S): the link is down before the guest's driver first looks.
                 # shellcheck disable=SC2054 # QEMU's own comma-separated option syntax

@@ -9,8 +9,10 @@
 DEBIAN_SUITE=bookworm
 DEBIAN_MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 # dbus and libpam-systemd: without them every ssh login waits for logind's answer to time out.
+# tpm2-tools: debian-tpm reads the PCR ember measured into as a verifier's agent would.
 DEBIAN_PACKAGES="systemd systemd-sysv udev dbus libpam-systemd openssh-server sudo iproute2 kmod
-e2fsprogs dracut-core initramfs-tools-core rsyslog locales keyboard-configuration console-setup gpg"
+e2fsprogs dracut-core initramfs-tools-core rsyslog locales keyboard-configuration console-setup gpg
+tpm2-tools"
 
 # Why the Debian root cannot be had here, or nothing when it can. A case prints SKIP with it
 # (FAIL under CI=1, where scripts/setup installs what is needed).

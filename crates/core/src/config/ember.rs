@@ -179,12 +179,14 @@ mod tests {
     fn every_setting_read() {
         let cfg = json!({"ember": {
             "limits": {"file_bytes": 4096},
+            "measure": "required",
             "removable_seeds": "first-boot",
             "rsa_host_key": "before-sshd",
         }});
         let (settings, diags) = diags_of(cfg.clone());
         assert!(diags.is_empty(), "{diags:?}");
         assert_eq!(settings.limits.file_bytes, 4096);
+        assert_eq!(settings.measure, Measure::Required);
         assert!(settings.removable_seeds_first_boot);
         assert!(rsa_before_sshd(&cfg, &mut Vec::new()));
     }
@@ -196,6 +198,7 @@ mod tests {
             "removable_seeds": "firstboot",
             "rsa_host_key": true,
             "limits": {"file_byte": 1},
+            "measure": "yes",
         }});
         let (settings, diags) = diags_of(cfg);
         assert_eq!(settings, EmberSettings::default());
@@ -203,6 +206,7 @@ mod tests {
             ("ember.rsa_hostkey", "unknown-key", Severity::Warning),
             ("ember.limits", "config-invalid", Severity::Error),
             ("ember.removable_seeds", "bad-value", Severity::Warning),
+            ("ember.measure", "bad-value", Severity::Warning),
             ("ember.rsa_host_key", "bad-value", Severity::Warning),
         ];
         let want: Vec<_> = want
