@@ -67,15 +67,22 @@ pub fn events(data: &InstanceData, image: &Value) -> Vec<Event> {
         .collect()
 }
 
-/// The PCR's value in each bank after `events`, from `start` (a PCR at reset: zeros).
+/// The PCR's value in each bank after `events`, from a PCR at reset (zeros).
 pub fn predict(events: &[Event], banks: &[Bank]) -> Vec<(Bank, Vec<u8>)> {
-    banks
-        .iter()
-        .map(|b| {
-            let value = events.iter().fold(b.reset_value(), |pcr, e| {
-                b.extend(&pcr, &b.digest(e.word.as_bytes()))
-            });
-            (*b, value)
+    let start: Vec<(Bank, Vec<u8>)> = banks.iter().map(|b| (*b, b.reset_value())).collect();
+    predict_from(events, start)
+}
+
+/// The same from values the PCR held before ember's events (a systemd-stub boot measures
+/// into PCR 12 first).
+pub fn predict_from(events: &[Event], start: Vec<(Bank, Vec<u8>)>) -> Vec<(Bank, Vec<u8>)> {
+    start
+        .into_iter()
+        .map(|(b, start)| {
+            let value = events
+                .iter()
+                .fold(start, |pcr, e| b.extend(&pcr, &b.digest(e.word.as_bytes())));
+            (b, value)
         })
         .collect()
 }

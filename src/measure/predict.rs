@@ -1,23 +1,26 @@
-//! `ember-initrd pcr-predict SEED [--root ROOT] [--bank BANK]... [--format json]` (the
+//! `ember-initrd pcr-predict SEED [--root ROOT] [--bank BANK]... [--from HEX]... [--format json]` (the
 //! runner's `ember devel pcr-predict`): the value PCR 12 holds once ember has measured a NoCloud
 //! seed, computed on any machine from the seed and the image's config, with the boot's own
 //! seed reader and event words. Exit codes: 0 predicted, 1 the seed could not be read, 2 usage.
 
 use super::bank::{hex, Bank};
-use super::{events, predict, PCR};
+use super::{events, PCR};
 use crate::context::Ctx;
 use crate::host::Host;
 use std::ffi::OsString;
 use std::path::PathBuf;
 
 const USAGE: &str = "\
-usage: ember-initrd pcr-predict SEED [--root ROOT] [--bank BANK]... [--format text|json]
+usage: ember-initrd pcr-predict SEED [--root ROOT] [--bank BANK]... [--from HEX]...
+                                [--format text|json]
 
 Prints the value PCR 12 holds after ember measured the NoCloud seed directory SEED (meta-data
 and user-data, and vendor-data and network-config when it has them) on a TPM whose PCR 12 was
 at reset (all zeros), in each bank (default: sha1, sha256, sha384 and sha512). ROOT is the
 image's root: its cloud-init config (/etc/cloud/cloud.cfg, cloud.cfg.d, /etc/ember) is
-measured too; without it, the prediction is for an image with none. The words measured come
+measured too; without it, the prediction is for an image with none. --from HEX starts a bank
+from the value PCR 12 held before ember (a systemd-stub boot measures there first; the bank is
+the one whose digest has HEX's length), instead of zeros. The words measured come
 first, one per line, then a line per bank: 'sha256:12 HEX', as /sys/class/tpm/tpm0/pcr-sha256/12
 shows the value.";
 
@@ -25,7 +28,31 @@ struct Args {
     seed: PathBuf,
     root: Option<PathBuf>,
     banks: Vec<Bank>,
+    /// Starting values, by bank.
+    from: Vec<(Bank, Vec<u8>)>,
     json: bool,
+}
+
+/// `--from HEX`: the bank whose digest is that long, and the value.
+fn start_value(hex: &str) -> Result<(Bank, Vec<u8>), String> {
+    let bad = || format!("--from {hex:?}: not a PCR value in hex");
+    if hex.len() % 2 != 0 {
+        return Err(bad());
+    }
+    let bytes = (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(hex.get(i..i + 2).ok_or_else(bad)?, 16).map_err(|_| bad()))
+        .collect::<Result<Vec<u8>, String>>()?;
+    let bank = Bank::ALL
+        .into_iter()
+        .find(|b| b.size() == bytes.len())
+        .ok_or_else(|| {
+            format!(
+                "--from {hex:?}: {} bytes is no bank's digest size",
+                bytes.len()
+            )
+        })?;
+    Ok((bank, bytes))
 }
 
 fn parse(args: &[OsString]) -> Result<Option<Args>, String> {
@@ -33,6 +60,7 @@ fn parse(args: &[OsString]) -> Result<Option<Args>, String> {
     let mut p = lexopt::Parser::from_args(args.iter().cloned());
     let err = |e: lexopt::Error| e.to_string();
     let (mut seed, mut root, mut banks, mut json) = (None, None, Vec::new(), false);
+    let mut from = Vec::new();
     while let Some(arg) = p.next().map_err(err)? {
         match arg {
             Long("root") => root = Some(PathBuf::from(p.value().map_err(err)?)),
@@ -42,6 +70,11 @@ fn parse(args: &[OsString]) -> Result<Option<Args>, String> {
                     format!("unknown bank {name:?} (sha1, sha256, sha384, sha512)")
                 })?;
                 banks.push(bank);
+            }
+            Long("from") => {
+                let hex = p.value().map_err(err)?.string().map_err(err)?;
+                let hex = hex.trim_start_matches("0x").to_ascii_lowercase();
+                from.push(start_value(&hex)?);
             }
             Long("format") => match p.value().map_err(err)?.to_str() {
                 Some("json") => json = true,
@@ -60,6 +93,7 @@ fn parse(args: &[OsString]) -> Result<Option<Args>, String> {
         seed: seed.ok_or("a SEED directory is required")?,
         root,
         banks,
+        from,
         json,
     }))
 }
@@ -95,7 +129,15 @@ pub fn main(args: &[OsString]) -> i32 {
         eprintln!("ember: {d}");
     }
     let events = events(&data, &ctx.image.value);
-    let values = predict(&events, &a.banks);
+    let start = a
+        .banks
+        .iter()
+        .map(|b| match a.from.iter().find(|(f, _)| f == b) {
+            Some((_, v)) => (*b, v.clone()),
+            None => (*b, b.reset_value()),
+        })
+        .collect();
+    let values = super::predict_from(&events, start);
     if a.json {
         let out = serde_json::json!({
             "pcr": PCR,

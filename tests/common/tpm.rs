@@ -83,6 +83,22 @@ impl Swtpm {
             .to_string()
     }
 
+    /// Extends PCR `pcr` in the sha256 bank with `digest` (hex) through tpm2-tools, as a boot
+    /// stage before ember (systemd-stub) would.
+    pub fn pcrextend_sha256(&self, pcr: u32, digest: &str) {
+        let out = Command::new("tpm2_pcrextend")
+            .arg("-T")
+            .arg(format!("swtpm:path={}", self.socket.display()))
+            .arg(format!("{pcr}:sha256={digest}"))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "tpm2_pcrextend: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
     /// Stops it now, as a TPM that dies under a running system.
     pub fn kill(&mut self) {
         let _ = self.child.kill();

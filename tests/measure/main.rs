@@ -39,6 +39,10 @@ fn machine(name: &str, user_data: &str, image: &str) -> Machine {
 
 /// `ember-initrd pcr-predict` for the machine's seed and image: bank name → value (lowercase).
 fn predicted(m: &Machine) -> serde_json::Map<String, Value> {
+    predicted_with(m, &[])
+}
+
+fn predicted_with(m: &Machine, args: &[&str]) -> serde_json::Map<String, Value> {
     let seed = m.target.join(SEED);
     let out = m.initrd_args(&["pcr-predict"]); // usage error: no SEED
     assert_eq!(out.status.code(), Some(2));
@@ -48,7 +52,8 @@ fn predicted(m: &Machine) -> serde_json::Map<String, Value> {
             .arg(&seed)
             .arg("--root")
             .arg(&m.target)
-            .args(["--format", "json"]),
+            .args(["--format", "json"])
+            .args(args),
     );
     assert!(
         out.status.success(),
@@ -123,8 +128,13 @@ fn the_tpm_holds_what_the_seed_predicts_in_every_bank() {
     // What `ember status` says: the PCR, the events, the value tpm2-tools read.
     let out = m.ember(&["status", "--long"]);
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("measured: PCR 12, 7 events, banks sha1 sha256 sha384 sha512"), "{text}");
-    let vendor = text.lines().find(|l| l.trim_start().starts_with("vendor-data "));
+    assert!(
+        text.contains("measured: PCR 12, 7 events, banks sha1 sha256 sha384 sha512"),
+        "{text}"
+    );
+    let vendor = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("vendor-data "));
     assert!(vendor.is_some_and(|l| l.ends_with("(absent)")), "{text}");
     let sha256 = want["sha256"].as_str().unwrap();
     assert!(text.contains(&format!("sha256:12 {sha256}")), "{text}");
@@ -165,6 +175,28 @@ fn a_tpm_with_one_bank_gets_that_bank() {
         tpm.pcrread("sha256", 12),
         want["sha256"].as_str().unwrap().to_uppercase()
     );
+}
+
+/// Expected: where a stage before ember measured into PCR 12 (systemd-stub does), the value
+/// is predicted from the one the PCR held before ember (`--from`).
+#[test]
+fn a_pcr_that_held_a_value_before_ember_is_predicted_from_it() {
+    let m = machine("measure-from", "#cloud-config\n", IMAGE);
+    let Some(tpm) = Swtpm::start(&m.dir, Some("sha256")) else {
+        return;
+    };
+    tpm.plug_into(&m.host);
+    tpm.pcrextend_sha256(12, &"ab".repeat(32));
+    let before = tpm.pcrread("sha256", 12);
+    assert_ne!(before, "0".repeat(64));
+    common::assert_no_panic(&m.initrd("all"));
+    assert!(codes(&m).is_empty(), "{:?}", m.diags());
+    let want = predicted_with(&m, &["--bank", "sha256", "--from", &before]);
+    assert_eq!(
+        tpm.pcrread("sha256", 12),
+        want["sha256"].as_str().unwrap().to_uppercase()
+    );
+    assert_ne!(want["sha256"], predicted(&m)["sha256"]);
 }
 
 /// Expected: no TPM boots as before, the step said skipped; unless the image requires a

@@ -25,7 +25,7 @@ const DEVEL: &[Command] = &[
     Command {
         name: "pcr-predict",
         summary: "the PCR 12 value ember's measurement of a NoCloud seed gives (runs ember-initrd pcr-predict)",
-        usage: "SEED [--root ROOT] [--bank BANK]... [--format text|json]",
+        usage: "SEED [--root ROOT] [--bank BANK]... [--from HEX]... [--format text|json]",
         run: |ctx, parser| {
             let args = parser.raw_args()?.collect();
             super::net_convert::exec_initrd(ctx, "pcr-predict", args)
