@@ -41,8 +41,18 @@ impl EventLog {
         let fd = rustix::fs::open(&path, flags, Mode::from_raw_mode(0o600))
             .map_err(|e| format!("{}: {e}", show()))?;
         let file = std::fs::File::from(fd);
-        rustix::fs::flock(&file, FlockOperation::LockExclusive)
-            .map_err(|e| format!("{}: lock: {e}", show()))?;
+        // Another writer (systemd-pcrextend) holds it while it measures: waited for within a
+        // TPM command's bound, as that writer may be stuck on the same TPM.
+        let deadline = std::time::Instant::now() + crate::bounds::TPM_COMMAND;
+        loop {
+            match rustix::fs::flock(&file, FlockOperation::NonBlockingLockExclusive) {
+                Ok(()) => break,
+                Err(rustix::io::Errno::WOULDBLOCK) if std::time::Instant::now() < deadline => {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                Err(e) => return Err(format!("{}: lock: {e}", show())),
+            }
+        }
         let meta = file.metadata().map_err(|e| format!("{}: {e}", show()))?;
         if !meta.file_type().is_file() {
             return Err(format!("{}: not a regular file", show()));

@@ -42,12 +42,14 @@ pub fn events(data: &InstanceData, image: &Value) -> Vec<Event> {
     let json = |v: &Value| (!v.is_null()).then(|| serde_json::to_vec(v).unwrap_or_default());
     let bytes =
         |s: &Option<ember_core::secret::Secret<Vec<u8>>>| s.as_ref().map(|s| s.expose().clone());
-    let inputs: [(&'static str, Option<Vec<u8>>); 7] = [
+    let inputs: [(&'static str, Option<Vec<u8>>); 9] = [
         ("meta-data", json(&data.meta_data)),
         ("user-data", bytes(&data.user_data)),
         ("vendor-data", bytes(&data.vendor_data)),
         ("vendor-data2", bytes(&data.vendor_data2)),
         ("platform-config", data.config.as_ref().and_then(json)),
+        ("platform-files", json(&platform_files(data))),
+        ("platform-data", json(&platform_data(data))),
         (
             "network-config",
             data.network_config.as_ref().and_then(|(_, v)| json(v)),
@@ -65,6 +67,45 @@ pub fn events(data: &InstanceData, image: &Value) -> Vec<Event> {
             }
         })
         .collect()
+}
+
+/// The files the platform has ember write into the target (a config drive's injected files,
+/// Azure's ovf-env.xml): each path, mode and content digest; null when there are none.
+fn platform_files(data: &InstanceData) -> Value {
+    let files: Vec<Value> = data
+        .files
+        .iter()
+        .map(|f| {
+            serde_json::json!({
+                "path": f.path,
+                "mode": f.mode,
+                "new_instance_only": f.new_instance_only,
+                "sha256": hex(&Bank::Sha256.digest(f.content.expose())),
+            })
+        })
+        .collect();
+    if files.is_empty() {
+        Value::Null
+    } else {
+        Value::Array(files)
+    }
+}
+
+/// What instance data holds beside the meta-data, which templates read (EC2's identity
+/// document, OpenStack's network_data.json, the region and zone); null when there is none.
+fn platform_data(data: &InstanceData) -> Value {
+    let nothing = data.ds.extra.is_empty()
+        && !data.ds.crawled
+        && data.region.is_none()
+        && data.availability_zone.is_none();
+    if nothing {
+        return Value::Null;
+    }
+    serde_json::json!({
+        "ds": serde_json::to_value(&data.ds).unwrap_or_default(),
+        "region": data.region,
+        "availability_zone": data.availability_zone,
+    })
 }
 
 /// The PCR's value in each bank after `events`, from a PCR at reset (zeros).
@@ -88,34 +129,41 @@ pub fn predict_from(events: &[Event], start: Vec<(Bank, Vec<u8>)>) -> Vec<(Bank,
 }
 
 /// Extends every event into `PCR` in every active bank, each with its log record; then reads
-/// the PCR back.
+/// the PCR back. Beside the result, why the log stopped being written, if it did.
 pub fn measure(
     tpm: &mut dyn tpm::Transport,
     mut log: Option<&mut log::EventLog>,
     events: &[Event],
     boot_id: &str,
-) -> Result<Measured, String> {
+) -> Result<(Measured, Option<String>), String> {
     let banks = tpm::active_banks(tpm)?;
+    let mut log_failed = None;
     for e in events {
         let digests: Vec<(Bank, Vec<u8>)> = banks
             .iter()
             .map(|b| (*b, b.digest(e.word.as_bytes())))
             .collect();
-        if let Some(log) = log.as_deref_mut() {
-            log.begin()?;
+        // A log that cannot be written is given up (its sticky bit left set, so readers know
+        // it is incomplete); the measurement goes on, as systemd's does.
+        if let Some(Err(e)) = log.as_deref_mut().map(|l| l.begin()) {
+            log_failed.get_or_insert(e);
+            log = None;
         }
         tpm::extend(tpm, PCR, &digests)?;
-        if let Some(log) = log.as_deref_mut() {
+        if let Some(l) = log.as_deref_mut() {
             let us = (crate::clock::boot_seconds() * 1e6) as u64;
-            log.append(&log::record(PCR, &digests, &e.word, boot_id, us))?;
-            log.done()?;
+            let record = log::record(PCR, &digests, &e.word, boot_id, us);
+            if let Err(e) = l.append(&record).and_then(|()| l.done()) {
+                log_failed.get_or_insert(e);
+                log = None;
+            }
         }
     }
     let mut values = std::collections::BTreeMap::new();
     for b in &banks {
         values.insert(b.name().to_string(), hex(&tpm::read(tpm, PCR, *b)?));
     }
-    Ok(Measured {
+    let measured = Measured {
         pcr: PCR,
         banks: banks.iter().map(|b| b.name().to_string()).collect(),
         events: events
@@ -123,11 +171,11 @@ pub fn measure(
             .map(|e| MeasuredEvent {
                 input: e.input.to_string(),
                 present: e.present,
-                sha256: hex(&Bank::Sha256.digest(e.word.as_bytes())),
             })
             .collect(),
         values,
-    })
+    };
+    Ok((measured, log_failed))
 }
 
 /// The local stage's measurement of the instance it is about to use. False when provisioning
@@ -165,7 +213,7 @@ pub fn run(ctx: &Ctx, rec: &mut Recorder, data: &InstanceData) -> bool {
             Ok(log) => Some(log),
             Err(e) => {
                 let why = format!("{e}: the inputs are measured without their log records");
-                rec.record(Diag::warning(Reason::TpmFailed, why));
+                rec.record(Diag::warning(Reason::TpmLog, why));
                 None
             }
         };
@@ -173,7 +221,13 @@ pub fn run(ctx: &Ctx, rec: &mut Recorder, data: &InstanceData) -> bool {
         let boot_id = boot_id.trim().replace('-', "");
         let events = events(data, &ctx.image.value);
         match measure(&mut device, log.as_mut(), &events, &boot_id) {
-            Ok(m) => {
+            Ok((m, log_failed)) => {
+                if let Some(e) = log_failed {
+                    let why = format!(
+                        "{e}: the rest of the inputs were measured without their log records"
+                    );
+                    rec.record(Diag::warning(Reason::TpmLog, why));
+                }
                 rec.status.measured = Some(m);
                 true
             }
@@ -207,7 +261,7 @@ mod tests {
         }
     }
 
-    /// Expected: seven events in the fixed order, absent inputs said so; the JSON inputs
+    /// Expected: nine events in the fixed order, absent inputs said so; the JSON inputs
     /// hashed with their keys sorted, whatever order they were read in.
     #[test]
     fn events_come_in_a_fixed_order_and_json_is_canonical() {
@@ -221,6 +275,8 @@ mod tests {
                 "vendor-data",
                 "vendor-data2",
                 "platform-config",
+                "platform-files",
+                "platform-data",
                 "network-config",
                 "image-config"
             ]
@@ -229,7 +285,7 @@ mod tests {
         let md = hex(&Bank::Sha256.digest(br#"{"instance-id":"iid-1","local-hostname":"web01"}"#));
         assert_eq!(ev[0].word, format!("ember-meta-data:{md}"));
         let image = hex(&Bank::Sha256.digest(br#"{"a":2,"b":1}"#));
-        assert_eq!(ev[6].word, format!("ember-image-config:{image}"));
+        assert_eq!(ev[8].word, format!("ember-image-config:{image}"));
     }
 
     /// Expected: what the TPM holds after the measurement is what `predict` computes, in
@@ -238,11 +294,12 @@ mod tests {
     fn the_tpm_ends_where_the_prediction_says() {
         let ev = events(&instance(), &json!({}));
         let mut tpm = FakeTpm::new(&[Bank::Sha1, Bank::Sha256, Bank::Sha384]);
-        let m = measure(&mut tpm, None, &ev, "").unwrap();
+        let (m, log_failed) = measure(&mut tpm, None, &ev, "").unwrap();
+        assert!(log_failed.is_none());
         let predicted = predict(&ev, &[Bank::Sha1, Bank::Sha256, Bank::Sha384]);
         assert_eq!(tpm.pcrs, predicted);
         assert_eq!(m.values["sha256"], hex(&predicted[1].1));
-        assert_eq!(m.events.len(), 7);
+        assert_eq!(m.events.len(), 9);
         let mut other = instance();
         other.user_data = Some(ember_core::secret::Secret::new(
             b"#cloud-config\n\n".to_vec(),

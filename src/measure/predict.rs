@@ -128,6 +128,21 @@ pub fn main(args: &[OsString]) -> i32 {
     for d in &data.diags {
         eprintln!("ember: {d}");
     }
+    // Where the boot would read more than the directory holds, a prediction would be wrong.
+    let elsewhere = if data.meta_data.get("seedfrom").is_some() {
+        Some("its meta-data names a seedfrom URL, which the boot reads the rest from")
+    } else if ctx.image.value.pointer("/datasource/NoCloud").is_some() {
+        Some("the image's config has datasource: NoCloud settings, which the boot merges in")
+    } else {
+        None
+    };
+    if let Some(why) = elsewhere {
+        eprintln!(
+            "ember: {}: {why}: no prediction (predict from the data the boot reads)",
+            a.seed.display()
+        );
+        return 1;
+    }
     let events = events(&data, &ctx.image.value);
     let start = a
         .banks

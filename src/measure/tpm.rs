@@ -34,9 +34,19 @@ pub trait Transport {
 
 /// `/dev/tpmrm0` (or a socket standing for it).
 pub enum Device {
-    /// Opened non-blocking: the write queues the command and a poll bounds the wait.
-    Char(std::fs::File),
+    /// Opened non-blocking: the write queues the command and a poll bounds the wait. `None`
+    /// once a command went unanswered: see `give_up`.
+    Char(Option<std::fs::File>),
     Socket(UnixStream),
+}
+
+/// The kernel's `close` of /dev/tpmrm0 waits for a command in flight to finish, up to the
+/// driver's own timeouts (minutes on some chips): the descriptor of a command that did not
+/// answer in time is left open, so the boot goes on now and the process's exit waits instead.
+fn give_up(file: &mut Option<std::fs::File>) {
+    if let Some(f) = file.take() {
+        std::mem::forget(f);
+    }
 }
 
 impl Device {
@@ -56,7 +66,7 @@ impl Device {
                 .write(true)
                 .custom_flags(libc_nonblock())
                 .open(path)
-                .map(Device::Char)
+                .map(|f| Device::Char(Some(f)))
         };
         opened
             .map(Some)
@@ -80,10 +90,19 @@ impl Transport for Device {
     fn transact(&mut self, command: &[u8], deadline: Instant) -> Result<Vec<u8>, String> {
         let mut buf = vec![0; MAX_RESPONSE];
         let n = match self {
-            Device::Char(f) => {
+            Device::Char(file) => {
+                let Some(f) = file.as_mut() else {
+                    return Err("the TPM did not answer an earlier command".into());
+                };
                 f.write_all(command).map_err(|e| format!("write: {e}"))?;
                 loop {
-                    let left = remaining(deadline)?;
+                    let left = match remaining(deadline) {
+                        Ok(left) => left,
+                        Err(e) => {
+                            give_up(file);
+                            return Err(e);
+                        }
+                    };
                     let mut fds = [rustix::event::PollFd::new(f, rustix::event::PollFlags::IN)];
                     let ms = left.as_millis().min(i32::MAX as u128) as i32;
                     let timeout =
@@ -95,6 +114,7 @@ impl Transport for Device {
                         Err(e) => return Err(format!("poll: {e}")),
                     }
                 }
+                let f = file.as_mut().expect("kept while it answers");
                 f.read(&mut buf).map_err(|e| format!("read: {e}"))?
             }
             Device::Socket(s) => {

@@ -38,8 +38,15 @@ pub fn run(ctx: &mut Ctx) -> Status {
     let Some(chosen) = rec.step("instance", |rec| instance::choose(ctx, rec, target)) else {
         return rec.finish(StageState::Done);
     };
-    // Measured before anything of it is used; an image that requires it stops here without.
+    // Measured before anything of it is used; an image that requires it stops here without,
+    // and says so where cloud-init's stages (installed beside ember) look: they stand down too.
     if !crate::measure::run(ctx, &mut rec, &chosen.data) {
+        let why = b"ember.measure is required and the inputs were not measured\n";
+        rec.write_run(crate::paths::RunPaths::REFUSED, why, 0o644);
+        // A handoff from an earlier run of this stage this boot must not be acted on.
+        if let Err(e) = rec.run.remove_file(crate::paths::RunPaths::HANDOFF) {
+            rec.record(Diag::error(e.code(), e.to_string()));
+        }
         return rec.finish(StageState::Done);
     }
     let system_cfg = rec.step("system config", |rec| {

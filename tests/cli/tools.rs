@@ -518,7 +518,10 @@ fn generator_links_stand_ins_only_without_cloud_init() {
         let dropin = std::fs::read_to_string(normal.join(format!("{unit}.d/50-ember.conf")));
         let dropin = dropin.unwrap_or_else(|e| panic!("{unit}: {e}"));
         assert!(
-            dropin.contains("[Unit]\nConditionPathExists=!/run/ember/handoff.json\n"),
+            dropin.contains(
+                "[Unit]\nConditionPathExists=!/run/ember/handoff.json\n\
+                 ConditionPathExists=!/run/ember/refused\n"
+            ),
             "{unit}: {dropin}"
         );
     }

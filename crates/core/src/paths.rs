@@ -102,6 +102,9 @@ impl RunPaths {
     pub const CI_COMBINED_CLOUD_CONFIG: &'static str = "cloud-init/combined-cloud-config.json";
     /// `cloud-id`, a symlink to `cloud-id-<name>`, as cloud-init writes them.
     pub const CI_CLOUD_ID: &'static str = "cloud-init/cloud-id";
+    /// ember refused to provision this boot (`ember.measure: required` without a
+    /// measurement): cloud-init's stages, beside ember, must not provision it either.
+    pub const REFUSED: &'static str = "ember/refused";
     /// cloud-init's marker that it is disabled on this boot.
     pub const CI_DISABLED: &'static str = "cloud-init/disabled";
     /// The image's [`SystemPaths`] for this boot, for the runner (which reads no YAML).

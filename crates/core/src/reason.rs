@@ -351,6 +351,8 @@ reasons! {
     ToolMissing = "tool-missing",
     /// The TPM refused or failed a measurement (PCR extend), or did not answer in time.
     TpmFailed = "tpm-failed",
+    /// The TPM measurement log (systemd's) could not be written; the PCR was still extended.
+    TpmLog = "tpm-log",
     /// `ember.measure: required` and the machine has no TPM to measure into.
     TpmMissing = "tpm-missing",
     /// The uid asked for belongs to another user.

@@ -39,8 +39,9 @@ pub struct Status {
     pub measured: Option<Measured>,
 }
 
-/// The inputs extended into a PCR (the manual: Measured provisioning). Each event's digest
-/// is public anyway (the PCR can be read by anyone); the words are in the 0600 event log.
+/// The inputs extended into a PCR (the manual: Measured provisioning). The PCR's values are
+/// public anyway (anyone can read a PCR); each input's digest is only in the 0600 event log,
+/// where it cannot be used to check a guess at one input.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Measured {
     pub pcr: u32,
@@ -58,8 +59,6 @@ pub struct MeasuredEvent {
     pub input: String,
     /// Whether the instance had it (an absent input is measured as absent).
     pub present: bool,
-    /// SHA-256 of the event's word, the digest extended into the sha256 bank.
-    pub sha256: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

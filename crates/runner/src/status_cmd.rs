@@ -253,8 +253,8 @@ fn measured(m: &crate::status::Measured) -> String {
         m.banks.join(" ")
     );
     for e in &m.events {
-        let absent = if e.present { "" } else { " (absent)" };
-        s.push_str(&format!("\t{:<16} {}{absent}\n", e.input, e.sha256));
+        let how = if e.present { "measured" } else { "absent" };
+        s.push_str(&format!("\t{:<16} {how}\n", e.input));
     }
     for (bank, value) in &m.values {
         s.push_str(&format!("\t{bank}:{} {value}\n", m.pcr));

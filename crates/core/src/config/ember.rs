@@ -111,12 +111,16 @@ fn removable_seeds_first_boot(value: Option<&Value>, diags: &mut Vec<Diag>) -> b
     one_of_two(value, "removable_seeds", ("always", "first-boot"), diags)
 }
 
-/// `ember.measure`: `auto` (the default), `required` or `off`.
+/// `ember.measure`: `auto` (the default), `required` or `off`. An unquoted `off` is YAML 1.1's
+/// false, as PyYAML reads it: it means off too, and `true` the default.
 fn measure(value: Option<&Value>, diags: &mut Vec<Diag>) -> Measure {
-    match value.filter(|v| !v.is_null()).map(Value::as_str) {
-        None | Some(Some("auto")) => Measure::Auto,
-        Some(Some("required")) => Measure::Required,
-        Some(Some("off")) => Measure::Off,
+    match value.filter(|v| !v.is_null()) {
+        None => Measure::Auto,
+        Some(Value::Bool(false)) => Measure::Off,
+        Some(Value::Bool(true)) => Measure::Auto,
+        Some(v) if v == "auto" => Measure::Auto,
+        Some(v) if v == "required" => Measure::Required,
+        Some(v) if v == "off" => Measure::Off,
         Some(_) => {
             let why = "must be auto, required or off; auto is used";
             diags.push(Diag::warning(Reason::BadValue, why).key("ember.measure"));
